@@ -1,0 +1,236 @@
+/**
+ * Configuration (DECISIONS D0): each setting comes from a CLI flag, else an environment
+ * variable, else `trellis.json` in the project folder, else its default. One TypeBox schema
+ * per setting validates all three sources, so a value means the same wherever it is written.
+ *
+ * Relative paths from flags and variables are resolved against the working directory;
+ * `dataDir` in trellis.json is resolved against the project folder, where the file lives.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { constants as bufferConstants } from 'node:buffer';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import Type, { type Static, type TSchema } from 'typebox';
+import Value from 'typebox/value';
+
+export type Mode = 'writer' | 'reader';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute. */
+  dataDir: string;
+  mode: Mode;
+  /** Absolute project folder (holds trellis.json and .hx files), if any. */
+  project: string | undefined;
+  /** The trellis.json that was read, if any. */
+  configFile: string | undefined;
+  workers: number;
+  maxBodyBytes: number;
+  mcp: boolean;
+  /** `--help` was given: print USAGE and exit; the other fields are defaults. */
+  help: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export const CONFIG_FILE_NAME = 'trellis.json';
+const MAX_WORKERS = 1024;
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const NonEmpty = Type.String({ minLength: 1 });
+const ModeSchema = Type.Union([Type.Literal('writer'), Type.Literal('reader')]);
+const Workers = Type.Integer({ minimum: 1, maximum: MAX_WORKERS });
+const MaxBody = Type.Integer({ minimum: 1, maximum: bufferConstants.MAX_LENGTH });
+
+const FileSchema = Type.Object(
+  {
+    port: Type.Optional(Port),
+    host: Type.Optional(NonEmpty),
+    dataDir: Type.Optional(NonEmpty),
+    mode: Type.Optional(ModeSchema),
+    workers: Type.Optional(Workers),
+    maxBodyBytes: Type.Optional(MaxBody),
+    mcp: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+type FileConfig = Static<typeof FileSchema>;
+
+type FlagKey = 'port' | 'host' | 'dataDir' | 'mode' | 'project' | 'workers' | 'maxBodyBytes';
+
+interface Setting {
+  readonly key: FlagKey;
+  readonly flag: string;
+  readonly env: string;
+  readonly schema: TSchema;
+  readonly expects: string;
+  readonly numeric: boolean;
+}
+
+const SETTINGS: readonly Setting[] = [
+  { key: 'port', flag: '--port', env: 'TRELLIS_PORT', schema: Port, expects: 'an integer from 0 to 65535', numeric: true },
+  { key: 'host', flag: '--host', env: 'TRELLIS_HOST', schema: NonEmpty, expects: 'a non-empty host name or address', numeric: false },
+  { key: 'dataDir', flag: '--data', env: 'TRELLIS_DATA_DIR', schema: NonEmpty, expects: 'a non-empty path', numeric: false },
+  { key: 'mode', flag: '--mode', env: 'TRELLIS_MODE', schema: ModeSchema, expects: '"writer" or "reader"', numeric: false },
+  { key: 'project', flag: '--project', env: 'TRELLIS_PROJECT', schema: NonEmpty, expects: 'a non-empty path', numeric: false },
+  { key: 'workers', flag: '--workers', env: 'TRELLIS_WORKERS', schema: Workers, expects: `an integer from 1 to ${MAX_WORKERS}`, numeric: true },
+  {
+    key: 'maxBodyBytes',
+    flag: '--max-body-bytes',
+    env: 'TRELLIS_MAX_BODY_BYTES',
+    schema: MaxBody,
+    expects: `an integer from 1 to ${bufferConstants.MAX_LENGTH}`,
+    numeric: true,
+  },
+];
+const BY_FLAG = new Map(SETTINGS.map((s) => [s.flag, s]));
+
+export const USAGE = `Usage: trellis [options]
+
+Each setting is read from its flag, else its environment variable, else trellis.json
+in the project folder (camelCase key), else its default.
+
+  --port <n>             TRELLIS_PORT            HTTP port, 0 picks a free one (6969)
+  --host <addr>          TRELLIS_HOST            address to bind (127.0.0.1)
+  --data <dir>           TRELLIS_DATA_DIR        database folder (./data)
+  --mode <writer|reader> TRELLIS_MODE            serve writes, or reads only (writer)
+  --project <dir>        TRELLIS_PROJECT         folder with trellis.json and .hx files
+                                                 (the current folder if it has trellis.json)
+  --workers <n>          TRELLIS_WORKERS         read worker threads (CPUs - 1, at least 1)
+  --max-body-bytes <n>   TRELLIS_MAX_BODY_BYTES  largest request body (16777216)
+  --help                                         print this text
+
+trellis.json may also set "mcp": true to serve the MCP routes.
+Flags take "--port 7000" or "--port=7000".`;
+
+type Raw = Partial<Record<FlagKey, string>>;
+
+function parseArgv(argv: readonly string[]): { values: Raw; help: boolean } {
+  const values: Raw = {};
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') {
+      help = true;
+      continue;
+    }
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument "${arg}" (options start with --; see --help)`);
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    const setting = BY_FLAG.get(flag);
+    if (setting === undefined) throw new ConfigError(`unknown option ${flag}`);
+    let value: string;
+    if (eq !== -1) {
+      value = arg.slice(eq + 1);
+    } else {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new ConfigError(`${flag} needs a value (${setting.expects})`);
+      value = next;
+      i++;
+    }
+    // Repeating a flag is allowed, the last one wins, as in most CLIs.
+    values[setting.key] = value;
+  }
+  return { values, help };
+}
+
+function fromString(setting: Setting, text: string, source: string): unknown {
+  let value: unknown = text;
+  if (setting.numeric) value = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!Value.Check(setting.schema, value)) throw new ConfigError(`${source} must be ${setting.expects}, got "${text}"`);
+  return value;
+}
+
+function readConfigFile(path: string): FileConfig {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`${path}: cannot read it as JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`${path}: must hold a JSON object`);
+  }
+  for (const key of Object.keys(parsed)) {
+    if (!Object.hasOwn(FileSchema.properties, key)) {
+      const hint = key === 'project' ? ' (the project is the folder holding this file; set it with --project or TRELLIS_PROJECT)' : '';
+      throw new ConfigError(`${path}: unknown key "${key}"${hint}; known keys: ${Object.keys(FileSchema.properties).join(', ')}`);
+    }
+  }
+  if (!Value.Check(FileSchema, parsed)) {
+    for (const error of Value.Errors(FileSchema, parsed)) {
+      const key = error.instancePath.split('/')[1] ?? '';
+      const setting = SETTINGS.find((s) => s.key === key);
+      const expects = setting?.expects ?? (key === 'mcp' ? 'true or false' : error.message);
+      const got = JSON.stringify((parsed as Record<string, unknown>)[key]);
+      throw new ConfigError(`${path}: "${key}" must be ${expects}, got ${got}`);
+    }
+  }
+  return parsed as FileConfig;
+}
+
+function findProject(flags: Raw, env: NodeJS.ProcessEnv, cwd: string): { project: string | undefined; configFile: string | undefined } {
+  const setting = BY_FLAG.get('--project')!;
+  const given = flags.project !== undefined ? { text: flags.project, source: '--project' } : envValue(env, setting);
+  if (given === undefined) {
+    const file = join(cwd, CONFIG_FILE_NAME);
+    return existsSync(file) ? { project: resolve(cwd), configFile: file } : { project: undefined, configFile: undefined };
+  }
+  fromString(setting, given.text, given.source);
+  const project = resolve(cwd, given.text);
+  if (!existsSync(project) || !statSync(project).isDirectory()) {
+    throw new ConfigError(`${given.source}: ${project} is not a folder`);
+  }
+  const file = join(project, CONFIG_FILE_NAME);
+  return { project, configFile: existsSync(file) ? file : undefined };
+}
+
+/** An empty variable counts as unset, as shells make `VAR= cmd` easy to write by accident. */
+function envValue(env: NodeJS.ProcessEnv, setting: Setting): { text: string; source: string } | undefined {
+  const text = env[setting.env];
+  return text === undefined || text === '' ? undefined : { text, source: setting.env };
+}
+
+function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> {
+  return {
+    port: 6969,
+    host: '127.0.0.1',
+    dataDir: resolve(cwd, 'data'),
+    mode: 'writer',
+    workers: Math.max(1, availableParallelism() - 1),
+    maxBodyBytes: 16 * 1024 * 1024,
+    mcp: false,
+  };
+}
+
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Config {
+  const { values: flags, help } = parseArgv(argv);
+  if (help) return { ...defaults(cwd), project: undefined, configFile: undefined, help: true };
+
+  const { project, configFile } = findProject(flags, env, cwd);
+  const file = configFile !== undefined ? readConfigFile(configFile) : {};
+  const config: Config = { ...defaults(cwd), project, configFile, help: false };
+  if (file.mcp !== undefined) config.mcp = file.mcp;
+
+  for (const setting of SETTINGS) {
+    if (setting.key === 'project') continue;
+    const given = flags[setting.key] !== undefined ? { text: flags[setting.key]!, source: setting.flag } : envValue(env, setting);
+    let value: unknown;
+    if (given !== undefined) {
+      value = fromString(setting, given.text, given.source);
+      if (setting.key === 'dataDir') value = resolve(cwd, value as string);
+    } else {
+      value = file[setting.key];
+      if (value === undefined) continue;
+      if (setting.key === 'dataDir') value = resolve(project!, value as string);
+    }
+    (config as unknown as Record<string, unknown>)[setting.key] = value;
+  }
+  return config;
+}

@@ -1,0 +1,88 @@
+/**
+ * One database: a store plus the request pipeline that every front end shares
+ * (JSON -> plan -> validation -> one transaction -> response JSON). The HTTP server runs
+ * the same steps split across threads (src/pool); the embedded API runs them in-process.
+ */
+import { GraphError } from './errors.js';
+import { parseJson, parseJsonBytes, stringifyJson } from './json.js';
+import type { QueryPlan } from './plan/batch.js';
+import { validatePlan } from './plan/validate.js';
+import { decodeRequest } from './wire/request.js';
+import { executePlan } from './exec/batch.js';
+import { openStore } from './store/index.js';
+import type { Store } from './store/types.js';
+
+/** Request text, bytes, or (embedded callers) a plain object, to a validated plan. */
+export function preparePlan(request: string | Uint8Array | object): QueryPlan {
+  let json: unknown;
+  try {
+    if (typeof request === 'string') json = parseJson(request);
+    else if (request instanceof Uint8Array) json = parseJsonBytes(request);
+    // A JS object has lost the integer/float token distinction; a round trip through
+    // our JSON text restores "integer-valued numbers are integers".
+    else json = parseJson(stringifyJson(request));
+  } catch (err) {
+    if (err instanceof GraphError) throw err;
+    throw new GraphError('invalid_query_json', `invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const plan = decodeRequest(json);
+  validatePlan(plan);
+  return plan;
+}
+
+export function runRead(store: Store, plan: QueryPlan): string {
+  return store.read((reader) => executePlan(plan, reader, null));
+}
+
+export function runWrite(store: Store, plan: QueryPlan): Promise<string> {
+  return store.write((writer) => executePlan(plan, writer, writer));
+}
+
+export interface OpenOptions {
+  readonly readOnly?: boolean;
+}
+
+/** The embedded database handle returned by `open()`. */
+export class Database {
+  private constructor(readonly store: Store) {}
+
+  static async open(path: string, options: OpenOptions = {}): Promise<Database> {
+    return new Database(await openStore({ path, readOnly: options.readOnly ?? false }));
+  }
+
+  /**
+   * Runs one QueryRequest (text, bytes or object) and returns the response JSON text.
+   * `awaitDurable` waits until a write is flushed to disk.
+   */
+  async queryText(request: string | Uint8Array | object, options: { awaitDurable?: boolean } = {}): Promise<string> {
+    const plan = preparePlan(request);
+    if (plan.type === 'read') {
+      if (options.awaitDurable) throw new GraphError('invalid_request_option', 'awaitDurable is only valid for write requests');
+      return runRead(this.store, plan);
+    }
+    if (this.store.readOnly) throw new GraphError('writer_mode_required', 'this database is open read-only; writes need a writer');
+    const body = await runWrite(this.store, plan);
+    if (options.awaitDurable) await this.store.flushed();
+    return body;
+  }
+
+  /** As queryText, parsed: integers within 2^53 become numbers, larger ones bigints. */
+  async query(request: string | Uint8Array | object, options: { awaitDurable?: boolean } = {}): Promise<Record<string, unknown>> {
+    return friendly(parseJson(await this.queryText(request, options))) as Record<string, unknown>;
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+function friendly(v: unknown): unknown {
+  if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  if (Array.isArray(v)) return v.map(friendly);
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: friendly(x), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+  return v;
+}

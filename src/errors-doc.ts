@@ -1,0 +1,39 @@
+/** Renders docs/errors.md from the error registry (scripts/gen-errors-doc.ts writes it; a test compares). */
+import { ERROR_REGISTRY } from './errors.js';
+
+export function renderErrorsDoc(): string {
+  const rows = Object.entries(ERROR_REGISTRY)
+    .map(([code, spec]) => `| \`${code}\` | ${spec.status} | ${spec.retryable ? 'yes' : 'no'} | ${spec.meaning} |`)
+    .join('\n');
+  return `# Error codes
+
+Every error response has the body \`{"error": "<code>", "msg": "<text>"}\` and nothing else.
+\`error\` is one of the stable codes below; \`msg\` says what was wrong and where (for request
+mistakes it starts with the JSON path, e.g. \`query.read.entries[0].query.root.count: unknown key "foo"\`).
+Clients should treat an unknown code by its HTTP status.
+
+Client mistakes are 4xx even when they are found while the query runs (an unbound parameter,
+a missing \`add_e\` endpoint); 500 means a fault of the service itself and never carries a
+stack trace. "Retryable" means replaying the same request unchanged can succeed.
+
+This file is generated from \`src/errors.ts\` by \`npm run docs:errors\`; a test fails when
+the two differ.
+
+| code | HTTP status | retryable | meaning |
+|---|---|---|---|
+${rows}
+
+## Where we differ from HelixDB on purpose
+
+- Bodies over the limit are \`413 payload_too_large\` before parsing (HelixDB's local server says
+  400 \`invalid_request_body\`).
+- Runtime query mistakes (\`invalid_query\`, \`node_not_found\`, \`edge_not_found\`) are 400, not
+  500: they are the client's to fix.
+- A \`returns\` name that no entry binds is \`400 unknown_return_variable\` (HelixDB:
+  \`internal_planner_error\`).
+- \`X-Svc-Require-Writer\` on a reader is \`503 writer_mode_required\` (HelixDB:
+  \`invalid_request_option\` with 503).
+- Unknown routes are \`404 not_found\` and wrong methods \`405 method_not_allowed\`, with this
+  body (HelixDB answers with an empty body).
+`;
+}

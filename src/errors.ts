@@ -1,0 +1,116 @@
+/**
+ * The error-code registry: every code the service can answer with, its HTTP status,
+ * whether replaying the same request can succeed, and a one-line meaning.
+ * docs/errors.md is generated from this table (scripts/gen-errors-doc.ts) and a test
+ * checks the two agree, so a code cannot ship undocumented.
+ *
+ * Client mistakes are 4xx even when found during execution (DECISIONS D11); 500 is for
+ * our own failures only.
+ */
+export interface ErrorSpec {
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly meaning: string;
+}
+
+function spec(status: number, meaning: string, retryable = false): ErrorSpec {
+  return { status, retryable, meaning };
+}
+
+export const ERROR_REGISTRY = {
+  // Transport and envelope
+  not_found: spec(404, 'No route matches the request path.'),
+  method_not_allowed: spec(405, 'The route exists but not for this HTTP method.'),
+  payload_too_large: spec(413, 'The body is larger than the limit (16 MiB local, 2 MiB gateway); rejected before parsing.'),
+  invalid_request_body: spec(400, 'The request body could not be read (client disconnected or sent a malformed body).'),
+  invalid_query_json: spec(400, 'The body is not valid query JSON: syntax, shape, unknown key or tag, parameter schema; the msg names the JSON path.'),
+  invalid_request_option: spec(400, 'A request header has a bad value or does not apply to this request type.'),
+  invalid_request: spec(400, 'The request is incompatible with the service mode.'),
+  // Planning (static validation, nothing has run)
+  invalid_batch_arity: spec(400, 'A batch or for_each body has no entries.'),
+  invalid_initial_batch_condition: spec(400, 'prev_not_empty is used on the first entry of a batch or for_each body.'),
+  invalid_batch_condition_min_size: spec(400, 'var_min_size asks for a size of 0.'),
+  invalid_empty_name: spec(400, 'An entry name, label, property, variable, parameter or return name is empty.'),
+  duplicate_return_variable: spec(400, 'A name appears twice in returns.'),
+  unknown_return_variable: spec(400, 'A name in returns is not bound by any entry of the batch.'),
+  duplicate_element_id: spec(400, 'The same id appears twice in an ids reference.'),
+  duplicate_property_assignment: spec(400, 'The same property is assigned twice in one mutation.'),
+  duplicate_property_selection: spec(400, 'A property name repeats in values or value_map.'),
+  duplicate_projection_alias: spec(400, 'An alias repeats in a projection.'),
+  duplicate_order_key: spec(400, 'A sort key repeats in order_by_multiple.'),
+  invalid_order_keys: spec(400, 'order_by_multiple has no keys.'),
+  invalid_projection_arity: spec(400, 'A projection, values list or coalesce ref list is empty.'),
+  invalid_predicate_arity: spec(400, 'and/or has no child predicates.'),
+  invalid_branch_arity: spec(400, 'union has fewer than 2 branches, or coalesce fewer than 1.'),
+  invalid_repeat_count: spec(400, 'repeat times or max_depth is 0.'),
+  invalid_repeat_emit: spec(400, 'emit_predicate is given with an emit other than "after".'),
+  invalid_shortest_path_count: spec(400, 'shortest_path max_depth is 0.'),
+  invalid_stream_range: spec(400, 'A literal range has start greater than end.'),
+  invalid_stream_bound_expression: spec(400, 'A bound expression is a constant other than a non-negative i64.'),
+  unbound_context: spec(400, '"context" is used outside a sub-traversal.'),
+  invalid_sub_traversal_operation: spec(400, 'A source operation or project_bindings is used inside a branch or repeat body.'),
+  invalid_after_bind_operation: spec(400, 'An operation that cannot follow bind is used after bind.'),
+  read_only_traversal_in_write_batch: spec(400, 'bind or project_bindings is used in a write batch.'),
+  mutation_in_read_batch: spec(400, 'A read batch contains a mutation (at any depth).'),
+  unsupported_edge_all_target: spec(400, '"all" is used as an edge mutation target.'),
+  internal_planner_error: spec(400, 'The plan has a shape the planner does not support (for example a step after a terminal).'),
+  limit_exceeded: spec(400, 'The request exceeds a documented limit (nesting depth, repeat depth, result size).'),
+  // Execution: client mistakes found while running (D11: 400, not 500)
+  invalid_query: spec(400, 'A runtime query error: unbound parameter or variable, wrong value shape, bad arithmetic operand.'),
+  node_not_found: spec(400, 'A node the query needs (for example an add_e endpoint) does not exist.'),
+  edge_not_found: spec(400, 'An edge the query needs does not exist.'),
+  invalid_node_id: spec(400, 'A supplied node id is not a valid unsigned 64-bit id.'),
+  active_text_mutation_limit_exceeded: spec(400, 'A write exceeds a per-document text bound; nothing commits; retrying the same write does not help.'),
+  index_operation_batch_too_large: spec(400, 'A write stages more than 8 MiB of queued work for one index; split the write.'),
+  // Concurrency and availability
+  transaction_conflict: spec(409, 'The transaction conflicted with concurrent work; replaying the whole request is safe.', true),
+  writer_mode_required: spec(503, 'A write, or X-Svc-Require-Writer, reached a server in reader mode.'),
+  not_ready: spec(503, 'The database is still opening; retry shortly.', true),
+  // Our own failures
+  internal_error: spec(500, 'An internal invariant failed; this is a bug in the service.'),
+  storage_error: spec(500, 'The storage engine failed (disk full, I/O error, corrupt file).'),
+  serialization_error: spec(500, 'A result could not be serialized to JSON.'),
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_REGISTRY;
+
+/**
+ * The one error class. It crosses threads as data (`toErrorData`), never as a thrown
+ * object, because structured clone drops subclass identity.
+ */
+export class GraphError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly msg: string,
+  ) {
+    super(`${code}: ${msg}`);
+    this.name = 'GraphError';
+  }
+
+  get status(): number {
+    return ERROR_REGISTRY[this.code].status;
+  }
+}
+
+export interface ErrorBody {
+  error: ErrorCode;
+  msg: string;
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_REGISTRY, code);
+}
+
+/** Any thrown value as an error body; foreign errors become internal_error without a stack. */
+export function toErrorBody(err: unknown): ErrorBody {
+  if (err instanceof GraphError) return { error: err.code, msg: err.msg };
+  const name = err instanceof Error ? err.constructor.name : typeof err;
+  if (err instanceof Error && /MDB_|lmdb/i.test(err.message)) {
+    return { error: 'storage_error', msg: `storage failure: ${err.message}` };
+  }
+  return { error: 'internal_error', msg: `internal error (${name})` };
+}
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_REGISTRY[code].status;
+}

@@ -1,0 +1,74 @@
+/**
+ * Runs a batch (reference §3): entries in order in one transaction, conditions, for_each
+ * loops with parameter shadowing, variable binding, and the response of the returned
+ * names. Returns the response JSON text.
+ */
+import { GraphError } from '../errors.js';
+import type { Condition, Entry, QueryPlan } from '../plan/batch.js';
+import { LIMITS } from '../plan/limits.js';
+import type { GraphReader, GraphWriter } from '../store/types.js';
+import { isValueObject, type Value } from '../value.js';
+import { Exec } from './context.js';
+import { encodeResponse } from './encode.js';
+import { materialize, sizeOf, type Flow } from './flow.js';
+import { EXECUTORS } from './registry.js';
+import { needsPaths } from '../plan/features.js';
+
+/** The result of the previous sibling: a flow, or null when it was skipped. */
+type Previous = Flow | null;
+
+function conditionHolds(x: Exec, cond: Condition, previous: Previous): boolean {
+  if (cond.kind === 'prev_not_empty') return previous !== null && sizeOf(previous) > 0;
+  const flow = x.vars.get(cond.name);
+  // A variable whose entry was skipped (or never ran) counts as empty, not as an error.
+  const size = flow === undefined ? 0 : sizeOf(flow);
+  if (cond.kind === 'var_not_empty') return size > 0;
+  if (cond.kind === 'var_empty') return size === 0;
+  return cond.kind === 'var_min_size' && size >= cond.size;
+}
+
+function runEntries(x: Exec, entries: readonly Entry[]): Previous {
+  let previous: Previous = null;
+  let first = true;
+  for (const entry of entries) {
+    previous = entry.kind === 'for_each' ? runForEach(x, entry) : runQuery(x, entry, first ? null : previous);
+    first = false;
+  }
+  return previous;
+}
+
+function runQuery(x: Exec, entry: Extract<Entry, { kind: 'query' }>, previous: Previous): Previous {
+  if (entry.condition !== null && !conditionHolds(x, entry.condition, previous)) return null;
+  const flow = materialize(x.run(entry.root, null));
+  if (entry.name !== null) x.vars.set(entry.name, flow);
+  return flow;
+}
+
+function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previous {
+  const path = `${entry.path}.param`;
+  const list = x.param(entry.param, path);
+  if (!Array.isArray(list)) throw new GraphError('invalid_query', `${path}: parameter "${entry.param}" must be an array of objects`);
+  let last: Previous = null;
+  const outer = new Map(x.params);
+  list.forEach((item: Value, i) => {
+    if (!isValueObject(item)) throw new GraphError('invalid_query', `${path}: element ${i} of "${entry.param}" is not an object`);
+    if (++x.loopIterations > LIMITS.maxLoopIterations) {
+      throw new GraphError('limit_exceeded', `${path}: for_each loops may run at most ${LIMITS.maxLoopIterations} iterations per request`);
+    }
+    // Each element's fields shadow same-named parameters; the array itself is hidden.
+    x.params.clear();
+    for (const [k, v] of outer) if (k !== entry.param) x.params.set(k, v);
+    for (const key in item) x.params.set(key, item[key] as Value);
+    last = runEntries(x, entry.body);
+  });
+  x.params.clear();
+  for (const [k, v] of outer) x.params.set(k, v);
+  return list.length === 0 ? { t: 'rows', rows: [], folded: false, showPath: false, showSack: false } : last;
+}
+
+/** Executes the plan against one transaction and returns the response body. */
+export function executePlan(plan: QueryPlan, reader: GraphReader, writer: GraphWriter | null): string {
+  const x = new Exec(reader, writer, new Map(plan.params), EXECUTORS, needsPaths(plan));
+  runEntries(x, plan.batch.entries);
+  return encodeResponse(plan.batch.returns, (name) => x.vars.get(name));
+}

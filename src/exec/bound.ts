@@ -1,0 +1,73 @@
+/** Bounds and ordering (reference §4.5, §5.4): limit, skip, range, order_by(_multiple). */
+import { GraphError } from '../errors.js';
+import type { Order, StreamBound } from '../plan/expr.js';
+import type { PlanNode } from '../plan/ops.js';
+import type { Value } from '../value.js';
+import type { Exec, Executor } from './context.js';
+import { totalOrder } from './compare.js';
+import { evalExpr, resolveProperty } from './eval.js';
+import type { Flow, RowFlow } from './flow.js';
+import { NONE, Row } from './row.js';
+
+const NO_ROW = new Row(NONE, -1);
+
+export function boundValue(x: Exec, bound: StreamBound): number {
+  if (bound.kind === 'literal') return bound.n;
+  const v = evalExpr(x, NO_ROW, bound.expr);
+  if (typeof v === 'bigint' && v >= 0n) return v > BigInt(Number.MAX_SAFE_INTEGER) ? Infinity : Number(v);
+  throw new GraphError('invalid_query', `${bound.path}: a bound must evaluate to a non-negative integer (i64), got ${v === null ? 'null' : typeof v === 'bigint' ? v : typeof v}`);
+}
+
+/** Items [start, end) of a flow, lazily for row streams. */
+function slice(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | null, start: number, end: number): Flow {
+  const flow = x.run(node.input, ctx);
+  if (flow.t === 'values') return { t: 'values', items: flow.items.slice(start, end) };
+  const input = x.expectRows(flow, node);
+  return {
+    ...input,
+    rows: (function* () {
+      if (end <= start) return;
+      let i = 0;
+      for (const row of input.rows) {
+        if (i >= start) yield row;
+        if (++i >= end) return;
+      }
+    })(),
+  };
+}
+
+export const limit: Executor<'limit'> = (node, x, ctx) => slice(x, node, ctx, 0, boundValue(x, node.count));
+export const skip: Executor<'skip'> = (node, x, ctx) => slice(x, node, ctx, boundValue(x, node.count), Infinity);
+export const range: Executor<'range'> = (node, x, ctx) => {
+  const start = boundValue(x, node.start);
+  const end = boundValue(x, node.end);
+  if (start > end) throw new GraphError('invalid_stream_range', `${node.path}: start ${start} is greater than end ${end}`);
+  return slice(x, node, ctx, start, end);
+};
+
+/**
+ * Stable sort by keys; a missing value sorts first ascending and last descending; ties go
+ * to the element (nodes before edges, then id), whatever the direction.
+ */
+function sortRows(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | null, keys: readonly (readonly [string, Order])[]): RowFlow {
+  const input = x.rows(node.input, ctx, node);
+  const rows = Array.from(input.rows);
+  x.checkSize(rows.length, node.path);
+  const cached = rows.map((row) => ({ row, values: keys.map(([prop]) => resolveProperty(x, row, prop)) }));
+  cached.sort((a, b) => {
+    for (let i = 0; i < keys.length; i++) {
+      const desc = keys[i]![1] === 'desc';
+      const va: Value | undefined = a.values[i];
+      const vb: Value | undefined = b.values[i];
+      let c: number;
+      if (va === undefined || vb === undefined) c = va === vb ? 0 : va === undefined ? -1 : 1;
+      else c = totalOrder(va, vb);
+      if (c !== 0) return desc ? -c : c;
+    }
+    return a.row.kind - b.row.kind || a.row.id - b.row.id;
+  });
+  return { ...input, rows: cached.map((c) => c.row) };
+}
+
+export const orderBy: Executor<'order_by'> = (node, x, ctx) => sortRows(x, node, ctx, [[node.property, node.order]]);
+export const orderByMultiple: Executor<'order_by_multiple'> = (node, x, ctx) => sortRows(x, node, ctx, node.orderings);

@@ -1,0 +1,80 @@
+/**
+ * The state of one request's execution: the transaction's reader (and writer, for write
+ * batches), parameters (a scope that for_each shadows), variables, and the dispatch to
+ * each operation's executor.
+ */
+import { GraphError } from '../errors.js';
+import type { OpKind, OpOf, PlanNode } from '../plan/ops.js';
+import type { EdgeRecord, GraphReader, GraphWriter, NodeRecord } from '../store/types.js';
+import type { Value } from '../value.js';
+import { LIMITS } from '../plan/limits.js';
+import type { Flow, RowFlow } from './flow.js';
+import { EDGE, NODE, type Row } from './row.js';
+
+export type Executor<K extends OpKind> = (node: OpOf<K>, x: Exec, context: RowFlow | null) => Flow;
+export type ExecutorTable = { readonly [K in OpKind]: Executor<K> };
+
+export class Exec {
+  readonly vars = new Map<string, Flow>();
+  /** Fixed per request, so `timestamp` is the same in every row. */
+  readonly now = Date.now();
+  loopIterations = 0;
+
+  constructor(
+    readonly store: GraphReader,
+    readonly writer: GraphWriter | null,
+    readonly params: Map<string, Value>,
+    readonly executors: ExecutorTable,
+    /** Paths are recorded only when the plan reads them (path, simple_path, other_n). */
+    readonly trackPath: boolean,
+  ) {}
+
+  run(node: PlanNode, context: RowFlow | null): Flow {
+    return (this.executors[node.op] as Executor<OpKind>)(node, this, context);
+  }
+
+  /** Runs `node` and requires a row stream (not folded, not a terminal's value). */
+  rows(node: PlanNode, context: RowFlow | null, consumer: PlanNode): RowFlow {
+    return this.expectRows(this.run(node, context), consumer);
+  }
+
+  expectRows(flow: Flow, consumer: PlanNode): RowFlow {
+    if (flow.t !== 'rows') throw new GraphError('invalid_query', `${consumer.path}: "${consumer.op}" needs a stream of nodes or edges, but its input yields ${flow.t === 'values' ? 'a list of values' : `a ${flow.t}`}`);
+    if (flow.folded) throw new GraphError('invalid_query', `${consumer.path}: "${consumer.op}" cannot take a folded stream; use unfold first`);
+    return flow;
+  }
+
+  get writable(): GraphWriter {
+    if (this.writer === null) throw new GraphError('internal_error', 'a mutation reached a read transaction');
+    return this.writer;
+  }
+
+  param(name: string, path: string): Value {
+    const v = this.params.get(name);
+    if (v === undefined) throw new GraphError('invalid_query', `${path}: parameter "${name}" is not bound`);
+    return v;
+  }
+
+  node(row: Row): NodeRecord | undefined {
+    if (row.kind !== NODE) return undefined;
+    if (this.writer !== null) return this.store.getNode(row.id);
+    return (row.rec ??= this.store.getNode(row.id)) as NodeRecord | undefined;
+  }
+
+  edge(row: Row): EdgeRecord | undefined {
+    if (row.kind !== EDGE) return undefined;
+    if (this.writer !== null) return this.store.getEdge(row.id);
+    return (row.rec ??= this.store.getEdge(row.id)) as EdgeRecord | undefined;
+  }
+
+  record(row: Row): NodeRecord | EdgeRecord | undefined {
+    return row.kind === NODE ? this.node(row) : row.kind === EDGE ? this.edge(row) : undefined;
+  }
+
+  /** Guards memory for operations that must hold a whole stream. */
+  checkSize(count: number, path: string): void {
+    if (count > LIMITS.maxRowsInMemory) {
+      throw new GraphError('limit_exceeded', `${path}: more than ${LIMITS.maxRowsInMemory} rows would be held in memory; add a limit or filter`);
+    }
+  }
+}

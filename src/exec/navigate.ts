@@ -1,0 +1,124 @@
+/**
+ * Navigation (reference §5.2). Per input row, neighbours come out deduplicated in
+ * ascending id order; a labelled hop is one adjacency range scan that is already in that
+ * order, an unlabelled one is sorted. Rows without a current element are skipped, and
+ * out/in/both on an edge row act like out_n/in_n/other_n, as in the reference.
+ */
+import type { GraphReader, Adjacent } from '../store/types.js';
+import type { Exec, Executor } from './context.js';
+import { rowFlow } from './flow.js';
+import { EDGE, NODE, keyKind, keyId, type Row } from './row.js';
+
+type Dir = 'out' | 'in' | 'both';
+
+function adjacency(store: GraphReader, node: number, dir: 'out' | 'in', label: string | null): Iterable<Adjacent> {
+  const l = label ?? undefined;
+  return dir === 'out' ? store.outEdges(node, l) : store.inEdges(node, l);
+}
+
+/** Distinct neighbour node ids of `node`, ascending. */
+function neighbours(store: GraphReader, node: number, dir: Dir, label: string | null): number[] {
+  const out: number[] = [];
+  const sorted = label !== null && dir !== 'both';
+  for (const d of dir === 'both' ? (['out', 'in'] as const) : [dir]) {
+    for (const adj of adjacency(store, node, d, label)) out.push(adj.other);
+  }
+  if (!sorted) out.sort((a, b) => a - b);
+  return dedupSorted(out);
+}
+
+/** Distinct incident edge ids of `node`, ascending. */
+function incidentEdges(store: GraphReader, node: number, dir: Dir, label: string | null): number[] {
+  const out: number[] = [];
+  for (const d of dir === 'both' ? (['out', 'in'] as const) : [dir]) {
+    for (const adj of adjacency(store, node, d, label)) out.push(adj.edge);
+  }
+  out.sort((a, b) => a - b);
+  return dedupSorted(out);
+}
+
+function dedupSorted(ids: number[]): number[] {
+  let w = 0;
+  for (let r = 0; r < ids.length; r++) if (r === 0 || ids[r] !== ids[r - 1]) ids[w++] = ids[r]!;
+  ids.length = w;
+  return ids;
+}
+
+/** The endpoints of an edge row that `dir` leads to. */
+function* edgeEnds(x: Exec, row: Row, which: 'to' | 'from' | 'other'): Generator<number> {
+  const edge = x.edge(row);
+  if (!edge) return;
+  if (which === 'to') return yield edge.to;
+  if (which === 'from') return yield edge.from;
+  // other_n: the endpoint that is not the last node visited before this edge.
+  const path = row.path ?? [];
+  for (let i = path.length - 1; i >= 0; i--) {
+    const key = path[i]!;
+    if (keyKind(key) !== NODE) continue;
+    const last = keyId(key);
+    if (last === edge.from) return yield edge.to;
+    if (last === edge.to) return yield edge.from;
+    break;
+  }
+  yield edge.from;
+  if (edge.to !== edge.from) yield edge.to;
+}
+
+function hopToNodes(dir: Dir): Executor<'out' | 'in' | 'both'> {
+  const edgeEquivalent = dir === 'out' ? 'to' : dir === 'in' ? 'from' : 'other';
+  return (node, x, ctx) => {
+    const input = x.rows(node.input, ctx, node);
+    return rowFlow(
+      (function* () {
+        for (const row of input.rows) {
+          if (row.kind === NODE) {
+            for (const id of neighbours(x.store, row.id, dir, node.label)) yield row.moveTo(NODE, id, x.trackPath);
+          } else if (row.kind === EDGE) {
+            for (const id of edgeEnds(x, row, edgeEquivalent)) yield row.moveTo(NODE, id, x.trackPath);
+          }
+        }
+      })(),
+      input,
+    );
+  };
+}
+
+function hopToEdges(dir: Dir): Executor<'out_e' | 'in_e' | 'both_e'> {
+  return (node, x, ctx) => {
+    const input = x.rows(node.input, ctx, node);
+    return rowFlow(
+      (function* () {
+        for (const row of input.rows) {
+          if (row.kind !== NODE) continue;
+          for (const id of incidentEdges(x.store, row.id, dir, node.label)) yield row.moveTo(EDGE, id, x.trackPath);
+        }
+      })(),
+      input,
+    );
+  };
+}
+
+function edgeToNode(which: 'to' | 'from' | 'other'): Executor<'out_n' | 'in_n' | 'other_n'> {
+  return (node, x, ctx) => {
+    const input = x.rows(node.input, ctx, node);
+    return rowFlow(
+      (function* () {
+        for (const row of input.rows) {
+          if (row.kind !== EDGE) continue;
+          for (const id of edgeEnds(x, row, which)) yield row.moveTo(NODE, id, x.trackPath);
+        }
+      })(),
+      input,
+    );
+  };
+}
+
+export const out = hopToNodes('out') as Executor<'out'>;
+export const inn = hopToNodes('in') as Executor<'in'>;
+export const both = hopToNodes('both') as Executor<'both'>;
+export const outE = hopToEdges('out') as Executor<'out_e'>;
+export const inE = hopToEdges('in') as Executor<'in_e'>;
+export const bothE = hopToEdges('both') as Executor<'both_e'>;
+export const outN = edgeToNode('to') as Executor<'out_n'>;
+export const inN = edgeToNode('from') as Executor<'in_n'>;
+export const otherN = edgeToNode('other') as Executor<'other_n'>;

@@ -1,0 +1,61 @@
+/** Resolving NodeRef/EdgeRef (reference §4.6) to element ids. */
+import { GraphError } from '../errors.js';
+import type { ElementRef } from '../plan/expr.js';
+import type { Exec } from './context.js';
+import { EDGE, NODE, type Row } from './row.js';
+
+type Kind = typeof NODE | typeof EDGE;
+
+function paramIds(x: Exec, ref: { name: string; path: string }): number[] {
+  const v = x.param(ref.name, ref.path);
+  const one = (item: unknown): number => {
+    if (typeof item === 'bigint' && item >= 0n) return item <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(item) : Infinity;
+    throw new GraphError('invalid_query', `${ref.path}: parameter "${ref.name}" must hold a non-negative integer id or an array of them`);
+  };
+  if (Array.isArray(v)) return v.map(one);
+  if (v instanceof BigInt64Array) return Array.from(v, one);
+  return [one(v)];
+}
+
+/** Rows of a variable whose current element has the wanted kind; unbound means empty. */
+export function variableRows(x: Exec, name: string, path: string): readonly Row[] | null {
+  const flow = x.vars.get(name);
+  if (flow === undefined) return null;
+  if (flow.t !== 'rows') throw new GraphError('invalid_query', `${path}: variable "${name}" holds ${flow.t === 'values' ? 'a list of values' : `a ${flow.t}`}, not a stream of nodes or edges`);
+  return flow.rows as readonly Row[];
+}
+
+/**
+ * Ids a reference names, in reference order; ids that do not exist are dropped (as a
+ * source) unless `mustExist`, for mutation targets, where a missing element is an error.
+ */
+export function resolveRef(x: Exec, ref: ElementRef, kind: Kind, path: string, mustExist = false): Iterable<number> {
+  const exists = (id: number) => (kind === NODE ? x.store.hasNode(id) : x.store.hasEdge(id));
+  const check = (ids: readonly number[]): number[] => {
+    if (!mustExist) return ids.filter((id) => Number.isFinite(id) && exists(id));
+    for (const id of ids) {
+      if (!Number.isFinite(id) || !exists(id)) {
+        throw new GraphError(kind === NODE ? 'node_not_found' : 'edge_not_found', `${path}: ${kind === NODE ? 'node' : 'edge'} ${id} does not exist`);
+      }
+    }
+    return ids as number[];
+  };
+  switch (ref.kind) {
+    case 'all':
+      return kind === NODE ? x.store.nodeIds() : x.store.edgeIds();
+    case 'ids':
+      return check(ref.ids);
+    case 'param':
+      return check(paramIds(x, ref));
+    case 'var': {
+      const rows = variableRows(x, ref.name, path);
+      if (rows === null) {
+        if (mustExist) throw new GraphError('invalid_query', `${path}: variable "${ref.name}" is not bound`);
+        return [];
+      }
+      const ids: number[] = [];
+      for (const row of rows) if (row.kind === kind) ids.push(row.id);
+      return ids;
+    }
+  }
+}

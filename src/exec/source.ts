@@ -1,0 +1,59 @@
+/**
+ * Source operations: nodes, edges, nodes_where, edges_where, context.
+ * A `$label` equality (alone or inside an `and`) is answered from the label index, so a
+ * label scan reads only that label's ids; every other predicate filters a full scan.
+ */
+import type { Expr, Predicate } from '../plan/expr.js';
+import type { Executor } from './context.js';
+import { evalPredicate } from './eval.js';
+import { EMPTY_ROWS, rowFlow } from './flow.js';
+import { resolveRef } from './refs.js';
+import { EDGE, NODE, startRow, type Row } from './row.js';
+
+function constString(e: Expr): string | null {
+  return e.e === 'constant' && typeof e.value === 'string' ? e.value : null;
+}
+
+/** The label a predicate pins down, if it requires `$label == "X"`. */
+export function requiredLabel(p: Predicate): string | null {
+  if (p.p === 'compare' && p.op === 'eq') {
+    if (p.left.e === 'property' && p.left.name === '$label') return constString(p.right);
+    if (p.right.e === 'property' && p.right.name === '$label') return constString(p.left);
+  }
+  if (p.p === 'and') {
+    for (const q of p.predicates) {
+      const label = requiredLabel(q);
+      if (label !== null) return label;
+    }
+  }
+  return null;
+}
+
+function* toRows(ids: Iterable<number>, kind: typeof NODE | typeof EDGE, trackPath: boolean): Generator<Row> {
+  for (const id of ids) yield startRow(kind, id, trackPath);
+}
+
+export const context: Executor<'context'> = (_node, _x, ctx) => ctx ?? EMPTY_ROWS;
+
+export const nodes: Executor<'nodes'> = (node, x) =>
+  rowFlow(toRows(resolveRef(x, node.reference, NODE, `${node.path}.reference`), NODE, x.trackPath));
+
+export const edges: Executor<'edges'> = (node, x) =>
+  rowFlow(toRows(resolveRef(x, node.reference, EDGE, `${node.path}.reference`), EDGE, x.trackPath));
+
+export const nodesWhere: Executor<'nodes_where'> = (node, x) => {
+  const label = requiredLabel(node.predicate);
+  const ids = label !== null ? x.store.nodeIdsByLabel(label) : x.store.nodeIds();
+  return rowFlow(filterRows(x, toRows(ids, NODE, x.trackPath), node.predicate));
+};
+
+export const edgesWhere: Executor<'edges_where'> = (node, x) => {
+  const label = requiredLabel(node.predicate);
+  const ids = label !== null ? x.store.edgeIdsByLabel(label) : x.store.edgeIds();
+  return rowFlow(filterRows(x, toRows(ids, EDGE, x.trackPath), node.predicate));
+};
+
+function* filterRows(x: Parameters<Executor<'nodes'>>[1], rows: Iterable<Row>, p: Predicate): Generator<Row> {
+  for (const row of rows) if (evalPredicate(x, row, p)) yield row;
+}
+export { filterRows };

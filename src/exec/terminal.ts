@@ -1,0 +1,116 @@
+/** Terminals (reference §5.6): count, exists, id, label, values, value_map, project, edge_properties. */
+import type { Value, ValueObject } from '../value.js';
+import type { Exec, Executor } from './context.js';
+import { evalExpr, resolveProperty } from './eval.js';
+import { setOwn } from '../wire/values.js';
+import { EDGE, NODE, type Row } from './row.js';
+
+export const count: Executor<'count'> = (node, x, ctx) => {
+  const flow = x.run(node.input, ctx);
+  if (flow.t === 'values') return { t: 'count', n: flow.items.length };
+  const input = x.expectRows(flow, node);
+  let n = 0;
+  for (const _row of input.rows) n++;
+  return { t: 'count', n };
+};
+
+export const exists: Executor<'exists'> = (node, x, ctx) => {
+  const input = x.rows(node.input, ctx, node);
+  for (const _row of input.rows) return { t: 'bool', v: true };
+  return { t: 'bool', v: false };
+};
+
+function collect(x: Exec, rows: Iterable<Row>, path: string, fn: (row: Row, out: Value[]) => void): Value[] {
+  const out: Value[] = [];
+  for (const row of rows) {
+    fn(row, out);
+    if (out.length % 65536 === 0) x.checkSize(out.length, path);
+  }
+  return out;
+}
+
+export const id: Executor<'id'> = (node, x, ctx) => ({
+  t: 'values',
+  items: collect(x, x.rows(node.input, ctx, node).rows, node.path, (row, out) => {
+    if (row.kind === NODE || row.kind === EDGE) out.push(BigInt(row.id));
+  }),
+});
+
+export const label: Executor<'label'> = (node, x, ctx) => ({
+  t: 'values',
+  items: collect(x, x.rows(node.input, ctx, node).rows, node.path, (row, out) => {
+    const rec = x.record(row);
+    if (rec) out.push(rec.label);
+  }),
+});
+
+/** The named properties present on the row, in the order asked. */
+function pick(x: Exec, row: Row, names: readonly string[]): ValueObject {
+  const obj: ValueObject = {};
+  for (const name of names) {
+    const v = resolveProperty(x, row, name);
+    if (v !== undefined) setOwn(obj, name, v);
+  }
+  return obj;
+}
+
+/** Every stored property plus $label and $id (and $from/$to for edges when asked). */
+function everything(x: Exec, row: Row, withEndpoints: boolean): ValueObject | null {
+  const rec = x.record(row);
+  if (!rec) return null;
+  const obj: ValueObject = { $id: BigInt(row.id), $label: rec.label };
+  if (withEndpoints && 'from' in rec) {
+    obj.$from = BigInt(rec.from);
+    obj.$to = BigInt(rec.to);
+  }
+  for (const key in rec.props) setOwn(obj, key, rec.props[key] as Value);
+  return obj;
+}
+
+export const values: Executor<'values'> = (node, x, ctx) => ({
+  t: 'values',
+  items: collect(x, x.rows(node.input, ctx, node).rows, node.path, (row, out) => {
+    const obj = pick(x, row, node.properties);
+    for (const _k in obj) return void out.push(obj);
+  }),
+});
+
+export const valueMap: Executor<'value_map'> = (node, x, ctx) => {
+  const names = node.properties;
+  return {
+    t: 'values',
+    items: collect(x, x.rows(node.input, ctx, node).rows, node.path, (row, out) => {
+      if (names === null || names.length === 0) {
+        const obj = everything(x, row, false);
+        if (obj) out.push(obj);
+      } else {
+        out.push(pick(x, row, names));
+      }
+    }),
+  };
+};
+
+export const project: Executor<'project'> = (node, x, ctx) => ({
+  t: 'values',
+  items: collect(x, x.rows(node.input, ctx, node).rows, node.path, (row, out) => {
+    const obj: ValueObject = {};
+    for (const item of node.projections) {
+      if (item.kind === 'property') {
+        const v = resolveProperty(x, row, item.source);
+        if (v !== undefined) setOwn(obj, item.alias, v);
+      } else {
+        setOwn(obj, item.alias, evalExpr(x, row, item.expr));
+      }
+    }
+    out.push(obj);
+  }),
+});
+
+export const edgeProperties: Executor<'edge_properties'> = (node, x, ctx) => ({
+  t: 'values',
+  items: collect(x, x.rows(node.input, ctx, node).rows, node.path, (row, out) => {
+    if (row.kind !== EDGE) return;
+    const obj = everything(x, row, true);
+    if (obj) out.push(obj);
+  }),
+});

@@ -1,0 +1,19 @@
+/**
+ * Trellis's public embedded API:
+ *
+ *   import { open } from 'trellis';
+ *   const db = await open('./data');
+ *   const result = await db.query({ request_type: 'read', query: { read: { entries: [...], returns: [...] } } });
+ *   await db.close();
+ *
+ * The HTTP server is started by `npm start` (src/cli.ts) or `startServer()`.
+ */
+import { Database, type OpenOptions } from './database.js';
+
+export { Database, type OpenOptions } from './database.js';
+export { GraphError, ERROR_REGISTRY, type ErrorCode } from './errors.js';
+export { startServer, type RunningServer } from './server/start.js';
+
+export function open(path: string, options?: OpenOptions): Promise<Database> {
+  return Database.open(path, options);
+}

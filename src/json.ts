@@ -1,0 +1,537 @@
+// Strict RFC 8259 JSON that keeps the integer/float distinction the query contract needs and
+// never loses integer precision: integer tokens (`5`, `-0`, 2^64+5) become bigint, tokens with a
+// fraction or exponent (`5.0`, `5e0`) become finite numbers. JSON.parse cannot do either on Node 20.
+//
+// Decisions beyond the RFC grammar:
+// - Strings are always well-formed UTF-16: a `\u` escape of a lone surrogate is an error, and so is
+//   a raw lone surrogate in the text given to parseJson (RFC 8259 §8.2 leaves them undefined; they
+//   would turn into U+FFFD when stored as UTF-8, silently changing the value).
+// - parseJsonBytes ignores one leading UTF-8 byte order mark (RFC 8259 §8.1 allows that; some
+//   Windows tools add one). parseJson given a string that starts with U+FEFF rejects it.
+// - Columns count UTF-16 code units; lines are ended by LF, CRLF or a lone CR.
+
+export class JsonSyntaxError extends Error {
+  override name = 'JsonSyntaxError';
+
+  constructor(
+    /** What is wrong, without the location. */
+    readonly reason: string,
+    /** Character (UTF-16 code unit) offset into the text. */
+    readonly position: number,
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(`${reason} at line ${line} column ${column}`);
+  }
+}
+
+export interface ParseJsonOptions {
+  /** Deepest allowed nesting of arrays and objects; 255 by default, at most 1000. */
+  maxDepth?: number;
+}
+
+const DEFAULT_MAX_DEPTH = 255;
+// Each nesting level is one recursive call; this bound keeps far below Node's stack limit.
+const MAX_MAX_DEPTH = 1000;
+
+// Parser state lives in module variables: parsing is synchronous and never re-entered, and
+// this is measurably faster than threading a state object through every call.
+let src = '';
+let pos = 0;
+let end = 0;
+let depthLimit = DEFAULT_MAX_DEPTH;
+
+export function parseJson(text: string, options?: ParseJsonOptions): unknown {
+  if (!(text as unknown as WellFormed).isWellFormed()) {
+    const at = firstLoneSurrogate(text);
+    throw errorAt(text, at, `lone surrogate ${codePointName(text.charCodeAt(at))}`);
+  }
+  return parseWellFormed(text, options);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function parseJsonBytes(bytes: Uint8Array, options?: ParseJsonOptions): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    const valid = validUtf8Prefix(bytes);
+    const prefix = utf8.decode(bytes.subarray(0, valid));
+    throw errorAt(prefix, prefix.length, 'invalid UTF-8');
+  }
+  return parseWellFormed(text, options);
+}
+
+interface WellFormed {
+  isWellFormed(): boolean;
+}
+
+function parseWellFormed(text: string, options: ParseJsonOptions | undefined): unknown {
+  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  if (!Number.isInteger(maxDepth) || maxDepth < 0 || maxDepth > MAX_MAX_DEPTH) {
+    throw new RangeError(`maxDepth must be an integer from 0 to ${MAX_MAX_DEPTH}`);
+  }
+  src = text;
+  pos = 0;
+  end = text.length;
+  depthLimit = maxDepth;
+  try {
+    skipWhitespace();
+    const value = parseValue(0);
+    skipWhitespace();
+    if (pos < end) throw unexpected();
+    return value;
+  } finally {
+    src = ''; // do not keep a large request body alive
+  }
+}
+
+function skipWhitespace(): void {
+  let c = src.charCodeAt(pos);
+  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = src.charCodeAt(++pos);
+}
+
+function parseValue(depth: number): unknown {
+  const c = src.charCodeAt(pos);
+  switch (c) {
+    case 0x22: // "
+      return parseString();
+    case 0x7b: // {
+      return parseObject(depth + 1);
+    case 0x5b: // [
+      return parseArray(depth + 1);
+    case 0x74: // t
+      expectWord('true');
+      return true;
+    case 0x66: // f
+      expectWord('false');
+      return false;
+    case 0x6e: // n
+      expectWord('null');
+      return null;
+    default:
+      if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return parseNumber();
+      throw unexpected();
+  }
+}
+
+function parseObject(depth: number): Record<string, unknown> {
+  if (depth > depthLimit) throw fail(pos, `nesting deeper than ${depthLimit} levels`);
+  pos++;
+  const obj: Record<string, unknown> = {};
+  skipWhitespace();
+  if (src.charCodeAt(pos) === 0x7d) {
+    pos++;
+    return obj;
+  }
+  for (;;) {
+    if (src.charCodeAt(pos) !== 0x22) throw unexpected();
+    const keyAt = pos;
+    const key = parseKey();
+    if (Object.hasOwn(obj, key)) throw fail(keyAt, `duplicate key ${JSON.stringify(key)}`);
+    skipWhitespace();
+    if (src.charCodeAt(pos) !== 0x3a) throw unexpected();
+    pos++;
+    skipWhitespace();
+    const value = parseValue(depth);
+    if (key === '__proto__') {
+      // Plain assignment would replace the prototype instead of storing the member.
+      Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+    } else {
+      obj[key] = value;
+    }
+    skipWhitespace();
+    const c = src.charCodeAt(pos);
+    if (c === 0x2c) {
+      pos++;
+      skipWhitespace();
+    } else if (c === 0x7d) {
+      pos++;
+      return obj;
+    } else {
+      throw unexpected();
+    }
+  }
+}
+
+function parseArray(depth: number): unknown[] {
+  if (depth > depthLimit) throw fail(pos, `nesting deeper than ${depthLimit} levels`);
+  pos++;
+  const arr: unknown[] = [];
+  skipWhitespace();
+  if (src.charCodeAt(pos) === 0x5d) {
+    pos++;
+    return arr;
+  }
+  for (;;) {
+    arr.push(parseValue(depth));
+    skipWhitespace();
+    const c = src.charCodeAt(pos);
+    if (c === 0x2c) {
+      pos++;
+      skipWhitespace();
+    } else if (c === 0x5d) {
+      pos++;
+      return arr;
+    } else {
+      throw unexpected();
+    }
+  }
+}
+
+function parseString(): string {
+  const start = pos + 1;
+  let i = start;
+  for (;;) {
+    const c = src.charCodeAt(i);
+    if (c === 0x22) {
+      pos = i + 1;
+      return src.slice(start, i);
+    }
+    if (c === 0x5c) return parseEscapedString(start, i);
+    if (!(c >= 0x20)) throw badStringChar(start - 1, i); // also catches NaN past the end
+    i++;
+  }
+}
+
+// Request bodies repeat the same few keys; reusing one string per key skips an allocation and
+// lets V8 find the property without re-hashing a fresh string each time.
+const keyCache: (string | undefined)[] = new Array<string | undefined>(512).fill(undefined);
+
+function parseKey(): string {
+  const start = pos + 1;
+  let i = start;
+  let hash = 0;
+  for (;;) {
+    const c = src.charCodeAt(i);
+    if (c === 0x22) break;
+    if (c === 0x5c || !(c >= 0x20)) return parseString();
+    hash = (hash * 31 + c) | 0;
+    i++;
+  }
+  pos = i + 1;
+  const length = i - start;
+  if (length > 24) return src.slice(start, i);
+  const slot = (hash ^ length) & 511;
+  const cached = keyCache[slot];
+  if (cached !== undefined && cached.length === length && src.startsWith(cached, start)) return cached;
+  const key = src.slice(start, i);
+  keyCache[slot] = key;
+  return key;
+}
+
+function parseEscapedString(start: number, firstEscape: number): string {
+  let out = src.slice(start, firstEscape);
+  let i = firstEscape;
+  let chunk = i;
+  for (;;) {
+    const c = src.charCodeAt(i);
+    if (c === 0x22) {
+      pos = i + 1;
+      return out + src.slice(chunk, i);
+    }
+    if (c !== 0x5c) {
+      if (!(c >= 0x20)) throw badStringChar(start - 1, i);
+      i++;
+      continue;
+    }
+    out += src.slice(chunk, i);
+    const e = src.charCodeAt(i + 1);
+    switch (e) {
+      case 0x22: out += '"'; break;
+      case 0x5c: out += '\\'; break;
+      case 0x2f: out += '/'; break;
+      case 0x62: out += '\b'; break;
+      case 0x66: out += '\f'; break;
+      case 0x6e: out += '\n'; break;
+      case 0x72: out += '\r'; break;
+      case 0x74: out += '\t'; break;
+      case 0x75: { // u
+        const unit = hex4(i + 2);
+        if (unit >= 0xd800 && unit <= 0xdbff) {
+          const low = src.charCodeAt(i + 6) === 0x5c && src.charCodeAt(i + 7) === 0x75 ? hex4(i + 8) : -1;
+          if (!(low >= 0xdc00 && low <= 0xdfff)) throw fail(i, `lone surrogate ${codePointName(unit)} in \\u escape`);
+          out += String.fromCharCode(unit, low);
+          i += 6;
+        } else if (unit >= 0xdc00 && unit <= 0xdfff) {
+          throw fail(i, `lone surrogate ${codePointName(unit)} in \\u escape`);
+        } else {
+          out += String.fromCharCode(unit);
+        }
+        i += 4;
+        break;
+      }
+      default:
+        if (i + 1 >= end) throw fail(start - 1, 'unterminated string');
+        throw fail(i, `invalid escape ${describeChar(i + 1)}`);
+    }
+    i += 2;
+    chunk = i;
+  }
+}
+
+function hex4(at: number): number {
+  let n = 0;
+  for (let k = at; k < at + 4; k++) {
+    const c = src.charCodeAt(k);
+    let d: number;
+    if (c >= 0x30 && c <= 0x39) d = c - 0x30;
+    else if (c >= 0x61 && c <= 0x66) d = c - 0x57;
+    else if (c >= 0x41 && c <= 0x46) d = c - 0x37;
+    else if (k >= end) throw fail(k, 'unexpected end of input');
+    else throw fail(k, `invalid \\u escape: unexpected character ${describeChar(k)}`);
+    n = n * 16 + d;
+  }
+  return n;
+}
+
+function badStringChar(quoteAt: number, at: number): JsonSyntaxError {
+  if (at >= end) return fail(quoteAt, 'unterminated string');
+  return fail(at, `unescaped control character ${codePointName(src.charCodeAt(at))} in string`);
+}
+
+// Small non-negative integers are shared instead of allocating a bigint per token.
+const SMALL_INTS: bigint[] = Array.from({ length: 1024 }, (_, k) => BigInt(k));
+const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+function parseNumber(): number | bigint {
+  const start = pos;
+  let c = src.charCodeAt(pos);
+  const negative = c === 0x2d;
+  if (negative) c = src.charCodeAt(++pos);
+  const digitsAt = pos;
+  // `m` collects all significant digits while it stays exact (at most 15 digits < 2^53).
+  let m = 0;
+  if (c === 0x30) {
+    c = src.charCodeAt(++pos);
+    if (c >= 0x30 && c <= 0x39) throw fail(pos, 'leading zero in number');
+  } else if (c >= 0x31 && c <= 0x39) {
+    do {
+      m = m * 10 + (c - 0x30);
+      c = src.charCodeAt(++pos);
+    } while (c >= 0x30 && c <= 0x39);
+  } else {
+    throw unexpected();
+  }
+  let digits = pos - digitsAt;
+  if (c !== 0x2e && c !== 0x65 && c !== 0x45) {
+    if (digits > 15) return BigInt(src.slice(start, pos));
+    if (negative) return BigInt(-m); // BigInt(-0) is 0n, as wanted for `-0`
+    return m < 1024 ? SMALL_INTS[m]! : BigInt(m);
+  }
+  let scale = 0;
+  if (c === 0x2e) {
+    c = src.charCodeAt(++pos);
+    if (!(c >= 0x30 && c <= 0x39)) throw unexpected();
+    const fractionAt = pos;
+    do {
+      m = m * 10 + (c - 0x30);
+      c = src.charCodeAt(++pos);
+    } while (c >= 0x30 && c <= 0x39);
+    scale = fractionAt - pos;
+    digits += pos - fractionAt;
+  }
+  if (c === 0x65 || c === 0x45) {
+    c = src.charCodeAt(++pos);
+    let expNegative = false;
+    if (c === 0x2b || c === 0x2d) {
+      expNegative = c === 0x2d;
+      c = src.charCodeAt(++pos);
+    }
+    if (!(c >= 0x30 && c <= 0x39)) throw unexpected();
+    let exp = 0;
+    do {
+      if (exp < 1e6) exp = exp * 10 + (c - 0x30);
+      c = src.charCodeAt(++pos);
+    } while (c >= 0x30 && c <= 0x39);
+    scale += expNegative ? -exp : exp;
+  }
+  // Clinger's fast path: an exact integer times or over an exact power of ten rounds correctly.
+  if (digits <= 15 && scale >= -22 && scale <= 22) {
+    const value = scale < 0 ? m / POW10[-scale]! : m * POW10[scale]!;
+    return negative ? -value : value;
+  }
+  const value = Number(src.slice(start, pos));
+  if (!Number.isFinite(value)) throw fail(start, 'number out of range');
+  return value;
+}
+
+function expectWord(word: string): void {
+  for (let k = 0; k < word.length; k++, pos++) {
+    if (src.charCodeAt(pos) !== word.charCodeAt(k)) throw unexpected();
+  }
+}
+
+function unexpected(): JsonSyntaxError {
+  if (pos >= end) return fail(pos, 'unexpected end of input');
+  return fail(pos, `unexpected character ${describeChar(pos)}`);
+}
+
+function fail(at: number, reason: string): JsonSyntaxError {
+  return errorAt(src, at, reason);
+}
+
+function errorAt(text: string, at: number, reason: string): JsonSyntaxError {
+  let line = 1;
+  let lineStart = 0;
+  for (let k = 0; k < at; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 0x0a || (c === 0x0d && text.charCodeAt(k + 1) !== 0x0a)) {
+      line++;
+      lineStart = k + 1;
+    }
+  }
+  return new JsonSyntaxError(reason, at, line, at - lineStart + 1);
+}
+
+function describeChar(at: number): string {
+  const cp = src.codePointAt(at) ?? 0;
+  const visible = cp > 0x20 && cp !== 0x7f && !(cp >= 0x80 && cp <= 0xa0) && cp !== 0xfeff && !(cp >= 0xd800 && cp <= 0xdfff);
+  return visible ? `'${String.fromCodePoint(cp)}'` : codePointName(cp);
+}
+
+function codePointName(cp: number): string {
+  return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+function firstLoneSurrogate(text: string): number {
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(k + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) k++;
+      else return k;
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
+      return k;
+    }
+  }
+  return text.length;
+}
+
+/** Length of the longest prefix of `bytes` that is complete, valid UTF-8 (only used to locate an error). */
+function validUtf8Prefix(bytes: Uint8Array): number {
+  let k = 0;
+  while (k < bytes.length) {
+    const b = bytes[k]!;
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b < 0x80) need = 0;
+    else if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0; // overlong
+      if (b === 0xed) hi = 0x9f; // surrogates
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90; // overlong
+      if (b === 0xf4) hi = 0x8f; // above U+10FFFF
+    } else return k;
+    for (let j = 1; j <= need; j++) {
+      const cb = bytes[k + j];
+      if (cb === undefined || cb < (j === 1 ? lo : 0x80) || cb > (j === 1 ? hi : 0xbf)) return k;
+    }
+    k += need + 1;
+  }
+  return k;
+}
+
+/**
+ * JSON.stringify without whitespace, extended for Trellis values: bigint prints its exact digits,
+ * non-finite numbers print null, typed arrays print as arrays. Like JSON.stringify, toJSON is
+ * honoured (Date), undefined/function/symbol members are skipped and array slots become null.
+ * A top-level value with no JSON form is a TypeError (JSON.stringify would return undefined).
+ */
+export function stringifyJson(value: unknown): string {
+  out = '';
+  try {
+    if (!write(value, '', 0)) throw new TypeError(`cannot stringify ${typeof value} as JSON`);
+    return out;
+  } finally {
+    out = '';
+  }
+}
+
+// Appending to one string keeps a single rope; returning a string per level makes many short-lived
+// ones and was several times slower on large responses.
+let out = '';
+
+// Guards cycles (JSON.stringify throws on them too) well before the stack would overflow.
+const MAX_STRINGIFY_DEPTH = 2000;
+
+/** Appends `value` to `out`; false (and nothing appended) when it has no JSON form. */
+function write(value: unknown, key: string | number, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+      out += JSON.stringify(value);
+      return true;
+    case 'number':
+      out += Number.isFinite(value) ? String(value) : 'null';
+      return true;
+    case 'bigint':
+      out += value.toString();
+      return true;
+    case 'boolean':
+      out += value ? 'true' : 'false';
+      return true;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) {
+    out += 'null';
+    return true;
+  }
+  if (depth >= MAX_STRINGIFY_DEPTH) throw new TypeError('cannot stringify a cyclic or too deeply nested value');
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return write(toJSON.call(value, String(key)), key, depth);
+  if (Array.isArray(value)) {
+    out += '[';
+    for (let k = 0; k < value.length; k++) {
+      if (k > 0) out += ',';
+      if (!write(value[k], k, depth + 1)) out += 'null';
+    }
+    out += ']';
+    return true;
+  }
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    const items = value as unknown as ArrayLike<number | bigint>;
+    out += '[';
+    for (let k = 0; k < items.length; k++) {
+      if (k > 0) out += ',';
+      const item = items[k]!;
+      out += typeof item === 'bigint' ? item.toString() : Number.isFinite(item) ? String(item) : 'null';
+    }
+    out += ']';
+    return true;
+  }
+  out += '{';
+  let first = true;
+  const obj = value as Record<string, unknown>;
+  for (const k of Object.keys(obj)) {
+    const member = obj[k];
+    const t = typeof member;
+    if (member === undefined || t === 'function' || t === 'symbol') continue;
+    const mark = out.length;
+    out += first ? quoteKey(k) : ',' + quoteKey(k);
+    if (write(member, k, depth + 1)) first = false;
+    else out = out.slice(0, mark); // a toJSON that returned undefined
+
+  }
+  out += '}';
+  return true;
+}
+
+// Responses repeat the same property names; quoting each once saves most of the escaping work.
+const quotedKeys = new Map<string, string>();
+
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key) + ':';
+    if (quotedKeys.size < 4096) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}

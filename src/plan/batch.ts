@@ -1,0 +1,33 @@
+/** A decoded request: the batch, its parameters and the request type. */
+import type { Value } from '../value.js';
+import type { PlanNode } from './ops.js';
+
+export type RequestType = 'read' | 'write';
+
+export type Condition =
+  | { readonly kind: 'prev_not_empty' }
+  | { readonly kind: 'var_not_empty' | 'var_empty'; readonly name: string }
+  | { readonly kind: 'var_min_size'; readonly name: string; readonly size: number };
+
+export type Entry =
+  | {
+      readonly kind: 'query';
+      readonly name: string | null;
+      readonly root: PlanNode;
+      readonly condition: Condition | null;
+      readonly path: string;
+    }
+  | { readonly kind: 'for_each'; readonly param: string; readonly body: readonly Entry[]; readonly path: string };
+
+export interface Batch {
+  readonly entries: readonly Entry[];
+  readonly returns: readonly string[];
+}
+
+export interface QueryPlan {
+  readonly type: RequestType;
+  readonly queryName: string | null;
+  readonly batch: Batch;
+  /** Runtime parameters, already converted to Values (typed date_time -> DateTime, ...). */
+  readonly params: ReadonlyMap<string, Value>;
+}

@@ -1,0 +1,23 @@
+/**
+ * The transport-neutral request/response shapes. Handlers see only these, so the query
+ * pipeline can be tested without sockets and the HTTP library can change behind uws.ts.
+ */
+export interface HttpRequest {
+  /** Uppercase, e.g. `GET`. */
+  method: string;
+  /** The path without the query string, as sent (not percent-decoded). */
+  path: string;
+  /** Lowercase names; when a header is repeated, the first value wins. */
+  headers: ReadonlyMap<string, string>;
+  body: Buffer;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** `content-type: application/json` is added unless set here; `content-length` is always computed. */
+  headers?: Record<string, string>;
+  /** `''` for none. */
+  body: string | Uint8Array;
+}
+
+export type Handler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse;

@@ -1,0 +1,84 @@
+/**
+ * The route table (DECISIONS D1): exact paths first, then the named-query fallback
+ * `POST /<QueryName>`. Unknown paths are 404 and known paths with another method 405 with
+ * an `Allow` header, both in the error envelope (the reference answers them with empty
+ * bodies; D1 asks for the envelope).
+ *
+ * HEAD runs the GET handler; the transport sends the head of that response without its body.
+ */
+import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
+
+export type RouteMethod = 'GET' | 'POST';
+
+export interface Route {
+  method: RouteMethod;
+  path: string;
+  handler: Handler;
+}
+
+export interface NamedRouteFallback {
+  method: 'POST';
+  handler: (req: HttpRequest, name: string) => Promise<HttpResponse> | HttpResponse;
+}
+
+/** A single path segment that can name a query. */
+export const QUERY_NAME_PATH = /^\/([A-Za-z_][A-Za-z0-9_]*)$/;
+
+const JSON_TYPE = 'application/json';
+
+function notFound(req: HttpRequest): HttpResponse {
+  return {
+    status: 404,
+    headers: { 'content-type': JSON_TYPE },
+    body: JSON.stringify({ error: 'not_found', msg: `no route for ${req.method} ${req.path}` }),
+  };
+}
+
+function methodNotAllowed(req: HttpRequest, allow: string): HttpResponse {
+  return {
+    status: 405,
+    headers: { 'content-type': JSON_TYPE, allow },
+    body: JSON.stringify({ error: 'method_not_allowed', msg: `${req.method} is not allowed for ${req.path}; allowed: ${allow}` }),
+  };
+}
+
+interface PathEntry {
+  get?: Handler;
+  post?: Handler;
+  allow: string;
+}
+
+function allowOf(entry: PathEntry): string {
+  const methods: string[] = [];
+  if (entry.get !== undefined) methods.push('GET', 'HEAD');
+  if (entry.post !== undefined) methods.push('POST');
+  return methods.join(', ');
+}
+
+export function createRouter(routes: readonly Route[], fallback?: NamedRouteFallback): Handler {
+  const table = new Map<string, PathEntry>();
+  for (const route of routes) {
+    let entry = table.get(route.path);
+    if (entry === undefined) {
+      entry = { allow: '' };
+      table.set(route.path, entry);
+    }
+    const key = route.method === 'GET' ? 'get' : 'post';
+    if (entry[key] !== undefined) throw new Error(`duplicate route ${route.method} ${route.path}`);
+    entry[key] = route.handler;
+  }
+  for (const entry of table.values()) entry.allow = allowOf(entry);
+
+  return (req) => {
+    const entry = table.get(req.path);
+    if (entry !== undefined) {
+      const handler = req.method === 'POST' ? entry.post : req.method === 'GET' || req.method === 'HEAD' ? entry.get : undefined;
+      return handler !== undefined ? handler(req) : methodNotAllowed(req, entry.allow);
+    }
+    if (fallback !== undefined) {
+      const match = QUERY_NAME_PATH.exec(req.path);
+      if (match !== null) return req.method === 'POST' ? fallback.handler(req, match[1]!) : methodNotAllowed(req, 'POST');
+    }
+    return notFound(req);
+  };
+}

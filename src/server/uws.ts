@@ -1,0 +1,315 @@
+/**
+ * The HTTP transport on uWebSockets.js: the only file that knows uWS. It turns a uWS
+ * request into an HttpRequest, enforces the body limit before buffering (DECISIONS D4),
+ * and writes the handler's HttpResponse.
+ *
+ * uWS rules this code lives by: the request object is valid only during the callback,
+ * body chunks are views of a buffer uWS reuses, an aborted response must never be written,
+ * and an asynchronous answer needs onAborted registered before the callback returns.
+ */
+import uws from 'uWebSockets.js';
+import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp } from 'uWebSockets.js';
+import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
+
+export interface HttpServerOptions {
+  host: string;
+  /** 0 picks a free port; the chosen one is returned. */
+  port: number;
+  maxBodyBytes: number;
+  handler: Handler;
+  /** Called with whatever a handler threw; the client only sees a bare 500. Default: console.error. */
+  onError?: (err: unknown) => void;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  /** Stops listening and drops open connections. */
+  close(): void;
+}
+
+const REASONS: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content',
+  301: 'Moved Permanently', 302: 'Found', 304: 'Not Modified', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
+  400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone',
+  411: 'Length Required', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
+  429: 'Too Many Requests', 500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway',
+  503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+const statusLines = new Map<number, string>();
+for (const [code, reason] of Object.entries(REASONS)) statusLines.set(Number(code), `${code} ${reason}`);
+
+function statusLine(status: number): string {
+  let line = statusLines.get(status);
+  if (line === undefined) {
+    line = `${status} Status ${status}`;
+    statusLines.set(status, line);
+  }
+  return line;
+}
+
+const METHODS: Record<string, string> = { get: 'GET', post: 'POST', head: 'HEAD', put: 'PUT', delete: 'DELETE', options: 'OPTIONS', patch: 'PATCH' };
+const EMPTY = Buffer.alloc(0);
+const INTERNAL_ERROR: HttpResponse = { status: 500, body: JSON.stringify({ error: 'internal_error', msg: 'internal error' }) };
+
+// req.forEach is synchronous, so a module-level sink avoids a closure per request.
+let headerSink = new Map<string, string>();
+function collectHeader(name: string, value: string): void {
+  if (!headerSink.has(name)) headerSink.set(name, value);
+}
+function readHeaders(req: UwsRequest): Map<string, string> {
+  const headers = new Map<string, string>();
+  headerSink = headers;
+  req.forEach(collectHeader);
+  return headers;
+}
+
+function isValidResponse(r: unknown): r is HttpResponse {
+  if (typeof r !== 'object' || r === null) return false;
+  const { status, body } = r as HttpResponse;
+  return Number.isInteger(status) && status >= 200 && status <= 599 && (typeof body === 'string' || body instanceof Uint8Array);
+}
+
+function byteLength(body: string | Uint8Array): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+}
+
+/** Must run inside res.cork() (or the request callback, which uWS corks itself). */
+function emit(res: UwsResponse, response: HttpResponse, head: boolean): void {
+  const { status, headers, body } = response;
+  res.writeStatus(statusLine(status));
+  let hasType = false;
+  if (headers !== undefined) {
+    for (const name in headers) {
+      const lower = name.toLowerCase();
+      // uWS writes content-length itself; a second one would make the response invalid.
+      if (lower === 'content-length') continue;
+      if (lower === 'content-type') hasType = true;
+      res.writeHeader(name, headers[name]!);
+    }
+  }
+  if (status === 204 || status === 304) {
+    res.endWithoutBody();
+    return;
+  }
+  if (!hasType) res.writeHeader('content-type', 'application/json');
+  if (head) {
+    // endWithoutBody(n) in this uWS build leaves the connection waiting for n body bytes;
+    // writing the header ourselves keeps keep-alive working.
+    res.writeHeader('content-length', String(byteLength(body)));
+    res.endWithoutBody();
+  } else {
+    res.end(body);
+  }
+}
+
+// res.cork runs its callback synchronously, so these stand in for closure captures.
+let corkRes: UwsResponse | undefined;
+let corkResponse: HttpResponse = INTERNAL_ERROR;
+let corkHead = false;
+let corkClose = false;
+function corkedEmit(): void {
+  const res = corkRes!;
+  try {
+    if (corkClose) {
+      res.writeStatus(statusLine(corkResponse.status)).writeHeader('content-type', 'application/json').end(corkResponse.body, true);
+    } else {
+      emit(res, corkResponse, corkHead);
+    }
+  } catch {
+    // A header value uWS refuses, half-way through the head: only dropping the connection is honest.
+    res.close();
+  }
+}
+function send(res: UwsResponse, response: HttpResponse, head: boolean, close = false): void {
+  corkRes = res;
+  corkResponse = response;
+  corkHead = head;
+  corkClose = close;
+  res.cork(corkedEmit);
+  corkRes = undefined;
+}
+
+function tooLarge(res: UwsResponse, msg: string): void {
+  send(res, { status: 413, body: JSON.stringify({ error: 'payload_too_large', msg }) }, false, true);
+}
+
+/** One request whose answer is not written from inside the uWS callback. */
+class Exchange {
+  aborted = false;
+  /** Set once a response went out (or the body overflowed); later chunks are ignored. */
+  done = false;
+  received = 0;
+  buffer: Buffer | undefined;
+  chunks: Buffer[] | undefined;
+
+  constructor(
+    readonly server: Server,
+    readonly res: UwsResponse,
+    readonly method: string,
+    readonly path: string,
+    readonly headers: Map<string, string>,
+    /** The declared content-length, or -1 for a chunked body. */
+    readonly expected: number,
+  ) {}
+
+  onData(chunk: ArrayBuffer, isLast: boolean): void {
+    if (this.done || this.aborted) return;
+    const n = chunk.byteLength;
+    const total = this.received + n;
+    const limit = this.server.maxBodyBytes;
+    if (total > limit) {
+      this.done = true;
+      tooLarge(this.res, `request body is at least ${total} bytes, the limit is ${limit} bytes`);
+      return;
+    }
+    if (n > 0) {
+      if (this.buffer !== undefined) {
+        this.buffer.set(new Uint8Array(chunk), this.received);
+      } else if (isLast && this.chunks === undefined) {
+        this.received = total;
+        this.server.dispatch(this, Buffer.copyBytesFrom(new Uint8Array(chunk)));
+        return;
+      } else if (this.expected > 0 && this.received === 0) {
+        this.buffer = Buffer.allocUnsafe(this.expected);
+        this.buffer.set(new Uint8Array(chunk), 0);
+      } else {
+        (this.chunks ??= []).push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
+      }
+    }
+    this.received = total;
+    if (!isLast) return;
+    let body: Buffer;
+    if (this.buffer !== undefined) body = total === this.buffer.length ? this.buffer : this.buffer.subarray(0, total);
+    else if (this.chunks === undefined) body = EMPTY;
+    else body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, total);
+    this.server.dispatch(this, body);
+  }
+
+  respond(response: unknown): void {
+    if (this.aborted || this.done) return;
+    this.done = true;
+    send(this.res, isValidResponse(response) ? response : this.server.invalid(response), this.method === 'HEAD');
+  }
+
+  fail(err: unknown): void {
+    this.server.onError(err);
+    this.respond(INTERNAL_ERROR);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+class Server {
+  constructor(
+    readonly handler: Handler,
+    readonly maxBodyBytes: number,
+    readonly onError: (err: unknown) => void,
+  ) {}
+
+  invalid(response: unknown): HttpResponse {
+    this.onError(new TypeError(`handler returned an invalid response: ${String(response)}`));
+    return INTERNAL_ERROR;
+  }
+
+  readonly onRequest = (res: UwsResponse, req: UwsRequest): void => {
+    const raw = req.getMethod();
+    const method = METHODS[raw] ?? raw.toUpperCase();
+    const path = req.getUrl();
+    const headers = readHeaders(req);
+    if (method === 'GET' || method === 'HEAD') {
+      this.answerNow(res, { method, path, headers, body: EMPTY });
+      return;
+    }
+    let expected = -1;
+    const length = headers.get('content-length');
+    if (length !== undefined) {
+      expected = Number(length);
+      if (expected > this.maxBodyBytes) {
+        tooLarge(res, `request body is ${expected} bytes, the limit is ${this.maxBodyBytes} bytes`);
+        return;
+      }
+      if (!Number.isSafeInteger(expected)) expected = -1;
+    }
+    const exchange = new Exchange(this, res, method, path, headers, expected);
+    res.onAborted(() => {
+      exchange.aborted = true;
+    });
+    res.onData((chunk, isLast) => exchange.onData(chunk, isLast));
+  };
+
+  /** Bodiless requests: a synchronous handler is answered without any per-request state. */
+  answerNow(res: UwsResponse, request: HttpRequest): void {
+    let result: ReturnType<Handler>;
+    try {
+      result = this.handler(request);
+    } catch (err) {
+      this.onError(err);
+      send(res, INTERNAL_ERROR, request.method === 'HEAD');
+      return;
+    }
+    if (isThenable(result)) {
+      const exchange = new Exchange(this, res, request.method, request.path, request.headers as Map<string, string>, 0);
+      res.onAborted(() => {
+        exchange.aborted = true;
+      });
+      result.then(
+        (response) => exchange.respond(response),
+        (err: unknown) => exchange.fail(err),
+      );
+      return;
+    }
+    send(res, isValidResponse(result) ? result : this.invalid(result), request.method === 'HEAD');
+  }
+
+  dispatch(exchange: Exchange, body: Buffer): void {
+    const request: HttpRequest = { method: exchange.method, path: exchange.path, headers: exchange.headers, body };
+    let result: ReturnType<Handler>;
+    try {
+      result = this.handler(request);
+    } catch (err) {
+      exchange.fail(err);
+      return;
+    }
+    if (isThenable(result)) {
+      result.then(
+        (response) => exchange.respond(response),
+        (err: unknown) => exchange.fail(err),
+      );
+    } else {
+      exchange.respond(result);
+    }
+  }
+}
+
+function defaultOnError(err: unknown): void {
+  console.error('trellis: request handler failed:', err);
+}
+
+export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
+  const server = new Server(opts.handler, opts.maxBodyBytes, opts.onError ?? defaultOnError);
+  const app: TemplatedApp = uws.App();
+  app.any('/*', server.onRequest);
+  return new Promise((resolve, reject) => {
+    app.listen(opts.host, opts.port, (listenSocket) => {
+      if (listenSocket === false) {
+        reject(new Error(`cannot listen on ${opts.host}:${opts.port} (address in use or not available)`));
+        return;
+      }
+      let open = true;
+      resolve({
+        port: uws.us_socket_local_port(listenSocket),
+        close() {
+          if (!open) return;
+          open = false;
+          uws.us_listen_socket_close(listenSocket);
+          // App.close (present in this build, missing from its .d.ts) also drops keep-alive
+          // connections, which would otherwise keep the process alive.
+          (app as TemplatedApp & { close?: () => void }).close?.();
+        },
+      });
+    });
+  });
+}

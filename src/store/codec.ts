@@ -1,0 +1,18 @@
+/**
+ * Value encoding of the store. It is the msgpackr configuration thread messages use
+ * (src/value-msgpack.ts), so a record read in a worker posts onward without re-encoding
+ * surprises: bigint stays bigint, whole numbers stay numbers, typed arrays keep their
+ * type and DateTime is an extension. lmdb-js builds its own msgpackr Encoder from these
+ * options (the extension registry is global to the msgpackr module, which lmdb shares).
+ *
+ * Known msgpackr limits (values the wire cannot carry faithfully anyway): -0 reads back
+ * as 0, a lone UTF-16 surrogate is replaced, and an object key "__proto__" is renamed.
+ */
+import { PACKR_OPTIONS, registerValueExtensions } from '../value-msgpack.js';
+
+registerValueExtensions();
+
+/** Options for lmdb's `encoder`: merged by lmdb-js into the msgpackr Encoder it creates. */
+export function storeEncoderOptions(): Record<string, unknown> {
+  return { ...PACKR_OPTIONS, copyBuffers: true };
+}

@@ -1,0 +1,165 @@
+/**
+ * The LMDB-backed Store: one environment per folder, named sub-databases (layout.ts),
+ * fresh read snapshots per `read`, one child transaction per `write` (lmdb-js queues the
+ * child transactions of one event turn into one LMDB commit).
+ */
+import fs from 'node:fs';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
+import { storeEncoderOptions } from './codec.js';
+import { GraphReadView, GraphWriteView } from './graph.js';
+import type { Dbs, IdState } from './graph.js';
+import { DB, FORMAT_VERSION, META } from './layout.js';
+import type { GraphReader, GraphWriter, Store, StoreOptions } from './types.js';
+
+/** Room for the sub-databases that index/ adds later. */
+const MAX_DBS = 128;
+
+class LmdbStore implements Store {
+  readonly path: string;
+  readonly readOnly: boolean;
+  private readonly reader: GraphReadView;
+  private closed = false;
+
+  constructor(
+    options: StoreOptions,
+    private readonly env: RootDatabase,
+    private readonly dbs: Dbs,
+    private readonly ids: IdState,
+  ) {
+    this.path = options.path;
+    this.readOnly = options.readOnly ?? false;
+    this.reader = new GraphReadView(dbs);
+  }
+
+  read<T>(fn: (r: GraphReader) => T): T {
+    if (this.closed) throw new Error(`store ${this.path} is closed`);
+    // lmdb-js renews its shared read snapshot only on a later event turn; a pooled worker
+    // blocked in Atomics.wait never gets one, so every read starts a new snapshot itself.
+    this.env.resetReadTxn();
+    return fn(this.reader);
+  }
+
+  write<T>(fn: (w: GraphWriter) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error(`store ${this.path} is closed`));
+    if (this.readOnly) {
+      return Promise.reject(new Error(`store ${this.path} is open read-only; writes need a writer`));
+    }
+    // The callback runs later, inside the batch lmdb-js is committing; a throw aborts only
+    // this child transaction and rejects this promise with the thrown error.
+    return this.env.childTransaction(() => {
+      const writer = new GraphWriteView(this.dbs, this.ids);
+      const result = fn(writer);
+      // lmdb-js would hold the write lock across the await and finish() would run early.
+      if (result instanceof Promise) throw new Error('store.write: the function must be synchronous');
+      writer.finish();
+      return result;
+    });
+  }
+
+  async flushed(): Promise<void> {
+    await this.env.flushed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.env.close();
+  }
+}
+
+/**
+ * Opens (creating unless read-only) the store in `options.path`. Returns a promise so
+ * callers need not change if opening ever needs asynchronous work; it does none today.
+ */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const readOnly = options.readOnly ?? false;
+  if (readOnly) {
+    if (!fs.existsSync(options.path)) {
+      throw new Error(`cannot open store read-only: ${options.path} does not exist`);
+    }
+    if (!fs.existsSync(join(options.path, 'data.mdb'))) {
+      throw new Error(`cannot open store read-only: ${options.path} holds no database`);
+    }
+  } else {
+    fs.mkdirSync(options.path, { recursive: true });
+  }
+  const env = open({
+    path: options.path,
+    maxDbs: MAX_DBS,
+    readOnly,
+    ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
+  });
+  try {
+    const dbs = openDbs(env, options.path);
+    const ids = readOnly ? { nextNode: 0, nextEdge: 0 } : initialise(env, options.path, dbs);
+    if (readOnly) checkVersion(options.path, readVersion(dbs));
+    return new LmdbStore(options, env, dbs, ids);
+  } catch (err) {
+    await env.close();
+    throw err;
+  }
+}
+
+function openDbs(env: RootDatabase, path: string): Dbs {
+  const sub = <V, K extends Key>(name: string, index: boolean): Database<V, K> => {
+    try {
+      // lmdb-js types `encoder` on the root options only; openDB accepts it per database.
+      const options: RootDatabaseOptions = index ? { encoding: 'binary' } : { encoder: storeEncoderOptions() };
+      return env.openDB<V, K>(name, options);
+    } catch (err) {
+      throw new Error(`store ${path}: cannot open sub-database "${name}": ${String(err)}`, { cause: err });
+    }
+  };
+  return {
+    nodes: sub(DB.nodes, false),
+    edges: sub(DB.edges, false),
+    out: sub(DB.out, true),
+    in: sub(DB.in, true),
+    nodeLabels: sub(DB.nodeLabels, true),
+    edgeLabels: sub(DB.edgeLabels, true),
+    meta: sub(DB.meta, false),
+  };
+}
+
+/** A read-only open of a foreign LMDB gets unusable handles for our missing sub-databases. */
+function readVersion(dbs: Dbs): number | undefined {
+  try {
+    return dbs.meta.get(META.version);
+  } catch {
+    return undefined;
+  }
+}
+
+function checkVersion(path: string, version: number | undefined): void {
+  if (version === undefined) throw new Error(`store ${path}: not a Trellis database (no format version)`);
+  if (version !== FORMAT_VERSION) {
+    throw new Error(`store ${path}: format version ${version}, this build reads version ${FORMAT_VERSION}`);
+  }
+}
+
+/**
+ * Stamps a new database and reads the id high-water marks. The last stored key is a
+ * second witness, should `meta` ever lag behind the data.
+ */
+function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
+  return env.transactionSync(() => {
+    const version = dbs.meta.get(META.version);
+    if (version === undefined) {
+      if (dbs.nodes.getKeysCount() > 0) throw new Error(`store ${path}: data without a format version`);
+      dbs.meta.putSync(META.version, FORMAT_VERSION);
+    } else {
+      checkVersion(path, version);
+    }
+    return {
+      nextNode: Math.max(dbs.meta.get(META.nextNode) ?? 0, lastKey(dbs.nodes) + 1),
+      nextEdge: Math.max(dbs.meta.get(META.nextEdge) ?? 0, lastKey(dbs.edges) + 1),
+    };
+  });
+}
+
+function lastKey(db: Database<unknown, number>): number {
+  for (const k of db.getKeys({ reverse: true, limit: 1 })) return k;
+  return -1;
+}

@@ -1,0 +1,98 @@
+/**
+ * The storage interface the executor codes against. Only src/store/ imports `lmdb`.
+ *
+ * Ids are JS numbers: they are allocated sequentially from 0 and a database never gets
+ * near 2^53 elements, so an id beyond Number.MAX_SAFE_INTEGER names an element that
+ * cannot exist (the wire layer maps such ids to "absent", never to a wrong element).
+ *
+ * Every method is synchronous and runs inside the transaction of the enclosing
+ * `Store.read` or `Store.write` call: reads see one snapshot, and inside a write they see
+ * the batch's own earlier writes.
+ */
+import type { ValueObject } from '../value.js';
+
+export interface NodeRecord {
+  readonly id: number;
+  readonly label: string;
+  readonly props: ValueObject;
+}
+
+export interface EdgeRecord {
+  readonly id: number;
+  readonly label: string;
+  readonly from: number;
+  readonly to: number;
+  readonly props: ValueObject;
+}
+
+/** One adjacency entry seen from `node`: the edge, its label and the node at the other end. */
+export interface Adjacent {
+  readonly edge: number;
+  readonly label: string;
+  readonly other: number;
+}
+
+export interface GraphReader {
+  getNode(id: number): NodeRecord | undefined;
+  getEdge(id: number): EdgeRecord | undefined;
+  hasNode(id: number): boolean;
+  hasEdge(id: number): boolean;
+  /** All node ids, ascending. Lazy: stops reading when the consumer stops. */
+  nodeIds(): Iterable<number>;
+  /** Ids of nodes with this label, ascending. Lazy. */
+  nodeIdsByLabel(label: string): Iterable<number>;
+  edgeIds(): Iterable<number>;
+  edgeIdsByLabel(label: string): Iterable<number>;
+  /**
+   * Edges leaving `node` (one range scan). With a label: ordered by (other, edge).
+   * Without: ordered by (label, other, edge); callers that need id order sort.
+   */
+  outEdges(node: number, label?: string): Iterable<Adjacent>;
+  /** Edges arriving at `node`; `other` is the edge's source. Same ordering rules. */
+  inEdges(node: number, label?: string): Iterable<Adjacent>;
+  nodeCount(): number;
+  edgeCount(): number;
+}
+
+export interface GraphWriter extends GraphReader {
+  /** Allocates the next node id (never reused, gaps allowed after a rollback). */
+  createNode(label: string, props: ValueObject): number;
+  /** The endpoints must exist; the caller checks and reports node_not_found. */
+  createEdge(label: string, from: number, to: number, props: ValueObject): number;
+  /** Replaces label and properties of an existing node (keeps the label index in step). */
+  putNode(node: NodeRecord): void;
+  /** Replaces the properties of an existing edge (label and endpoints are fixed). */
+  putEdgeProps(id: number, props: ValueObject): void;
+  /** Deletes the node and every incident edge. Returns false when it did not exist. */
+  deleteNode(id: number): boolean;
+  deleteEdge(id: number): boolean;
+}
+
+export interface StoreOptions {
+  /** Folder holding the LMDB files; created when missing (unless readOnly). */
+  readonly path: string;
+  readonly readOnly?: boolean;
+  /** Upper bound of the memory map, bytes. */
+  readonly mapSize?: number;
+}
+
+export interface Store {
+  readonly path: string;
+  readonly readOnly: boolean;
+  /**
+   * Runs `fn` on a fresh read snapshot (renewed at every call: a pooled worker thread
+   * would otherwise keep an old snapshot forever, since lmdb-js renews it only on event
+   * turns that a blocked worker never has).
+   */
+  read<T>(fn: (r: GraphReader) => T): T;
+  /**
+   * Runs `fn` in its own child write transaction. If `fn` throws, everything it wrote is
+   * rolled back and the promise rejects with that error; otherwise the promise resolves
+   * with `fn`'s result once the transaction is committed (visible to new readers).
+   * Calls made in one event turn share one LMDB commit (group commit).
+   */
+  write<T>(fn: (w: GraphWriter) => T): Promise<T>;
+  /** Resolves when every commit so far is flushed to disk (for X-Svc-Await-Durable). */
+  flushed(): Promise<void>;
+  close(): Promise<void>;
+}

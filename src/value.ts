@@ -1,0 +1,57 @@
+/**
+ * Property values as they live in memory, in storage and in thread messages.
+ *
+ * The wire has thirteen tagged kinds (reference v2-wire §4.1); in memory we keep the
+ * distinctions that change behaviour and collapse the ones that never show:
+ * - i64 is a `bigint` and f64 a `number`, so `5` and `5.0` stay different kinds
+ *   (arithmetic, `sack_add` and response encoding depend on it);
+ * - f32 is a `number` already rounded with `Math.fround` (it prints widened to f64, as the
+ *   reference does, and compares numerically, so nothing else can tell it apart);
+ * - date_time is a `DateTime` (UTC epoch milliseconds), never a bare number or string;
+ * - bytes is a `Uint8Array`; i64/f64/f32 arrays are typed arrays; string arrays and
+ *   heterogeneous arrays are plain arrays (they print the same);
+ * - object is a plain record of values.
+ */
+export type Value =
+  | null
+  | boolean
+  | bigint
+  | number
+  | string
+  | DateTime
+  | Uint8Array
+  | BigInt64Array
+  | Float64Array
+  | Float32Array
+  | Value[]
+  | ValueObject;
+
+export interface ValueObject {
+  [key: string]: Value;
+}
+
+export class DateTime {
+  constructor(readonly ms: number) {}
+}
+
+/** The largest and smallest i64, for range checks on integer tokens. */
+export const I64_MAX = (1n << 63n) - 1n;
+export const I64_MIN = -(1n << 63n);
+
+export function isNumeric(v: Value): v is bigint | number {
+  return typeof v === 'bigint' || typeof v === 'number';
+}
+
+export function toNumber(v: bigint | number): number {
+  return typeof v === 'bigint' ? Number(v) : v;
+}
+
+export function isValueObject(v: unknown): v is ValueObject {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    !ArrayBuffer.isView(v) &&
+    !(v instanceof DateTime)
+  );
+}

@@ -1,0 +1,133 @@
+/**
+ * The per-kind wire schema of every operation: one entry per OpKind (a Record, so a kind
+ * without a schema does not compile). Each entry checks the payload object strictly
+ * (unknown keys are 400, D3) and yields the plan node.
+ */
+import type { OpKind, OpOf, PlanNode, Projection, BindingProjection, BindingTarget, SubTraversal, RepeatConfig } from '../plan/ops.js';
+import { INPUT_ONLY_KINDS } from '../plan/ops.js';
+import { elementRef, expr, order, predicate, propertyInput, streamBound } from './expr.js';
+import { bool, fail, list, name, oneOf, optional, required, str, struct, tagged, tuple, u64, type Field } from './schema.js';
+import { propertyValue } from './values.js';
+
+/** Any operation tree node. */
+export const planNode: Field<PlanNode> = (json, path) => {
+  const { tag, body, bodyPath } = tagged(json, path, 'an operation');
+  if (tag === 'context') {
+    return body === undefined ? { op: 'context', path } : fail(path, '"context" is a bare string, not an object key');
+  }
+  const decode = Object.hasOwn(OPS, tag) ? OPS[tag as OpKind] : undefined;
+  if (!decode) return fail(path, `unknown operation "${tag}"`);
+  if (body === undefined) return fail(path, `operation "${tag}" needs an object payload`);
+  return decode(body, bodyPath);
+};
+
+const input = required(planNode);
+const maybeInput = optional(planNode);
+const sub: Field<SubTraversal> = struct({ root: required(planNode) });
+const assignments = list(tuple(name, propertyInput));
+
+const projection: Field<Projection> = (json, path) => {
+  const { tag, body, bodyPath } = tagged(json, path, 'a projection');
+  if (tag === 'property') return { kind: 'property', ...struct({ source: required(name), alias: required(name) })(body, bodyPath) };
+  if (tag === 'expr') return { kind: 'expr', ...struct({ alias: required(name), expr: required(expr) })(body, bodyPath) };
+  return fail(path, `unknown projection "${tag}" (expected "property" or "expr")`);
+};
+
+const bindingTarget: Field<BindingTarget> = (json, path) => {
+  const { tag, body, bodyPath } = tagged(json, path, 'a binding target');
+  if (tag === 'current') return body === undefined ? { kind: 'current' } : fail(path, '"current" is a bare string');
+  if (tag === 'binding') return { kind: 'binding', name: name(body, bodyPath) };
+  return fail(path, `unknown binding target "${tag}"`);
+};
+const bindingRef = struct({ target: required(bindingTarget), source: required(name) });
+const bindingProjection: Field<BindingProjection> = (json, path) => {
+  const { tag, body, bodyPath } = tagged(json, path, 'a binding projection');
+  if (tag === 'property') {
+    return { kind: 'property', ...struct({ target: required(bindingTarget), source: required(name), alias: required(name) })(body, bodyPath) };
+  }
+  if (tag === 'coalesce') return { kind: 'coalesce', ...struct({ refs: required(list(bindingRef)), alias: required(name) })(body, bodyPath) };
+  return fail(path, `unknown binding projection "${tag}"`);
+};
+
+const repeatConfig: Field<RepeatConfig> = struct({
+  traversal: required(sub),
+  times: optional(u64),
+  until: optional(predicate),
+  emit: required(oneOf(['none', 'before', 'after', 'all'] as const)),
+  emit_predicate: optional(predicate),
+  max_depth: required(u64),
+});
+
+/** Builds a kind's decoder from its payload shape; the result is the plan node. */
+function op<K extends OpKind>(kind: K, shape: Record<string, Field<unknown>>): Field<OpOf<K>> {
+  const decode = struct(shape);
+  return (json, path) => ({ op: kind, path, ...decode(json, path) }) as unknown as OpOf<K>;
+}
+
+const hop = <K extends 'out' | 'in' | 'both' | 'out_e' | 'in_e' | 'both_e'>(k: K) => op(k, { input, label: optional(name) });
+const inputOnly = Object.fromEntries(INPUT_ONLY_KINDS.map((k) => [k, op(k, { input })])) as {
+  [K in (typeof INPUT_ONLY_KINDS)[number]]: Field<OpOf<K>>;
+};
+
+export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
+  ...inputOnly,
+  context: (_json, path) => fail(path, '"context" is a bare string, not an object key'),
+  nodes: op('nodes', { reference: required(elementRef) }),
+  edges: op('edges', { reference: required(elementRef) }),
+  nodes_where: op('nodes_where', { predicate: required(predicate) }),
+  edges_where: op('edges_where', { predicate: required(predicate) }),
+  shortest_path: op('shortest_path', {
+    source: required(elementRef),
+    target: required(elementRef),
+    label: optional(name),
+    direction: required(oneOf(['out', 'in', 'both'] as const)),
+    max_depth: required(u64),
+  }),
+  inject: op('inject', { input: maybeInput, variable: required(name) }),
+  out: hop('out'), in: hop('in'), both: hop('both'), out_e: hop('out_e'), in_e: hop('in_e'), both_e: hop('both_e'),
+  where: op('where', { input, predicate: required(predicate) }),
+  has: op('has', { input, property: required(name), value: required(propertyValue) }),
+  has_label: op('has_label', { input, label: required(name) }),
+  has_key: op('has_key', { input, property: required(name) }),
+  edge_has: op('edge_has', { input, property: required(name), value: required(propertyInput) }),
+  edge_has_label: op('edge_has_label', { input, label: required(name) }),
+  within: op('within', { input, variable: required(name) }),
+  without: op('without', { input, variable: required(name) }),
+  limit: op('limit', { input, count: required(streamBound) }),
+  skip: op('skip', { input, count: required(streamBound) }),
+  range: op('range', { input, start: required(streamBound), end: required(streamBound) }),
+  order_by: op('order_by', { input, property: required(name), order: required(order) }),
+  order_by_multiple: op('order_by_multiple', { input, orderings: required(list(tuple(name, order))) }),
+  as: op('as', { input, name: required(name) }),
+  store: op('store', { input, name: required(name) }),
+  select: op('select', { input, name: required(name) }),
+  bind: op('bind', { input, name: required(name) }),
+  values: op('values', { input, properties: required(list(name)) }),
+  value_map: op('value_map', { input, properties: optional(list(name)) }),
+  project: op('project', { input, projections: required(list(projection)) }),
+  project_bindings: op('project_bindings', { input, projections: required(list(bindingProjection)), distinct: required(bool) }),
+  group: op('group', { input, property: required(name) }),
+  group_count: op('group_count', { input, property: required(name) }),
+  aggregate_by: op('aggregate_by', {
+    input,
+    function: required(oneOf(['count', 'sum', 'min', 'max', 'mean'] as const)),
+    property: required(name),
+  }),
+  add_n: op('add_n', { input: maybeInput, label: required(name), properties: required(assignments) }),
+  add_e: op('add_e', { input, label: required(name), to: required(elementRef), properties: required(assignments) }),
+  set_property: op('set_property', { input, name: required(name), value: required(propertyInput) }),
+  remove_property: op('remove_property', { input, name: required(name) }),
+  drop_edge: op('drop_edge', { input, to: required(elementRef) }),
+  drop_edge_labeled: op('drop_edge_labeled', { input, to: required(elementRef), label: required(name) }),
+  drop_edge_by_id: op('drop_edge_by_id', { input: maybeInput, edges: required(elementRef) }),
+  union: op('union', { input, traversals: required(list(sub)) }),
+  coalesce: op('coalesce', { input, traversals: required(list(sub)) }),
+  optional: op('optional', { input, traversal: required(sub) }),
+  choose: op('choose', { input, condition: required(predicate), then_traversal: required(sub), else_traversal: optional(sub) }),
+  repeat: op('repeat', { input, config: required(repeatConfig) }),
+  with_sack: op('with_sack', { input, initial: required(propertyValue) }),
+  sack_set: op('sack_set', { input, property: required(name) }),
+  sack_add: op('sack_add', { input, property: required(name) }),
+};
+
+export { str };

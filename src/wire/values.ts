@@ -1,0 +1,156 @@
+/**
+ * Values on the wire: tagged literals in the operation tree (reference §4.1), untagged
+ * parameter values (§2.2) and typed parameters (`parameter_types`, contract and D6/D7).
+ */
+import { DateTime, I64_MAX, I64_MIN, type Value, type ValueObject } from '../value.js';
+import { MAX_DATE_MS, parseRfc3339 } from '../datetime.js';
+import { describe, fail, isObject, tagged, type Field } from './schema.js';
+
+const F32_MAX = 3.4028234663852886e38;
+
+function i64(json: unknown, path: string): bigint {
+  if (typeof json !== 'bigint') return fail(path, `expected an integer (i64), got ${describe(json)}`);
+  if (json > I64_MAX || json < I64_MIN) return fail(path, `${json} is outside the i64 range`);
+  return json;
+}
+
+function f64(json: unknown, path: string): number {
+  const n = typeof json === 'bigint' ? Number(json) : json;
+  if (typeof n !== 'number') return fail(path, `expected a number, got ${describe(json)}`);
+  if (!Number.isFinite(n)) return fail(path, 'numbers must be finite');
+  return n;
+}
+
+function f32(json: unknown, path: string): number {
+  const n = f64(json, path);
+  if (Math.abs(n) > F32_MAX) return fail(path, `${n} is outside the f32 range`);
+  return Math.fround(n);
+}
+
+function arrayOf<T>(json: unknown, path: string, item: (v: unknown, p: string) => T): T[] {
+  if (!Array.isArray(json)) return fail(path, `expected an array, got ${describe(json)}`);
+  return json.map((v, i) => item(v, `${path}[${i}]`));
+}
+
+function dateTimeMillis(json: unknown, path: string): DateTime {
+  const ms = i64(json, path);
+  if (ms > BigInt(MAX_DATE_MS) || ms < -BigInt(MAX_DATE_MS)) return fail(path, `date_time ${ms} ms is outside the supported range (±8.64e15 ms)`);
+  return new DateTime(Number(ms));
+}
+
+/** A tagged PropertyValue literal: `"null"`, `{"i64": 5}`, `{"string": "x"}`, ... */
+export const propertyValue: Field<Value> = (json, path) => {
+  const { tag, body, bodyPath } = tagged(json, path, 'a property value');
+  switch (tag) {
+    case 'null':
+      return body === undefined ? null : fail(path, '"null" is a bare string, not an object key');
+    case 'bool':
+      return typeof body === 'boolean' ? body : fail(bodyPath, `expected true or false, got ${describe(body)}`);
+    case 'i64':
+      return i64(body, bodyPath);
+    case 'f64':
+      return f64(body, bodyPath);
+    case 'f32':
+      return f32(body, bodyPath);
+    case 'date_time':
+      return dateTimeMillis(body, bodyPath);
+    case 'string':
+      return typeof body === 'string' ? body : fail(bodyPath, `expected a string, got ${describe(body)}`);
+    case 'bytes':
+      return Uint8Array.from(
+        arrayOf(body, bodyPath, (v, p) => (typeof v === 'bigint' && v >= 0n && v <= 255n ? Number(v) : fail(p, `expected a byte 0-255, got ${describe(v)}`))),
+      );
+    case 'i64_array':
+      return BigInt64Array.from(arrayOf(body, bodyPath, i64));
+    case 'f64_array':
+      return Float64Array.from(arrayOf(body, bodyPath, f64));
+    case 'f32_array':
+      return Float32Array.from(arrayOf(body, bodyPath, f32));
+    case 'string_array':
+      return arrayOf(body, bodyPath, (v, p) => (typeof v === 'string' ? v : fail(p, `expected a string, got ${describe(v)}`)));
+    case 'array':
+      return arrayOf(body, bodyPath, propertyValue);
+    case 'object': {
+      if (!isObject(body)) return fail(bodyPath, `expected an object, got ${describe(body)}`);
+      const out: ValueObject = {};
+      for (const key in body) setOwn(out, key, propertyValue(body[key], `${bodyPath}.${key}`));
+      return out;
+    }
+    default:
+      return fail(path, `unknown property value tag "${tag}"`);
+  }
+};
+
+/** Own-property assignment that is safe for a key named `__proto__`. */
+export function setOwn(target: ValueObject, key: string, value: Value): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * An untagged parameter value: integer tokens are i64 (beyond the i64 range: rejected,
+ * where the reference silently loses precision, Q12), other numbers f64.
+ */
+export const untypedValue: Field<Value> = (json, path) => {
+  switch (typeof json) {
+    case 'boolean':
+    case 'string':
+      return json;
+    case 'bigint':
+      return i64(json, path);
+    case 'number':
+      return f64(json, path);
+    case 'object': {
+      if (json === null) return null;
+      if (Array.isArray(json)) return json.map((v, i) => untypedValue(v, `${path}[${i}]`));
+      const out: ValueObject = {};
+      const obj = json as Record<string, unknown>;
+      for (const key in obj) setOwn(out, key, untypedValue(obj[key], `${path}.${key}`));
+      return out;
+    }
+    default:
+      return fail(path, `unsupported value ${describe(json)}`);
+  }
+};
+
+/** A `parameter_types` entry: the contract's types only (D6). */
+export type ParamType = 'bool' | 'i64' | 'string' | 'date_time' | 'value' | 'object' | { readonly array: ParamType };
+
+const SCALAR_TYPES = ['bool', 'i64', 'string', 'date_time', 'value', 'object'] as const;
+
+export const paramType: Field<ParamType> = (json, path) => {
+  if (typeof json === 'string') {
+    if ((SCALAR_TYPES as readonly string[]).includes(json)) return json as ParamType;
+    if (json === 'f32' || json === 'f64') {
+      return fail(path, `"${json}" is not a declarable parameter type: send floating-point numbers without parameter_types`);
+    }
+    if (json === 'bytes') return fail(path, 'bytes parameters cannot be sent on this route');
+    return fail(path, `unknown parameter type "${json}" (expected bool, i64, string, date_time, value, object or {"array": T})`);
+  }
+  if (isObject(json) && Object.keys(json).length === 1 && 'array' in json) return { array: paramType(json.array, `${path}.array`) };
+  return fail(path, `expected a parameter type, got ${describe(json)}`);
+};
+
+/** A parameter value checked against its declared type. */
+export function typedValue(type: ParamType, json: unknown, path: string): Value {
+  if (typeof type === 'object') {
+    if (!Array.isArray(json)) return fail(path, `declared {"array": ...} but got ${describe(json)}`);
+    return json.map((v, i) => typedValue(type.array, v, `${path}[${i}]`));
+  }
+  switch (type) {
+    case 'bool':
+      return typeof json === 'boolean' ? json : fail(path, `declared bool but got ${describe(json)}`);
+    case 'i64':
+      return typeof json === 'bigint' ? i64(json, path) : fail(path, `declared i64 but got ${describe(json)}`);
+    case 'string':
+      return typeof json === 'string' ? json : fail(path, `declared string but got ${describe(json)}`);
+    case 'date_time': {
+      const ms = typeof json === 'string' ? parseRfc3339(json) : null;
+      return ms === null ? fail(path, `declared date_time but got ${describe(json)}; expected an RFC 3339 date-time such as "2026-01-01T00:00:00.000Z"`) : new DateTime(ms);
+    }
+    case 'object':
+      return isObject(json) ? untypedValue(json, path) : fail(path, `declared object but got ${describe(json)}`);
+    case 'value':
+      return untypedValue(json, path);
+  }
+}

@@ -1,0 +1,172 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, USAGE } from '../src/config.js';
+
+let root: string;
+let empty: string;
+let project: string;
+
+before(() => {
+  root = mkdtempSync(join(tmpdir(), 'trellis-config-'));
+  empty = join(root, 'empty');
+  project = join(root, 'proj');
+  mkdirSync(empty);
+  mkdirSync(project);
+});
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function writeConfig(dir: string, content: unknown): void {
+  writeFileSync(join(dir, 'trellis.json'), typeof content === 'string' ? content : JSON.stringify(content));
+}
+
+function configError(fn: () => unknown, pattern: RegExp): void {
+  assert.throws(fn, (err: unknown) => {
+    assert.ok(err instanceof ConfigError, String(err));
+    assert.match(err.message, pattern);
+    return true;
+  });
+}
+
+test('defaults with no flags, no variables, no file', () => {
+  const c = loadConfig([], {}, empty);
+  assert.deepEqual(c, {
+    port: 6969,
+    host: '127.0.0.1',
+    dataDir: join(empty, 'data'),
+    mode: 'writer',
+    project: undefined,
+    configFile: undefined,
+    workers: Math.max(1, availableParallelism() - 1),
+    maxBodyBytes: 16777216,
+    mcp: false,
+    help: false,
+  });
+});
+
+test('precedence: flag > environment > file > default, for every setting', () => {
+  const dir = join(root, 'prec');
+  mkdirSync(dir);
+  writeConfig(dir, { port: 1111, host: '0.0.0.0', dataDir: 'filedata', mode: 'reader', workers: 3, maxBodyBytes: 3000, mcp: true });
+  const fromFile = loadConfig([], {}, dir);
+  assert.equal(fromFile.project, dir);
+  assert.equal(fromFile.configFile, join(dir, 'trellis.json'));
+  assert.deepEqual(
+    [fromFile.port, fromFile.host, fromFile.dataDir, fromFile.mode, fromFile.workers, fromFile.maxBodyBytes, fromFile.mcp],
+    [1111, '0.0.0.0', join(dir, 'filedata'), 'reader', 3, 3000, true],
+  );
+
+  const env = {
+    TRELLIS_PORT: '2222',
+    TRELLIS_HOST: '::1',
+    TRELLIS_DATA_DIR: 'envdata',
+    TRELLIS_MODE: 'writer',
+    TRELLIS_WORKERS: '4',
+    TRELLIS_MAX_BODY_BYTES: '4000',
+  };
+  const fromEnv = loadConfig([], env, dir);
+  assert.deepEqual(
+    [fromEnv.port, fromEnv.host, fromEnv.dataDir, fromEnv.mode, fromEnv.workers, fromEnv.maxBodyBytes, fromEnv.mcp],
+    [2222, '::1', join(dir, 'envdata'), 'writer', 4, 4000, true],
+  );
+
+  const argv = ['--port', '3333', '--host=localhost', '--data', '/abs/flagdata', '--mode=reader', '--workers', '5', '--max-body-bytes=5000'];
+  const fromFlags = loadConfig(argv, env, dir);
+  assert.deepEqual(
+    [fromFlags.port, fromFlags.host, fromFlags.dataDir, fromFlags.mode, fromFlags.workers, fromFlags.maxBodyBytes],
+    [3333, 'localhost', '/abs/flagdata', 'reader', 5, 5000],
+  );
+
+  // Mixed: each setting independently takes its highest-precedence source.
+  const mixed = loadConfig(['--port', '7000'], { TRELLIS_WORKERS: '9' }, dir);
+  assert.deepEqual([mixed.port, mixed.workers, mixed.maxBodyBytes, mixed.host], [7000, 9, 3000, '0.0.0.0']);
+});
+
+test('--port 7000 and --port=7000 are the same; the last repeated flag wins', () => {
+  assert.equal(loadConfig(['--port', '7000'], {}, empty).port, 7000);
+  assert.equal(loadConfig(['--port=7000'], {}, empty).port, 7000);
+  assert.equal(loadConfig(['--port', '0', '--port', '7001'], {}, empty).port, 7001);
+  assert.equal(loadConfig(['--port=0'], {}, empty).port, 0);
+});
+
+test('the project folder comes from --project or TRELLIS_PROJECT, relative to cwd', () => {
+  writeConfig(project, { port: 4444 });
+  const viaFlag = loadConfig(['--project', 'proj'], {}, root);
+  assert.equal(viaFlag.project, project);
+  assert.equal(viaFlag.port, 4444);
+  assert.equal(viaFlag.dataDir, join(root, 'data'), 'the default data dir is relative to cwd');
+  assert.equal(loadConfig([], { TRELLIS_PROJECT: project }, empty).port, 4444);
+  assert.equal(loadConfig(['--project', project], { TRELLIS_PROJECT: empty }, root).port, 4444, 'flag beats variable');
+  const noFile = loadConfig(['--project', empty], {}, root);
+  assert.equal(noFile.project, empty);
+  assert.equal(noFile.configFile, undefined);
+  assert.equal(noFile.port, 6969);
+  configError(() => loadConfig(['--project', 'missing'], {}, root), /^--project: .*missing is not a folder$/);
+  configError(() => loadConfig([], { TRELLIS_PROJECT: join(project, 'trellis.json') }, root), /^TRELLIS_PROJECT: .* is not a folder$/);
+});
+
+test('an empty environment variable counts as unset', () => {
+  assert.equal(loadConfig([], { TRELLIS_PORT: '' }, empty).port, 6969);
+});
+
+test('bad values name their flag, variable or file key', () => {
+  configError(() => loadConfig(['--port', '65536'], {}, empty), /^--port must be an integer from 0 to 65535, got "65536"$/);
+  configError(() => loadConfig(['--port=-1'], {}, empty), /^--port must be an integer from 0 to 65535, got "-1"$/);
+  configError(() => loadConfig(['--port', '70a'], {}, empty), /^--port must be/);
+  configError(() => loadConfig(['--port', '1e3'], {}, empty), /^--port must be/);
+  configError(() => loadConfig(['--port', '80.5'], {}, empty), /^--port must be/);
+  configError(() => loadConfig(['--port='], {}, empty), /^--port must be an integer from 0 to 65535, got ""$/);
+  configError(() => loadConfig([], { TRELLIS_PORT: 'abc' }, empty), /^TRELLIS_PORT must be an integer from 0 to 65535, got "abc"$/);
+  configError(() => loadConfig(['--mode', 'primary'], {}, empty), /^--mode must be "writer" or "reader", got "primary"$/);
+  configError(() => loadConfig([], { TRELLIS_MODE: 'Writer' }, empty), /^TRELLIS_MODE must be "writer" or "reader"/);
+  configError(() => loadConfig(['--workers', '0'], {}, empty), /^--workers must be an integer from 1 to 1024, got "0"$/);
+  configError(() => loadConfig([], { TRELLIS_MAX_BODY_BYTES: '0' }, empty), /^TRELLIS_MAX_BODY_BYTES must be an integer from 1 to/);
+  configError(() => loadConfig(['--host='], {}, empty), /^--host must be a non-empty host name or address/);
+});
+
+test('unknown flags, stray arguments and missing values are errors', () => {
+  configError(() => loadConfig(['--prot', '7000'], {}, empty), /^unknown option --prot$/);
+  configError(() => loadConfig(['--verbose'], {}, empty), /^unknown option --verbose$/);
+  configError(() => loadConfig(['7000'], {}, empty), /^unexpected argument "7000"/);
+  configError(() => loadConfig(['--port'], {}, empty), /^--port needs a value/);
+  configError(() => loadConfig(['--port', '--host', 'x'], {}, empty), /^--port needs a value/);
+});
+
+test('--help returns a flag and skips validation of other sources', () => {
+  const c = loadConfig(['--help'], { TRELLIS_PORT: 'bad' }, empty);
+  assert.equal(c.help, true);
+  assert.equal(loadConfig(['-h'], {}, empty).help, true);
+  configError(() => loadConfig(['--help', '--bogus'], {}, empty), /unknown option --bogus/);
+  for (const word of ['--port', '--host', '--data', '--mode', '--project', '--workers', '--max-body-bytes', 'TRELLIS_PORT', 'TRELLIS_DATA_DIR', 'mcp']) {
+    assert.ok(USAGE.includes(word), word);
+  }
+});
+
+test('config file errors: bad JSON, not an object, unknown key, bad value', () => {
+  const dir = join(root, 'bad');
+  mkdirSync(dir);
+  const file = join(dir, 'trellis.json');
+  writeConfig(dir, '{"port": 1,');
+  configError(() => loadConfig([], {}, dir), new RegExp(`^${file}: cannot read it as JSON: `));
+  writeConfig(dir, '[1]');
+  configError(() => loadConfig([], {}, dir), /must hold a JSON object$/);
+  writeConfig(dir, { port: 1, prot: 2 });
+  configError(() => loadConfig([], {}, dir), /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, maxBodyBytes, mcp$/);
+  writeConfig(dir, { project: '.' });
+  configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);
+  writeConfig(dir, { port: 70000 });
+  configError(() => loadConfig([], {}, dir), /trellis\.json: "port" must be an integer from 0 to 65535, got 70000$/);
+  writeConfig(dir, { port: '7000' });
+  configError(() => loadConfig([], {}, dir), /"port" must be an integer from 0 to 65535, got "7000"$/);
+  writeConfig(dir, { mode: 'both' });
+  configError(() => loadConfig([], {}, dir), /"mode" must be "writer" or "reader", got "both"$/);
+  writeConfig(dir, { mcp: 'yes' });
+  configError(() => loadConfig([], {}, dir), /"mcp" must be true or false, got "yes"$/);
+  writeConfig(dir, { workers: 1.5 });
+  configError(() => loadConfig([], {}, dir), /"workers" must be an integer from 1 to 1024, got 1.5$/);
+  // A flag does not excuse a broken file: the file is still read.
+  writeConfig(dir, { port: -5 });
+  configError(() => loadConfig(['--port', '1'], {}, dir), /"port" must be/);
+});

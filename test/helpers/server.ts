@@ -1,0 +1,101 @@
+/**
+ * Starts the real server (`node dist/src/cli.js`) as a child process on a free loopback
+ * port, so tests meet exactly what `npm start` runs, and crash tests can kill -9 it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
+
+export interface TestServer {
+  readonly url: string;
+  readonly port: number;
+  readonly proc: ChildProcess;
+  readonly output: () => string;
+  stop(): Promise<void>;
+  kill9(): Promise<void>;
+}
+
+export function tempDir(prefix = 'trellis-test-'): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export async function startTestServer(args: string[], options: { waitReady?: boolean } = {}): Promise<TestServer> {
+  const proc = spawn(process.execPath, [CLI, '--port', '0', '--workers', '1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout!.on('data', (d) => (output += d));
+  proc.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const check = () => {
+      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
+      const ready = !(options.waitReady ?? true) || output.includes('trellis ready');
+      if (m && ready) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    proc.stdout!.on('data', check);
+    proc.stderr!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    proc,
+    output: () => output,
+    async stop() {
+      if (proc.exitCode !== null) return;
+      proc.kill('SIGTERM');
+      await exited;
+    },
+    async kill9() {
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+export async function get(url: string): Promise<Reply> {
+  const res = await fetch(url);
+  const text = await res.text();
+  return { status: res.status, text, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+/** A write request adding one node per label/props pair. */
+export function writeRequest(entries: unknown[], returns: string[] = []): unknown {
+  return { request_type: 'write', query: { write: { entries, returns } } };
+}
+
+export function readRequest(entries: unknown[], returns: string[] = []): unknown {
+  return { request_type: 'read', query: { read: { entries, returns } } };
+}
+
+export const str = (s: string) => ({ value: { string: s } });
+export const countLabel = (name: string, label: string) => ({
+  query: { name, root: { count: { input: { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: label } } } } } } } } },
+});

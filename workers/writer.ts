@@ -1,0 +1,48 @@
+/**
+ * The single writer thread. Plumbing only: owns the read-write LMDB handle, runs each
+ * write plan in its own child transaction (Store.write groups the ones of one turn into
+ * one commit) and answers after commit, or after the flush for await-durable writes.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { runWrite } from '../src/database.js';
+import { toErrorBody } from '../src/errors.js';
+import { decodeMessage, encodeMessage, fromPlanMessage } from '../src/protocol/codec.js';
+import type { Reply, WriterEvent, WriterRequest } from '../src/protocol/messages.js';
+import { openStore } from '../src/store/index.js';
+import type { Store } from '../src/store/types.js';
+
+const port = parentPort!;
+const send = (event: WriterEvent) => port.postMessage(encodeMessage(event));
+
+let store: Store;
+try {
+  store = await openStore({ path: (workerData as { dataDir: string }).dataDir });
+  send({ kind: 'ready' });
+} catch (err) {
+  send({ kind: 'failed', error: toErrorBody(err) });
+  throw err;
+}
+
+let inFlight = Promise.resolve();
+
+port.on('message', (bytes: Uint8Array) => {
+  const request = decodeMessage<WriterRequest>(bytes);
+  if (request.kind === 'close') {
+    void inFlight.then(() => store.close()).then(() => send({ kind: 'closed' }));
+    return;
+  }
+  const done = handleWrite(request.id, request.plan, request.awaitDurable);
+  inFlight = inFlight.then(() => done);
+});
+
+async function handleWrite(id: number, message: Extract<WriterRequest, { kind: 'write' }>['plan'], awaitDurable: boolean): Promise<void> {
+  let reply: Reply;
+  try {
+    const body = await runWrite(store, fromPlanMessage(message));
+    if (awaitDurable) await store.flushed();
+    reply = { ok: true, body };
+  } catch (err) {
+    reply = { ok: false, error: toErrorBody(err) };
+  }
+  send({ kind: 'reply', id, reply });
+}
