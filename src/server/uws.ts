@@ -130,8 +130,16 @@ function send(res: UwsResponse, response: HttpResponse, head: boolean, close = f
   corkRes = undefined;
 }
 
-function tooLarge(res: UwsResponse, msg: string): void {
-  send(res, { status: 413, body: JSON.stringify({ error: 'payload_too_large', msg }) }, false, true);
+/**
+ * Bodies up to this size are still read (and discarded) after a 413, so the client can
+ * finish sending and read the answer: most HTTP/1.1 clients read a response only after
+ * they have written the request, and a connection closed under them loses it. Larger
+ * ones are cut off at once.
+ */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+function tooLarge(res: UwsResponse, msg: string, close: boolean): void {
+  send(res, { status: 413, body: JSON.stringify({ error: 'payload_too_large', msg }) }, false, close);
 }
 
 /** One request whose answer is not written from inside the uWS callback. */
@@ -154,13 +162,22 @@ class Exchange {
   ) {}
 
   onData(chunk: ArrayBuffer, isLast: boolean): void {
-    if (this.done || this.aborted) return;
+    if (this.aborted) return;
+    if (this.done) {
+      // Draining an oversized chunked body after its 413; past the drain limit, hang up.
+      this.received += chunk.byteLength;
+      if (this.received > DRAIN_LIMIT) {
+        this.aborted = true;
+        this.res.close();
+      }
+      return;
+    }
     const n = chunk.byteLength;
     const total = this.received + n;
     const limit = this.server.maxBodyBytes;
     if (total > limit) {
       this.done = true;
-      tooLarge(this.res, `request body is at least ${total} bytes, the limit is ${limit} bytes`);
+      tooLarge(this.res, `request body is at least ${total} bytes, the limit is ${limit} bytes`, false);
       return;
     }
     if (n > 0) {
@@ -228,7 +245,13 @@ class Server {
     if (length !== undefined) {
       expected = Number(length);
       if (expected > this.maxBodyBytes) {
-        tooLarge(res, `request body is ${expected} bytes, the limit is ${this.maxBodyBytes} bytes`);
+        const drain = expected <= DRAIN_LIMIT;
+        if (drain) {
+          // Handlers must be in place before the response ends the uWS request object.
+          res.onAborted(() => undefined);
+          res.onData(() => undefined);
+        }
+        tooLarge(res, `request body is ${expected} bytes, the limit is ${this.maxBodyBytes} bytes`, !drain);
         return;
       }
       if (!Number.isSafeInteger(expected)) expected = -1;

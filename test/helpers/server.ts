@@ -99,3 +99,22 @@ export const str = (s: string) => ({ value: { string: s } });
 export const countLabel = (name: string, label: string) => ({
   query: { name, root: { count: { input: { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: label } } } } } } } } },
 });
+
+/**
+ * Posts a large body with node:http and returns the response even when the server answers
+ * before reading the body and closes the connection (as it does for 413): fetch reports
+ * that race as a network error, but the response has arrived.
+ */
+export async function postLarge(url: string, body: Buffer): Promise<Reply> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, body: text ? JSON.parse(text) : undefined, headers: new Headers() }));
+      res.on('error', () => undefined);
+    });
+    req.on('error', (err) => setTimeout(() => reject(err), 1000));
+    req.end(body);
+  });
+}

@@ -1,7 +1,7 @@
 /** /v2/query end to end over HTTP against the real server process. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countLabel, get, post, readRequest, startTestServer, str, tempDir, writeRequest, type TestServer } from '../helpers/server.js';
+import { countLabel, get, post, postLarge, readRequest, startTestServer, str, tempDir, writeRequest, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 const dir = tempDir();
@@ -111,7 +111,7 @@ test('bad input gets a clear 4xx and the server keeps serving', async () => {
     assert.deepEqual(Object.keys(res.body).sort(), ['error', 'msg']);
     assert.equal(res.body.error, code);
   }
-  const big = await post(q(), 'x'.repeat(17 * 1024 * 1024));
+  const big = await postLarge(q(), Buffer.alloc(17 * 1024 * 1024, 'x'));
   assert.equal(big.status, 413);
   assert.equal(big.body.error, 'payload_too_large');
   assert.equal((await get(server.url + '/nope')).status, 404);

@@ -1,0 +1,36 @@
+/** Small statistics helpers shared by the benches: nearest-rank percentiles and medians. */
+
+/** Nearest-rank percentile (p in 0..100) of an already sorted list. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(sorted.length, rank) - 1]!;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Rounds for printing: figures are noisy, so more digits would only suggest false precision. */
+export function round(value: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/**
+ * Combines repeated runs of one scenario: every numeric field becomes the median across
+ * runs, except counters listed in `summed` (errors must add up, not be averaged away).
+ */
+export function medianOfRuns<T extends Record<string, number>>(runs: readonly T[], summed: readonly (keyof T)[] = []): T {
+  const first = runs[0];
+  if (first === undefined) throw new Error('no runs to combine');
+  const out: Record<string, number> = {};
+  for (const key of Object.keys(first)) {
+    const values = runs.map((r) => r[key]!);
+    out[key] = summed.includes(key) ? values.reduce((a, b) => a + b, 0) : median(values);
+  }
+  return out as T;
+}
