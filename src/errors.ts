@@ -33,6 +33,7 @@ export const ERROR_REGISTRY = {
   invalid_empty_name: spec(400, 'An entry name, label, property, variable, parameter or return name is empty.'),
   duplicate_return_variable: spec(400, 'A name appears twice in returns.'),
   unknown_return_variable: spec(400, 'A name in returns is not bound by any entry of the batch.'),
+  unknown_variable: spec(400, 'A variable is referenced (var reference, select, inject, within, without, condition) but nothing in the batch binds it.'),
   duplicate_element_id: spec(400, 'The same id appears twice in an ids reference.'),
   duplicate_property_assignment: spec(400, 'The same property is assigned twice in one mutation.'),
   duplicate_property_selection: spec(400, 'A property name repeats in values or value_map.'),

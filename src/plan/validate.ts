@@ -7,6 +7,8 @@ import type { Entry, QueryPlan } from './batch.js';
 import { CATALOG, inputOf, subTraversalsOf } from './catalog.js';
 import { LIMITS } from './limits.js';
 import type { OpKind, PlanNode } from './ops.js';
+import type { ElementRef } from './expr.js';
+import { walkEntries, walkPlan } from './walk.js';
 
 function reject(code: ErrorCode, path: string, msg: string): never {
   throw new GraphError(code, `${path}: ${msg}`);
@@ -28,6 +30,7 @@ export function validatePlan(plan: QueryPlan): void {
   const write = plan.type === 'write';
   const bound = new Set<string>();
   checkEntries(plan.batch.entries, 'query.' + plan.type + '.entries', write, bound);
+  checkVariables(plan.batch.entries, bound);
   const seen = new Set<string>();
   plan.batch.returns.forEach((name, i) => {
     const path = `query.${plan.type}.returns[${i}]`;
@@ -170,5 +173,50 @@ function checkPayload(node: PlanNode): void {
       return;
     default:
       return;
+  }
+}
+
+/**
+ * Every variable a batch reads must be bound somewhere in it, by an entry name or an
+ * `as`/`store` step; anything else is a typo that would otherwise read as empty.
+ */
+function checkVariables(entries: readonly Entry[], entryNames: ReadonlySet<string>): void {
+  const bound = new Set(entryNames);
+  const refs: { name: string; path: string }[] = [];
+  walkEntries(entries, (entry) => {
+    const cond = entry.condition;
+    if (cond !== null && cond.kind !== 'prev_not_empty') refs.push({ name: cond.name, path: `${entry.path}.condition` });
+    walkPlan(entry.root, (node) => {
+      if (node.op === 'as' || node.op === 'store') bound.add(node.name);
+      for (const ref of variableReads(node)) refs.push(ref);
+    });
+  });
+  for (const ref of refs) {
+    if (!bound.has(ref.name)) reject('unknown_variable', ref.path, `variable "${ref.name}" is not bound by any entry, as or store in this batch`);
+  }
+}
+
+function variableReads(node: PlanNode): { name: string; path: string }[] {
+  const refOf = (ref: ElementRef, key: string) => (ref.kind === 'var' ? [{ name: ref.name, path: `${node.path}.${key}.var` }] : []);
+  switch (node.op) {
+    case 'nodes':
+    case 'edges':
+      return refOf(node.reference, 'reference');
+    case 'add_e':
+    case 'drop_edge':
+    case 'drop_edge_labeled':
+      return refOf(node.to, 'to');
+    case 'drop_edge_by_id':
+      return refOf(node.edges, 'edges');
+    case 'shortest_path':
+      return [...refOf(node.source, 'source'), ...refOf(node.target, 'target')];
+    case 'select':
+      return [{ name: node.name, path: `${node.path}.name` }];
+    case 'inject':
+    case 'within':
+    case 'without':
+      return [{ name: node.variable, path: `${node.path}.variable` }];
+    default:
+      return [];
   }
 }

@@ -118,7 +118,7 @@ test('drop removes nodes with their edges and edge rows; results are []', async 
     ['x', 'e'],
   );
   const edgeId = made.e[0].$id;
-  const dropped = await t.write([q('d', { drop: { input: { nodes: { reference: { var: 'ignored' } } } } }), q('gone', { drop: { input: { nodes: { reference: { ids: [made.x[0].$id] } } } } })], ['gone']);
+  const dropped = await t.write([q('gone', { drop: { input: { nodes: { reference: { ids: [made.x[0].$id] } } } } })], ['gone']);
   assert.deepEqual(dropped, { gone: [] });
   const after = await t.read([q('n', { count: { input: label('Tmp') } }), q('e', { edges: { reference: { ids: [edgeId] } } })], ['n', 'e']);
   assert.deepEqual(after, { n: [1], e: [] });

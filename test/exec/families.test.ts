@@ -78,7 +78,13 @@ test('as stores the stream mid-traversal and passes it on; select replaces the s
 
 test('select over an empty input still yields the variable; an unbound variable is an error', async () => {
   assert.deepEqual(await read1({ select: { input: out({ as: { input: ids(4), name: 's' } }), name: 's' } }), idRows(4));
-  await fails([q('r', { select: { input: ids(0), name: 'nope' } })], 'invalid_query', /variable "nope" is not bound/);
+  await fails([q('r', { select: { input: ids(0), name: 'nope' } })], 'unknown_variable', /root\.select\.name: variable "nope" is not bound/);
+  // Bound in the batch but by an entry that was skipped: unbound at run time.
+  await fails(
+    [q('none', { nodes: { reference: { ids: [] } } }), q('later', ids(0), 'prev_not_empty'), q('r', { select: { input: ids(0), name: 'later' } })],
+    'invalid_query',
+    /variable "later" is not bound/,
+  );
 });
 
 test('inject: the value as-is without input, input rows first with input, errors when unbound', async () => {
@@ -93,8 +99,8 @@ test('inject: the value as-is without input, input rows first with input, errors
     ['alone', 'after', 'count'],
   );
   assert.deepEqual(res, { alone: idRows(2, 3), after: idRows(0, 2, 3), count: [1] });
-  await fails([q('r', { inject: { variable: 'nope' } })], 'invalid_query', /"nope" is not bound/);
-  await fails([q('r', { inject: { input: ids(0), variable: 'nope' } })], 'invalid_query', /"nope" is not bound/);
+  await fails([q('r', { inject: { variable: 'nope' } })], 'unknown_variable', /"nope" is not bound/);
+  await fails([q('r', { inject: { input: ids(0), variable: 'nope' } })], 'unknown_variable', /"nope" is not bound/);
   await fails([q('c', { count: { input: ids(0) } }), q('r', { inject: { input: ids(0), variable: 'c' } })], 'invalid_query', /holds a count/);
 });
 
@@ -317,7 +323,7 @@ test('shortest_path: BFS in ascending id order, direction, label, max_depth, end
   await fails([spEntry({ ids: [0, 1] })], 'invalid_query', /at most one node/);
   await fails([spEntry('all')], 'invalid_query', /at most one node/);
   await fails([spEntry({ param: 'many' })], 'invalid_query', /at most one node/, { many: [0, 1] });
-  await fails([spEntry({ var: 'nope' })], 'invalid_query', /"nope" is not bound/);
+  await fails([spEntry({ var: 'nope' })], 'unknown_variable', /"nope" is not bound/);
 });
 
 // Sack

@@ -136,3 +136,14 @@ test('limit over a value list is allowed; a node step after value_map is not', (
   preparePlan(read([{ query: { name: 'v', root: { limit: { input: { value_map: { input: n } }, count: { literal: 1 } } } } }], ['v']));
   rejects(read([{ query: { name: 'v', root: { out: { input: { limit: { input: { value_map: { input: n } }, count: { literal: 1 } } } } } } }]), 'internal_planner_error');
 });
+
+test('every variable a batch reads must be bound somewhere in it', () => {
+  const n = { nodes: { reference: 'all' } };
+  rejects(read([{ query: { name: 'a', root: { nodes: { reference: { var: 'ghost' } } } } }]), 'unknown_variable', 'root.nodes.reference.var: variable "ghost"');
+  rejects(read([nodesAll, { query: { name: 'm', root: n, condition: { var_empty: 'gost' } } }]), 'unknown_variable', 'entries[1].query.condition');
+  rejects(read([{ query: { name: 'a', root: { within: { input: n, variable: 'x' } } } }]), 'unknown_variable', 'root.within.variable');
+  // Bound by an entry, by as/store, or inside a for_each body: all fine.
+  preparePlan(read([nodesAll, { query: { name: 'b', root: { within: { input: n, variable: 'n' } } } }]));
+  preparePlan(read([{ query: { name: 'a', root: { select: { input: { as: { input: n, name: 's' } }, name: 's' } } } }]));
+  preparePlan(read([{ for_each: { param: 'p', body: [nodesAll] } }, { query: { name: 'c', root: { nodes: { reference: { var: 'n' } } } } }], [], { parameters: { p: [] } }));
+});
