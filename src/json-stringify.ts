@@ -1,0 +1,99 @@
+/** The bigint-safe JSON writer (the reader is src/json.ts). */
+/**
+ * JSON.stringify without whitespace, extended for Trellis values: bigint prints its exact digits,
+ * non-finite numbers print null, typed arrays print as arrays. Like JSON.stringify, toJSON is
+ * honoured (Date), undefined/function/symbol members are skipped and array slots become null.
+ * A top-level value with no JSON form is a TypeError (JSON.stringify would return undefined).
+ */
+export function stringifyJson(value: unknown): string {
+  out = '';
+  try {
+    if (!write(value, '', 0)) throw new TypeError(`cannot stringify ${typeof value} as JSON`);
+    return out;
+  } finally {
+    out = '';
+  }
+}
+
+// Appending to one string keeps a single rope; returning a string per level makes many short-lived
+// ones and was several times slower on large responses.
+let out = '';
+
+// Guards cycles (JSON.stringify throws on them too) well before the stack would overflow.
+const MAX_STRINGIFY_DEPTH = 2000;
+
+/** Appends `value` to `out`; false (and nothing appended) when it has no JSON form. */
+function write(value: unknown, key: string | number, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+      out += JSON.stringify(value);
+      return true;
+    case 'number':
+      out += Number.isFinite(value) ? String(value) : 'null';
+      return true;
+    case 'bigint':
+      out += value.toString();
+      return true;
+    case 'boolean':
+      out += value ? 'true' : 'false';
+      return true;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) {
+    out += 'null';
+    return true;
+  }
+  if (depth >= MAX_STRINGIFY_DEPTH) throw new TypeError('cannot stringify a cyclic or too deeply nested value');
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return write(toJSON.call(value, String(key)), key, depth);
+  if (Array.isArray(value)) {
+    out += '[';
+    for (let k = 0; k < value.length; k++) {
+      if (k > 0) out += ',';
+      if (!write(value[k], k, depth + 1)) out += 'null';
+    }
+    out += ']';
+    return true;
+  }
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    const items = value as unknown as ArrayLike<number | bigint>;
+    out += '[';
+    for (let k = 0; k < items.length; k++) {
+      if (k > 0) out += ',';
+      const item = items[k]!;
+      out += typeof item === 'bigint' ? item.toString() : Number.isFinite(item) ? String(item) : 'null';
+    }
+    out += ']';
+    return true;
+  }
+  out += '{';
+  let first = true;
+  const obj = value as Record<string, unknown>;
+  for (const k of Object.keys(obj)) {
+    const member = obj[k];
+    const t = typeof member;
+    if (member === undefined || t === 'function' || t === 'symbol') continue;
+    const mark = out.length;
+    out += first ? quoteKey(k) : ',' + quoteKey(k);
+    if (write(member, k, depth + 1)) first = false;
+    else out = out.slice(0, mark); // a toJSON that returned undefined
+
+  }
+  out += '}';
+  return true;
+}
+
+// Responses repeat the same property names; quoting each once saves most of the escaping work.
+const quotedKeys = new Map<string, string>();
+
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key) + ':';
+    if (quotedKeys.size < 4096) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
