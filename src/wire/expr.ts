@@ -125,8 +125,10 @@ export const elementRef: Field<ElementRef> = (json, path) => {
       return body === undefined ? { kind: 'all' } : fail(path, '"all" is a bare string, not an object key');
     case 'ids': {
       const ids = list(u64)(body, bodyPath);
-      const seen = new Set<number>();
-      ids.forEach((id, i) => {
+      // Compare the exact tokens: ids beyond 2^53 all decode to Infinity ("cannot exist").
+      const seen = new Set<bigint>();
+      (body as unknown[]).forEach((token, i) => {
+        const id = token as bigint;
         if (seen.has(id)) fail(`${bodyPath}[${i}]`, `id ${id} appears more than once`, 'duplicate_element_id');
         seen.add(id);
       });

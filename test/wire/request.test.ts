@@ -147,3 +147,10 @@ test('every variable a batch reads must be bound somewhere in it', () => {
   preparePlan(read([{ query: { name: 'a', root: { select: { input: { as: { input: n, name: 's' } }, name: 's' } } } }]));
   preparePlan(read([{ for_each: { param: 'p', body: [nodesAll] } }, { query: { name: 'c', root: { nodes: { reference: { var: 'n' } } } } }], [], { parameters: { p: [] } }));
 });
+
+test('ids beyond 2^53 are distinct, decode, and name no element', () => {
+  const body = '{"request_type":"read","query":{"read":{"entries":[{"query":{"name":"n","root":{"nodes":{"reference":{"ids":[9007199254740993,9007199254740995]}}}}}],"returns":["n"]}}}';
+  const plan = preparePlan(body);
+  assert.equal(plan.batch.entries.length, 1);
+  rejects(body.replace('9007199254740995', '9007199254740993'), 'duplicate_element_id', 'id 9007199254740993 appears more than once');
+});
