@@ -12,6 +12,7 @@ import { EDGE, NODE, keyKind, keyId, type ElementKey, type Row } from './row.js'
 
 function encodeNumber(n: number): string {
   if (!Number.isFinite(n)) return 'null';
+  if (Object.is(n, -0)) return '-0.0';
   const s = String(n);
   return Number.isInteger(n) && !s.includes('e') ? `${s}.0` : s;
 }
