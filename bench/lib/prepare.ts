@@ -19,6 +19,8 @@ export interface Prepared {
   readonly dir: string;
   readonly db: Database;
   readonly load: LoadFigures;
+  /** Closes the database; safe to call twice. */
+  close(): Promise<void>;
   /** Closes the database (if still open) and deletes the folder. */
   remove(): Promise<void>;
 }
@@ -27,13 +29,12 @@ export async function prepareDatabase(size: SizeName, seed = DEFAULT_SEED): Prom
   const dir = mkdtempSync(join(tmpdir(), 'trellis-bench-'));
   const db = await open(dir);
   let closed = false;
-  const close = db.close.bind(db);
-  db.close = async () => {
-    if (!closed) await close();
+  const close = async () => {
+    if (!closed) await db.close();
     closed = true;
   };
   const remove = async () => {
-    await db.close();
+    await close();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -47,7 +48,7 @@ export async function prepareDatabase(size: SizeName, seed = DEFAULT_SEED): Prom
       edges_per_s: Math.round(edges / (edgesMs / 1000)),
     };
     progress(`loaded: ${load.nodes_per_s} nodes/s, ${load.edges_per_s} edges/s`);
-    return { dir, db, load, remove };
+    return { dir, db, load, close, remove };
   } catch (err) {
     await remove();
     throw err;

@@ -1,0 +1,244 @@
+/**
+ * Trellis side by side with embedded peer graph databases (bench/peers/): the same
+ * dataset, the same queries, answers cross-checked against the generator before timing.
+ * Every system runs in its own child process so peak RSS is per system.
+ *
+ *   node dist/bench/compare.js [--sizes small,medium] [--systems trellis,kuzu,surrealdb]
+ *        [--seed N] [--budget-ms 3000] [--max-ops 20000] [--markdown FILE]
+ *
+ * Prints one JSON document to stdout; progress goes to stderr. `npm run bench:peers`
+ * installs and builds the peers first. Child mode: `--child trellis --size S --out FILE`.
+ */
+import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { open, type Database } from '../src/index.js';
+import { DEFAULT_SEED, SIZES, type DatasetSize, type SizeName, type UserProps } from './lib/dataset.js';
+import { loadTrellis } from './lib/load-trellis.js';
+import { crossCheck, measureReads, parseChildArgs, referenceAnswers, runEmbedded, summarize, toMarkdown, type Adapter, type ChildArgs, type Failure, type Reader, type SystemReport } from './lib/peer-types.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PEERS: Record<string, string> = { kuzu: 'kuzu.js', surrealdb: 'surreal.js' };
+const PROPS = ['uid', 'name', 'age', 'status', 'score'];
+
+const node = { nodes: { reference: { param: 'x' } } };
+const out = (input: unknown) => ({ out: { input, label: 'FOLLOWS' } });
+const user = { eq: { left: { property: '$label' }, right: { constant: { string: 'User' } } } };
+const read = (root: unknown) => JSON.stringify({ request_type: 'read', query: { read: { entries: [{ query: { name: 'r', root } }], returns: ['r'] } } });
+/** Parameters spliced into a fixed request text, as a client with a prepared request would. */
+const withX = (body: string) => (x: number) => `{"parameters":{"x":${x}},${body.slice(1)}`;
+
+const REQUESTS = {
+  point: withX(read({ value_map: { input: node, properties: PROPS } })),
+  oneHop: withX(read({ values: { input: out(node), properties: ['uid'] } })),
+  twoHop: withX(read({ count: { input: out(out(node)) } })),
+  filtered: read({
+    count: { input: { nodes_where: { predicate: { and: { predicates: [user, { gte: { left: { property: 'age' }, right: { constant: { i64: 30 } } } }, { eq: { left: { property: 'status' }, right: { constant: { string: 'active' } } } }] } } } } },
+  }),
+  topK: (k: number) => read({ values: { input: { limit: { input: { order_by_multiple: { input: { nodes_where: { predicate: user } }, orderings: [['score', 'desc'], ['uid', 'asc']] } }, count: { literal: k } } }, properties: ['uid'] } }),
+};
+const param = (name: string) => ({ expr: { param: name } });
+const INSERT = JSON.stringify({
+  request_type: 'write',
+  query: { write: { entries: [{ query: { root: { add_n: { label: 'User', properties: PROPS.map((p) => [p, param(p)]) } } } }], returns: [] } },
+});
+/** Scores go out as floats even when integral, as the loader sends them. */
+const insertText = (u: UserProps) => `{"parameters":${JSON.stringify(u).replace(/"score":(-?\d+)([,}])/, '"score":$1.0$2')},${INSERT.slice(1)}`;
+
+/** An empty write whose awaitDurable waits for the load's writes to reach the disk. */
+const FLUSH = JSON.stringify({ request_type: 'write', query: { write: { entries: [{ query: { root: { count: { input: { nodes: { reference: { ids: [] } } } } } } }], returns: [] } } });
+
+type Send = (text: string) => Promise<string>;
+const values = (text: string) => (JSON.parse(text) as { r: unknown[] }).r;
+
+/** The read queries over any transport that takes request text and returns response text. */
+function trellisReader(send: Send): Reader {
+  return {
+    point: async (uid) => (values(await send(REQUESTS.point(uid)))[0] as UserProps | undefined) ?? null,
+    oneHop: async (uid) => (values(await send(REQUESTS.oneHop(uid))) as { uid: number }[]).map((r) => r.uid),
+    twoHopCount: async (uid) => values(await send(REQUESTS.twoHop(uid)))[0] as number,
+    filteredCount: async () => values(await send(REQUESTS.filtered))[0] as number,
+    topK: async (k) => (values(await send(REQUESTS.topK(k))) as { uid: number }[]).map((r) => r.uid),
+  };
+}
+
+class TrellisAdapter implements Adapter {
+  readonly system = 'trellis';
+  readonly version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  readonly dir = mkdtempSync(join(tmpdir(), 'bench-trellis-'));
+  db!: Database;
+  private reader: Reader = trellisReader((text) => this.db.queryText(text));
+  point = (uid: number) => this.reader.point(uid);
+  oneHop = (uid: number) => this.reader.oneHop(uid);
+  twoHopCount = (uid: number) => this.reader.twoHopCount(uid);
+  filteredCount = () => this.reader.filteredCount();
+  topK = (k: number) => this.reader.topK(k);
+
+  async open(): Promise<this> {
+    this.db = await open(this.dir);
+    return this;
+  }
+  async load(seed: number, size: DatasetSize): Promise<Record<string, number>> {
+    const { nodesMs, edgesMs } = await loadTrellis(this.db, seed, size);
+    const t = performance.now();
+    await this.db.queryText(FLUSH, { awaitDurable: true });
+    return { nodes: Math.round(nodesMs), edges: Math.round(edgesMs), flush: Math.round(performance.now() - t) };
+  }
+  async insert(u: UserProps): Promise<void> {
+    await this.db.queryText(insertText(u));
+  }
+  async close(): Promise<void> {
+    await this.db.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+interface Server {
+  url: string;
+  stop(): Promise<number>;
+}
+
+/** The real server CLI as a child process on the loaded data folder; stop() returns its peak RSS (MB). */
+async function startServer(dataDir: string): Promise<Server> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../src/cli.js', import.meta.url)), '--port', '0', '--data', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    let port = '';
+    child.stdout.on('data', (d: Buffer) => {
+      text += d.toString();
+      port ||= /listening on http:\/\/[^:]+:(\d+)/.exec(text)?.[1] ?? '';
+      if (port && text.includes('trellis ready')) resolve(`http://127.0.0.1:${port}/v2/query`);
+    });
+    child.once('exit', (code) => reject(new Error(`trellis server exited with ${code}: ${text}`)));
+  });
+  return {
+    url,
+    async stop() {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      return Math.round(Number(hwm ?? 0) / 1024);
+    },
+  };
+}
+
+/** POSTs over one keep-alive connection with node:http (undici's fetch costs ~4x more per request here). */
+function httpSender(url: string): Send {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const target = new URL(url);
+  return (text) =>
+    new Promise((resolve, reject) => {
+      const req = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`HTTP ${res.statusCode}: ${body}`))));
+      });
+      req.on('error', reject);
+      req.end(text);
+    });
+}
+
+/** Trellis child: embedded run, and the read queries over HTTP against the same data. */
+async function runTrellisChild(args: ChildArgs): Promise<void> {
+  const adapter = await new TrellisAdapter().open();
+  await runEmbedded(adapter, args, async () => {
+    await adapter.db.close();
+    const server = await startServer(adapter.dir);
+    const reader = trellisReader(httpSender(server.url));
+    process.stderr.write(`[trellis-http ${args.size}] cross-checking and timing reads\n`);
+    try {
+      await crossCheck('trellis-http', reader, referenceAnswers(args.seed, SIZES[args.size]));
+      const queries = await measureReads(reader, args, SIZES[args.size].nodes);
+      const rss = await server.stop();
+      const size = SIZES[args.size];
+      const report: SystemReport = {
+        system: 'trellis-http', version: adapter.version, size: args.size, nodes: size.nodes, edges: size.edges, loadMs: 0, loadPhasesMs: {},
+        queries, maxRssMb: rss, notes: ['reads only, sequential requests over one keep-alive connection (node:http); RSS is the server process, default read workers'],
+      };
+      return [report];
+    } finally {
+      await server.stop().catch(() => 0);
+      adapter.db = await open(adapter.dir);
+    }
+  });
+}
+
+function runChild(script: string, argv: string[], timeoutMs: number): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => process.stderr.write(d));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      process.stderr.write(d);
+    });
+    const timer = setTimeout(() => {
+      stderr += `\n(killed after ${timeoutMs} ms)`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+async function main(argv: string[]): Promise<number> {
+  const get = (flag: string, dflt: string) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] ?? dflt : dflt;
+  };
+  const sizes = get('--sizes', get('--size', 'small,medium')).split(',') as SizeName[];
+  const systems = get('--systems', 'trellis,kuzu,surrealdb').split(',');
+  const seed = get('--seed', String(DEFAULT_SEED));
+  const timeoutMs = Number(get('--child-timeout-ms', String(40 * 60_000)));
+  const passOn = ['--seed', seed, '--budget-ms', get('--budget-ms', '3000'), '--max-ops', get('--max-ops', '20000')];
+  const work = mkdtempSync(join(tmpdir(), 'bench-compare-'));
+  const reports: SystemReport[] = [];
+  const failures: Failure[] = [];
+  try {
+    for (const size of sizes) {
+      if (!(size in SIZES)) throw new Error(`unknown size ${size}`);
+      for (const system of systems) {
+        if (system !== 'trellis' && size === 'large') continue;
+        const script = system === 'trellis' ? fileURLToPath(import.meta.url) : join(ROOT, 'bench/peers/dist/peers', PEERS[system] ?? `${system}.js`);
+        if (!existsSync(script)) {
+          failures.push({ system, size, error: `not built: ${script} is missing (run npm run bench:peers)` });
+          continue;
+        }
+        const outFile = join(work, `${system}-${size}.json`);
+        const t0 = performance.now();
+        const { code, stderr } = await runChild(script, [...(system === 'trellis' ? ['--child', 'trellis'] : []), '--size', size, '--out', outFile, ...passOn], timeoutMs);
+        if (code === 0 && existsSync(outFile)) reports.push(...(JSON.parse(readFileSync(outFile, 'utf8')) as SystemReport[]));
+        else failures.push({ system, size, error: `exit ${code} after ${Math.round(performance.now() - t0)} ms: ${stderr.trim().split('\n').slice(-12).join('\n')}` });
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const machine = { cpu: cpus()[0]?.model, cores: cpus().length, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` };
+  const summary = summarize(reports, failures, machine);
+  process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+  const md = get('--markdown', '');
+  if (md) writeFileSync(md, toMarkdown(summary));
+  const mismatch = failures.filter((f) => f.error.includes('answers differ'));
+  if (mismatch.length) process.stderr.write(`answers differ between systems:\n${mismatch.map((f) => f.error).join('\n')}\n`);
+  return failures.some((f) => !f.error.startsWith('not built')) ? 1 : 0;
+}
+
+const argv = process.argv.slice(2);
+try {
+  if (argv.includes('--child')) {
+    await runTrellisChild(parseChildArgs(argv));
+    process.exit(0);
+  }
+  process.exit(await main(argv));
+} catch (err) {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+}

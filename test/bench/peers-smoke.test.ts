@@ -1,0 +1,28 @@
+/**
+ * The cross-system runner on Trellis alone (no peers installed): every query runs, embedded
+ * and over HTTP, and its answers pass the cross-check against the generator.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ALL_QUERIES, READ_QUERIES, type Summary } from '../../bench/lib/peer-types.js';
+
+const compare = fileURLToPath(new URL('../../bench/compare.js', import.meta.url));
+
+test('compare.js --systems trellis --size tiny reports every query, embedded and HTTP', { timeout: 120_000 }, async () => {
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, [compare, '--systems', 'trellis', '--size', 'tiny', '--budget-ms', '50', '--max-ops', '50'], { maxBuffer: 16 << 20 }, (err, out, errText) =>
+      err ? reject(new Error(`${err.message}\n${errText}`)) : resolve(out),
+    );
+  });
+  const summary = JSON.parse(stdout) as Summary;
+  assert.deepEqual(summary.failures, []);
+  const embedded = summary.results['tiny']?.['trellis'];
+  const http = summary.results['tiny']?.['trellis-http'];
+  assert.ok(embedded && http);
+  assert.deepEqual(Object.keys(embedded.queries).sort(), [...ALL_QUERIES].sort());
+  assert.deepEqual(Object.keys(http.queries).sort(), [...READ_QUERIES].sort());
+  for (const stats of [...Object.values(embedded.queries), ...Object.values(http.queries)]) assert.ok(stats.ops >= 5);
+  assert.ok(embedded.loadMs > 0 && embedded.maxRssMb > 0);
+});

@@ -1,0 +1,44 @@
+/**
+ * The benches still run end to end on the tiny dataset: every scenario answers correctly
+ * (each bench checks its answers before timing and exits non-zero otherwise) and reports
+ * figures. No timing thresholds: the numbers depend on the machine.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { READ_SCENARIOS } from '../../bench/lib/scenarios.js';
+
+const run = promisify(execFile);
+const script = (name: string) => fileURLToPath(new URL(`../../bench/${name}.js`, import.meta.url));
+
+async function bench(name: string, args: string[]): Promise<Record<string, any>> {
+  const { stdout } = await run(process.execPath, [script(name), ...args], { timeout: 60_000, maxBuffer: 1 << 20 });
+  return JSON.parse(stdout) as Record<string, any>;
+}
+
+test('embedded bench: every scenario on the tiny dataset reports positive ops/s', async () => {
+  const report = await bench('embedded-bench', ['--size', 'tiny', '--iterations', '20']);
+  assert.equal(report.dataset.nodes, 200);
+  assert.ok(report.load.nodes_per_s > 0 && report.load.edges_per_s > 0);
+  assert.deepEqual(Object.keys(report.scenarios), [...READ_SCENARIOS]);
+  for (const [name, figures] of Object.entries<Record<string, number>>(report.scenarios)) {
+    assert.ok(figures.ops_per_s! > 0, `${name} ops/s`);
+    assert.equal(figures.iterations, 20, `${name} iterations`);
+    assert.ok(figures.p50_us! > 0 && figures.p99_us! >= figures.p50_us!, `${name} latencies`);
+  }
+});
+
+test('HTTP bench: every scenario and the bare uWS baseline run without errors', async () => {
+  const report = await bench('http-bench', ['--size', 'tiny', '--duration', '1', '--warmup', '0', '--connections', '4']);
+  assert.deepEqual(Object.keys(report.scenarios), [...READ_SCENARIOS, 'insert_batch']);
+  for (const [name, figures] of Object.entries<Record<string, number>>(report.scenarios)) {
+    assert.ok(figures.requests_per_s! > 0, `${name} requests/s`);
+    assert.equal(figures.errors, 0);
+    assert.equal(figures.non2xx, 0);
+  }
+  assert.equal(report.scenarios.insert_batch.nodes_per_s, report.scenarios.insert_batch.requests_per_s * 100);
+  assert.ok(report.baseline.bare_uws_point_read.requests_per_s > 0);
+  assert.ok(report.ratios.trellis_point_read_rps_over_bare_rps > 0);
+});
