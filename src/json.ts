@@ -9,6 +9,8 @@
 // - parseJsonBytes ignores one leading UTF-8 byte order mark (RFC 8259 §8.1 allows that; some
 //   Windows tools add one). parseJson given a string that starts with U+FEFF rejects it.
 // - Columns count UTF-16 code units; lines are ended by LF, CRLF or a lone CR.
+// - Integer tokens longer than 400 digits are an error: converting them costs quadratic time,
+//   and none can be a valid value (every finite double fits in 309 digits).
 
 export class JsonSyntaxError extends Error {
   override name = 'JsonSyntaxError';
@@ -293,6 +295,7 @@ function badStringChar(quoteAt: number, at: number): JsonSyntaxError {
 
 // Small non-negative integers are shared instead of allocating a bigint per token.
 const SMALL_INTS: bigint[] = Array.from({ length: 1024 }, (_, k) => BigInt(k));
+const MAX_INTEGER_DIGITS = 400;
 const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
 function parseNumber(): number | bigint {
@@ -316,6 +319,10 @@ function parseNumber(): number | bigint {
   }
   let digits = pos - digitsAt;
   if (c !== 0x2e && c !== 0x65 && c !== 0x45) {
+    // Turning a huge token into a bigint costs time quadratic in its length (seconds for a
+    // megabyte of digits, on the thread that parses requests). 400 digits cover every
+    // finite double written as an integer; nothing longer can be a valid value.
+    if (digits > MAX_INTEGER_DIGITS) throw fail(start, `integer token with ${digits} digits (at most ${MAX_INTEGER_DIGITS})`);
     if (digits > 15) return BigInt(src.slice(start, pos));
     if (negative) return BigInt(-m); // BigInt(-0) is 0n, as wanted for `-0`
     return m < 1024 ? SMALL_INTS[m]! : BigInt(m);

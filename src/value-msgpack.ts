@@ -23,7 +23,8 @@ export function registerValueExtensions(): void {
       buf.writeDoubleBE(d.ms);
       return buf;
     },
-    unpack: (buf: Buffer) => new DateTime(buf.readDoubleBE(0)),
+    // Thread messages arrive as plain Uint8Arrays (no Buffer methods), so read through a view.
+    unpack: (buf: Uint8Array) => new DateTime(new DataView(buf.buffer, buf.byteOffset, buf.byteLength).getFloat64(0)),
   });
 }
 

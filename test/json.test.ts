@@ -54,6 +54,15 @@ describe('parseJson values', () => {
     const hundred = '1234567890'.repeat(10);
     assert.equal(parseJson(hundred), BigInt(hundred));
     assert.deepEqual(parseJson(`{"id": -${hundred}}`), { id: -BigInt(hundred) });
+    const most = '9'.repeat(400);
+    assert.equal(parseJson(most), BigInt(most));
+  });
+
+  it('refuses integer tokens of more than 400 digits at once, with a short message', () => {
+    // A megabyte of digits would take about a second to convert to a bigint.
+    const huge = '9'.repeat(1_000_000);
+    assert.throws(() => parseJson(`{"x": ${huge}}`), { name: 'JsonSyntaxError', message: 'integer token with 1000000 digits (at most 400) at line 1 column 7' });
+    assert.throws(() => parseJson('-' + '1'.repeat(401)), /integer token with 401 digits/);
   });
 
   it('decodes escapes and surrogate pairs', () => {

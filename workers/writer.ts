@@ -25,13 +25,21 @@ try {
 
 let inFlight = Promise.resolve();
 
-port.on('message', (bytes: Uint8Array) => {
-  const request = decodeMessage<WriterRequest>(bytes);
+port.on('message', ({ id, bytes }: { id: number; bytes: Uint8Array }) => {
+  let request: WriterRequest;
+  try {
+    request = decodeMessage<WriterRequest>(bytes);
+  } catch (err) {
+    // A message this thread cannot read is a bug on our side: that one request fails
+    // with internal_error, the thread and every other write carry on.
+    send({ kind: 'reply', id, reply: { ok: false, error: toErrorBody(err) } });
+    return;
+  }
   if (request.kind === 'close') {
     void inFlight.then(() => store.close()).then(() => send({ kind: 'closed' }));
     return;
   }
-  const done = handleWrite(request.id, request.plan, request.awaitDurable);
+  const done = handleWrite(id, request.plan, request.awaitDurable);
   inFlight = inFlight.then(() => done);
 });
 

@@ -5,6 +5,7 @@
  * reference), non-finite floats as null, date_time as RFC 3339 UTC with milliseconds.
  */
 import { GraphError } from '../errors.js';
+import { LIMITS } from '../plan/limits.js';
 import { formatRfc3339 } from '../datetime.js';
 import { DateTime, type Value } from '../value.js';
 import type { Flow } from './flow.js';
@@ -91,9 +92,20 @@ export function encodeFlow(flow: Flow): string {
 /** The response body: an object keyed by the returned names (missing ones print `[]`). */
 export function encodeResponse(returns: readonly string[], lookup: (name: string) => Flow | undefined): string {
   let out = '{';
-  returns.forEach((name, i) => {
-    const flow = lookup(name);
-    out += `${i ? ',' : ''}${JSON.stringify(name)}:${flow ? encodeFlow(flow) : '[]'}`;
-  });
+  try {
+    returns.forEach((name, i) => {
+      const flow = lookup(name);
+      out += `${i ? ',' : ''}${JSON.stringify(name)}:${flow ? encodeFlow(flow) : '[]'}`;
+      if (out.length > LIMITS.maxResponseChars) throw tooLarge();
+    });
+  } catch (err) {
+    // V8 refuses strings past ~512 MiB with a RangeError; either way the answer is too big.
+    if (err instanceof RangeError) throw tooLarge();
+    throw err;
+  }
   return out + '}';
+}
+
+function tooLarge(): GraphError {
+  return new GraphError('limit_exceeded', `the response would exceed ${LIMITS.maxResponseChars} characters; return fewer rows or properties (limit, range, values)`);
 }

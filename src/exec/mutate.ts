@@ -5,6 +5,7 @@
  * do what its docs say, see docs/queries.md).
  */
 import { GraphError } from '../errors.js';
+import { LIMITS } from '../plan/limits.js';
 import type { PropertyInput } from '../plan/expr.js';
 import type { Assignments } from '../plan/ops.js';
 import type { Value, ValueObject } from '../value.js';
@@ -50,7 +51,7 @@ export const addE: Executor<'add_e'> = (node, x, ctx) => {
   const w = x.writable;
   const sources = Array.from(x.rows(node.input, ctx, node).rows).filter((r) => r.kind === NODE);
   if (sources.length === 0) return EMPTY_ROWS;
-  const targets = Array.from(resolveRef(x, node.to, NODE, `${node.path}.to`, true));
+  const targets = Array.from(resolveRef(x, node.to, NODE, `${node.path}.to`, 'required'));
   if (targets.length === 0) throw new GraphError('invalid_query', `${node.path}.to: add_e needs at least one target node`);
   const created: Row[] = [];
   for (const row of sources) {
@@ -71,6 +72,7 @@ export const setProperty: Executor<'set_property'> = (node, x, ctx) => {
       if (!rec) continue;
       if (node.name === '$label') {
         if (typeof value !== 'string' || value === '') throw new GraphError('invalid_query', `${node.path}.value: a node label must be a non-empty string`);
+        if (Buffer.byteLength(value) > LIMITS.maxLabelBytes) throw new GraphError('limit_exceeded', `${node.path}.value: a label is at most ${LIMITS.maxLabelBytes} bytes of UTF-8`);
         w.putNode({ id: rec.id, label: value, props: rec.props });
       } else {
         const props = { ...rec.props };
@@ -116,7 +118,7 @@ function dropEdgesTo(x: Exec, node: { input: import('../plan/ops.js').PlanNode; 
   const w = x.writable;
   const sources = Array.from(x.rows(node.input, ctx, node).rows).filter((r) => r.kind === NODE);
   if (sources.length === 0) return EMPTY_ROWS;
-  const targets = new Set(resolveRef(x, node.to, NODE, `${node.path}.to`, false));
+  const targets = new Set(resolveRef(x, node.to, NODE, `${node.path}.to`, 'target'));
   for (const row of sources) {
     const doomed = Array.from(w.outEdges(row.id, label)).filter((adj) => targets.has(adj.other));
     for (const adj of doomed) w.deleteEdge(adj.edge);
@@ -136,6 +138,6 @@ export const dropEdgeById: Executor<'drop_edge_by_id'> = (node, x, ctx) => {
     for (const _row of guard.rows) { any = true; break; }
     if (!any) return EMPTY_ROWS;
   }
-  for (const id of Array.from(resolveRef(x, node.edges, EDGE, `${node.path}.edges`, false))) w.deleteEdge(id);
+  for (const id of Array.from(resolveRef(x, node.edges, EDGE, `${node.path}.edges`, 'target'))) w.deleteEdge(id);
   return EMPTY_ROWS;
 };

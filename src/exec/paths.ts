@@ -50,7 +50,7 @@ function endpoint(x: Exec, ref: ElementRef, path: string): number | null {
     throw new GraphError('invalid_query', `${path}: a shortest_path endpoint must name at most one node`);
   }
   // resolveRef checks existence for ids and params; a variable may name a node dropped since.
-  for (const id of resolveRef(x, ref, NODE, path)) return x.store.hasNode(id) ? id : null;
+  for (const id of resolveRef(x, ref, NODE, path, 'target')) return x.store.hasNode(id) ? id : null;
   return null;
 }
 

@@ -26,16 +26,24 @@ export function variableRows(x: Exec, name: string, path: string): readonly Row[
 }
 
 /**
- * Ids a reference names, in reference order; ids that do not exist are dropped (as a
- * source) unless `mustExist`, for mutation targets, where a missing element is an error.
+ * How a reference treats what it cannot resolve (reference §3.2, §4.6):
+ * - source: ids that do not exist are dropped, an unbound variable is empty;
+ * - target: ids that do not exist are dropped, an unbound variable is an error
+ *   (drop_edge targets, drop_edge_by_id, shortest_path endpoints);
+ * - required: a missing element and an unbound variable are errors (add_e targets).
  */
-export function resolveRef(x: Exec, ref: ElementRef, kind: Kind, path: string, mustExist = false): Iterable<number> {
+export type RefMode = 'source' | 'target' | 'required';
+
+const describeId = (id: number) => (Number.isFinite(id) ? String(id) : 'with an id beyond 2^53');
+
+/** Ids a reference names, in reference order. */
+export function resolveRef(x: Exec, ref: ElementRef, kind: Kind, path: string, mode: RefMode = 'source'): Iterable<number> {
   const exists = (id: number) => (kind === NODE ? x.store.hasNode(id) : x.store.hasEdge(id));
   const check = (ids: readonly number[]): number[] => {
-    if (!mustExist) return ids.filter((id) => Number.isFinite(id) && exists(id));
+    if (mode !== 'required') return ids.filter((id) => Number.isFinite(id) && exists(id));
     for (const id of ids) {
       if (!Number.isFinite(id) || !exists(id)) {
-        throw new GraphError(kind === NODE ? 'node_not_found' : 'edge_not_found', `${path}: ${kind === NODE ? 'node' : 'edge'} ${id} does not exist`);
+        throw new GraphError(kind === NODE ? 'node_not_found' : 'edge_not_found', `${path}: ${kind === NODE ? 'node' : 'edge'} ${describeId(id)} does not exist`);
       }
     }
     return ids as number[];
@@ -50,7 +58,7 @@ export function resolveRef(x: Exec, ref: ElementRef, kind: Kind, path: string, m
     case 'var': {
       const rows = variableRows(x, ref.name, path);
       if (rows === null) {
-        if (mustExist) throw new GraphError('invalid_query', `${path}: variable "${ref.name}" is not bound`);
+        if (mode !== 'source') throw new GraphError('invalid_query', `${path}: variable "${ref.name}" is not bound (yet) when this runs`);
         return [];
       }
       const ids: number[] = [];

@@ -1,39 +1,69 @@
 /**
  * The main thread's side of the single writer thread: sends write plans in arrival order
- * and matches replies by id. If the writer thread dies, pending writes fail with
- * internal_error and the server reports not ready.
+ * and matches replies by id. If the writer thread dies (a bug, never a client mistake),
+ * its pending writes fail with internal_error (the LMDB transaction of an unfinished batch
+ * is aborted with the thread, so nothing half-applied remains), the server reports not
+ * ready, and a new writer thread is started.
  */
 import { Worker } from 'node:worker_threads';
 import type { QueryPlan } from '../plan/batch.js';
 import { decodeMessage, encodeMessage, toPlanMessage } from '../protocol/codec.js';
-import type { Reply, WriterEvent, WriterRequest } from '../protocol/messages.js';
+import type { Reply, WriterEnvelope, WriterEvent, WriterRequest } from '../protocol/messages.js';
+
+/** Pause before a replacement thread starts, so a thread that dies at once cannot spin. */
+const RESTART_DELAY_MS = 200;
 
 export class WriterClient {
-  private readonly worker: Worker;
+  private worker!: Worker;
   private readonly pending = new Map<number, (reply: Reply) => void>();
   private nextId = 1;
-  private alive = true;
+  private alive = false;
+  private closing = false;
+  /** Resolves when the first writer thread has opened the database. */
   readonly ready: Promise<void>;
   private closed: (() => void) | null = null;
+  /** Replacement threads started after a death, for health and tests. */
+  restarts = 0;
 
-  constructor(workerFile: URL, dataDir: string) {
-    this.worker = new Worker(workerFile, { workerData: { dataDir } });
-    this.ready = new Promise((resolve, reject) => {
-      this.worker.on('message', (bytes: Uint8Array) => {
+  constructor(
+    private readonly workerFile: URL,
+    private readonly dataDir: string,
+  ) {
+    this.ready = this.spawn();
+  }
+
+  private spawn(): Promise<void> {
+    const worker = new Worker(this.workerFile, { workerData: { dataDir: this.dataDir } });
+    this.worker = worker;
+    return new Promise((resolve, reject) => {
+      worker.on('message', (bytes: Uint8Array) => {
         const event = decodeMessage<WriterEvent>(bytes);
-        if (event.kind === 'ready') resolve();
-        else if (event.kind === 'failed') reject(new Error(`${event.error.error}: ${event.error.msg}`));
-        else if (event.kind === 'closed') this.closed?.();
-        else {
+        if (event.kind === 'ready') {
+          this.alive = true;
+          resolve();
+        } else if (event.kind === 'failed') {
+          reject(new Error(`${event.error.error}: ${event.error.msg}`));
+        } else if (event.kind === 'closed') {
+          this.closed?.();
+        } else {
           this.pending.get(event.id)?.(event.reply);
           this.pending.delete(event.id);
         }
       });
-      this.worker.on('error', (err) => {
-        this.fail(`the writer thread failed: ${err.message}`);
+      worker.on('error', (err) => {
+        console.error('trellis: the writer thread failed:', err);
         reject(err);
       });
-      this.worker.on('exit', () => this.fail('the writer thread exited'));
+      worker.on('exit', () => {
+        this.alive = false;
+        this.failPending('the writer thread stopped before answering: the outcome of this write is unknown, read back before retrying');
+        if (this.closing) return;
+        setTimeout(() => {
+          if (this.closing) return;
+          this.restarts++;
+          this.spawn().catch((err: unknown) => console.error('trellis: a replacement writer thread failed to start:', err));
+        }, RESTART_DELAY_MS).unref();
+      });
     });
   }
 
@@ -42,27 +72,34 @@ export class WriterClient {
   }
 
   write(plan: QueryPlan, awaitDurable: boolean): Promise<Reply> {
-    if (!this.alive) return Promise.resolve({ ok: false, error: { error: 'internal_error', msg: 'the writer thread is not running' } });
+    if (!this.alive) return Promise.resolve({ ok: false, error: { error: 'not_ready', msg: 'the writer thread is starting; retry shortly' } });
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      const request: WriterRequest = { kind: 'write', id, plan: toPlanMessage(plan), awaitDurable };
-      this.worker.postMessage(encodeMessage(request));
+      const request: WriterRequest = { kind: 'write', plan: toPlanMessage(plan), awaitDurable };
+      this.post(id, request);
     });
   }
 
-  private fail(msg: string): void {
-    this.alive = false;
+  private post(id: number, request: WriterRequest): void {
+    this.worker.postMessage({ id, bytes: encodeMessage(request) } satisfies WriterEnvelope);
+  }
+
+  private failPending(msg: string): void {
     for (const resolve of this.pending.values()) resolve({ ok: false, error: { error: 'internal_error', msg } });
     this.pending.clear();
   }
 
   /** Lets queued writes finish, closes the database, then ends the thread. */
   async close(): Promise<void> {
-    if (!this.alive) return;
+    this.closing = true;
+    if (!this.alive) {
+      await this.worker.terminate();
+      return;
+    }
     await new Promise<void>((resolve) => {
       this.closed = resolve;
-      this.worker.postMessage(encodeMessage({ kind: 'close' } satisfies WriterRequest));
+      this.post(0, { kind: 'close' });
       setTimeout(resolve, 5000).unref();
     });
     await this.worker.terminate();

@@ -24,9 +24,17 @@ export interface ReadTaskResult {
   readonly replies: readonly Reply[];
 }
 
+/**
+ * Posted to the writer as `{ id, bytes }` (WriterEnvelope), with the request msgpack-encoded
+ * in `bytes`: the id stays readable even if the bytes do not decode, so that request alone fails.
+ */
 export type WriterRequest =
-  | { readonly kind: 'write'; readonly id: number; readonly plan: PlanMessage; readonly awaitDurable: boolean }
+  | { readonly kind: 'write'; readonly plan: PlanMessage; readonly awaitDurable: boolean }
   | { readonly kind: 'close' };
+export interface WriterEnvelope {
+  readonly id: number;
+  readonly bytes: Uint8Array;
+}
 
 export type WriterEvent =
   | { readonly kind: 'ready' }

@@ -28,7 +28,9 @@ async function handleQuery(service: QueryService, req: HttpRequest): Promise<Htt
         plan.type === 'write' ? 'this server is in reader mode; send writes to a writer' : 'X-Svc-Require-Writer is set but this server is in reader mode',
       );
     }
-    if (!service.health().ready) throw new GraphError('not_ready', 'the database is still opening; retry shortly');
+    // Only start-up blocks every query; a writer thread being replaced fails writes alone
+    // (the service answers not_ready for them) while reads carry on.
+    if (service.health().index_runtime !== 'ready') throw new GraphError('not_ready', 'the database is still opening; retry shortly');
     const reply = plan.type === 'read' ? await service.read(plan) : await service.write(plan, options.awaitDurable === true);
     return reply.ok ? { status: 200, headers: JSON_TYPE, body: reply.body } : errorResponse(reply.error);
   } catch (err) {

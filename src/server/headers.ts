@@ -41,6 +41,11 @@ function lookup(headers: ReadonlyMap<string, string>, name: HeaderName): string 
   return headers.get(name.canonical) ?? headers.get(name.alias);
 }
 
+/** The spelling the client sent, for messages. */
+function sentName(headers: ReadonlyMap<string, string>, name: HeaderName): string {
+  return headers.has(name.canonical) ? name.canonical : name.alias;
+}
+
 function parseBoolean(headers: ReadonlyMap<string, string>, name: HeaderName): boolean | undefined {
   const raw = lookup(headers, name);
   if (raw === undefined) return undefined;
@@ -52,7 +57,7 @@ function parseBoolean(headers: ReadonlyMap<string, string>, name: HeaderName): b
     case '0':
       return false;
     default:
-      throw new GraphError('invalid_request_option', `${name.canonical} must be true, false, 1 or 0, got "${raw}"`);
+      throw new GraphError('invalid_request_option', `${sentName(headers, name)} must be true, false, 1 or 0, got "${raw}"`);
   }
 }
 
@@ -60,7 +65,7 @@ function parseId(headers: ReadonlyMap<string, string>, name: HeaderName): string
   const raw = lookup(headers, name);
   if (raw === undefined) return undefined;
   const id = raw.trim();
-  if (id === '') throw new GraphError('invalid_request_option', `${name.canonical} must not be empty`);
+  if (id === '') throw new GraphError('invalid_request_option', `${sentName(headers, name)} must not be empty`);
   return id;
 }
 

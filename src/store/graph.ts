@@ -29,6 +29,13 @@ export interface IdState {
 const EMPTY = new Uint8Array(0);
 
 const secondOf = (k: LabelKey): number => k[1];
+
+/**
+ * Labels longer than this cannot be stored (the query layer caps them at 512 bytes), so a
+ * lookup for one finds nothing, without building a key LMDB would refuse.
+ */
+const MAX_STORED_LABEL_BYTES = 1024;
+const storable = (label: string): boolean => label.length <= MAX_STORED_LABEL_BYTES / 3 || Buffer.byteLength(label) <= MAX_STORED_LABEL_BYTES;
 const toAdjacent = (k: AdjacencyKey): Adjacent => ({ edge: k[3], label: k[1], other: k[2] });
 
 export class GraphReadView implements GraphReader {
@@ -57,6 +64,7 @@ export class GraphReadView implements GraphReader {
   }
 
   nodeIdsByLabel(label: string): Iterable<number> {
+    if (!storable(label)) return [];
     return this.dbs.nodeLabels.getKeys({ start: [label] as unknown as LabelKey, end: [label, HIGH] as unknown as LabelKey }).map(secondOf);
   }
 
@@ -65,6 +73,7 @@ export class GraphReadView implements GraphReader {
   }
 
   edgeIdsByLabel(label: string): Iterable<number> {
+    if (!storable(label)) return [];
     return this.dbs.edgeLabels.getKeys({ start: [label] as unknown as LabelKey, end: [label, HIGH] as unknown as LabelKey }).map(secondOf);
   }
 
@@ -86,6 +95,7 @@ export class GraphReadView implements GraphReader {
 }
 
 function adjacency(db: Database<Uint8Array, AdjacencyKey>, node: number, label: string | undefined): Iterable<Adjacent> {
+  if (label !== undefined && !storable(label)) return [];
   // [n] sorts before every [n, ...] and [n + 1] after them; with a label, HIGH closes the range.
   const range =
     label === undefined

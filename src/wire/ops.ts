@@ -6,7 +6,7 @@
 import type { OpKind, OpOf, PlanNode, Projection, BindingProjection, BindingTarget, SubTraversal, RepeatConfig } from '../plan/ops.js';
 import { INPUT_ONLY_KINDS } from '../plan/ops.js';
 import { elementRef, expr, order, predicate, propertyInput, streamBound } from './expr.js';
-import { bool, fail, list, name, oneOf, optional, required, str, struct, tagged, tuple, u64, type Field } from './schema.js';
+import { bool, fail, label, list, name, oneOf, optional, required, str, struct, tagged, tuple, u64, type Field } from './schema.js';
 import { propertyValue } from './values.js';
 
 /** Any operation tree node. */
@@ -64,7 +64,7 @@ function op<K extends OpKind>(kind: K, shape: Record<string, Field<unknown>>): F
   return (json, path) => ({ op: kind, path, ...decode(json, path) }) as unknown as OpOf<K>;
 }
 
-const hop = <K extends 'out' | 'in' | 'both' | 'out_e' | 'in_e' | 'both_e'>(k: K) => op(k, { input, label: optional(name) });
+const hop = <K extends 'out' | 'in' | 'both' | 'out_e' | 'in_e' | 'both_e'>(k: K) => op(k, { input, label: optional(label) });
 const inputOnly = Object.fromEntries(INPUT_ONLY_KINDS.map((k) => [k, op(k, { input })])) as {
   [K in (typeof INPUT_ONLY_KINDS)[number]]: Field<OpOf<K>>;
 };
@@ -79,7 +79,7 @@ export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
   shortest_path: op('shortest_path', {
     source: required(elementRef),
     target: required(elementRef),
-    label: optional(name),
+    label: optional(label),
     direction: required(oneOf(['out', 'in', 'both'] as const)),
     max_depth: required(u64),
   }),
@@ -87,10 +87,10 @@ export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
   out: hop('out'), in: hop('in'), both: hop('both'), out_e: hop('out_e'), in_e: hop('in_e'), both_e: hop('both_e'),
   where: op('where', { input, predicate: required(predicate) }),
   has: op('has', { input, property: required(name), value: required(propertyValue) }),
-  has_label: op('has_label', { input, label: required(name) }),
+  has_label: op('has_label', { input, label: required(label) }),
   has_key: op('has_key', { input, property: required(name) }),
   edge_has: op('edge_has', { input, property: required(name), value: required(propertyInput) }),
-  edge_has_label: op('edge_has_label', { input, label: required(name) }),
+  edge_has_label: op('edge_has_label', { input, label: required(label) }),
   within: op('within', { input, variable: required(name) }),
   without: op('without', { input, variable: required(name) }),
   limit: op('limit', { input, count: required(streamBound) }),
@@ -113,12 +113,12 @@ export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
     function: required(oneOf(['count', 'sum', 'min', 'max', 'mean'] as const)),
     property: required(name),
   }),
-  add_n: op('add_n', { input: maybeInput, label: required(name), properties: required(assignments) }),
-  add_e: op('add_e', { input, label: required(name), to: required(elementRef), properties: required(assignments) }),
+  add_n: op('add_n', { input: maybeInput, label: required(label), properties: required(assignments) }),
+  add_e: op('add_e', { input, label: required(label), to: required(elementRef), properties: required(assignments) }),
   set_property: op('set_property', { input, name: required(name), value: required(propertyInput) }),
   remove_property: op('remove_property', { input, name: required(name) }),
   drop_edge: op('drop_edge', { input, to: required(elementRef) }),
-  drop_edge_labeled: op('drop_edge_labeled', { input, to: required(elementRef), label: required(name) }),
+  drop_edge_labeled: op('drop_edge_labeled', { input, to: required(elementRef), label: required(label) }),
   drop_edge_by_id: op('drop_edge_by_id', { input: maybeInput, edges: required(elementRef) }),
   union: op('union', { input, traversals: required(list(sub)) }),
   coalesce: op('coalesce', { input, traversals: required(list(sub)) }),

@@ -6,6 +6,7 @@
  * `query.read.entries[0].query.root.count: unknown key "foo"`.
  */
 import { GraphError, type ErrorCode } from '../errors.js';
+import { LIMITS } from '../plan/limits.js';
 
 export type Field<T> = (json: unknown, path: string) => T;
 
@@ -32,6 +33,14 @@ export const str: Field<string> = (json, path) => (typeof json === 'string' ? js
 export const name: Field<string> = (json, path) => {
   const s = str(json, path);
   return s.length > 0 ? s : fail(path, 'must not be empty', 'invalid_empty_name');
+};
+
+/** A node or edge label: a name of at most LIMITS.maxLabelBytes UTF-8 bytes (labels are index keys). */
+export const label: Field<string> = (json, path) => {
+  const s = name(json, path);
+  return Buffer.byteLength(s) <= LIMITS.maxLabelBytes
+    ? s
+    : fail(path, `a label is at most ${LIMITS.maxLabelBytes} bytes of UTF-8, this one is ${Buffer.byteLength(s)}`, 'limit_exceeded');
 };
 
 export const bool: Field<boolean> = (json, path) => (typeof json === 'boolean' ? json : fail(path, `expected true or false, got ${describe(json)}`));

@@ -73,13 +73,22 @@ export const propertyValue: Field<Value> = (json, path) => {
     case 'object': {
       if (!isObject(body)) return fail(bodyPath, `expected an object, got ${describe(body)}`);
       const out: ValueObject = {};
-      for (const key in body) setOwn(out, key, propertyValue(body[key], `${bodyPath}.${key}`));
+      for (const key in body) setOwn(out, storableKey(key, bodyPath), propertyValue(body[key], `${bodyPath}.${key}`));
       return out;
     }
     default:
       return fail(path, `unknown property value tag "${tag}"`);
   }
 };
+
+/**
+ * Object keys of values. msgpack, which stores values and carries them between threads,
+ * cannot keep a key named "__proto__" (msgpackr renames it), so it is refused rather than
+ * silently changed.
+ */
+export function storableKey(key: string, path: string): string {
+  return key === '__proto__' ? fail(path, 'an object key cannot be "__proto__"') : key;
+}
 
 /** Own-property assignment that is safe for a key named `__proto__`. */
 export function setOwn(target: ValueObject, key: string, value: Value): void {
@@ -105,7 +114,7 @@ export const untypedValue: Field<Value> = (json, path) => {
       if (Array.isArray(json)) return json.map((v, i) => untypedValue(v, `${path}[${i}]`));
       const out: ValueObject = {};
       const obj = json as Record<string, unknown>;
-      for (const key in obj) setOwn(out, key, untypedValue(obj[key], `${path}.${key}`));
+      for (const key in obj) setOwn(out, storableKey(key, path), untypedValue(obj[key], `${path}.${key}`));
       return out;
     }
     default:

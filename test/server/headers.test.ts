@@ -38,10 +38,10 @@ for (const [suffix, field] of BOOLEANS) {
     }
   });
 
-  test(`x-svc-${suffix}: anything else is invalid_request_option naming the canonical header`, () => {
+  test(`x-svc-${suffix}: anything else is invalid_request_option naming the header as sent`, () => {
     for (const prefix of ['x-svc-', 'x-helix-']) {
       for (const value of ['', ' ', 'yes', 'no', 'on', '2', '01', 'truee', 't', 'null']) {
-        rejects(() => parse({ [`${prefix}${suffix}`]: value }), `x-svc-${suffix} must be true, false, 1 or 0, got "${value}"`);
+        rejects(() => parse({ [`${prefix}${suffix}`]: value }), `${prefix}${suffix} must be true, false, 1 or 0, got "${value}"`);
       }
     }
   });
@@ -66,7 +66,7 @@ test('database id: trimmed, alias accepted, canonical wins, empty rejected', () 
   assert.equal(parse({ 'x-helix-database-id': 'db2' }).databaseId, 'db2');
   assert.equal(parse({ 'x-svc-database-id': 'a', 'x-helix-database-id': 'b' }).databaseId, 'a');
   rejects(() => parse({ 'x-svc-database-id': '' }), 'x-svc-database-id must not be empty');
-  rejects(() => parse({ 'x-helix-database-id': '   ' }), 'x-svc-database-id must not be empty');
+  rejects(() => parse({ 'x-helix-database-id': '   ' }), 'x-helix-database-id must not be empty');
 });
 
 test('tenant id: trimmed, alias accepted, canonical wins, empty treated as absent', () => {

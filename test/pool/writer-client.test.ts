@@ -1,0 +1,39 @@
+/**
+ * The writer thread dying (a bug, never a client mistake) fails only the write in flight,
+ * with internal_error; a new writer thread takes over and later writes succeed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WriterClient } from '../../src/pool/writer-client.js';
+import { preparePlan } from '../../src/database.js';
+import { tempDir } from '../helpers/server.js';
+
+const DYING = new URL('../fixtures/dying-writer.js', import.meta.url);
+const addNode = (label: string) =>
+  preparePlan(JSON.stringify({ request_type: 'write', query: { write: { entries: [{ query: { name: 'n', root: { add_n: { label, properties: [] } } } }], returns: ['n'] } } }));
+const countAll = preparePlan(JSON.stringify({ request_type: 'write', query: { write: { entries: [{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['c'] } } }));
+
+test('a writer thread that dies fails its pending write and is replaced', async () => {
+  const dir = tempDir();
+  const writer = new WriterClient(DYING, dir.path);
+  try {
+    await writer.ready;
+    const lost = await writer.write(addNode('Lost'), false);
+    assert.equal(lost.ok, false);
+    assert.equal(!lost.ok && lost.error.error, 'internal_error');
+    assert.match(!lost.ok ? lost.error.msg : '', /outcome of this write is unknown/);
+    const refused = await writer.write(addNode('Early'), false);
+    assert.deepEqual(refused.ok ? null : refused.error.error, 'not_ready');
+    for (let i = 0; i < 100 && !writer.isAlive; i++) await sleep(50);
+    assert.equal(writer.isAlive, true);
+    assert.equal(writer.restarts, 1);
+    const ok = await writer.write(addNode('Kept'), false);
+    assert.deepEqual(ok, { ok: true, body: '{"n":[{"$id":0}]}' });
+    // Nothing of the lost batch was committed: the only node is the one written after.
+    assert.deepEqual(await writer.write(countAll, false), { ok: true, body: '{"c":[1]}' });
+  } finally {
+    await writer.close();
+    dir.remove();
+  }
+});
