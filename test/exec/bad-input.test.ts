@@ -240,3 +240,37 @@ test('over HTTP: bad input is a 400 with exactly {error, msg} and the msg names 
     dir.remove();
   }
 });
+
+test('labels longer than 512 bytes are limit_exceeded where they are written; a read for one finds nothing', async () => {
+  const long = 'é'.repeat(257); // 514 bytes of UTF-8
+  await badWrite({ add_n: { label: long, properties: [] } }, 'limit_exceeded', at('.add_n.label'));
+  await badWrite({ add_e: { input: ids(0), label: long, to: { ids: [1] }, properties: [] } }, 'limit_exceeded', at('.add_e.label'));
+  await badWrite({ set_property: { input: ids(0), name: '$label', value: { value: { string: long } } } }, 'limit_exceeded', at('.set_property.value'));
+  await badRead({ has_label: { input: ids(0), label: long } }, 'limit_exceeded', at('.has_label.label'));
+  const longer = 'x'.repeat(3000);
+  const byLabel = { count: { input: { nodes_where: { predicate: { eq: { left: prop('$label'), right: cs(longer) } } } } } };
+  assert.deepEqual(await t.read([q('r', byLabel)], ['r']), { r: [0] });
+  // 512 bytes exactly is fine.
+  const ok = await t.write([q('r', { label: { input: { add_n: { label: 'é'.repeat(256), properties: [] } } } })], ['r']);
+  assert.deepEqual(ok, { r: ['é'.repeat(256)] });
+  await t.write([q(null, { drop: { input: { nodes_where: { predicate: { eq: { left: prop('$label'), right: cs('é'.repeat(256)) } } } } } })], []);
+});
+
+test('an object key "__proto__" is refused in values and parameters instead of being renamed', async () => {
+  const withProto = JSON.parse('{"object":{"__proto__":{"i64":1}}}');
+  assert.deepEqual(Object.keys(withProto.object), ['__proto__']);
+  await badWrite({ add_n: { label: 'X', properties: [['o', { value: withProto }]] } }, 'invalid_query_json', at('.add_n.properties[0][1].value.object'));
+  const text = '{"request_type":"read","query":{"read":{"entries":[{"query":{"name":"r","root":{"count":{"input":{"nodes":{"reference":"all"}}}}}}],"returns":["r"]}},"parameters":{"p":{"__proto__":1}}}';
+  await assert.rejects(t.db.queryText(text), (err: unknown) => err instanceof GraphError && err.code === 'invalid_query_json' && /parameters\.p: an object key cannot be "__proto__"/.test(err.msg));
+});
+
+test('a mutation target naming a variable that is not bound yet is an error, not a silent no-op', async () => {
+  const entries = [
+    q(null, { drop_edge: { input: ids(0), to: { var: 'later' } } }),
+    q('later', ids(1)),
+  ];
+  await bad('write', entries, 'invalid_query', /entries\[0\]\.query\.root\.drop_edge\.to: variable "later" is not bound/);
+  await bad('write', [q(null, { drop_edge_by_id: { edges: { var: 'later' } } }), q('later', { edges: { reference: 'all' } })], 'invalid_query', /drop_edge_by_id\.edges: variable "later" is not bound/);
+  // Nothing was deleted by the failed batches.
+  assert.deepEqual(await t.read([q('r', { count: { input: { edges: { reference: 'all' } } } })], ['r']), { r: [1] });
+});

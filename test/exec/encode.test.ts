@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeValue } from '../../src/exec/encode.js';
+import { encodeResponse, encodeValue } from '../../src/exec/encode.js';
+import { GraphError } from '../../src/errors.js';
+import { LIMITS } from '../../src/plan/limits.js';
 import { DateTime } from '../../src/value.js';
 
 test('values print untagged: i64 digits, f64 with a fraction, date_time as RFC 3339 UTC', () => {
@@ -15,4 +17,14 @@ test('values print untagged: i64 digits, f64 with a fraction, date_time as RFC 3
   assert.equal(encodeValue(new Uint8Array([1, 255])), '[1,255]');
   assert.equal(encodeValue(new Float32Array([1, 0.5])), '[1.0,0.5]');
   assert.equal(encodeValue({ a: [null, true, 'x'], b: {} }), '{"a":[null,true,"x"],"b":{}}');
+});
+
+test('a response past the documented size limit is limit_exceeded, not a crash', () => {
+  const mib = 'x'.repeat(1024 * 1024);
+  const items = Array.from({ length: LIMITS.maxResponseChars / mib.length + 1 }, () => mib);
+  assert.throws(
+    () => encodeResponse(['r'], () => ({ t: 'values', items })),
+    (err: unknown) => err instanceof GraphError && err.code === 'limit_exceeded' && /exceed 268435456 characters/.test(err.msg),
+  );
+  assert.equal(encodeResponse(['r'], () => ({ t: 'values', items: [mib] })).length, mib.length + 10);
 });
