@@ -4,7 +4,7 @@
  * the same steps split across threads (src/pool); the embedded API runs them in-process.
  */
 import { GraphError } from './errors.js';
-import { parseJson, parseJsonBytes, stringifyJson } from './json.js';
+import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson } from './json.js';
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan } from './plan/validate.js';
 import { decodeRequest } from './wire/request.js';
@@ -23,6 +23,7 @@ export function preparePlan(request: string | Uint8Array | object): QueryPlan {
     else json = parseJson(stringifyJson(request));
   } catch (err) {
     if (err instanceof GraphError) throw err;
+    if (err instanceof JsonSyntaxError && err.tooDeep) throw new GraphError('limit_exceeded', `JSON ${err.message}`);
     throw new GraphError('invalid_query_json', `invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   const plan = decodeRequest(json);

@@ -22,6 +22,8 @@ export class JsonSyntaxError extends Error {
     readonly position: number,
     readonly line: number,
     readonly column: number,
+    /** The text is valid JSON nested deeper than the parser allows. */
+    readonly tooDeep = false,
   ) {
     super(`${reason} at line ${line} column ${column}`);
   }
@@ -119,7 +121,7 @@ function parseValue(depth: number): unknown {
 }
 
 function parseObject(depth: number): Record<string, unknown> {
-  if (depth > depthLimit) throw fail(pos, `nesting deeper than ${depthLimit} levels`);
+  if (depth > depthLimit) throw tooDeep();
   pos++;
   const obj: Record<string, unknown> = {};
   skipWhitespace();
@@ -158,7 +160,7 @@ function parseObject(depth: number): Record<string, unknown> {
 }
 
 function parseArray(depth: number): unknown[] {
-  if (depth > depthLimit) throw fail(pos, `nesting deeper than ${depthLimit} levels`);
+  if (depth > depthLimit) throw tooDeep();
   pos++;
   const arr: unknown[] = [];
   skipWhitespace();
@@ -373,6 +375,11 @@ function expectWord(word: string): void {
 function unexpected(): JsonSyntaxError {
   if (pos >= end) return fail(pos, 'unexpected end of input');
   return fail(pos, `unexpected character ${describeChar(pos)}`);
+}
+
+function tooDeep(): JsonSyntaxError {
+  const e = fail(pos, `nesting deeper than ${depthLimit} levels`);
+  return new JsonSyntaxError(e.reason, e.position, e.line, e.column, true);
 }
 
 function fail(at: number, reason: string): JsonSyntaxError {

@@ -5,7 +5,7 @@
  */
 import { GraphError } from '../errors.js';
 import type { Expr, Predicate } from '../plan/expr.js';
-import { DateTime, isValueObject, type Value } from '../value.js';
+import { DateTime, I64_MIN, isValueObject, type Value } from '../value.js';
 import { compareForPredicate, valueEquals } from './compare.js';
 import type { Exec } from './context.js';
 import { EDGE, NODE, NONE, Row } from './row.js';
@@ -55,7 +55,7 @@ export function evalExpr(x: Exec, row: Row, e: Expr): Value {
     case 'param':
       return x.param(e.name, e.path);
     case 'id':
-      if (row.kind === NONE) throw new GraphError('invalid_query', '"id" expression used on a row without a current element');
+      if (row.kind === NONE) throw new GraphError('invalid_query', `${e.path}: "id" is used where there is no current node or edge`);
       return BigInt(row.id);
     case 'timestamp':
       return BigInt(x.now);
@@ -79,7 +79,10 @@ export function evalExpr(x: Exec, row: Row, e: Expr): Value {
     }
     case 'neg': {
       const v = evalExpr(x, row, e.expr);
-      if (typeof v === 'bigint') return -v;
+      if (typeof v === 'bigint') {
+        if (v === I64_MIN) throw new GraphError('invalid_query', `${e.path}: "neg" of ${v} overflows i64`);
+        return -v;
+      }
       if (typeof v === 'number') return -v;
       throw new GraphError('invalid_query', `${e.path}: "neg" needs a number`);
     }

@@ -25,7 +25,7 @@ export const where: Executor<'where'> = (node, x, ctx) => byPredicate(x, x.rows(
 
 export const has: Executor<'has'> = (node, x, ctx) =>
   byPredicate(x, x.rows(node.input, ctx, node), {
-    p: 'compare', op: 'eq', left: { e: 'property', name: node.property }, right: { e: 'constant', value: node.value },
+    p: 'compare', op: 'eq', left: { e: 'property', name: node.property, path: `${node.path}.property` }, right: { e: 'constant', value: node.value, path: `${node.path}.value` }, path: node.path,
   });
 
 const labelFilter: Executor<'has_label' | 'edge_has_label'> = (node, x, ctx) =>
@@ -34,14 +34,14 @@ export const hasLabel = labelFilter as Executor<'has_label'>;
 export const edgeHasLabel = labelFilter as Executor<'edge_has_label'>;
 
 export const hasKey: Executor<'has_key'> = (node, x, ctx) =>
-  byPredicate(x, x.rows(node.input, ctx, node), { p: 'has_key', property: node.property });
+  byPredicate(x, x.rows(node.input, ctx, node), { p: 'has_key', property: node.property, path: node.path });
 
 export const edgeHas: Executor<'edge_has'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);
   const { value } = node;
   return keep(x, input, (row) => {
     const want: Value = value.kind === 'value' ? value.value : evalExpr(x, row, value.expr);
-    return valueEquals(evalExpr(x, row, { e: 'property', name: node.property }), want);
+    return valueEquals(evalExpr(x, row, { e: 'property', name: node.property, path: `${node.path}.property` }), want);
   });
 };
 

@@ -63,7 +63,8 @@ export function resolveRef(x: Exec, ref: ElementRef, kind: Kind, path: string, m
       }
       const ids: number[] = [];
       for (const row of rows) if (row.kind === kind) ids.push(row.id);
-      return ids;
+      // A variable may name an element deleted since it was bound (earlier in the batch).
+      return mode === 'required' ? check(ids) : ids;
     }
   }
 }

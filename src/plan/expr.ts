@@ -8,29 +8,38 @@ import type { Value } from '../value.js';
 export type ArithOp = 'add' | 'sub' | 'mul' | 'div' | 'mod';
 export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
 
-export type Expr =
-  | { readonly e: 'property'; readonly name: string }
-  | { readonly e: 'id' }
-  | { readonly e: 'timestamp' }
-  | { readonly e: 'date_time_now' }
-  | { readonly e: 'constant'; readonly value: Value }
-  | { readonly e: 'param'; readonly name: string; readonly path: string }
-  | { readonly e: ArithOp; readonly left: Expr; readonly right: Expr; readonly path: string }
-  | { readonly e: 'neg'; readonly expr: Expr; readonly path: string }
-  | {
-      readonly e: 'case';
-      readonly whenThen: readonly { readonly when: Predicate; readonly then: Expr }[];
-      readonly elseExpr: Expr | null;
-    };
+/** Every expression and predicate records its JSON path, for static and runtime messages. */
+interface At {
+  readonly path: string;
+}
 
-export type Predicate =
-  | { readonly p: 'compare'; readonly op: CompareOp; readonly left: Expr; readonly right: Expr }
-  | { readonly p: 'between'; readonly value: Expr; readonly min: Expr; readonly max: Expr }
-  | { readonly p: 'has_key' | 'is_null' | 'is_not_null'; readonly property: string }
-  | { readonly p: 'starts_with' | 'ends_with' | 'contains'; readonly value: Expr; readonly arg: Expr }
-  | { readonly p: 'is_in'; readonly value: Expr; readonly values: Expr }
-  | { readonly p: 'and' | 'or'; readonly predicates: readonly Predicate[] }
-  | { readonly p: 'not'; readonly predicate: Predicate };
+export type Expr = At &
+  (
+    | { readonly e: 'property'; readonly name: string }
+    | { readonly e: 'id' }
+    | { readonly e: 'timestamp' }
+    | { readonly e: 'date_time_now' }
+    | { readonly e: 'constant'; readonly value: Value }
+    | { readonly e: 'param'; readonly name: string }
+    | { readonly e: ArithOp; readonly left: Expr; readonly right: Expr }
+    | { readonly e: 'neg'; readonly expr: Expr }
+    | {
+        readonly e: 'case';
+        readonly whenThen: readonly { readonly when: Predicate; readonly then: Expr }[];
+        readonly elseExpr: Expr | null;
+      }
+  );
+
+export type Predicate = At &
+  (
+    | { readonly p: 'compare'; readonly op: CompareOp; readonly left: Expr; readonly right: Expr }
+    | { readonly p: 'between'; readonly value: Expr; readonly min: Expr; readonly max: Expr }
+    | { readonly p: 'has_key' | 'is_null' | 'is_not_null'; readonly property: string }
+    | { readonly p: 'starts_with' | 'ends_with' | 'contains'; readonly value: Expr; readonly arg: Expr }
+    | { readonly p: 'is_in'; readonly value: Expr; readonly values: Expr }
+    | { readonly p: 'and' | 'or'; readonly predicates: readonly Predicate[] }
+    | { readonly p: 'not'; readonly predicate: Predicate }
+  );
 
 /** A mutation or search input: a literal, or an expression evaluated per row. */
 export type PropertyInput = { readonly kind: 'value'; readonly value: Value } | { readonly kind: 'expr'; readonly expr: Expr };

@@ -3,8 +3,17 @@
  * (docs/queries.md "Limits"). Exceeding one is 400 `limit_exceeded`.
  */
 export const LIMITS = {
-  /** Operations nested inside one another (input chains plus sub-traversals). */
-  maxPlanDepth: 512,
+  /**
+   * Operations nested inside one another (input chains plus sub-traversals). JSON nesting
+   * (255 levels, src/json.ts) allows about 125 chained operations, so this one is reachable.
+   */
+  maxPlanDepth: 100,
+  /** Entries of a batch, for_each bodies included. */
+  maxEntries: 10_000,
+  /** Operations, predicates and expressions of one request together. */
+  maxPlanParts: 100_000,
+  /** Branches of one union or coalesce. */
+  maxBranches: 1_000,
   /** repeat max_depth and times, and shortest_path max_depth. */
   maxRepeatDepth: 10_000,
   /** Rows or items one operation may hold in memory (sorting, variables, results). */

@@ -1,13 +1,20 @@
 /**
- * Static validation of a decoded plan (reference §10), before anything runs, so a bad plan
- * never half-runs. Each rule has its own 400 code from src/errors.ts.
+ * Static validation of a decoded plan (reference §10 and the stricter rules of
+ * docs/queries.md §6), before anything runs, so a bad plan never half-runs. Each rule has
+ * its own 400 code from src/errors.ts and a message that starts with the JSON path.
+ *
+ * Besides shapes it infers, per operation, two facts about the stream flowing out of it:
+ * whether its rows carry `bind` bindings, and whether its elements are nodes, edges or
+ * either. The after-bind rules of reference §5.5 need both.
  */
 import { GraphError, type ErrorCode } from '../errors.js';
+import { DateTime, type Value } from '../value.js';
 import type { Entry, QueryPlan } from './batch.js';
 import { CATALOG, inputOf, subTraversalsOf } from './catalog.js';
+import { heldBy, walkExprs } from './exprs.js';
+import type { Expr, Predicate } from './expr.js';
 import { LIMITS } from './limits.js';
 import type { OpKind, PlanNode } from './ops.js';
-import type { ElementRef } from './expr.js';
 import { walkEntries, walkPlan } from './walk.js';
 
 function reject(code: ErrorCode, path: string, msg: string): never {
@@ -20,16 +27,54 @@ const LIST_STEPS: ReadonlySet<OpKind> = new Set(['limit', 'skip', 'range', 'dedu
 const NOT_AFTER_BIND: ReadonlySet<OpKind> = new Set([
   'order_by', 'order_by_multiple', 'choose', 'repeat', 'id', 'label', 'values', 'value_map', 'project', 'edge_properties',
 ]);
+/**
+ * Property names a mutation cannot assign: they name the element's identity or a search
+ * hit's virtual property, which every read resolves before stored properties (§6.2), and
+ * "__proto__" cannot be stored. `$label` has its own rules (relabel via set_property).
+ */
+const RESERVED_PROPERTIES: ReadonlySet<string> = new Set(['$id', '$from', '$to', '$distance', '$score', '__proto__']);
+
+type ElementKind = 'node' | 'edge' | 'any';
+/** What flows out of an operation: whether rows carry bindings, and which elements. */
+interface StreamInfo {
+  readonly bound: boolean;
+  readonly kind: ElementKind;
+}
+const UNKNOWN: StreamInfo = { bound: false, kind: 'any' };
+
+const NODE_OUTPUT: ReadonlySet<OpKind> = new Set([
+  'nodes', 'nodes_where', 'add_n', 'out', 'in', 'both', 'out_n', 'in_n', 'other_n', 'drop', 'drop_edge', 'drop_edge_labeled', 'drop_edge_by_id',
+]);
+const EDGE_OUTPUT: ReadonlySet<OpKind> = new Set(['edges', 'edges_where', 'add_e', 'out_e', 'in_e', 'both_e']);
+const FRESH_OUTPUT: ReadonlySet<OpKind> = new Set(['select', 'inject']);
 
 interface Scope {
   readonly write: boolean;
-  readonly inSub: boolean;
+  /** Inside a sub-traversal: `context` is the parent's stream. */
+  readonly context: StreamInfo | null;
+  /** Inside a for_each body, where element fields may shadow parameters. */
+  readonly inLoop: boolean;
+}
+
+/** Counts the size of a plan as it is checked, against the width limits. */
+class Budget {
+  entries = 0;
+  parts = 0;
+
+  entry(path: string): void {
+    if (++this.entries > LIMITS.maxEntries) reject('limit_exceeded', path, `a batch may hold at most ${LIMITS.maxEntries} entries (for_each bodies included); loop with for_each over parameters instead`);
+  }
+
+  part(path: string): void {
+    if (++this.parts > LIMITS.maxPlanParts) reject('limit_exceeded', path, `a request may hold at most ${LIMITS.maxPlanParts} operations, predicates and expressions`);
+  }
 }
 
 export function validatePlan(plan: QueryPlan): void {
   const write = plan.type === 'write';
   const bound = new Set<string>();
-  checkEntries(plan.batch.entries, 'query.' + plan.type + '.entries', write, bound);
+  const checker = new Checker(plan, new Budget());
+  checker.entries(plan.batch.entries, 'query.' + plan.type + '.entries', { write, context: null, inLoop: false }, bound);
   checkVariables(plan.batch.entries, bound);
   const seen = new Set<string>();
   plan.batch.returns.forEach((name, i) => {
@@ -41,65 +86,196 @@ export function validatePlan(plan: QueryPlan): void {
   });
 }
 
-function checkEntries(entries: readonly Entry[], path: string, write: boolean, bound: Set<string>): void {
-  if (entries.length === 0) reject('invalid_batch_arity', path, 'a batch needs at least one entry');
-  entries.forEach((entry, i) => {
-    if (entry.kind === 'for_each') {
-      checkEntries(entry.body, `${entry.path}.body`, write, bound);
+class Checker {
+  constructor(
+    private readonly plan: QueryPlan,
+    private readonly budget: Budget,
+  ) {}
+
+  entries(entries: readonly Entry[], path: string, scope: Scope, bound: Set<string>): void {
+    if (entries.length === 0) reject('invalid_batch_arity', path, 'a batch needs at least one entry');
+    entries.forEach((entry, i) => {
+      this.budget.entry(entry.path);
+      if (entry.kind === 'for_each') {
+        if (!scope.inLoop && !this.plan.params.has(entry.param)) {
+          reject('invalid_query', `${entry.path}.param`, `parameter "${entry.param}" is not bound; for_each needs an array of objects`);
+        }
+        this.entries(entry.body, `${entry.path}.body`, { ...scope, inLoop: true }, bound);
+        return;
+      }
+      const cond = entry.condition;
+      if (cond?.kind === 'prev_not_empty' && i === 0) {
+        reject('invalid_initial_batch_condition', `${entry.path}.condition`, 'prev_not_empty cannot be used on the first entry');
+      }
+      if (cond?.kind === 'var_min_size' && cond.size === 0) {
+        reject('invalid_batch_condition_min_size', `${entry.path}.condition.var_min_size[1]`, 'the minimum size must be at least 1');
+      }
+      if (entry.name !== null) bound.add(entry.name);
+      this.node(entry.root, scope, 0);
+    });
+  }
+
+  private node(node: PlanNode, scope: Scope, depth: number): StreamInfo {
+    if (depth > LIMITS.maxPlanDepth) reject('limit_exceeded', node.path, `operations nest deeper than ${LIMITS.maxPlanDepth} levels`);
+    this.budget.part(node.path);
+    const traits = CATALOG[node.op];
+    if (traits.mutates && !scope.write) {
+      reject('mutation_in_read_batch', node.path, `read batches cannot contain mutations ("${node.op}"); send it as a write request`);
+    }
+    if (traits.readOnlyBatch && scope.write) {
+      reject('read_only_traversal_in_write_batch', node.path, `"${node.op}" is only allowed in read batches`);
+    }
+    if (node.op === 'context') {
+      if (scope.context === null) reject('unbound_context', node.path, '"context" is only valid inside a sub-traversal');
+      return scope.context;
+    }
+    const input = inputOf(node);
+    if (scope.context !== null && input === null) {
+      reject('invalid_sub_traversal_operation', node.path, `"${node.op}" starts a new traversal, which is not allowed inside a sub-traversal (start from "context")`);
+    }
+    if (scope.context !== null && node.op === 'project_bindings') {
+      reject('invalid_sub_traversal_operation', node.path, 'project_bindings is not allowed inside a sub-traversal');
+    }
+    let incoming: StreamInfo | null = null;
+    if (input !== null) {
+      incoming = this.node(input, scope, depth + 1);
+      const producer = CATALOG[input.op].yields;
+      if (yieldsValues(input) && !(producer !== 'scalar' && LIST_STEPS.has(node.op))) {
+        reject('internal_planner_error', node.path, `"${node.op}" cannot follow "${input.op}", which ends the traversal`);
+      }
+      this.afterBind(node, incoming);
+    }
+    const branches = subTraversalsOf(node).map((sub) => {
+      const info = this.node(sub.root, { ...scope, context: incoming ?? UNKNOWN }, depth + 1);
+      if (yieldsValues(sub.root)) {
+        reject('invalid_sub_traversal_operation', sub.root.path, `a "${node.op}" body must yield nodes or edges, but "${sub.root.op}" ends the traversal`);
+      }
+      return info;
+    });
+    const out = outputOf(node, incoming, branches);
+    if (node.op === 'union' && out.bound && mixesKinds(branches)) {
+      reject('invalid_after_bind_operation', node.path, 'on a stream with bindings, the union branches must all yield nodes or all yield edges');
+    }
+    checkPayload(node);
+    this.held(node, scope);
+    return out;
+  }
+
+  /** The after-bind rules (reference §5.5). */
+  private afterBind(node: PlanNode, incoming: StreamInfo): void {
+    if (!incoming.bound) return;
+    if (NOT_AFTER_BIND.has(node.op)) reject('invalid_after_bind_operation', node.path, `"${node.op}" cannot be used after bind`);
+    if ((node.op === 'edge_has' || node.op === 'edge_has_label') && incoming.kind !== 'edge') {
+      reject('invalid_after_bind_operation', node.path, `"${node.op}" after bind needs a stream of edges`);
+    }
+  }
+
+  /** Parameters and comparisons in the expressions the node holds. */
+  private held(node: PlanNode, scope: Scope): void {
+    const { exprs, predicates, refs } = heldBy(node);
+    for (const { ref, path } of refs) if (ref.kind === 'param') this.param(ref.name, `${path}.param`, scope);
+    const onExpr = (e: Expr) => {
+      this.budget.part(e.path);
+      if (e.e === 'param') this.param(e.name, e.path, scope);
+    };
+    const onPredicate = (p: Predicate) => {
+      this.budget.part(p.path);
+      this.comparison(p, scope);
+    };
+    for (const root of [...exprs, ...predicates]) walkExprs(root, onExpr, onPredicate);
+  }
+
+  /** Outside for_each bodies every parameter is known before anything runs. */
+  private param(name: string, path: string, scope: Scope): void {
+    if (!scope.inLoop && !this.plan.params.has(name)) reject('invalid_query', path, `parameter "${name}" is not bound`);
+  }
+
+  /** The value an expression is known to have before execution, if any. */
+  private staticValue(e: Expr, scope: Scope): { value: Value } | null {
+    if (e.e === 'constant') return { value: e.value };
+    if (e.e === 'param' && !scope.inLoop) {
+      const value = this.plan.params.get(e.name);
+      return value === undefined ? null : { value };
+    }
+    return null;
+  }
+
+  /**
+   * Comparisons that can never hold because an operand is known to be of a kind that has
+   * no order (reference §4.4 makes them silently false; a client sending one has a bug).
+   */
+  private comparison(p: Predicate, scope: Scope): void {
+    let ordered: readonly Expr[] = [];
+    if (p.p === 'compare' && p.op !== 'eq' && p.op !== 'neq') ordered = [p.left, p.right];
+    else if (p.p === 'between') ordered = [p.value, p.min, p.max];
+    if (ordered.length > 0) {
+      let family: string | null = null;
+      for (const operand of ordered) {
+        const known = this.staticValue(operand, scope);
+        if (known === null) continue;
+        const f = orderFamily(known.value);
+        if (f === null) {
+          reject('incompatible_comparison', operand.path, `${describeKind(known.value)} has no order; "${p.p === 'compare' ? p.op : p.p}" compares numbers, strings or date-times`);
+        }
+        if (family !== null && f !== family) reject('incompatible_comparison', p.path, `cannot order a ${family} against a ${f}`);
+        family = f;
+      }
       return;
     }
-    const cond = entry.condition;
-    if (cond?.kind === 'prev_not_empty' && i === 0) {
-      reject('invalid_initial_batch_condition', `${entry.path}.condition`, 'prev_not_empty cannot be used on the first entry');
+    if (p.p === 'starts_with' || p.p === 'ends_with' || p.p === 'contains') {
+      for (const operand of [p.value, p.arg]) {
+        const known = this.staticValue(operand, scope);
+        if (known !== null && typeof known.value !== 'string') {
+          reject('incompatible_comparison', operand.path, `"${p.p}" works on strings, got ${describeKind(known.value)}`);
+        }
+      }
     }
-    if (cond?.kind === 'var_min_size' && cond.size === 0) {
-      reject('invalid_batch_condition_min_size', `${entry.path}.condition.var_min_size[1]`, 'the minimum size must be at least 1');
-    }
-    if (entry.name !== null) bound.add(entry.name);
-    checkNode(entry.root, { write, inSub: false }, 0);
-  });
+  }
 }
 
-/** Returns whether the node's output carries bind bindings. */
-function checkNode(node: PlanNode, scope: Scope, depth: number): boolean {
-  if (depth > LIMITS.maxPlanDepth) reject('limit_exceeded', node.path, `operations nest deeper than ${LIMITS.maxPlanDepth} levels`);
-  const traits = CATALOG[node.op];
-  if (traits.mutates && !scope.write) {
-    reject('invalid_query_json', node.path, `read batches cannot contain mutations ("${node.op}"); send it as a write request`);
-  }
-  if (traits.readOnlyBatch && scope.write) {
-    reject('read_only_traversal_in_write_batch', node.path, `"${node.op}" is only allowed in read batches`);
-  }
-  if (node.op === 'context' && !scope.inSub) reject('unbound_context', node.path, '"context" is only valid inside a sub-traversal');
-  const input = inputOf(node);
-  if (scope.inSub && input === null && node.op !== 'context') {
-    reject('invalid_sub_traversal_operation', node.path, `"${node.op}" starts a new traversal, which is not allowed inside a sub-traversal (start from "context")`);
-  }
-  if (scope.inSub && node.op === 'project_bindings') {
-    reject('invalid_sub_traversal_operation', node.path, 'project_bindings is not allowed inside a sub-traversal');
-  }
-  let afterBind = false;
-  if (input !== null) {
-    afterBind = checkNode(input, scope, depth + 1);
-    const producer = CATALOG[input.op].yields;
-    const producesList = producer === 'list' || producer === 'scalar' || (producer === 'same' && yieldsValues(input));
-    if (producesList && !(producer !== 'scalar' && LIST_STEPS.has(node.op))) {
-      reject('internal_planner_error', node.path, `"${node.op}" cannot follow "${input.op}", which ends the traversal`);
-    }
-  }
-  if (afterBind && NOT_AFTER_BIND.has(node.op)) {
-    reject('invalid_after_bind_operation', node.path, `"${node.op}" cannot be used after bind`);
-  }
-  for (const sub of subTraversalsOf(node)) checkNode(sub.root, { write: scope.write, inSub: true }, depth + 1);
-  checkPayload(node);
-  return afterBind || node.op === 'bind';
-}
-
-/** Whether a 'same'-yielding chain (limit over values, ...) yields values rather than rows. */
+/** Whether a node ends the traversal: a terminal, or bounds over a terminal's list. */
 function yieldsValues(node: PlanNode): boolean {
   let cur: PlanNode | null = node;
   while (cur !== null && CATALOG[cur.op].yields === 'same') cur = inputOf(cur);
   return cur !== null && (CATALOG[cur.op].yields === 'list' || CATALOG[cur.op].yields === 'scalar');
+}
+
+function joinKinds(kinds: readonly ElementKind[]): ElementKind {
+  return kinds.reduce<ElementKind | null>((a, k) => (a === null || a === k ? k : 'any'), null) ?? 'any';
+}
+
+function mixesKinds(branches: readonly StreamInfo[]): boolean {
+  return branches.some((b) => b.kind === 'node') && branches.some((b) => b.kind === 'edge');
+}
+
+function outputOf(node: PlanNode, incoming: StreamInfo | null, branches: readonly StreamInfo[]): StreamInfo {
+  const bound = (incoming?.bound ?? false) || node.op === 'bind' || branches.some((b) => b.bound);
+  let kind: ElementKind;
+  if (NODE_OUTPUT.has(node.op)) kind = 'node';
+  else if (EDGE_OUTPUT.has(node.op)) kind = 'edge';
+  else if (FRESH_OUTPUT.has(node.op)) kind = 'any';
+  else if (branches.length > 0) {
+    // optional passes rows whose branch is empty; repeat may emit or end on its input.
+    const passThrough = node.op === 'optional' || node.op === 'repeat';
+    kind = joinKinds([...branches.map((b) => b.kind), ...(passThrough && incoming ? [incoming.kind] : [])]);
+  } else kind = incoming?.kind ?? 'any';
+  return { bound, kind };
+}
+
+function orderFamily(v: Value): string | null {
+  if (typeof v === 'bigint' || typeof v === 'number') return 'number';
+  if (typeof v === 'string') return 'string';
+  if (v instanceof DateTime) return 'date-time';
+  return null;
+}
+
+function describeKind(v: Value): string {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return 'a bool';
+  if (v instanceof Uint8Array) return 'bytes';
+  if (ArrayBuffer.isView(v) || Array.isArray(v)) return 'an array';
+  if (typeof v === 'object' && !(v instanceof DateTime)) return 'an object';
+  return typeof v === 'string' ? 'a string' : v instanceof DateTime ? 'a date-time' : 'a number';
 }
 
 function duplicates(names: readonly string[], path: string, code: ErrorCode, what: string): void {
@@ -117,8 +293,14 @@ function checkPayload(node: PlanNode): void {
     case 'add_e':
       duplicates(node.properties.map(([k]) => k), `${p}.properties`, 'duplicate_property_assignment', 'property');
       node.properties.forEach(([k], i) => {
-        if (k === '$label') reject('invalid_query', `${p}.properties[${i}]`, '"$label" cannot be assigned; it is the operation\'s label');
+        if (k === '$label') reject('invalid_property_name', `${p}.properties[${i}][0]`, '"$label" cannot be assigned here; it is the operation\'s label');
+        if (RESERVED_PROPERTIES.has(k)) reject('invalid_property_name', `${p}.properties[${i}][0]`, `"${k}" is reserved and cannot be stored`);
       });
+      return;
+    case 'set_property':
+    case 'remove_property':
+      if (node.op === 'remove_property' && node.name === '$label') reject('invalid_property_name', `${p}.name`, 'the label cannot be removed');
+      if (RESERVED_PROPERTIES.has(node.name)) reject('invalid_property_name', `${p}.name`, `"${node.name}" is reserved and cannot be ${node.op === 'set_property' ? 'set' : 'removed'}`);
       return;
     case 'values':
       if (node.properties.length === 0) reject('invalid_projection_arity', `${p}.properties`, 'values needs at least one property');
@@ -143,9 +325,11 @@ function checkPayload(node: PlanNode): void {
       return;
     case 'union':
       if (node.traversals.length < 2) reject('invalid_branch_arity', `${p}.traversals`, `union needs at least 2 branches, got ${node.traversals.length}`);
+      if (node.traversals.length > LIMITS.maxBranches) reject('limit_exceeded', `${p}.traversals`, `at most ${LIMITS.maxBranches} branches`);
       return;
     case 'coalesce':
       if (node.traversals.length < 1) reject('invalid_branch_arity', `${p}.traversals`, 'coalesce needs at least 1 branch');
+      if (node.traversals.length > LIMITS.maxBranches) reject('limit_exceeded', `${p}.traversals`, `at most ${LIMITS.maxBranches} branches`);
       return;
     case 'repeat': {
       const c = node.config;
@@ -166,10 +350,6 @@ function checkPayload(node: PlanNode): void {
       return;
     case 'drop_edge_by_id':
       if (node.edges.kind === 'all') reject('unsupported_edge_all_target', `${p}.edges`, '"all" cannot be used as an edge mutation target');
-      return;
-    case 'set_property':
-    case 'remove_property':
-      if (node.op === 'remove_property' && node.name === '$label') reject('invalid_query', `${p}.name`, 'the label cannot be removed');
       return;
     default:
       return;
@@ -197,26 +377,15 @@ function checkVariables(entries: readonly Entry[], entryNames: ReadonlySet<strin
 }
 
 function variableReads(node: PlanNode): { name: string; path: string }[] {
-  const refOf = (ref: ElementRef, key: string) => (ref.kind === 'var' ? [{ name: ref.name, path: `${node.path}.${key}.var` }] : []);
+  const reads = heldBy(node).refs.flatMap(({ ref, path }) => (ref.kind === 'var' ? [{ name: ref.name, path: `${path}.var` }] : []));
   switch (node.op) {
-    case 'nodes':
-    case 'edges':
-      return refOf(node.reference, 'reference');
-    case 'add_e':
-    case 'drop_edge':
-    case 'drop_edge_labeled':
-      return refOf(node.to, 'to');
-    case 'drop_edge_by_id':
-      return refOf(node.edges, 'edges');
-    case 'shortest_path':
-      return [...refOf(node.source, 'source'), ...refOf(node.target, 'target')];
     case 'select':
-      return [{ name: node.name, path: `${node.path}.name` }];
+      return [...reads, { name: node.name, path: `${node.path}.name` }];
     case 'inject':
     case 'within':
     case 'without':
-      return [{ name: node.variable, path: `${node.path}.variable` }];
+      return [...reads, { name: node.variable, path: `${node.path}.variable` }];
     default:
-      return [];
+      return reads;
   }
 }

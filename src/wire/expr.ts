@@ -9,23 +9,23 @@ const COMPARE = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const;
 export const expr: Field<Expr> = (json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'an expression');
   const unit = (e: 'id' | 'timestamp' | 'date_time_now'): Expr =>
-    body === undefined ? { e } : fail(path, `"${e}" is a bare string, not an object key`);
+    body === undefined ? { e, path } : fail(path, `"${e}" is a bare string, not an object key`);
   switch (tag) {
     case 'id':
     case 'timestamp':
     case 'date_time_now':
       return unit(tag);
     case 'property':
-      return { e: 'property', name: name(body, bodyPath) };
+      return { e: 'property', name: name(body, bodyPath), path };
     case 'param':
       return { e: 'param', name: name(body, bodyPath), path: bodyPath };
     case 'constant':
-      return { e: 'constant', value: propertyValue(body, bodyPath) };
+      return { e: 'constant', value: propertyValue(body, bodyPath), path };
     case 'neg':
       return { e: 'neg', expr: neg(body, bodyPath).expr, path: bodyPath };
     case 'case': {
       const c = caseBody(body, bodyPath);
-      return { e: 'case', whenThen: c.when_then, elseExpr: c.else_expr };
+      return { e: 'case', whenThen: c.when_then, elseExpr: c.else_expr, path: bodyPath };
     }
     default:
       if (ARITH.includes(tag)) {
@@ -44,35 +44,35 @@ export const predicate: Field<Predicate> = (json, path) => {
   switch (tag) {
     case 'eq': case 'neq': case 'gt': case 'gte': case 'lt': case 'lte': {
       const b = binary(body, bodyPath);
-      return { p: 'compare', op: tag, left: b.left, right: b.right };
+      return { p: 'compare', op: tag, left: b.left, right: b.right, path: bodyPath };
     }
     case 'compare': {
       const b = compareBody(body, bodyPath);
-      return { p: 'compare', op: b.op, left: b.left, right: b.right };
+      return { p: 'compare', op: b.op, left: b.left, right: b.right, path: bodyPath };
     }
     case 'between': {
       const b = betweenBody(body, bodyPath);
-      return { p: 'between', value: b.value, min: b.min, max: b.max };
+      return { p: 'between', value: b.value, min: b.min, max: b.max, path: bodyPath };
     }
     case 'has_key': case 'is_null': case 'is_not_null':
-      return { p: tag, property: propertyBody(body, bodyPath).property };
+      return { p: tag, property: propertyBody(body, bodyPath).property, path: bodyPath };
     case 'starts_with':
-      return { p: tag, ...pair(startsWith(body, bodyPath), 'prefix') };
+      return { p: tag, ...pair(startsWith(body, bodyPath), 'prefix'), path: bodyPath };
     case 'ends_with':
-      return { p: tag, ...pair(endsWith(body, bodyPath), 'suffix') };
+      return { p: tag, ...pair(endsWith(body, bodyPath), 'suffix'), path: bodyPath };
     case 'contains':
-      return { p: tag, ...pair(contains(body, bodyPath), 'substring') };
+      return { p: tag, ...pair(contains(body, bodyPath), 'substring'), path: bodyPath };
     case 'is_in': {
       const b = isIn(body, bodyPath);
-      return { p: 'is_in', value: b.value, values: b.values };
+      return { p: 'is_in', value: b.value, values: b.values, path: bodyPath };
     }
     case 'and': case 'or': {
       const b = logic(body, bodyPath);
       if (b.predicates.length === 0) fail(`${bodyPath}.predicates`, `"${tag}" needs at least one predicate`, 'invalid_predicate_arity');
-      return { p: tag, predicates: b.predicates };
+      return { p: tag, predicates: b.predicates, path: bodyPath };
     }
     case 'not':
-      return { p: 'not', predicate: notBody(body, bodyPath).predicate };
+      return { p: 'not', predicate: notBody(body, bodyPath).predicate, path: bodyPath };
     default:
       return fail(path, `unknown predicate "${tag}"`);
   }

@@ -82,7 +82,7 @@ test('context outside a sub-traversal is unbound_context; a source inside one is
 });
 
 test('mutations in read batches are rejected at any depth with one code naming the place', async () => {
-  const mutationCode = 'invalid_query_json';
+  const mutationCode = 'mutation_in_read_batch';
   const cases: [unknown, string][] = [
     [addN, ''],
     [{ count: { input: { drop: { input: ids(0) } } } }, '.count.input'],
@@ -162,32 +162,50 @@ test('unknown variables: statically unbound is unknown_variable; bound by a skip
   assert.deepEqual(await t.read([...skipped, q('r', { nodes: { reference: { var: 'v' } } })], ['r']), { r: [] });
 });
 
-test('comparisons between incompatible types are false, never an error', async () => {
+test('comparisons against stored values of another kind are false; known operands without an order are a 400', async () => {
   const keep = async (predicate: unknown) => (await t.read([q('r', { id: { input: { where: { input: ids(0, 1), predicate } } } })], ['r'])).r;
   for (const op of ['gt', 'gte', 'lt', 'lte']) {
+    // A property may hold any kind, so these run and simply do not match.
     assert.deepEqual(await keep({ [op]: { left: prop('name'), right: ci(1) } }), [], `${op} string vs i64`);
     assert.deepEqual(await keep({ [op]: { left: ci(1), right: prop('name') } }), [], `${op} i64 vs string`);
-    assert.deepEqual(await keep({ [op]: { left: prop('ok'), right: { constant: { bool: false } } } }), [], `${op} bool vs bool`);
-    assert.deepEqual(await keep({ [op]: { left: prop('age'), right: { constant: 'null' } } }), [], `${op} i64 vs null`);
     assert.deepEqual(await keep({ [op]: { left: prop('missing'), right: ci(0) } }), [], `${op} missing vs i64`);
     assert.deepEqual(await keep({ [op]: { left: prop('age'), right: { constant: { date_time: 0 } } } }), [], `${op} i64 vs date_time`);
+    assert.deepEqual(await keep({ [op]: { left: prop('ok'), right: prop('age') } }), [], `${op} bool property vs i64 property`);
+    // An operand known before execution that has no order can never match: a client bug.
+    await badRead({ where: { input: ids(0), predicate: { [op]: { left: prop('ok'), right: { constant: { bool: false } } } } } }, 'incompatible_comparison', at(`.where.predicate.${op}.right`));
+    await badRead({ where: { input: ids(0), predicate: { [op]: { left: { constant: 'null' }, right: prop('age') } } } }, 'incompatible_comparison', at(`.where.predicate.${op}.left`));
+    await badRead({ where: { input: ids(0), predicate: { [op]: { left: ci(1), right: cs('1') } } } }, 'incompatible_comparison', at(`.where.predicate.${op}`));
   }
-  // Their negation therefore keeps every row, and starts_with on a non-string is false.
+  await badRead({ where: { input: ids(0), predicate: { between: { value: prop('age'), min: ci(1), max: { constant: { string_array: ['z'] } } } } } }, 'incompatible_comparison', at('.where.predicate.between.max'));
+  await badRead({ where: { input: ids(0), predicate: { gt: { left: prop('age'), right: { param: 'p' } } } } }, 'incompatible_comparison', at('.where.predicate.gt.right'), { p: true });
+  await badRead({ where: { input: ids(0), predicate: { starts_with: { value: prop('name'), prefix: ci(3) } } } }, 'incompatible_comparison', at('.where.predicate.starts_with.prefix'));
+  await badRead({ where: { input: ids(0), predicate: { contains: { value: { constant: { string_array: ['a'] } }, substring: cs('a') } } } }, 'incompatible_comparison', at('.where.predicate.contains.value'));
+  // Their negation therefore keeps every row, and starts_with on a non-string property is false.
   assert.deepEqual(await keep({ not: { predicate: { gt: { left: prop('name'), right: ci(1) } } } }), [0, 1]);
   assert.deepEqual(await keep({ starts_with: { value: prop('age'), prefix: cs('3') } }), []);
   assert.deepEqual((await t.read([q('r', { count: { input: { nodes_where: { predicate: { lt: { left: prop('name'), right: { constant: { f64: 1.5 } } } } } } } })], ['r'])).r, [0]);
+  // eq and neq compare any kinds.
+  assert.deepEqual(await keep({ eq: { left: prop('ok'), right: { constant: { bool: true } } } }), [0]);
+  assert.deepEqual(await keep({ neq: { left: prop('age'), right: { constant: 'null' } } }), [0]);
 });
 
-test('deep and wide requests: 300 nested steps, repeat and shortest_path depth above the limit', async () => {
-  let deep: unknown = ids(0);
-  for (let k = 0; k < 300; k++) deep = out(deep);
-  await assert.rejects(t.read([q('r', deep)], ['r']), (err: unknown) => {
-    assert.ok(err instanceof GraphError, String(err));
-    assert.ok(err.code === 'invalid_query_json' || err.code === 'limit_exceeded', err.code);
-    assert.equal(err.status, 400);
-    assert.match(err.msg, /depth|deep|nest/i);
-    return true;
-  });
+test('deep and wide requests: JSON nesting, operation nesting, entries, branches, plan size, repeat and shortest_path depth', async () => {
+  const nest = (n: number) => {
+    let deep: unknown = ids(0);
+    for (let k = 0; k < n; k++) deep = out(deep);
+    return deep;
+  };
+  // 300 chained steps nest JSON 600+ levels: refused by the parser, before any plan exists.
+  await bad('read', [q('r', nest(300))], 'limit_exceeded', /^JSON nesting deeper than 255 levels at line 1 column \d+$/, { returns: ['r'] });
+  // 110 steps fit the JSON limit but not the operation nesting limit of 100.
+  await bad('read', [q('r', nest(110))], 'limit_exceeded', /entries\[0\]\.query\.root(\.out\.input){101}\.out: operations nest deeper than 100 levels/, { returns: ['r'] });
+  assert.deepEqual(await t.read([q('r', { count: { input: nest(99) } })], ['r']), { r: [0] });
+  const many = Array.from({ length: 10_001 }, () => q(null, ids(0)));
+  await bad('read', many, 'limit_exceeded', /entries\[10000\]\.query: a batch may hold at most 10000 entries/);
+  const branches = Array.from({ length: 1001 }, () => sub(ctx));
+  await badRead({ union: { input: ids(0), traversals: branches } }, 'limit_exceeded', at('.union.traversals'));
+  const wide = { where: { input: ids(0), predicate: { or: { predicates: Array.from({ length: 50_000 }, () => ({ eq: { left: prop('age'), right: ci(1) } })) } } } };
+  await badRead(wide, 'limit_exceeded', /at most 100000 operations, predicates and expressions/);
   await badRead(
     { repeat: { input: ids(0), config: { traversal: sub(out(ctx)), emit: 'none', max_depth: 10_001 } } },
     'limit_exceeded',
@@ -223,7 +241,7 @@ test('over HTTP: bad input is a 400 with exactly {error, msg} and the msg names 
       assert.match(res.body.msg, where);
     };
     await check(readRequest([q('r', { union: { input: ids(0), traversals: [sub(ctx)] } })], ['r']), 'invalid_branch_arity', at('.union.traversals'));
-    await check(readRequest([q('r', { count: { input: { drop: { input: ids(0) } } } })]), 'invalid_query_json', at('.count.input'));
+    await check(readRequest([q('r', { count: { input: { drop: { input: ids(0) } } } })]), 'mutation_in_read_batch', at('.count.input'));
     await check(readRequest([q('r', { frobnicate: {} })]), 'invalid_query_json', /frobnicate/);
     await check(writeRequest([q('r', { bind: { input: ids(0), name: 'x' } })]), 'read_only_traversal_in_write_batch', new RegExp(ROOT));
     await check(readRequest([q('r', { within: { input: ids(0), variable: 'v' } })]), 'unknown_variable', at('.within.variable'));
@@ -232,7 +250,7 @@ test('over HTTP: bad input is a 400 with exactly {error, msg} and the msg names 
     for (let k = 0; k < 300; k++) deep = out(deep);
     const res = await post(url, readRequest([q('r', deep)], ['r']));
     assert.equal(res.status, 400, res.text);
-    assert.match(res.body.error, /^(invalid_query_json|limit_exceeded)$/);
+    assert.equal(res.body.error, 'limit_exceeded');
     // Runtime client mistakes are 400 as well.
     await check({ ...(readRequest([q('r', { limit: { input: ids(0), count: { expr: { param: 'n' } } } })]) as object), parameters: { n: -1 } }, 'invalid_query', at('.limit.count'));
   } finally {

@@ -188,9 +188,10 @@ test('repeat: times, emit modes, emit_predicate, until, max_depth and dead ends'
   assert.deepEqual(await read1(rep(ids(1), { emit: 'after', traversal: sub(out(ctx, 'LIKES')) })), idRows(4));
 });
 
-test('a branch body that ends in a terminal is a runtime invalid_query', async () => {
-  await fails([q('r', { union: { input: ids(0), traversals: [sub({ count: { input: ctx } }), sub(ctx)] } })], 'invalid_query', /body must yield nodes or edges/);
-  await fails([q('r', { optional: { input: ids(0), traversal: sub({ id: { input: ctx } }) } })], 'invalid_query', /optional/);
+test('a branch body that ends in a terminal is rejected before running, even if it would never run', async () => {
+  await fails([q('r', { union: { input: ids(0), traversals: [sub({ count: { input: ctx } }), sub(ctx)] } })], 'invalid_sub_traversal_operation', /traversals\[0\]\.root\.count: a "union" body must yield nodes or edges/);
+  await fails([q('r', { optional: { input: ids(0), traversal: sub({ limit: { input: { id: { input: ctx } }, count: { literal: 1 } } }) } })], 'invalid_sub_traversal_operation', /optional/);
+  await fails([q('r', { choose: { input: ids(), condition: { is_null: { property: 'x' } }, then_traversal: sub({ value_map: { input: ctx } }) } })], 'invalid_sub_traversal_operation', /then_traversal\.root/);
 });
 
 // Grouping and aggregation

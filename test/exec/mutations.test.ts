@@ -115,7 +115,7 @@ test('remove_property removes from nodes and edges, ignores missing keys, passes
       v: [{ $id: 0, $label: 'P', name: 'a' }, { $id: 1, $label: 'P', name: 'b' }, { $id: 2, $label: 'P', name: 'c', n: 3 }],
       e: [{ $id: 0, $label: 'KNOWS', $from: 0, $to: 1 }],
     });
-    await rejectsWith(t.write([q(null, { remove_property: { input: ids(0), name: '$label' } })], []), 'invalid_query', /entries\[0\]\.query\.root\.remove_property\.name/);
+    await rejectsWith(t.write([q(null, { remove_property: { input: ids(0), name: '$label' } })], []), 'invalid_property_name', /entries\[0\]\.query\.root\.remove_property\.name/);
   });
 });
 

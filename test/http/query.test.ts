@@ -103,7 +103,7 @@ test('bad input gets a clear 4xx and the server keeps serving', async () => {
   const bad: [string, number, string][] = [
     ['{not json', 400, 'invalid_query_json'],
     [JSON.stringify({ request_type: 'read', query: { read: { entries: [] } } }), 400, 'invalid_batch_arity'],
-    [JSON.stringify(readRequest([{ query: { name: 'n', root: { add_n: { label: 'X', properties: [] } } } }])), 400, 'invalid_query_json'],
+    [JSON.stringify(readRequest([{ query: { name: 'n', root: { add_n: { label: 'X', properties: [] } } } }])), 400, 'mutation_in_read_batch'],
   ];
   for (const [body, status, code] of bad) {
     const res = await post(q(), body);

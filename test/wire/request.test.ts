@@ -68,11 +68,11 @@ test('request_type must match the batch variant', () => {
 
 test('a mutation in a read batch is rejected at any depth', () => {
   const addN = { add_n: { label: 'User', properties: [] } };
-  rejects(read([{ query: { name: 'a', root: addN } }]), 'invalid_query_json', 'read batches cannot contain mutations');
-  rejects(read([{ for_each: { param: 'rows', body: [{ query: { root: addN } }] } }], [], { parameters: { rows: [] } }), 'invalid_query_json', 'for_each.body[0]');
+  rejects(read([{ query: { name: 'a', root: addN } }]), 'mutation_in_read_batch', 'read batches cannot contain mutations');
+  rejects(read([{ for_each: { param: 'rows', body: [{ query: { root: addN } }] } }], [], { parameters: { rows: [] } }), 'mutation_in_read_batch', 'for_each.body[0]');
   rejects(
     read([{ query: { name: 'u', root: { union: { input: { nodes: { reference: 'all' } }, traversals: [{ root: 'context' }, { root: { drop: { input: 'context' } } }] } } } }]),
-    'invalid_query_json',
+    'mutation_in_read_batch',
     'union.traversals[1].root.drop',
   );
 });
