@@ -1,5 +1,7 @@
 /** An embedded database in a temp folder, with request builders shared by exec tests. */
 import { open, type Database } from '../../src/index.js';
+import assert from 'node:assert/strict';
+import { GraphError } from '../../src/errors.js';
 import { tempDir } from './server.js';
 
 export interface TestDb {
@@ -34,3 +36,33 @@ export const q = (name: string | null, root: unknown, condition?: unknown) => ({
 export const prop = (p: string) => ({ property: p });
 export const cs = (v: string) => ({ constant: { string: v } });
 export const ci = (v: number) => ({ constant: { i64: v } });
+
+// Shared by the conformance tests (test/exec/*-conformance.test.ts).
+export const ctx = 'context';
+export const sub = (root: unknown) => ({ root });
+export const f = (v: number) => ({ value: { f64: v } });
+export const idRows = (...list: number[]) => list.map(($id) => ({ $id }));
+
+/** The response text of one read or write request, for exact number and string formatting. */
+export function requestText(type: 'read' | 'write', entries: unknown[], returns: string[], parameters?: Record<string, unknown>) {
+  return JSON.stringify({ request_type: type, query: { [type]: { entries, returns } }, ...(parameters ? { parameters } : {}) }, (_k, v) =>
+    typeof v === 'bigint' ? `@@big:${v}@@` : v,
+  ).replace(/"@@big:(-?\d+)@@"/g, '$1');
+}
+
+/** A regex for a msg that starts with the JSON path `prefix + suffix` (then ":", "." or "["). */
+export function atPath(suffix: string, prefix = 'query.read.entries[0].query.root'): RegExp {
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${esc(prefix + suffix)}[:.\\[]`);
+}
+
+/** Asserts a 400 GraphError with exactly this code and a msg matching `where`. */
+export async function rejects400(promise: Promise<unknown>, code: string, where: RegExp): Promise<void> {
+  await assert.rejects(promise, (err: unknown) => {
+    assert.ok(err instanceof GraphError, String(err));
+    assert.equal(err.code, code, `code ${err.code} (msg: ${err.msg})`);
+    assert.equal(err.status, 400, `status of ${err.code}`);
+    assert.match(err.msg, where);
+    return true;
+  });
+}
