@@ -81,7 +81,7 @@ export const valueMap: Executor<'value_map'> = (node, x, ctx) => {
     t: 'values',
     items: collect(x, x.rows(node.input, ctx, node).rows, node.path, (row, out) => {
       if (names === null || names.length === 0) {
-        const obj = everything(x, row, false);
+        const obj = everything(x, row, true);
         if (obj) out.push(obj);
       } else {
         out.push(pick(x, row, names));

@@ -304,6 +304,11 @@ export function evaluate(g: MGraph, t: Traversal): unknown[] {
           for (const [k, v] of el.props) out[k] = plain(v);
           out.$label = el.label;
           out.$id = r.id;
+          // DECISIONS D9: edges also show their endpoints.
+          if (r.kind === 'edge') {
+            out.$from = (el as MEdge).from;
+            out.$to = (el as MEdge).to;
+          }
           return out;
         }
         for (const k of term.properties) {

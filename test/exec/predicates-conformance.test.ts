@@ -239,13 +239,15 @@ test('between is inclusive at both ends and uses the comparison rules', async ()
   assert.deepEqual(await keep({ between: { value: ci(5), min: prop('n'), max: ci(10) } }), [0, 1, 2]);
 });
 
-test('between with an incomparable end is false, not an error', async () => {
-  assert.deepEqual(await keep({ between: { value: prop('n'), min: cs('a'), max: ci(5) } }), []);
-  assert.deepEqual(await keep({ between: { value: prop('n'), min: ci(0), max: cs('z') } }), []);
-  assert.deepEqual(await keep({ between: { value: prop('s'), min: ci(0), max: cs('z') } }), []);
+test('between over stored values of another kind is false; known ends of two different kinds are a 400', async () => {
   assert.deepEqual(await keep({ between: { value: prop('dt'), min: ci(0), max: ci(5000) } }), []);
+  assert.deepEqual(await keep({ between: { value: prop('s'), min: ci(0), max: ci(5) } }), []);
   assert.deepEqual(await keep({ between: { value: prop('missing'), min: ci(0), max: ci(5) } }), []);
-  assert.deepEqual(await keep({ not: { predicate: { between: { value: prop('n'), min: cs('a'), max: ci(5) } } } }), ALL);
+  assert.deepEqual(await keep({ not: { predicate: { between: { value: prop('s'), min: ci(0), max: ci(5) } } } }), ALL);
+  // min "a" and max 5 can never both hold: the request has a bug, said before anything runs.
+  for (const [min, max] of [[cs('a'), ci(5)], [ci(0), cs('z')]]) {
+    await rejects400(t.read([q('r', { where: { input: all, predicate: { between: { value: prop('n'), min, max } } } })], ['r']), 'incompatible_comparison', atPath('.where.predicate.between'));
+  }
 });
 
 // Static rule: comparisons with a constant that can never be ordered (lead's decision)
@@ -293,8 +295,10 @@ test('comparisons with a constant of an orderable kind stay legal: false on rows
   assert.deepEqual(await keep({ eq: { left: prop('n'), right: { constant: { bool: true } } } }), [4], 'eq with any constant is legal');
   assert.deepEqual(await keep({ neq: { left: prop('nul'), right: cnull } }), [2]);
   assert.deepEqual(await keep({ starts_with: { value: prop('n'), prefix: cs('1') } }), [], 'a string constant against a number is false');
-  // A parameter is not a constant: nothing is checked statically, the comparison is simply false.
-  assert.deepEqual(await keep({ gt: { left: prop('n'), right: { param: 'p' } } }, { p: true }), []);
-  assert.deepEqual(await keep({ contains: { value: prop('s'), substring: { param: 'p' } } }, { p: 1 }), []);
-  assert.deepEqual(await keep({ between: { value: prop('n'), min: { param: 'p' }, max: ci(5) } }, { p: null }), []);
+  // Parameter values are known before execution too, so they are checked like constants.
+  assert.deepEqual(await keep({ gt: { left: prop('n'), right: { param: 'p' } } }, { p: 1 }), [1, 3]);
+  const where = (predicate: unknown, p: unknown) => t.read([q('r', { where: { input: all, predicate } })], ['r'], { p });
+  await rejects400(where({ gt: { left: prop('n'), right: { param: 'p' } } }, true), 'incompatible_comparison', atPath('.where.predicate.gt.right.param'));
+  await rejects400(where({ contains: { value: prop('s'), substring: { param: 'p' } } }, 1), 'incompatible_comparison', atPath('.where.predicate.contains.substring.param'));
+  await rejects400(where({ between: { value: prop('n'), min: { param: 'p' }, max: ci(5) } }, null), 'incompatible_comparison', atPath('.where.predicate.between.min.param'));
 });
