@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import Type, { type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
+import { LIMITS } from './plan/limits.js';
 
 export type Mode = 'writer' | 'reader';
 
@@ -27,6 +28,8 @@ export interface Config {
   configFile: string | undefined;
   workers: number;
   maxBodyBytes: number;
+  /** Wall-clock budget of one query's execution; past it the query stops with 408. */
+  queryTimeoutMs: number;
   mcp: boolean;
   /** `--help` was given: print USAGE and exit; the other fields are defaults. */
   help: boolean;
@@ -40,6 +43,7 @@ export class ConfigError extends Error {
 }
 
 export const CONFIG_FILE_NAME = 'trellis.json';
+
 const MAX_WORKERS = 1024;
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
@@ -47,6 +51,8 @@ const NonEmpty = Type.String({ minLength: 1 });
 const ModeSchema = Type.Union([Type.Literal('writer'), Type.Literal('reader')]);
 const Workers = Type.Integer({ minimum: 1, maximum: MAX_WORKERS });
 const MaxBody = Type.Integer({ minimum: 1, maximum: bufferConstants.MAX_LENGTH });
+const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
+const Timeout = Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS });
 
 const FileSchema = Type.Object(
   {
@@ -56,13 +62,14 @@ const FileSchema = Type.Object(
     mode: Type.Optional(ModeSchema),
     workers: Type.Optional(Workers),
     maxBodyBytes: Type.Optional(MaxBody),
+    queryTimeoutMs: Type.Optional(Timeout),
     mcp: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
 type FileConfig = Static<typeof FileSchema>;
 
-type FlagKey = 'port' | 'host' | 'dataDir' | 'mode' | 'project' | 'workers' | 'maxBodyBytes';
+type FlagKey = 'port' | 'host' | 'dataDir' | 'mode' | 'project' | 'workers' | 'maxBodyBytes' | 'queryTimeoutMs';
 
 interface Setting {
   readonly key: FlagKey;
@@ -88,6 +95,14 @@ const SETTINGS: readonly Setting[] = [
     expects: `an integer from 1 to ${bufferConstants.MAX_LENGTH}`,
     numeric: true,
   },
+  {
+    key: 'queryTimeoutMs',
+    flag: '--query-timeout-ms',
+    env: 'TRELLIS_QUERY_TIMEOUT_MS',
+    schema: Timeout,
+    expects: `an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`,
+    numeric: true,
+  },
 ];
 const BY_FLAG = new Map(SETTINGS.map((s) => [s.flag, s]));
 
@@ -104,6 +119,8 @@ in the project folder (camelCase key), else its default.
                                                  (the current folder if it has trellis.json)
   --workers <n>          TRELLIS_WORKERS         read worker threads (CPUs - 1, at least 1)
   --max-body-bytes <n>   TRELLIS_MAX_BODY_BYTES  largest request body (16777216)
+  --query-timeout-ms <n> TRELLIS_QUERY_TIMEOUT_MS
+                                                 execution budget of one query (30000)
   --help                                         print this text
 
 trellis.json may also set "mcp": true to serve the MCP routes.
@@ -205,6 +222,7 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     mode: 'writer',
     workers: Math.max(1, availableParallelism() - 1),
     maxBodyBytes: 16 * 1024 * 1024,
+    queryTimeoutMs: LIMITS.defaultQueryTimeoutMs,
     mcp: false,
   };
 }

@@ -8,7 +8,8 @@ import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson } from './jso
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan } from './plan/validate.js';
 import { decodeRequest } from './wire/request.js';
-import { executePlan } from './exec/batch.js';
+import { executePlan, type ExecOptions } from './exec/batch.js';
+import { LIMITS } from './plan/limits.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
 
@@ -31,24 +32,30 @@ export function preparePlan(request: string | Uint8Array | object): QueryPlan {
   return plan;
 }
 
-export function runRead(store: Store, plan: QueryPlan): string {
-  return store.read((reader) => executePlan(plan, reader, null));
+export function runRead(store: Store, plan: QueryPlan, options: ExecOptions): string {
+  return store.read((reader) => executePlan(plan, reader, null, options));
 }
 
-export function runWrite(store: Store, plan: QueryPlan): Promise<string> {
-  return store.write((writer) => executePlan(plan, writer, writer));
+export function runWrite(store: Store, plan: QueryPlan, options: ExecOptions): Promise<string> {
+  return store.write((writer) => executePlan(plan, writer, writer, options));
 }
 
 export interface OpenOptions {
   readonly readOnly?: boolean;
+  /** Execution budget of one query, ms (default 30 s); past it: 408 query_timeout. */
+  readonly queryTimeoutMs?: number;
 }
 
 /** The embedded database handle returned by `open()`. */
 export class Database {
-  private constructor(readonly store: Store) {}
+  private constructor(
+    readonly store: Store,
+    private readonly exec: ExecOptions,
+  ) {}
 
   static async open(path: string, options: OpenOptions = {}): Promise<Database> {
-    return new Database(await openStore({ path, readOnly: options.readOnly ?? false }));
+    const store = await openStore({ path, readOnly: options.readOnly ?? false });
+    return new Database(store, { timeoutMs: options.queryTimeoutMs ?? LIMITS.defaultQueryTimeoutMs });
   }
 
   /**
@@ -59,10 +66,10 @@ export class Database {
     const plan = preparePlan(request);
     if (plan.type === 'read') {
       if (options.awaitDurable) throw new GraphError('invalid_request_option', 'awaitDurable is only valid for write requests');
-      return runRead(this.store, plan);
+      return runRead(this.store, plan, this.exec);
     }
     if (this.store.readOnly) throw new GraphError('writer_mode_required', 'this database is open read-only; writes need a writer');
-    const body = await runWrite(this.store, plan);
+    const body = await runWrite(this.store, plan, this.exec);
     if (options.awaitDurable) await this.store.flushed();
     return body;
   }

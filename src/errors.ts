@@ -65,6 +65,7 @@ export const ERROR_REGISTRY = {
   invalid_node_id: spec(400, 'A supplied node id is not a valid unsigned 64-bit id.'),
   active_text_mutation_limit_exceeded: spec(400, 'A write exceeds a per-document text bound; nothing commits; retrying the same write does not help.'),
   index_operation_batch_too_large: spec(400, 'A write stages more than 8 MiB of queued work for one index; split the write.'),
+  query_timeout: spec(408, 'The query ran past its execution budget (--query-timeout-ms, 30 s by default) and was stopped; a write kept nothing.'),
   // Concurrency and availability
   transaction_conflict: spec(409, 'The transaction conflicted with concurrent work; replaying the whole request is safe.', true),
   writer_mode_required: spec(503, 'A write, or X-Svc-Require-Writer, reached a server in reader mode.'),

@@ -41,6 +41,7 @@ test('defaults with no flags, no variables, no file', () => {
     configFile: undefined,
     workers: Math.max(1, availableParallelism() - 1),
     maxBodyBytes: 16777216,
+    queryTimeoutMs: 30000,
     mcp: false,
     help: false,
   });
@@ -49,13 +50,13 @@ test('defaults with no flags, no variables, no file', () => {
 test('precedence: flag > environment > file > default, for every setting', () => {
   const dir = join(root, 'prec');
   mkdirSync(dir);
-  writeConfig(dir, { port: 1111, host: '0.0.0.0', dataDir: 'filedata', mode: 'reader', workers: 3, maxBodyBytes: 3000, mcp: true });
+  writeConfig(dir, { port: 1111, host: '0.0.0.0', dataDir: 'filedata', mode: 'reader', workers: 3, maxBodyBytes: 3000, queryTimeoutMs: 1000, mcp: true });
   const fromFile = loadConfig([], {}, dir);
   assert.equal(fromFile.project, dir);
   assert.equal(fromFile.configFile, join(dir, 'trellis.json'));
   assert.deepEqual(
-    [fromFile.port, fromFile.host, fromFile.dataDir, fromFile.mode, fromFile.workers, fromFile.maxBodyBytes, fromFile.mcp],
-    [1111, '0.0.0.0', join(dir, 'filedata'), 'reader', 3, 3000, true],
+    [fromFile.port, fromFile.host, fromFile.dataDir, fromFile.mode, fromFile.workers, fromFile.maxBodyBytes, fromFile.queryTimeoutMs, fromFile.mcp],
+    [1111, '0.0.0.0', join(dir, 'filedata'), 'reader', 3, 3000, 1000, true],
   );
 
   const env = {
@@ -65,18 +66,19 @@ test('precedence: flag > environment > file > default, for every setting', () =>
     TRELLIS_MODE: 'writer',
     TRELLIS_WORKERS: '4',
     TRELLIS_MAX_BODY_BYTES: '4000',
+    TRELLIS_QUERY_TIMEOUT_MS: '2000',
   };
   const fromEnv = loadConfig([], env, dir);
   assert.deepEqual(
-    [fromEnv.port, fromEnv.host, fromEnv.dataDir, fromEnv.mode, fromEnv.workers, fromEnv.maxBodyBytes, fromEnv.mcp],
-    [2222, '::1', join(dir, 'envdata'), 'writer', 4, 4000, true],
+    [fromEnv.port, fromEnv.host, fromEnv.dataDir, fromEnv.mode, fromEnv.workers, fromEnv.maxBodyBytes, fromEnv.queryTimeoutMs, fromEnv.mcp],
+    [2222, '::1', join(dir, 'envdata'), 'writer', 4, 4000, 2000, true],
   );
 
-  const argv = ['--port', '3333', '--host=localhost', '--data', '/abs/flagdata', '--mode=reader', '--workers', '5', '--max-body-bytes=5000'];
+  const argv = ['--port', '3333', '--host=localhost', '--data', '/abs/flagdata', '--mode=reader', '--workers', '5', '--max-body-bytes=5000', '--query-timeout-ms', '3000'];
   const fromFlags = loadConfig(argv, env, dir);
   assert.deepEqual(
-    [fromFlags.port, fromFlags.host, fromFlags.dataDir, fromFlags.mode, fromFlags.workers, fromFlags.maxBodyBytes],
-    [3333, 'localhost', '/abs/flagdata', 'reader', 5, 5000],
+    [fromFlags.port, fromFlags.host, fromFlags.dataDir, fromFlags.mode, fromFlags.workers, fromFlags.maxBodyBytes, fromFlags.queryTimeoutMs],
+    [3333, 'localhost', '/abs/flagdata', 'reader', 5, 5000, 3000],
   );
 
   // Mixed: each setting independently takes its highest-precedence source.
@@ -153,7 +155,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, '[1]');
   configError(() => loadConfig([], {}, dir), /must hold a JSON object$/);
   writeConfig(dir, { port: 1, prot: 2 });
-  configError(() => loadConfig([], {}, dir), /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, maxBodyBytes, mcp$/);
+  configError(() => loadConfig([], {}, dir), /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, maxBodyBytes, queryTimeoutMs, mcp$/);
   writeConfig(dir, { project: '.' });
   configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);
   writeConfig(dir, { port: 70000 });

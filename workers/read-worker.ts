@@ -9,13 +9,15 @@ import { decodeMessage, encodeMessage, fromPlanMessage } from '../src/protocol/c
 import type { Reply, ReadTask } from '../src/protocol/messages.js';
 import { openStore } from '../src/store/index.js';
 
-const store = await openStore({ path: (workerData as { dataDir: string }).dataDir, readOnly: true });
+const { dataDir, queryTimeoutMs } = workerData as { dataDir: string; queryTimeoutMs: number };
+const store = await openStore({ path: dataDir, readOnly: true });
+const exec = { timeoutMs: queryTimeoutMs };
 
 export default function runReadTask(bytes: Uint8Array): Uint8Array {
   const task = decodeMessage<ReadTask>(bytes);
   const replies: Reply[] = task.plans.map((message) => {
     try {
-      return { ok: true, body: runRead(store, fromPlanMessage(message)) };
+      return { ok: true, body: runRead(store, fromPlanMessage(message), exec) };
     } catch (err) {
       return { ok: false, error: toErrorBody(err) };
     }

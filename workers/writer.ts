@@ -14,9 +14,11 @@ import type { Store } from '../src/store/types.js';
 const port = parentPort!;
 const send = (event: WriterEvent) => port.postMessage(encodeMessage(event));
 
+const { dataDir, queryTimeoutMs } = workerData as { dataDir: string; queryTimeoutMs: number };
+const exec = { timeoutMs: queryTimeoutMs };
 let store: Store;
 try {
-  store = await openStore({ path: (workerData as { dataDir: string }).dataDir });
+  store = await openStore({ path: dataDir });
   send({ kind: 'ready' });
 } catch (err) {
   send({ kind: 'failed', error: toErrorBody(err) });
@@ -46,7 +48,7 @@ port.on('message', ({ id, bytes }: { id: number; bytes: Uint8Array }) => {
 async function handleWrite(id: number, message: Extract<WriterRequest, { kind: 'write' }>['plan'], awaitDurable: boolean): Promise<void> {
   let reply: Reply;
   try {
-    const body = await runWrite(store, fromPlanMessage(message));
+    const body = await runWrite(store, fromPlanMessage(message), exec);
     if (awaitDurable) await store.flushed();
     reply = { ok: true, body };
   } catch (err) {

@@ -13,6 +13,7 @@ import { encodeResponse } from './encode.js';
 import { materialize, sizeOf, type Flow } from './flow.js';
 import { EXECUTORS } from './registry.js';
 import { needsPaths } from '../plan/features.js';
+import { GuardedReader } from './guarded-reader.js';
 
 /** The result of the previous sibling: a flow, or null when it was skipped. */
 type Previous = Flow | null;
@@ -39,7 +40,7 @@ function runEntries(x: Exec, entries: readonly Entry[]): Previous {
 
 function runQuery(x: Exec, entry: Extract<Entry, { kind: 'query' }>, previous: Previous): Previous {
   if (entry.condition !== null && !conditionHolds(x, entry.condition, previous)) return null;
-  const flow = materialize(x.run(entry.root, null));
+  const flow = materialize(x.run(entry.root, null), (rows) => x.collect(rows, entry.path));
   if (entry.name !== null) x.vars.set(entry.name, flow);
   return flow;
 }
@@ -66,9 +67,15 @@ function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previ
   return list.length === 0 ? { t: 'rows', rows: [], folded: false, showPath: false, showSack: false } : last;
 }
 
+export interface ExecOptions {
+  /** Wall-clock budget of the execution (408 query_timeout past it). */
+  readonly timeoutMs: number;
+}
+
 /** Executes the plan against one transaction and returns the response body. */
-export function executePlan(plan: QueryPlan, reader: GraphReader, writer: GraphWriter | null): string {
-  const x = new Exec(reader, writer, new Map(plan.params), EXECUTORS, needsPaths(plan));
+export function executePlan(plan: QueryPlan, reader: GraphReader, writer: GraphWriter | null, options: ExecOptions): string {
+  const guarded = new GuardedReader(reader, Date.now() + options.timeoutMs, options.timeoutMs);
+  const x = new Exec(guarded, writer, new Map(plan.params), EXECUTORS, needsPaths(plan));
   runEntries(x, plan.batch.entries);
   return encodeResponse(plan.batch.returns, (name) => x.vars.get(name));
 }

@@ -51,8 +51,7 @@ export const range: Executor<'range'> = (node, x, ctx) => {
  */
 function sortRows(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | null, keys: readonly (readonly [string, Order])[]): RowFlow {
   const input = x.rows(node.input, ctx, node);
-  const rows = Array.from(input.rows);
-  x.checkSize(rows.length, node.path);
+  const rows = x.collect(input.rows, node.path);
   const cached = rows.map((row) => ({ row, values: keys.map(([prop]) => resolveProperty(x, row, prop)) }));
   cached.sort((a, b) => {
     for (let i = 0; i < keys.length; i++) {

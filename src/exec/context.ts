@@ -77,4 +77,17 @@ export class Exec {
       throw new GraphError('limit_exceeded', `${path}: more than ${LIMITS.maxRowsInMemory} rows would be held in memory; add a limit or filter`);
     }
   }
+
+  /** Drains `items` into an array, within the in-memory row limit. */
+  collect<T>(items: Iterable<T>, path: string): T[] {
+    if (Array.isArray(items)) {
+      this.checkSize(items.length, path);
+      return items;
+    }
+    const out: T[] = [];
+    for (const item of items) {
+      if (out.push(item) % 65536 === 0) this.checkSize(out.length, path);
+    }
+    return out;
+  }
 }

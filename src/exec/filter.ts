@@ -63,7 +63,7 @@ export const dedup: Executor<'dedup'> = (node, x, ctx) => {
   return keep(x, input, (row) => {
     const id = rowIdentity(row);
     if (seen.has(id)) return false;
-    seen.add(id);
+    if (seen.add(id).size % 65536 === 0) x.checkSize(seen.size, node.path);
     return true;
   });
 };

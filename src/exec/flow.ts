@@ -36,10 +36,10 @@ export function rowFlow(rows: Iterable<Row>, from?: RowFlow): RowFlow {
 
 export const EMPTY_ROWS: RowFlow = { t: 'rows', rows: [], folded: false, showPath: false, showSack: false };
 
-/** A flow safe to keep (variables, results): row iterables become arrays. */
-export function materialize(flow: Flow): Flow {
+/** A flow safe to keep (variables, results): row iterables become arrays, within the row limit. */
+export function materialize(flow: Flow, collect: (rows: Iterable<Row>) => Row[]): Flow {
   if (flow.t !== 'rows' || Array.isArray(flow.rows)) return flow;
-  return { ...flow, rows: Array.from(flow.rows) };
+  return { ...flow, rows: collect(flow.rows) };
 }
 
 /** The size conditions test (reference §3.2). */

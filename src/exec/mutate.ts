@@ -30,7 +30,7 @@ function evalProps(x: Exec, row: Row, assignments: Assignments): ValueObject {
 
 function inputRows(x: Exec, node: { input: import('../plan/ops.js').PlanNode | null } & import('../plan/ops.js').PlanNode, ctx: RowFlow | null): Row[] | null {
   if (node.input === null) return null;
-  return Array.from(x.rows(node.input, ctx, node).rows);
+  return x.collect(x.rows(node.input, ctx, node).rows, node.path);
 }
 
 export const addN: Executor<'add_n'> = (node, x, ctx) => {
@@ -49,7 +49,7 @@ export const addN: Executor<'add_n'> = (node, x, ctx) => {
 
 export const addE: Executor<'add_e'> = (node, x, ctx) => {
   const w = x.writable;
-  const sources = Array.from(x.rows(node.input, ctx, node).rows).filter((r) => r.kind === NODE);
+  const sources = x.collect(x.rows(node.input, ctx, node).rows, node.path).filter((r) => r.kind === NODE);
   if (sources.length === 0) return EMPTY_ROWS;
   const targets = Array.from(resolveRef(x, node.to, NODE, `${node.path}.to`, 'required'));
   if (targets.length === 0) throw new GraphError('invalid_query', `${node.path}.to: add_e needs at least one target node`);
@@ -64,7 +64,7 @@ export const addE: Executor<'add_e'> = (node, x, ctx) => {
 
 export const setProperty: Executor<'set_property'> = (node, x, ctx) => {
   const w = x.writable;
-  const rows = Array.from(x.rows(node.input, ctx, node).rows);
+  const rows = x.collect(x.rows(node.input, ctx, node).rows, node.path);
   for (const row of rows) {
     const value = inputValue(x, row, node.value);
     if (row.kind === NODE) {
@@ -93,7 +93,7 @@ export const setProperty: Executor<'set_property'> = (node, x, ctx) => {
 
 export const removeProperty: Executor<'remove_property'> = (node, x, ctx) => {
   const w = x.writable;
-  const rows = Array.from(x.rows(node.input, ctx, node).rows);
+  const rows = x.collect(x.rows(node.input, ctx, node).rows, node.path);
   for (const row of rows) {
     const rec = row.kind === NODE ? w.getNode(row.id) : row.kind === EDGE ? w.getEdge(row.id) : undefined;
     if (!rec || !Object.hasOwn(rec.props, node.name)) continue;
@@ -107,7 +107,7 @@ export const removeProperty: Executor<'remove_property'> = (node, x, ctx) => {
 
 export const drop: Executor<'drop'> = (node, x, ctx) => {
   const w = x.writable;
-  for (const row of Array.from(x.rows(node.input, ctx, node).rows)) {
+  for (const row of x.collect(x.rows(node.input, ctx, node).rows, node.path)) {
     if (row.kind === NODE) w.deleteNode(row.id);
     else if (row.kind === EDGE) w.deleteEdge(row.id);
   }
@@ -116,7 +116,7 @@ export const drop: Executor<'drop'> = (node, x, ctx) => {
 
 function dropEdgesTo(x: Exec, node: { input: import('../plan/ops.js').PlanNode; to: import('../plan/expr.js').ElementRef; path: string } & import('../plan/ops.js').PlanNode, ctx: RowFlow | null, label: string | undefined) {
   const w = x.writable;
-  const sources = Array.from(x.rows(node.input, ctx, node).rows).filter((r) => r.kind === NODE);
+  const sources = x.collect(x.rows(node.input, ctx, node).rows, node.path).filter((r) => r.kind === NODE);
   if (sources.length === 0) return EMPTY_ROWS;
   const targets = new Set(resolveRef(x, node.to, NODE, `${node.path}.to`, 'target'));
   for (const row of sources) {

@@ -23,8 +23,7 @@ function bound(x: Exec, name: string, path: string): Flow {
  * with those same rows, so a lazy input is materialised exactly once.
  */
 const storeStep: Executor<'as' | 'store'> = (node, x, ctx) => {
-  const flow = materialize(x.run(node.input, ctx));
-  if (flow.t === 'rows') x.checkSize((flow.rows as readonly Row[]).length, node.path);
+  const flow = materialize(x.run(node.input, ctx), (rows) => x.collect(rows, node.path));
   x.vars.set(node.name, flow);
   return flow;
 };

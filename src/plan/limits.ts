@@ -3,6 +3,8 @@
  * (docs/queries.md "Limits"). Exceeding one is 400 `limit_exceeded`.
  */
 export const LIMITS = {
+  /** Default execution budget of one query, ms (configurable: --query-timeout-ms). */
+  defaultQueryTimeoutMs: 30_000,
   /**
    * Operations nested inside one another (input chains plus sub-traversals). JSON nesting
    * (255 levels, src/json.ts) allows about 125 chained operations, so this one is reachable.

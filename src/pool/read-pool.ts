@@ -8,7 +8,7 @@ import { Piscina } from 'piscina';
 import { GraphError } from '../errors.js';
 import type { QueryPlan } from '../plan/batch.js';
 import { decodeMessage, encodeMessage, toPlanMessage } from '../protocol/codec.js';
-import type { PlanMessage, Reply, ReadTaskResult } from '../protocol/messages.js';
+import type { PlanMessage, Reply, ReadTaskResult, WorkerSettings } from '../protocol/messages.js';
 
 interface Pending {
   readonly plan: PlanMessage;
@@ -23,13 +23,13 @@ export class ReadPool {
   private queue: Pending[] = [];
   private scheduled = false;
 
-  constructor(workerFile: URL, dataDir: string, readonly threads: number) {
+  constructor(workerFile: URL, workerData: WorkerSettings, readonly threads: number) {
     this.piscina = new Piscina({
       filename: workerFile.href,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Number.POSITIVE_INFINITY,
-      workerData: { dataDir },
+      workerData,
     });
   }
 

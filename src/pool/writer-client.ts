@@ -8,7 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import type { QueryPlan } from '../plan/batch.js';
 import { decodeMessage, encodeMessage, toPlanMessage } from '../protocol/codec.js';
-import type { Reply, WriterEnvelope, WriterEvent, WriterRequest } from '../protocol/messages.js';
+import type { Reply, WorkerSettings, WriterEnvelope, WriterEvent, WriterRequest } from '../protocol/messages.js';
 
 /** Pause before a replacement thread starts, so a thread that dies at once cannot spin. */
 const RESTART_DELAY_MS = 200;
@@ -27,13 +27,13 @@ export class WriterClient {
 
   constructor(
     private readonly workerFile: URL,
-    private readonly dataDir: string,
+    private readonly settings: WorkerSettings,
   ) {
     this.ready = this.spawn();
   }
 
   private spawn(): Promise<void> {
-    const worker = new Worker(this.workerFile, { workerData: { dataDir: this.dataDir } });
+    const worker = new Worker(this.workerFile, { workerData: this.settings });
     this.worker = worker;
     return new Promise((resolve, reject) => {
       worker.on('message', (bytes: Uint8Array) => {

@@ -16,6 +16,13 @@ export interface PlanMessage {
 
 export type Reply = { readonly ok: true; readonly body: string } | { readonly ok: false; readonly error: ErrorBody };
 
+/** What every worker thread is started with (workerData). */
+export interface WorkerSettings {
+  readonly dataDir: string;
+  /** Execution budget of one query, ms. */
+  readonly queryTimeoutMs: number;
+}
+
 /** One task for a read worker: every read request that arrived in one event-loop turn. */
 export interface ReadTask {
   readonly plans: readonly PlanMessage[];

@@ -4,7 +4,7 @@
  * read worker has too.
  */
 import type { QueryPlan } from '../plan/batch.js';
-import type { Reply } from '../protocol/messages.js';
+import type { Reply, WorkerSettings } from '../protocol/messages.js';
 import { ReadPool } from '../pool/read-pool.js';
 import { WriterClient } from '../pool/writer-client.js';
 import type { HealthResponse, IndexRuntime, Mode, QueryService } from './service.js';
@@ -19,17 +19,17 @@ export class ThreadedService implements QueryService {
 
   constructor(
     readonly mode: Mode,
-    private readonly dataDir: string,
+    private readonly settings: WorkerSettings,
     private readonly readThreads: number,
   ) {
-    this.writer = mode === 'writer' ? new WriterClient(WRITER, dataDir) : null;
+    this.writer = mode === 'writer' ? new WriterClient(WRITER, settings) : null;
   }
 
   async start(): Promise<void> {
     try {
       // The writer opens (and creates) the environment before any reader opens it.
       await this.writer?.ready;
-      this.pool = new ReadPool(READ_WORKER, this.dataDir, this.readThreads);
+      this.pool = new ReadPool(READ_WORKER, this.settings, this.readThreads);
       await this.pool.warm();
       this.state = 'ready';
     } catch (err) {

@@ -16,7 +16,7 @@ const countAll = preparePlan(JSON.stringify({ request_type: 'write', query: { wr
 
 test('a writer thread that dies fails its pending write and is replaced', async () => {
   const dir = tempDir();
-  const writer = new WriterClient(DYING, dir.path);
+  const writer = new WriterClient(DYING, { dataDir: dir.path, queryTimeoutMs: 30_000 });
   try {
     await writer.ready;
     const lost = await writer.write(addNode('Lost'), false);

@@ -1,0 +1,85 @@
+/**
+ * A query that runs past its execution budget stops with 408 query_timeout, whatever it
+ * was doing, and a write batch that times out keeps nothing. The budget is set very low
+ * here so that a query which would run for hours trips it at once.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { open, type Database } from '../../src/index.js';
+import { GraphError } from '../../src/errors.js';
+import { post, readRequest, startTestServer, tempDir } from '../helpers/server.js';
+
+const dir = tempDir();
+let db: Database;
+
+/** A complete graph of 40 nodes: five hops from every node is 40^6 ≈ 4e9 rows of work. */
+const COMPLETE = 40;
+const hops = (n: number) => {
+  let t: unknown = { nodes: { reference: 'all' } };
+  for (let k = 0; k < n; k++) t = { out: { input: t } };
+  return t;
+};
+const explode = { count: { input: hops(5) } };
+
+before(async () => {
+  db = await open(dir.path, { queryTimeoutMs: 200 });
+  const rows = Array.from({ length: COMPLETE }, (_, i) => ({ i }));
+  const pairs = rows.flatMap((a) => rows.filter((b) => b.i !== a.i).map((b) => ({ a: a.i, b: b.i })));
+  await db.query({
+    request_type: 'write',
+    query: { write: { entries: [{ for_each: { param: 'rows', body: [{ query: { root: { add_n: { label: 'K', properties: [['i', { expr: { param: 'i' } }]] } } } }] } }], returns: [] } },
+    parameters: { rows },
+  });
+  await db.query({
+    request_type: 'write',
+    query: {
+      write: {
+        entries: [{ for_each: { param: 'pairs', body: [{ query: { root: { add_e: { input: { nodes: { reference: { param: 'a' } } }, label: 'E', to: { param: 'b' }, properties: [] } } } }] } }],
+        returns: [],
+      },
+    },
+    parameters: { pairs },
+  });
+});
+after(async () => {
+  await db.close();
+  dir.remove();
+});
+
+const isTimeout = (err: unknown) => {
+  assert.ok(err instanceof GraphError, String(err));
+  assert.equal(err.code, 'query_timeout');
+  assert.equal(err.status, 408);
+  assert.match(err.msg, /ran longer than its 200 ms budget/);
+  return true;
+};
+
+test('a read that would run for hours stops with query_timeout', async () => {
+  await assert.rejects(db.query(readRequest([{ query: { name: 'n', root: explode } }], ['n']) as object), isTimeout);
+  // The handle keeps serving.
+  assert.deepEqual(await db.query(readRequest([{ query: { name: 'n', root: { count: { input: hops(1) } } } }], ['n']) as object), { n: [COMPLETE * (COMPLETE - 1)] });
+});
+
+test('a write batch that times out commits nothing', async () => {
+  const write = {
+    request_type: 'write',
+    query: { write: { entries: [{ query: { root: { add_n: { label: 'Doomed', properties: [] } } } }, { query: { name: 'n', root: explode } }], returns: ['n'] } },
+  };
+  await assert.rejects(db.query(write), isTimeout);
+  const count = readRequest([{ query: { name: 'n', root: { count: { input: { nodes: { reference: 'all' } } } } } }], ['n']) as object;
+  assert.deepEqual(await db.query(count), { n: [COMPLETE] });
+});
+
+test('over HTTP the timeout is a 408 with a QueryError body, and the server keeps serving', async () => {
+  const server = await startTestServer(['--data', dir.path, '--mode', 'reader', '--query-timeout-ms', '200']);
+  try {
+    const res = await post(`${server.url}/v2/query`, readRequest([{ query: { name: 'n', root: explode } }], ['n']));
+    assert.equal(res.status, 408, res.text);
+    assert.deepEqual(Object.keys(res.body), ['error', 'msg']);
+    assert.equal(res.body.error, 'query_timeout');
+    const ok = await post(`${server.url}/v2/query`, readRequest([{ query: { name: 'n', root: { count: { input: { nodes: { reference: 'all' } } } } } }], ['n']));
+    assert.equal(ok.text, `{"n":[${COMPLETE}]}`);
+  } finally {
+    await server.stop();
+  }
+});
