@@ -5,7 +5,7 @@
  * executor loop; the clock is read once per 1024 calls.
  */
 import { GraphError } from '../errors.js';
-import type { Adjacent, EdgeRecord, GraphReader, NodeRecord } from '../store/types.js';
+import type { Adjacent, ColumnBlock, Direction, EdgeRecord, GraphReader, NodeRecord } from '../store/types.js';
 
 const CHECK_EVERY = 1024;
 
@@ -67,6 +67,20 @@ export class GuardedReader implements GraphReader {
   inEdges(node: number, label?: string): Iterable<Adjacent> {
     this.tick();
     return this.inner.inEdges(node, label);
+  }
+  neighbourIds(node: number, dir: Direction, label?: string): number[] {
+    this.tick();
+    return this.inner.neighbourIds(node, dir, label);
+  }
+  incidentEdgeIds(node: number, dir: Direction, label?: string): number[] {
+    this.tick();
+    return this.inner.incidentEdgeIds(node, dir, label);
+  }
+  nodeColumns(properties: readonly string[]): Iterable<ColumnBlock> {
+    return this.scan(this.inner.nodeColumns(properties));
+  }
+  labelId(label: string): number | undefined {
+    return this.inner.labelId(label);
   }
   nodeCount(): number {
     return this.inner.nodeCount();

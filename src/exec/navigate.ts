@@ -4,44 +4,47 @@
  * order, an unlabelled one is sorted. Rows without a current element are skipped, and
  * out/in/both on an edge row act like out_n/in_n/other_n, as in the reference.
  */
-import type { GraphReader, Adjacent } from '../store/types.js';
+import type { GraphReader } from '../store/types.js';
 import type { Exec, Executor } from './context.js';
 import { rowFlow } from './flow.js';
 import { EDGE, NODE, keyKind, keyId, type Row } from './row.js';
 
 type Dir = 'out' | 'in' | 'both';
 
-function adjacency(store: GraphReader, node: number, dir: 'out' | 'in', label: string | null): Iterable<Adjacent> {
-  const l = label ?? undefined;
-  return dir === 'out' ? store.outEdges(node, l) : store.inEdges(node, l);
-}
-
 /** Distinct neighbour node ids of `node`, ascending. */
-function neighbours(store: GraphReader, node: number, dir: Dir, label: string | null): number[] {
-  const out: number[] = [];
-  const sorted = label !== null && dir !== 'both';
-  for (const d of dir === 'both' ? (['out', 'in'] as const) : [dir]) {
-    for (const adj of adjacency(store, node, d, label)) out.push(adj.other);
-  }
-  if (!sorted) out.sort((a, b) => a - b);
-  return dedupSorted(out);
+function neighbours(store: GraphReader, node: number, dir: Dir, label: string | null): readonly number[] {
+  const l = label ?? undefined;
+  if (dir !== 'both') return store.neighbourIds(node, dir, l);
+  return mergeDistinct(store.neighbourIds(node, 'out', l), store.neighbourIds(node, 'in', l));
 }
 
-/** Distinct incident edge ids of `node`, ascending. */
-function incidentEdges(store: GraphReader, node: number, dir: Dir, label: string | null): number[] {
-  const out: number[] = [];
-  for (const d of dir === 'both' ? (['out', 'in'] as const) : [dir]) {
-    for (const adj of adjacency(store, node, d, label)) out.push(adj.edge);
-  }
-  out.sort((a, b) => a - b);
-  return dedupSorted(out);
+/** Distinct incident edge ids of `node`, ascending (a self-loop is one edge). */
+function incidentEdges(store: GraphReader, node: number, dir: Dir, label: string | null): readonly number[] {
+  const l = label ?? undefined;
+  if (dir !== 'both') return store.incidentEdgeIds(node, dir, l);
+  return mergeDistinct(store.incidentEdgeIds(node, 'out', l), store.incidentEdgeIds(node, 'in', l));
 }
 
-function dedupSorted(ids: number[]): number[] {
-  let w = 0;
-  for (let r = 0; r < ids.length; r++) if (r === 0 || ids[r] !== ids[r - 1]) ids[w++] = ids[r]!;
-  ids.length = w;
-  return ids;
+/** The union of two ascending distinct lists, ascending and distinct. */
+function mergeDistinct(a: readonly number[], b: readonly number[]): number[] {
+  if (b.length === 0) return a as number[];
+  if (a.length === 0) return b as number[];
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = i < a.length ? a[i]! : Infinity;
+    const y = j < b.length ? b[j]! : Infinity;
+    if (x <= y) {
+      out.push(x);
+      i++;
+      if (x === y) j++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  return out;
 }
 
 /** The endpoints of an edge row that `dir` leads to. */

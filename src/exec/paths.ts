@@ -55,12 +55,10 @@ function endpoint(x: Exec, ref: ElementRef, path: string): number | null {
 }
 
 /** Distinct neighbours of `node` along `direction`, ascending. */
-function neighbours(x: Exec, node: number, direction: Direction, label: string | null): number[] {
+function neighbours(x: Exec, node: number, direction: Direction, label: string | null): readonly number[] {
   const l = label ?? undefined;
-  const out: number[] = [];
-  if (direction !== 'in') for (const adj of x.store.outEdges(node, l)) out.push(adj.other);
-  if (direction !== 'out') for (const adj of x.store.inEdges(node, l)) out.push(adj.other);
-  out.sort((a, b) => a - b);
+  if (direction !== 'both') return x.store.neighbourIds(node, direction, l);
+  const out = [...x.store.neighbourIds(node, 'out', l), ...x.store.neighbourIds(node, 'in', l)].sort((a, b) => a - b);
   return out.filter((id, i) => i === 0 || id !== out[i - 1]);
 }
 

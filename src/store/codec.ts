@@ -8,6 +8,7 @@
  * Known msgpackr limits (values the wire cannot carry faithfully anyway): -0 reads back
  * as 0, a lone UTF-16 surrogate is replaced, and an object key "__proto__" is renamed.
  */
+import { Packr } from 'msgpackr';
 import { PACKR_OPTIONS, registerValueExtensions } from '../value-msgpack.js';
 
 registerValueExtensions();
@@ -16,3 +17,9 @@ registerValueExtensions();
 export function storeEncoderOptions(): Record<string, unknown> {
   return { ...PACKR_OPTIONS, copyBuffers: true };
 }
+
+/**
+ * The codec of values inside binary chunks (edge properties, generic columns). Bytes
+ * values are copied out, because chunks are often read from buffers lmdb-js reuses.
+ */
+export const storePackr = new Packr({ ...PACKR_OPTIONS, copyBuffers: true });

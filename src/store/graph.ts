@@ -1,21 +1,28 @@
 /**
- * Graph access over the LMDB sub-databases. Every lmdb-js call here runs in whatever
- * transaction is current: the write transaction inside `Store.write`, otherwise the
- * thread's read snapshot that `Store.read` renewed.
+ * Graph access over the LMDB sub-databases (layout.ts). Every lmdb-js call here runs in
+ * whatever transaction is current: the write transaction inside `Store.write`, otherwise
+ * the thread's read snapshot that `Store.read` renewed.
+ *
+ * A write batch (GraphWriteView) keeps edge blocks, adjacency tails and column chunks in
+ * memory and writes each once when it finishes; its own reads of that data first write
+ * out what they would read, so a batch always sees its own writes.
  */
 import type { Database } from 'lmdb';
 import type { ValueObject } from '../value.js';
-import type { Adjacent, EdgeRecord, GraphReader, GraphWriter, NodeRecord } from './types.js';
-import { HIGH, META } from './layout.js';
-import type { AdjacencyKey, LabelKey, StoredEdge, StoredNode } from './layout.js';
+import { AdjacencyEdits, AdjacencyReader, type AdjacencyDb, type Pairs } from './adjacency.js';
+import { ColumnEdits, ColumnReader, type ColumnBlock, type ColumnDb } from './columns.js';
+import { BatchDictionary, Dictionary, storableName, type NameKind } from './dictionary.js';
+import { EdgeEdits, EdgeReader, type EdgeDb, type StoredEdge } from './edge-blocks.js';
+import { scratchIdKey as idKey } from './keys.js';
+import { COLUMN_BLOCK, IN, META, OUT, type Dir, type StoredNode } from './layout.js';
+import type { Adjacent, Direction, EdgeRecord, GraphReader, GraphWriter, NodeRecord } from './types.js';
 
 export interface Dbs {
-  readonly nodes: Database<StoredNode, number>;
-  readonly edges: Database<StoredEdge, number>;
-  readonly out: Database<Uint8Array, AdjacencyKey>;
-  readonly in: Database<Uint8Array, AdjacencyKey>;
-  readonly nodeLabels: Database<Uint8Array, LabelKey>;
-  readonly edgeLabels: Database<Uint8Array, LabelKey>;
+  readonly nodes: Database<StoredNode, Buffer>;
+  readonly columns: ColumnDb;
+  readonly adjacency: AdjacencyDb;
+  readonly edges: EdgeDb;
+  readonly dictionary: Database<string | number, string>;
   readonly meta: Database<number, string>;
 }
 
@@ -23,66 +30,165 @@ export interface Dbs {
 export interface IdState {
   nextNode: number;
   nextEdge: number;
+  next: Record<NameKind, number>;
 }
 
-/** Index entries carry everything in the key. */
-const EMPTY = new Uint8Array(0);
+const dirByte = (d: Direction): Dir => (d === 'out' ? OUT : IN);
 
-const secondOf = (k: LabelKey): number => k[1];
+/** Ascending distinct values (parallel edges reach a neighbour once). */
+function sortedDistinct(values: ArrayLike<number>, sorted: boolean): number[] {
+  const out = Array.from(values);
+  if (!sorted) out.sort((a, b) => a - b);
+  let w = 0;
+  for (let r = 0; r < out.length; r++) if (r === 0 || out[r] !== out[r - 1]) out[w++] = out[r]!;
+  out.length = w;
+  return out;
+}
 
-/**
- * Labels longer than this cannot be stored (the query layer caps them at 512 bytes), so a
- * lookup for one finds nothing, without building a key LMDB would refuse.
- */
-const MAX_STORED_LABEL_BYTES = 1024;
-const storable = (label: string): boolean => label.length <= MAX_STORED_LABEL_BYTES / 3 || Buffer.byteLength(label) <= MAX_STORED_LABEL_BYTES;
-const toAdjacent = (k: AdjacencyKey): Adjacent => ({ edge: k[3], label: k[1], other: k[2] });
+function isAscending(values: ArrayLike<number>): boolean {
+  for (let i = 1; i < values.length; i++) if (values[i]! < values[i - 1]!) return false;
+  return true;
+}
 
 export class GraphReadView implements GraphReader {
-  constructor(protected readonly dbs: Dbs) {}
+  protected readonly adjacency: AdjacencyReader;
+  protected readonly edgeReader: EdgeReader;
+  protected readonly columnReader: ColumnReader;
 
-  getNode(id: number): NodeRecord | undefined {
-    const v = this.dbs.nodes.get(id);
-    return v === undefined ? undefined : { id, label: v[0], props: v[1] as ValueObject };
+  constructor(
+    protected readonly dbs: Dbs,
+    protected readonly dict: Dictionary | BatchDictionary,
+  ) {
+    this.adjacency = new AdjacencyReader(dbs.adjacency);
+    this.edgeReader = new EdgeReader(dbs.edges);
+    this.columnReader = new ColumnReader(dbs.columns);
   }
 
-  getEdge(id: number): EdgeRecord | undefined {
-    const v = this.dbs.edges.get(id);
-    return v === undefined ? undefined : { id, label: v[0], from: v[1], to: v[2], props: v[3] as ValueObject };
+  getNode(id: number): NodeRecord | undefined {
+    const v = this.dbs.nodes.get(idKey(id));
+    return v === undefined ? undefined : { id, label: this.dict.name('label', v[0]), props: v[1] as ValueObject };
   }
 
   hasNode(id: number): boolean {
-    return this.dbs.nodes.doesExist(id);
+    return this.dbs.nodes.doesExist(idKey(id));
+  }
+
+  getEdge(id: number): EdgeRecord | undefined {
+    const e = this.storedEdge(id);
+    return e === undefined ? undefined : { id, label: this.dict.name('label', e.labelId), from: e.from, to: e.to, props: e.props };
   }
 
   hasEdge(id: number): boolean {
-    return this.dbs.edges.doesExist(id);
+    return this.edgeReader.has(id);
+  }
+
+  protected storedEdge(id: number): StoredEdge | undefined {
+    return this.edgeReader.get(id);
   }
 
   nodeIds(): Iterable<number> {
-    return this.dbs.nodes.getKeys();
+    return this.idsInLabelColumn(undefined);
   }
 
   nodeIdsByLabel(label: string): Iterable<number> {
-    if (!storable(label)) return [];
-    return this.dbs.nodeLabels.getKeys({ start: [label] as unknown as LabelKey, end: [label, HIGH] as unknown as LabelKey }).map(secondOf);
+    const labelId = this.labelId(label);
+    return labelId === undefined ? [] : this.idsInLabelColumn(labelId);
+  }
+
+  private *idsInLabelColumn(labelId: number | undefined): Generator<number> {
+    for (const { block, labels } of this.labelBlocks()) {
+      const base = block * COLUMN_BLOCK;
+      for (let i = 0; i < COLUMN_BLOCK; i++) {
+        const l = labels[i]!;
+        if (l !== 0 && (labelId === undefined || l === labelId)) yield base + i;
+      }
+    }
+  }
+
+  protected labelBlocks(): Iterable<{ block: number; labels: Uint32Array }> {
+    return this.columnReader.labelBlocks();
   }
 
   edgeIds(): Iterable<number> {
-    return this.dbs.edges.getKeys();
+    return this.edgeReader.ids();
   }
 
   edgeIdsByLabel(label: string): Iterable<number> {
-    if (!storable(label)) return [];
-    return this.dbs.edgeLabels.getKeys({ start: [label] as unknown as LabelKey, end: [label, HIGH] as unknown as LabelKey }).map(secondOf);
+    const labelId = this.labelId(label);
+    return labelId === undefined ? [] : this.edgeReader.ids(labelId);
+  }
+
+  labelId(label: string): number | undefined {
+    return this.dict.id('label', label);
+  }
+
+  protected list(node: number, dir: Dir, labelId: number): Pairs {
+    return this.adjacency.list(node, dir, labelId);
+  }
+
+  protected lists(node: number, dir: Dir): { labelId: number; pairs: Pairs }[] {
+    return this.adjacency.lists(node, dir);
+  }
+
+  /** The lists a hop reads: one label's, or every label's. */
+  private pairsOf(node: number, dir: Direction, label: string | undefined): Pairs[] {
+    const d = dirByte(dir);
+    if (label === undefined) return this.lists(node, d).map((l) => l.pairs);
+    const labelId = this.labelId(label);
+    return labelId === undefined ? [] : [this.list(node, d, labelId)];
+  }
+
+  neighbourIds(node: number, dir: Direction, label?: string): number[] {
+    const lists = this.pairsOf(node, dir, label);
+    if (lists.length === 1) {
+      const others = lists[0]!.others;
+      return sortedDistinct(others, isAscending(others));
+    }
+    const all: number[] = [];
+    for (const l of lists) for (let i = 0; i < l.others.length; i++) all.push(l.others[i]!);
+    return sortedDistinct(all, false);
+  }
+
+  incidentEdgeIds(node: number, dir: Direction, label?: string): number[] {
+    const lists = this.pairsOf(node, dir, label);
+    // One list is already in edge id order; several are merged.
+    if (lists.length === 1) return Array.from(lists[0]!.edges);
+    const all: number[] = [];
+    for (const l of lists) for (let i = 0; i < l.edges.length; i++) all.push(l.edges[i]!);
+    return all.sort((a, b) => a - b);
   }
 
   outEdges(node: number, label?: string): Iterable<Adjacent> {
-    return adjacency(this.dbs.out, node, label);
+    return this.adjacent(node, OUT, label);
   }
 
   inEdges(node: number, label?: string): Iterable<Adjacent> {
-    return adjacency(this.dbs.in, node, label);
+    return this.adjacent(node, IN, label);
+  }
+
+  /** One label's edges in edge id order; without a label, label by label (label id order). */
+  private adjacent(node: number, dir: Dir, label: string | undefined): Adjacent[] {
+    let lists: { labelId: number; pairs: Pairs }[];
+    if (label === undefined) {
+      lists = this.lists(node, dir);
+    } else {
+      const labelId = this.labelId(label);
+      lists = labelId === undefined ? [] : [{ labelId, pairs: this.list(node, dir, labelId) }];
+    }
+    const out: Adjacent[] = [];
+    for (const { labelId, pairs } of lists) {
+      const name = this.dict.name('label', labelId);
+      for (let i = 0; i < pairs.edges.length; i++) out.push({ edge: pairs.edges[i]!, label: name, other: pairs.others[i]! });
+    }
+    return out;
+  }
+
+  *nodeColumns(properties: readonly string[]): Iterable<ColumnBlock> {
+    const ids = properties.map((p) => (storableName(p) ? this.dict.id('property', p) : undefined));
+    for (const { block, labels } of this.labelBlocks()) {
+      const columns = ids.map((id) => (id === undefined ? null : this.columnReader.chunk(id, block)));
+      yield { base: block * COLUMN_BLOCK, labels, columns };
+    }
   }
 
   nodeCount(): number {
@@ -94,16 +200,6 @@ export class GraphReadView implements GraphReader {
   }
 }
 
-function adjacency(db: Database<Uint8Array, AdjacencyKey>, node: number, label: string | undefined): Iterable<Adjacent> {
-  if (label !== undefined && !storable(label)) return [];
-  // [n] sorts before every [n, ...] and [n + 1] after them; with a label, HIGH closes the range.
-  const range =
-    label === undefined
-      ? { start: [node], end: [node + 1] }
-      : { start: [node, label], end: [node, label, HIGH] };
-  return db.getKeys(range as unknown as { start: AdjacencyKey; end: AdjacencyKey }).map(toAdjacent);
-}
-
 /**
  * One write batch. Counts and the id high-water marks are kept here and written to
  * `meta` once, in `finish`, inside the same child transaction as the data.
@@ -112,10 +208,22 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   private nodeDelta = 0;
   private edgeDelta = 0;
   private idsSynced = false;
-  private allocated = false;
+  private readonly batchDict: BatchDictionary;
+  private readonly adjacencyEdits: AdjacencyEdits;
+  private readonly edgeEdits: EdgeEdits;
+  private readonly columnEdits: ColumnEdits;
 
-  constructor(dbs: Dbs, private readonly ids: IdState) {
-    super(dbs);
+  constructor(
+    dbs: Dbs,
+    shared: Dictionary,
+    private readonly ids: IdState,
+  ) {
+    const batchDict = new BatchDictionary(shared, ids.next);
+    super(dbs, batchDict);
+    this.batchDict = batchDict;
+    this.adjacencyEdits = new AdjacencyEdits(dbs.adjacency, this.adjacency);
+    this.edgeEdits = new EdgeEdits(dbs.edges);
+    this.columnEdits = new ColumnEdits(dbs.columns, this.columnReader);
   }
 
   override nodeCount(): number {
@@ -126,11 +234,52 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     return super.edgeCount() + this.edgeDelta;
   }
 
+  override hasNode(id: number): boolean {
+    return Number.isSafeInteger(id) && id >= 0 && this.columnEdits.labelOf(id) !== 0;
+  }
+
+  protected override storedEdge(id: number): StoredEdge | undefined {
+    const edited = this.edgeEdits.edited(id);
+    return edited === null ? super.storedEdge(id) : edited;
+  }
+
+  override hasEdge(id: number): boolean {
+    const edited = this.edgeEdits.edited(id);
+    return edited === null ? super.hasEdge(id) : edited !== undefined;
+  }
+
+  override edgeIds(): Iterable<number> {
+    this.edgeEdits.flush();
+    return super.edgeIds();
+  }
+
+  override edgeIdsByLabel(label: string): Iterable<number> {
+    this.edgeEdits.flush();
+    return super.edgeIdsByLabel(label);
+  }
+
+  protected override labelBlocks(): Iterable<{ block: number; labels: Uint32Array }> {
+    this.columnEdits.flush();
+    return super.labelBlocks();
+  }
+
+  protected override list(node: number, dir: Dir, labelId: number): Pairs {
+    this.adjacencyEdits.flushList(node, dir, labelId);
+    return super.list(node, dir, labelId);
+  }
+
+  protected override lists(node: number, dir: Dir): { labelId: number; pairs: Pairs }[] {
+    this.adjacencyEdits.flushList(node, dir);
+    return super.lists(node, dir);
+  }
+
   createNode(label: string, props: ValueObject): number {
     this.syncIds();
     const id = this.ids.nextNode++;
-    this.dbs.nodes.putSync(id, [label, props]);
-    this.dbs.nodeLabels.putSync([label, id], EMPTY);
+    const labelId = this.batchDict.assign('label', label);
+    this.dbs.nodes.putSync(idKey(id), [labelId, props]);
+    this.columnEdits.setLabel(id, labelId);
+    for (const key in props) this.columnEdits.set(this.batchDict.assign('property', key), id, props[key]);
     this.nodeDelta++;
     return id;
   }
@@ -138,55 +287,73 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   createEdge(label: string, from: number, to: number, props: ValueObject): number {
     this.syncIds();
     const id = this.ids.nextEdge++;
-    this.dbs.edges.putSync(id, [label, from, to, props]);
-    this.dbs.out.putSync([from, label, to, id], EMPTY);
-    this.dbs.in.putSync([to, label, from, id], EMPTY);
-    this.dbs.edgeLabels.putSync([label, id], EMPTY);
+    const labelId = this.batchDict.assign('label', label);
+    this.edgeEdits.put(id, labelId, from, to, props);
+    this.adjacencyEdits.append(from, OUT, labelId, to, id);
+    this.adjacencyEdits.append(to, IN, labelId, from, id);
     this.edgeDelta++;
     return id;
   }
 
   putNode(node: NodeRecord): void {
-    const old = this.dbs.nodes.get(node.id);
+    const old = this.dbs.nodes.get(idKey(node.id));
     if (old === undefined) throw new Error(`putNode: node ${node.id} does not exist`);
-    if (old[0] !== node.label) {
-      this.dbs.nodeLabels.removeSync([old[0], node.id]);
-      this.dbs.nodeLabels.putSync([node.label, node.id], EMPTY);
+    const labelId = this.batchDict.assign('label', node.label);
+    if (old[0] !== labelId) this.columnEdits.setLabel(node.id, labelId);
+    for (const k in old[1]) {
+      if (!Object.hasOwn(node.props, k)) this.columnEdits.set(this.batchDict.assign('property', k), node.id, undefined);
     }
-    this.dbs.nodes.putSync(node.id, [node.label, node.props]);
+    for (const k in node.props) this.columnEdits.set(this.batchDict.assign('property', k), node.id, node.props[k]);
+    this.dbs.nodes.putSync(idKey(node.id), [labelId, node.props]);
   }
 
   putEdgeProps(id: number, props: ValueObject): void {
-    const old = this.dbs.edges.get(id);
-    if (old === undefined) throw new Error(`putEdgeProps: edge ${id} does not exist`);
-    this.dbs.edges.putSync(id, [old[0], old[1], old[2], props]);
+    if (!this.hasEdge(id)) throw new Error(`putEdgeProps: edge ${id} does not exist`);
+    this.edgeEdits.setProps(id, props);
   }
 
   deleteNode(id: number): boolean {
-    const old = this.dbs.nodes.get(id);
+    const old = this.dbs.nodes.get(idKey(id));
     if (old === undefined) return false;
-    // Collected before deleting: removing entries under an open cursor is not safe.
-    const outgoing = [...this.outEdges(id)];
-    for (const a of outgoing) this.removeEdge(a.edge, a.label, id, a.other);
-    const incoming = [...this.inEdges(id)];
-    for (const a of incoming) this.removeEdge(a.edge, a.label, a.other, id);
-    this.dbs.nodeLabels.removeSync([old[0], id]);
-    this.dbs.nodes.removeSync(id);
+    for (const dir of [OUT, IN] as const) {
+      for (const { labelId, pairs } of this.lists(id, dir)) {
+        for (let i = 0; i < pairs.edges.length; i++) {
+          const edge = pairs.edges[i]!;
+          const other = pairs.others[i]!;
+          // The other end's list loses the edge; this node's lists go as a whole below.
+          if (other !== id) this.adjacencyEdits.remove(other, dir === OUT ? IN : OUT, labelId, edge);
+          if (this.hasEdge(edge)) {
+            this.edgeEdits.remove(edge);
+            this.edgeDelta--;
+          }
+        }
+      }
+      this.adjacencyEdits.removeAll(id, dir);
+    }
+    this.columnEdits.setLabel(id, 0);
+    for (const k in old[1]) this.columnEdits.set(this.batchDict.assign('property', k), id, undefined);
+    this.dbs.nodes.removeSync(idKey(id));
     this.nodeDelta--;
     return true;
   }
 
   deleteEdge(id: number): boolean {
-    const old = this.dbs.edges.get(id);
-    if (old === undefined) return false;
-    this.removeEdge(id, old[0], old[1], old[2]);
+    const edge = this.storedEdge(id);
+    if (edge === undefined) return false;
+    this.adjacencyEdits.remove(edge.from, OUT, edge.labelId, id);
+    this.adjacencyEdits.remove(edge.to, IN, edge.labelId, id);
+    this.edgeEdits.remove(id);
+    this.edgeDelta--;
     return true;
   }
 
   /** Called after the batch's function returned, still inside its transaction. */
   finish(): void {
+    this.adjacencyEdits.flush();
+    this.edgeEdits.flush();
+    this.columnEdits.flush();
     const meta = this.dbs.meta;
-    if (this.allocated) {
+    if (this.idsSynced) {
       meta.putSync(META.nextNode, this.ids.nextNode);
       meta.putSync(META.nextEdge, this.ids.nextEdge);
     }
@@ -194,12 +361,9 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     if (this.edgeDelta !== 0) meta.putSync(META.edgeCount, super.edgeCount() + this.edgeDelta);
   }
 
-  private removeEdge(id: number, label: string, from: number, to: number): void {
-    this.dbs.out.removeSync([from, label, to, id]);
-    this.dbs.in.removeSync([to, label, from, id]);
-    this.dbs.edgeLabels.removeSync([label, id]);
-    this.dbs.edges.removeSync(id);
-    this.edgeDelta--;
+  /** Called once the batch's transaction has committed: its new names become shared. */
+  committed(): void {
+    this.batchDict.publish();
   }
 
   /**
@@ -210,7 +374,6 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   private syncIds(): void {
     if (this.idsSynced) return;
     this.idsSynced = true;
-    this.allocated = true;
     const meta = this.dbs.meta;
     this.ids.nextNode = Math.max(this.ids.nextNode, meta.get(META.nextNode) ?? 0);
     this.ids.nextEdge = Math.max(this.ids.nextEdge, meta.get(META.nextEdge) ?? 0);

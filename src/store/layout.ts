@@ -1,18 +1,30 @@
 /**
- * Sub-database names and key shapes. Keys use lmdb's default ordered-binary encoding:
- * numbers order numerically, a key that is a prefix of another sorts first, and array
- * elements are joined by a 0 byte, so ["A", ...] entries all sort before ["AB", ...].
+ * Sub-database names, key shapes and block sizes of the storage layout (format 2).
+ *
+ * The layout is shaped by what LMDB charges for: every put copies the B-tree pages it
+ * touches, so the cost of a write batch grows with the number of distinct pages, not
+ * bytes. Edges therefore live in blocks of 256 and adjacency in per-list chunks that a
+ * batch rewrites once, instead of four random keys per edge; node properties also live in
+ * column chunks of 1024 nodes, so a filtered scan reads a few chunks instead of every record.
+ *
+ * - `nodes`: node id (u64 BE) -> msgpack [labelId, props]; the source of truth for a node.
+ * - `node_columns`: [propertyId u32 BE][block u64 BE] -> column chunk (columns.ts). Property
+ *   id 0 is the label column: the label id of every node of the block, 0 where none.
+ * - `adjacency`: [node u64 BE][dir u8][labelId u32 BE][chunk u32 BE] -> (other, edge) pairs
+ *   in edge id order (adjacency.ts).
+ * - `edge_blocks`: block (u64 BE) -> 256 edge records (edge-blocks.ts).
+ * - `dictionary`: label and property names <-> small ids (dictionary.ts).
+ * - `meta`: format version, id counters, element counts.
  */
 
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 
 export const DB = {
   nodes: 'nodes',
-  edges: 'edges',
-  out: 'out',
-  in: 'in',
-  nodeLabels: 'node_labels',
-  edgeLabels: 'edge_labels',
+  columns: 'node_columns',
+  adjacency: 'adjacency',
+  edges: 'edge_blocks',
+  dictionary: 'dictionary',
   meta: 'meta',
 } as const;
 
@@ -22,21 +34,29 @@ export const META = {
   nextEdge: 'next_edge',
   nodeCount: 'node_count',
   edgeCount: 'edge_count',
+  nextLabel: 'next_label',
+  nextProperty: 'next_property',
 } as const;
 
+/** Node slots per column chunk. */
+export const COLUMN_BLOCK = 1024;
+/** Edges per edge block. */
+export const EDGE_BLOCK = 256;
+/** Entries per adjacency chunk before a list starts a new chunk. */
+export const ADJACENCY_CHUNK = 1024;
+/** The property id of the label column; real property ids start at 1, label ids at 1. */
+export const LABEL_COLUMN = 0;
+
+/** Direction byte of adjacency keys. */
+export const OUT = 0;
+export const IN = 1;
+export type Dir = typeof OUT | typeof IN;
+
 /**
- * An upper bound for "anything after this prefix": within an array key every later
- * element is a number (first byte 0x10..0x1f), and any string starting with U+FFFF
- * encodes to bytes >= 0xEF, so [prefix..., HIGH] is above every [prefix..., n, ...].
+ * Longest label or property name the store keeps (bytes of UTF-8). Names are dictionary
+ * keys, and LMDB keys stop at 1978 bytes. The query layer caps them lower (512).
  */
-export const HIGH = '\uffff';
+export const MAX_NAME_BYTES = 1024;
 
-/** Node record value: [label, props]. Edge record value: [label, from, to, props]. */
-export type StoredNode = [string, Record<string, unknown>];
-export type StoredEdge = [string, number, number, Record<string, unknown>];
-
-/** Adjacency key: [node, label, other, edge] in both the `out` and the `in` database. */
-export type AdjacencyKey = [number, string, number, number];
-
-/** Label index key: [label, id]. */
-export type LabelKey = [string, number];
+/** Node record value: [labelId, props]. */
+export type StoredNode = [number, Record<string, unknown>];

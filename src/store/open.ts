@@ -8,9 +8,12 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
 import { storeEncoderOptions } from './codec.js';
+import { Dictionary } from './dictionary.js';
 import { GraphReadView, GraphWriteView } from './graph.js';
 import type { Dbs, IdState } from './graph.js';
+import { readU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
+import { EdgeReader } from './edge-blocks.js';
 import type { GraphReader, GraphWriter, Store, StoreOptions } from './types.js';
 
 /** Room for the sub-databases that index/ adds later. */
@@ -20,6 +23,7 @@ class LmdbStore implements Store {
   readonly path: string;
   readonly readOnly: boolean;
   private readonly reader: GraphReadView;
+  private readonly dictionary: Dictionary;
   private closed = false;
 
   constructor(
@@ -30,7 +34,8 @@ class LmdbStore implements Store {
   ) {
     this.path = options.path;
     this.readOnly = options.readOnly ?? false;
-    this.reader = new GraphReadView(dbs);
+    this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
+    this.reader = new GraphReadView(dbs, this.dictionary);
   }
 
   read<T>(fn: (r: GraphReader) => T): T {
@@ -48,14 +53,20 @@ class LmdbStore implements Store {
     }
     // The callback runs later, inside the batch lmdb-js is committing; a throw aborts only
     // this child transaction and rejects this promise with the thrown error.
-    return this.env.childTransaction(() => {
-      const writer = new GraphWriteView(this.dbs, this.ids);
-      const result = fn(writer);
-      // lmdb-js would hold the write lock across the await and finish() would run early.
-      if (result instanceof Promise) throw new Error('store.write: the function must be synchronous');
-      writer.finish();
-      return result;
-    });
+    let writer: GraphWriteView | undefined;
+    return this.env
+      .childTransaction(() => {
+        writer = new GraphWriteView(this.dbs, this.dictionary, this.ids);
+        const result = fn(writer);
+        // lmdb-js would hold the write lock across the await and finish() would run early.
+        if (result instanceof Promise) throw new Error('store.write: the function must be synchronous');
+        writer.finish();
+        return result;
+      })
+      .then((result) => {
+        writer?.committed();
+        return result;
+      });
   }
 
   async flushed(): Promise<void> {
@@ -93,7 +104,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   });
   try {
     const dbs = openDbs(env, options.path);
-    const ids = readOnly ? { nextNode: 0, nextEdge: 0 } : initialise(env, options.path, dbs);
+    const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, options.path, dbs);
     if (readOnly) checkVersion(options.path, readVersion(dbs));
     return new LmdbStore(options, env, dbs, ids);
   } catch (err) {
@@ -103,23 +114,27 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 }
 
 function openDbs(env: RootDatabase, path: string): Dbs {
-  const sub = <V, K extends Key>(name: string, index: boolean): Database<V, K> => {
+  const sub = <V, K extends Key>(name: string, kind: 'binary' | 'records' | 'plain'): Database<V, K> => {
     try {
       // lmdb-js types `encoder` on the root options only; openDB accepts it per database.
-      const options: RootDatabaseOptions = index ? { encoding: 'binary' } : { encoder: storeEncoderOptions() };
+      const options: RootDatabaseOptions =
+        kind === 'binary'
+          ? { encoding: 'binary', keyEncoding: 'binary' }
+          : kind === 'records'
+            ? { keyEncoding: 'binary', encoder: storeEncoderOptions() }
+            : { encoder: storeEncoderOptions() };
       return env.openDB<V, K>(name, options);
     } catch (err) {
       throw new Error(`store ${path}: cannot open sub-database "${name}": ${String(err)}`, { cause: err });
     }
   };
   return {
-    nodes: sub(DB.nodes, false),
-    edges: sub(DB.edges, false),
-    out: sub(DB.out, true),
-    in: sub(DB.in, true),
-    nodeLabels: sub(DB.nodeLabels, true),
-    edgeLabels: sub(DB.edgeLabels, true),
-    meta: sub(DB.meta, false),
+    nodes: sub(DB.nodes, 'records'),
+    columns: sub(DB.columns, 'binary'),
+    adjacency: sub(DB.adjacency, 'binary'),
+    edges: sub(DB.edges, 'binary'),
+    dictionary: sub(DB.dictionary, 'plain'),
+    meta: sub(DB.meta, 'plain'),
   };
 }
 
@@ -153,13 +168,15 @@ function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
       checkVersion(path, version);
     }
     return {
-      nextNode: Math.max(dbs.meta.get(META.nextNode) ?? 0, lastKey(dbs.nodes) + 1),
-      nextEdge: Math.max(dbs.meta.get(META.nextEdge) ?? 0, lastKey(dbs.edges) + 1),
+      nextNode: Math.max(dbs.meta.get(META.nextNode) ?? 0, lastId(dbs.nodes) + 1),
+      nextEdge: Math.max(dbs.meta.get(META.nextEdge) ?? 0, new EdgeReader(dbs.edges).lastId() + 1),
+      next: { label: dbs.meta.get(META.nextLabel) ?? 1, property: dbs.meta.get(META.nextProperty) ?? 1 },
     };
   });
 }
 
-function lastKey(db: Database<unknown, number>): number {
-  for (const k of db.getKeys({ reverse: true, limit: 1 })) return k;
+/** The largest id key of a database keyed by u64. */
+function lastId(db: Database<unknown, Buffer>): number {
+  for (const k of db.getKeys({ reverse: true, limit: 1 })) return readU64(k, 0);
   return -1;
 }

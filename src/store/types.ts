@@ -10,6 +10,10 @@
  * the batch's own earlier writes.
  */
 import type { ValueObject } from '../value.js';
+import type { ColumnBlock } from './columns.js';
+
+export type { ColumnBlock, ColumnChunk } from './columns.js';
+export type Direction = 'out' | 'in';
 
 export interface NodeRecord {
   readonly id: number;
@@ -44,12 +48,23 @@ export interface GraphReader {
   edgeIds(): Iterable<number>;
   edgeIdsByLabel(label: string): Iterable<number>;
   /**
-   * Edges leaving `node` (one range scan). With a label: ordered by (other, edge).
-   * Without: ordered by (label, other, edge); callers that need id order sort.
+   * Edges leaving `node`. With a label: in edge id order. Without: label by label (in
+   * the order labels were first used), each in edge id order.
    */
   outEdges(node: number, label?: string): Iterable<Adjacent>;
   /** Edges arriving at `node`; `other` is the edge's source. Same ordering rules. */
   inEdges(node: number, label?: string): Iterable<Adjacent>;
+  /** Distinct neighbour ids of `node` along one direction (one label, or all), ascending. */
+  neighbourIds(node: number, dir: Direction, label?: string): number[];
+  /** Ids of the edges of `node` along one direction (one label, or all), ascending. */
+  incidentEdgeIds(node: number, dir: Direction, label?: string): number[];
+  /**
+   * Every block of 1024 node ids that holds a node: the label id of each slot and the
+   * chunks of the requested properties, for scans that filter or sort on a few properties.
+   */
+  nodeColumns(properties: readonly string[]): Iterable<ColumnBlock>;
+  /** The id scans use for a label (ColumnBlock.labels), or undefined when no element has it. */
+  labelId(label: string): number | undefined;
   nodeCount(): number;
   edgeCount(): number;
 }

@@ -1,0 +1,95 @@
+/**
+ * The bulk-insert pattern of the v2 contract: a `for_each` whose body is one unnamed
+ * `add_n`, or one unnamed `add_e` from `{param}` to `{param}`, with properties that are
+ * literals or parameters. It is how clients load data, so it runs without the generic
+ * per-row machinery (parameter scopes, flows, rows) for every element whose values are
+ * plain; any other element (a missing field, an id list, a wrong type) goes through the
+ * generic path, which gives the same result or the same error.
+ */
+import { GraphError } from '../errors.js';
+import type { PropertyInput } from '../plan/expr.js';
+import type { AddEOp, AddNOp, Assignments } from '../plan/ops.js';
+import type { Entry } from '../plan/batch.js';
+import type { Value, ValueObject } from '../value.js';
+import { setOwn } from '../wire/values.js';
+import type { Exec } from './context.js';
+import { EMPTY_ROWS, rowFlow, type Flow } from './flow.js';
+import { EDGE, NODE, Row } from './row.js';
+
+type ForEach = Extract<Entry, { kind: 'for_each' }>;
+
+/** Looks a name up as the body would: the element's field, else an outer parameter. */
+export type Lookup = (name: string) => Value | undefined;
+
+export interface BulkInsert {
+  /** Creates the element for one array element; undefined when the generic path must run it. */
+  run(x: Exec, lookup: Lookup): { readonly created: number } | { readonly created: null } | undefined;
+  /** The flow the body's last run yields (for_each's result), from the last created id. */
+  result(created: number | null): Flow;
+}
+
+const simple = (input: PropertyInput) => input.kind === 'value' || input.expr.e === 'param' || input.expr.e === 'constant';
+
+/** The properties, or undefined when a parameter is missing (the generic path reports it). */
+function properties(assignments: Assignments, lookup: Lookup): ValueObject | undefined {
+  const props: ValueObject = {};
+  for (const [key, input] of assignments) {
+    let value: Value | undefined;
+    if (input.kind === 'value') value = input.value;
+    else if (input.expr.e === 'constant') value = input.expr.value;
+    else if (input.expr.e === 'param') value = lookup(input.expr.name);
+    if (value === undefined) return undefined;
+    setOwn(props, key, value);
+  }
+  return props;
+}
+
+/** A plain node id parameter value, or undefined. */
+function plainId(v: Value | undefined): number | undefined {
+  return typeof v === 'bigint' && v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : undefined;
+}
+
+function addNodes(node: AddNOp): BulkInsert {
+  return {
+    run(x, lookup) {
+      const props = properties(node.properties, lookup);
+      if (props === undefined) return undefined;
+      return { created: x.writable.createNode(node.label, props) };
+    },
+    result: (id) => (id === null ? EMPTY_ROWS : rowFlow([new Row(NODE, id)])),
+  };
+}
+
+function addEdges(node: AddEOp, fromParam: string, toParam: string): BulkInsert {
+  return {
+    run(x, lookup) {
+      const from = plainId(lookup(fromParam));
+      const to = plainId(lookup(toParam));
+      const props = properties(node.properties, lookup);
+      if (from === undefined || to === undefined || props === undefined) return undefined;
+      // As in the generic path: a missing source yields nothing, a missing target is an error.
+      if (!x.store.hasNode(from)) return { created: null };
+      if (!x.store.hasNode(to)) throw new GraphError('node_not_found', `${node.path}.to: node ${to} does not exist`);
+      return { created: x.writable.createEdge(node.label, from, to, props) };
+    },
+    result: (id) => (id === null ? EMPTY_ROWS : rowFlow([new Row(EDGE, id)])),
+  };
+}
+
+/** The fast form of a for_each body, or null when the body is not the bulk pattern. */
+export function bulkInsertOf(entry: ForEach, trackPath: boolean): BulkInsert | null {
+  const only = entry.body[0];
+  if (trackPath || entry.body.length !== 1 || only?.kind !== 'query' || only.name !== null || only.condition !== null) return null;
+  const root = only.root;
+  if (root.op === 'add_n' && root.input === null && root.properties.every(([, v]) => simple(v))) return addNodes(root);
+  if (
+    root.op === 'add_e' &&
+    root.input.op === 'nodes' &&
+    root.input.reference.kind === 'param' &&
+    root.to.kind === 'param' &&
+    root.properties.every(([, v]) => simple(v))
+  ) {
+    return addEdges(root, root.input.reference.name, root.to.name);
+  }
+  return null;
+}

@@ -1,0 +1,205 @@
+/**
+ * Edge records, 256 consecutive edge ids per LMDB value: a batch that creates thousands
+ * of edges writes a few blocks instead of a key per edge. A point read decodes one slot.
+ *
+ * Block value (little-endian): [u32 256, u32 0], labels u32 x 256 (0: no edge), from f64 x
+ * 256, to f64 x 256, property byte lengths u32 x 256, then the msgpack property maps of the
+ * slots in order (an edge without properties has length 0).
+ */
+import type { Database } from 'lmdb';
+import type { ValueObject } from '../value.js';
+import { storePackr } from './codec.js';
+import { readU64, scratchIdKey as idKey } from './keys.js';
+import { EDGE_BLOCK } from './layout.js';
+
+const packr = storePackr;
+
+export type EdgeDb = Database<Buffer, Buffer>;
+
+const LABELS = 8;
+const FROM = LABELS + 4 * EDGE_BLOCK;
+const TO = FROM + 8 * EDGE_BLOCK;
+const LENS = TO + 8 * EDGE_BLOCK;
+const PROPS = LENS + 4 * EDGE_BLOCK;
+
+/** An edge as stored: label id, endpoints, properties. */
+export interface StoredEdge {
+  readonly labelId: number;
+  readonly from: number;
+  readonly to: number;
+  readonly props: ValueObject;
+}
+
+/** A block decoded for editing. */
+interface Block {
+  readonly labels: Uint32Array;
+  readonly from: Float64Array;
+  readonly to: Float64Array;
+  readonly props: (Uint8Array | null)[];
+}
+
+const EMPTY_PROPS = new Uint8Array(0);
+
+export function encodeProps(props: ValueObject): Uint8Array {
+  for (const _k in props) return packr.pack(props);
+  return EMPTY_PROPS;
+}
+
+function decodeProps(bytes: Uint8Array): ValueObject {
+  return bytes.byteLength === 0 ? {} : (packr.unpack(bytes) as ValueObject);
+}
+
+/** The record in slot `slot` of a stored block, if the slot holds an edge. */
+function readSlot(buf: Buffer, slot: number): StoredEdge | undefined {
+  const labelId = buf.readUInt32LE(LABELS + 4 * slot);
+  if (labelId === 0) return undefined;
+  let offset = PROPS;
+  for (let i = 0; i < slot; i++) offset += buf.readUInt32LE(LENS + 4 * i);
+  const len = buf.readUInt32LE(LENS + 4 * slot);
+  return {
+    labelId,
+    from: buf.readDoubleLE(FROM + 8 * slot),
+    to: buf.readDoubleLE(TO + 8 * slot),
+    props: decodeProps(buf.subarray(offset, offset + len)),
+  };
+}
+
+function decodeBlock(buf: Buffer): Block {
+  const labels = new Uint32Array(EDGE_BLOCK);
+  const from = new Float64Array(EDGE_BLOCK);
+  const to = new Float64Array(EDGE_BLOCK);
+  const props: (Uint8Array | null)[] = new Array(EDGE_BLOCK).fill(null);
+  let offset = PROPS;
+  for (let i = 0; i < EDGE_BLOCK; i++) {
+    labels[i] = buf.readUInt32LE(LABELS + 4 * i);
+    from[i] = buf.readDoubleLE(FROM + 8 * i);
+    to[i] = buf.readDoubleLE(TO + 8 * i);
+    const len = buf.readUInt32LE(LENS + 4 * i);
+    if (labels[i] !== 0) props[i] = Uint8Array.prototype.slice.call(buf, offset, offset + len);
+    offset += len;
+  }
+  return { labels, from, to, props };
+}
+
+function encodeBlock(block: Block): Buffer {
+  let total = PROPS;
+  for (const p of block.props) total += p?.byteLength ?? 0;
+  const out = Buffer.alloc(total);
+  out.writeUInt32LE(EDGE_BLOCK, 0);
+  let offset = PROPS;
+  for (let i = 0; i < EDGE_BLOCK; i++) {
+    out.writeUInt32LE(block.labels[i]!, LABELS + 4 * i);
+    out.writeDoubleLE(block.from[i]!, FROM + 8 * i);
+    out.writeDoubleLE(block.to[i]!, TO + 8 * i);
+    const p = block.props[i];
+    const len = p?.byteLength ?? 0;
+    out.writeUInt32LE(len, LENS + 4 * i);
+    if (p) out.set(p, offset);
+    offset += len;
+  }
+  return out;
+}
+
+const blockOf = (id: number) => Math.floor(id / EDGE_BLOCK);
+
+export class EdgeReader {
+  constructor(protected readonly db: EdgeDb) {}
+
+  get(id: number): StoredEdge | undefined {
+    const buf = this.db.getBinaryFast(idKey(blockOf(id)));
+    return buf === undefined ? undefined : readSlot(buf, id % EDGE_BLOCK);
+  }
+
+  has(id: number): boolean {
+    const buf = this.db.getBinaryFast(idKey(blockOf(id)));
+    return buf !== undefined && buf.readUInt32LE(LABELS + 4 * (id % EDGE_BLOCK)) !== 0;
+  }
+
+  /** The largest edge id stored, or -1. */
+  lastId(): number {
+    for (const { key, value } of this.db.getRange({ reverse: true, limit: 1 })) {
+      const base = readU64(key, 0) * EDGE_BLOCK;
+      for (let i = EDGE_BLOCK - 1; i >= 0; i--) if (value.readUInt32LE(LABELS + 4 * i) !== 0) return base + i;
+    }
+    return -1;
+  }
+
+  /** Ids of every edge (with `labelId`, of that label only), ascending. */
+  *ids(labelId?: number): Generator<number> {
+    for (const { key, value } of this.db.getRange({})) {
+      const base = readU64(key, 0);
+      for (let i = 0; i < EDGE_BLOCK; i++) {
+        const l = value.readUInt32LE(LABELS + 4 * i);
+        if (l !== 0 && (labelId === undefined || l === labelId)) yield base * EDGE_BLOCK + i;
+      }
+    }
+  }
+}
+
+/** A write batch's edited blocks, written once by `flush`. */
+export class EdgeEdits {
+  private readonly blocks = new Map<number, Block>();
+
+  constructor(private readonly db: EdgeDb) {}
+
+  get dirty(): boolean {
+    return this.blocks.size > 0;
+  }
+
+  private block(id: number, create: boolean): Block | undefined {
+    const b = blockOf(id);
+    let block = this.blocks.get(b);
+    if (block === undefined) {
+      const stored = this.db.getBinary(idKey(b));
+      if (stored === undefined && !create) return undefined;
+      block = stored === undefined
+        ? { labels: new Uint32Array(EDGE_BLOCK), from: new Float64Array(EDGE_BLOCK), to: new Float64Array(EDGE_BLOCK), props: new Array(EDGE_BLOCK).fill(null) }
+        : decodeBlock(stored);
+      this.blocks.set(b, block);
+    }
+    return block;
+  }
+
+  /** The edge as this batch sees it; undefined when the block was not edited here. */
+  edited(id: number): StoredEdge | undefined | null {
+    const block = this.blocks.get(blockOf(id));
+    if (block === undefined) return null;
+    const slot = id % EDGE_BLOCK;
+    const labelId = block.labels[slot]!;
+    if (labelId === 0) return undefined;
+    return { labelId, from: block.from[slot]!, to: block.to[slot]!, props: decodeProps(block.props[slot] ?? EMPTY_PROPS) };
+  }
+
+  put(id: number, labelId: number, from: number, to: number, props: ValueObject): void {
+    const block = this.block(id, true)!;
+    const slot = id % EDGE_BLOCK;
+    block.labels[slot] = labelId;
+    block.from[slot] = from;
+    block.to[slot] = to;
+    block.props[slot] = encodeProps(props);
+  }
+
+  setProps(id: number, props: ValueObject): void {
+    const block = this.block(id, false);
+    if (block !== undefined) block.props[id % EDGE_BLOCK] = encodeProps(props);
+  }
+
+  remove(id: number): void {
+    const block = this.block(id, false);
+    if (block === undefined) return;
+    const slot = id % EDGE_BLOCK;
+    block.labels[slot] = 0;
+    block.from[slot] = 0;
+    block.to[slot] = 0;
+    block.props[slot] = null;
+  }
+
+  flush(): void {
+    for (const [b, block] of this.blocks) {
+      const key = idKey(b);
+      if (block.labels.some((l) => l !== 0)) this.db.putSync(key, encodeBlock(block));
+      else this.db.removeSync(key);
+    }
+    this.blocks.clear();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Binary keys. Ids are u64 big-endian, so LMDB's byte order is numeric order. Ids never
+ * exceed 2^53 (they are allocated one by one), so a JS number holds them exactly.
+ */
+import type { Dir } from './layout.js';
+
+const TWO_32 = 2 ** 32;
+
+export function writeU64(buf: Buffer, offset: number, n: number): void {
+  buf.writeUInt32BE(Math.floor(n / TWO_32), offset);
+  buf.writeUInt32BE(n >>> 0, offset + 4);
+}
+
+export function readU64(buf: Uint8Array, offset: number): number {
+  const b = buf as Buffer;
+  return b.readUInt32BE(offset) * TWO_32 + b.readUInt32BE(offset + 4);
+}
+
+/** A fresh 8-byte key holding an id (range bounds must not share a buffer). */
+export function idKey(id: number): Buffer {
+  const key = Buffer.allocUnsafe(8);
+  writeU64(key, 0, id);
+  return key;
+}
+
+/*
+ * Keys for a single get, put or remove, written into one shared buffer: lmdb-js copies a
+ * key before the call returns, and these are the hottest allocations of loads and hops.
+ * Never pass one to getRange or keep it.
+ */
+const ID_SCRATCH = Buffer.allocUnsafe(8);
+const ADJACENCY_SCRATCH = Buffer.allocUnsafe(17);
+
+export function scratchIdKey(id: number): Buffer {
+  writeU64(ID_SCRATCH, 0, id);
+  return ID_SCRATCH;
+}
+
+export function scratchAdjacencyKey(node: number, dir: Dir, labelId: number, chunk: number): Buffer {
+  writeU64(ADJACENCY_SCRATCH, 0, node);
+  ADJACENCY_SCRATCH[8] = dir;
+  ADJACENCY_SCRATCH.writeUInt32BE(labelId, 9);
+  ADJACENCY_SCRATCH.writeUInt32BE(chunk, 13);
+  return ADJACENCY_SCRATCH;
+}
+
+/** Column chunk key: [propertyId][block]. */
+export function columnKey(propertyId: number, block: number): Buffer {
+  const key = Buffer.allocUnsafe(12);
+  key.writeUInt32BE(propertyId, 0);
+  writeU64(key, 4, block);
+  return key;
+}
+
+/** Adjacency chunk key; shorter prefixes (node, dir[, label]) bound range scans. */
+export function adjacencyKey(node: number, dir: Dir, labelId: number, chunk: number): Buffer {
+  const key = Buffer.allocUnsafe(17);
+  writeU64(key, 0, node);
+  key[8] = dir;
+  key.writeUInt32BE(labelId, 9);
+  key.writeUInt32BE(chunk, 13);
+  return key;
+}
+
+/** The first and past-the-last keys of every chunk of (node, dir), or of one label's list. */
+export function adjacencyRange(node: number, dir: Dir, labelId?: number): { start: Buffer; end: Buffer } {
+  if (labelId === undefined) {
+    const start = Buffer.allocUnsafe(9);
+    writeU64(start, 0, node);
+    start[8] = dir;
+    const end = Buffer.from(start);
+    end[8] = dir + 1;
+    return { start, end };
+  }
+  const start = Buffer.allocUnsafe(13);
+  writeU64(start, 0, node);
+  start[8] = dir;
+  start.writeUInt32BE(labelId, 9);
+  const end = Buffer.from(start);
+  end.writeUInt32BE(labelId + 1, 9);
+  return { start, end };
+}
+
+/** Label id and chunk number of an adjacency key. */
+export function adjacencyKeyParts(key: Uint8Array): { labelId: number; chunk: number } {
+  const b = key as Buffer;
+  return { labelId: b.readUInt32BE(9), chunk: b.readUInt32BE(13) };
+}
