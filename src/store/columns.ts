@@ -164,8 +164,8 @@ export function encodeChunk(slots: readonly (Value | undefined)[]): Buffer | nul
       }
       codes[i] = code;
     }
-    // More distinct strings than u16 codes can name: store the block generically.
-    if (index.size <= 0xffff) return Buffer.concat([header(KIND_STR, n, index.size), present, new Uint8Array(codes.buffer), ...parts]);
+    // A chunk has at most 1024 distinct strings, so u16 codes always suffice.
+    return Buffer.concat([header(KIND_STR, n, index.size), present, new Uint8Array(codes.buffer), ...parts]);
   }
   const values = Array.from({ length: n }, (_, i) => slots[i] ?? null);
   return Buffer.concat([header(KIND_GEN, n, 0), present, packr.pack(values)]);
