@@ -251,8 +251,11 @@ export interface Summary {
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 /** Ratios keep three significant digits: some are far below 0.01. */
 const sig = (x: number) => Number(x.toPrecision(3));
-/** Kùzu's COPY FROM alone (CSV writing excluded) when present: the issue's load yardstick. */
-const loadCost = (r: SystemReport) => r.loadPhasesMs['copyFrom'] ?? r.loadMs;
+/**
+ * The database's own share of a load: Kùzu's COPY FROM (CSV writing excluded), Trellis's
+ * requests (building their text excluded, as the CSV writing is), else the whole load.
+ */
+export const loadCost = (r: SystemReport) => r.loadPhasesMs['copyFrom'] ?? r.loadPhasesMs['database'] ?? r.loadMs;
 
 export function summarize(reports: SystemReport[], failures: Failure[], machine: Record<string, unknown>): Summary {
   const results: Summary['results'] = {};
@@ -277,7 +280,7 @@ export function summarize(reports: SystemReport[], failures: Failure[], machine:
     // The issue's yardstick is Kùzu's COPY FROM; without Kùzu, the fastest-loading peer.
     const bestLoad = bySystem['kuzu'] ?? [...peers].sort((a, b) => loadCost(a) - loadCost(b))[0];
     // For load the ratio is peer time / Trellis time, so above 1 means Trellis is faster, as for queries.
-    if (t && bestLoad) row['load'] = { trellis: t.loadMs, bestPeer: bestLoad.system, bestPeerValue: loadCost(bestLoad), ratio: sig(loadCost(bestLoad) / t.loadMs) };
+    if (t && bestLoad) row['load'] = { trellis: loadCost(t), bestPeer: bestLoad.system, bestPeerValue: loadCost(bestLoad), ratio: sig(loadCost(bestLoad) / loadCost(t)) };
     ratios[size] = row;
   }
   const growth: Summary['growth'] = {};
@@ -288,7 +291,7 @@ export function summarize(reports: SystemReport[], failures: Failure[], machine:
       for (const [system, r] of Object.entries(results[to]!)) {
         const prev = results[from]![system];
         if (!prev) continue;
-        const factor = q === 'load' ? (r.loadMs && prev.loadMs ? r.loadMs / prev.loadMs : NaN) : prev.queries[q] && r.queries[q] ? prev.queries[q]!.opsPerSec / r.queries[q]!.opsPerSec : NaN;
+        const factor = q === 'load' ? (loadCost(r) && loadCost(prev) ? loadCost(r) / loadCost(prev) : NaN) : prev.queries[q] && r.queries[q] ? prev.queries[q]!.opsPerSec / r.queries[q]!.opsPerSec : NaN;
         if (!Number.isNaN(factor)) ((growth[q] ??= {})[system] ??= {})[`${from}->${to}`] = round(factor);
       }
     }

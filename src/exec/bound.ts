@@ -6,7 +6,8 @@ import type { Value } from '../value.js';
 import type { Exec, Executor } from './context.js';
 import { totalOrder } from './compare.js';
 import { evalExpr, resolveProperty } from './eval.js';
-import type { Flow, RowFlow } from './flow.js';
+import { rowFlow, type Flow, type RowFlow } from './flow.js';
+import { scanOf, scanTopRows } from './scan.js';
 import { NONE, Row } from './row.js';
 
 const NO_ROW = new Row(NONE, -1);
@@ -36,13 +37,30 @@ function slice(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | nul
   };
 }
 
-export const limit: Executor<'limit'> = (node, x, ctx) => slice(x, node, ctx, 0, boundValue(x, node.count));
+/**
+ * The first rows of an ordered node scan come from a bounded heap over the scan's columns
+ * (scan.ts) rather than from sorting every row; null when the input is not that shape.
+ */
+function topOfScan(x: Exec, node: PlanNode & { input: PlanNode }, start: number, end: number): Flow | null {
+  const sort = node.input;
+  if (sort.op !== 'order_by' && sort.op !== 'order_by_multiple') return null;
+  const scan = scanOf(sort.input);
+  if (scan === null) return null;
+  const keys = sort.op === 'order_by' ? [[sort.property, sort.order] as const] : sort.orderings;
+  const rows = scanTopRows(x, scan, keys, start, end);
+  return rows === null ? null : rowFlow(rows);
+}
+
+export const limit: Executor<'limit'> = (node, x, ctx) => {
+  const n = boundValue(x, node.count);
+  return topOfScan(x, node, 0, n) ?? slice(x, node, ctx, 0, n);
+};
 export const skip: Executor<'skip'> = (node, x, ctx) => slice(x, node, ctx, boundValue(x, node.count), Infinity);
 export const range: Executor<'range'> = (node, x, ctx) => {
   const start = boundValue(x, node.start);
   const end = boundValue(x, node.end);
   if (start > end) throw new GraphError('invalid_stream_range', `${node.path}: start ${start} is greater than end ${end}`);
-  return slice(x, node, ctx, start, end);
+  return topOfScan(x, node, start, end) ?? slice(x, node, ctx, start, end);
 };
 
 /**

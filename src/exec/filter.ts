@@ -1,6 +1,8 @@
 /** Filters, dedup and set membership (reference §5.3). */
 import { GraphError } from '../errors.js';
 import type { Predicate } from '../plan/expr.js';
+import type { PlanNode } from '../plan/ops.js';
+import { scanOf, scanRows } from './scan.js';
 import type { Value } from '../value.js';
 import type { Exec, Executor } from './context.js';
 import { valueEquals } from './compare.js';
@@ -19,22 +21,37 @@ function keep(x: Exec, input: RowFlow, test: (row: Row) => boolean): RowFlow {
   );
 }
 
-const byPredicate = (x: Exec, input: RowFlow, p: Predicate) => keep(x, input, (row) => evalPredicate(x, row, p));
+/**
+ * A filter directly over a node scan (nodes all, nodes_where, or filters over those) is
+ * answered by the scan itself, from the property columns (scan.ts); otherwise it filters
+ * its input's rows.
+ */
+function filter(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | null, test: (row: Row) => boolean): RowFlow {
+  const scan = scanOf(node);
+  if (scan !== null) return rowFlow(scanRows(x, scan));
+  return keep(x, x.rows(node.input, ctx, node), test);
+}
 
-export const where: Executor<'where'> = (node, x, ctx) => byPredicate(x, x.rows(node.input, ctx, node), node.predicate);
+export const where: Executor<'where'> = (node, x, ctx) => filter(x, node, ctx, (row) => evalPredicate(x, row, node.predicate));
 
-export const has: Executor<'has'> = (node, x, ctx) =>
-  byPredicate(x, x.rows(node.input, ctx, node), {
-    p: 'compare', op: 'eq', left: { e: 'property', name: node.property, path: `${node.path}.property` }, right: { e: 'constant', value: node.value, path: `${node.path}.value` }, path: node.path,
-  });
+export const has: Executor<'has'> = (node, x, ctx) => {
+  const p: Predicate = {
+    p: 'compare', op: 'eq', path: node.path,
+    left: { e: 'property', name: node.property, path: `${node.path}.property` },
+    right: { e: 'constant', value: node.value, path: `${node.path}.value` },
+  };
+  return filter(x, node, ctx, (row) => evalPredicate(x, row, p));
+};
 
-const labelFilter: Executor<'has_label' | 'edge_has_label'> = (node, x, ctx) =>
+export const hasLabel: Executor<'has_label'> = (node, x, ctx) => filter(x, node, ctx, (row) => x.record(row)?.label === node.label);
+
+export const edgeHasLabel: Executor<'edge_has_label'> = (node, x, ctx) =>
   keep(x, x.rows(node.input, ctx, node), (row) => x.record(row)?.label === node.label);
-export const hasLabel = labelFilter as Executor<'has_label'>;
-export const edgeHasLabel = labelFilter as Executor<'edge_has_label'>;
 
-export const hasKey: Executor<'has_key'> = (node, x, ctx) =>
-  byPredicate(x, x.rows(node.input, ctx, node), { p: 'has_key', property: node.property, path: node.path });
+export const hasKey: Executor<'has_key'> = (node, x, ctx) => {
+  const p: Predicate = { p: 'has_key', property: node.property, path: node.path };
+  return filter(x, node, ctx, (row) => evalPredicate(x, row, p));
+};
 
 export const edgeHas: Executor<'edge_has'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);

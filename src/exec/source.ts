@@ -8,6 +8,7 @@ import type { Executor } from './context.js';
 import { evalPredicate } from './eval.js';
 import { EMPTY_ROWS, rowFlow } from './flow.js';
 import { resolveRef } from './refs.js';
+import { scanRows } from './scan.js';
 import { EDGE, NODE, startRow, type Row } from './row.js';
 
 function constString(e: Expr): string | null {
@@ -41,11 +42,7 @@ export const nodes: Executor<'nodes'> = (node, x) =>
 export const edges: Executor<'edges'> = (node, x) =>
   rowFlow(toRows(resolveRef(x, node.reference, EDGE, `${node.path}.reference`), EDGE, x.trackPath));
 
-export const nodesWhere: Executor<'nodes_where'> = (node, x) => {
-  const label = requiredLabel(node.predicate);
-  const ids = label !== null ? x.store.nodeIdsByLabel(label) : x.store.nodeIds();
-  return rowFlow(filterRows(x, toRows(ids, NODE, x.trackPath), node.predicate));
-};
+export const nodesWhere: Executor<'nodes_where'> = (node, x) => rowFlow(scanRows(x, { predicates: [node.predicate] }));
 
 export const edgesWhere: Executor<'edges_where'> = (node, x) => {
   const label = requiredLabel(node.predicate);

@@ -4,8 +4,11 @@ import type { Exec, Executor } from './context.js';
 import { evalExpr, resolveProperty } from './eval.js';
 import { setOwn } from '../wire/values.js';
 import { EDGE, NODE, type Row } from './row.js';
+import { scanCount, scanOf } from './scan.js';
 
 export const count: Executor<'count'> = (node, x, ctx) => {
+  const scan = scanOf(node.input);
+  if (scan !== null) return { t: 'count', n: scanCount(x, scan) };
   const flow = x.run(node.input, ctx);
   if (flow.t === 'values') return { t: 'count', n: flow.items.length };
   const input = x.expectRows(flow, node);

@@ -9,57 +9,74 @@
  * writes each one once, at its end).
  *
  * Chunk encodings (typed arrays in the platform's byte order, little-endian everywhere
- * Node runs): an 8-byte header [kind, 0, n: u16, dictSize: u32], then
+ * Node runs): a 16-byte header [kind: u8, 0, n: u16, dictSize: u32, version: f64], then
  * - num: presence bitmap (128 bytes), integer bitmap (128), f64 x n. Every value is a
  *   number, or an i64 within +-2^53 (its integer bit set), so f64 holds it exactly.
  * - str: presence bitmap, u16 codes x n (padded to 8 bytes), then the dictionary as
  *   [u32 byte length, UTF-8 bytes] per string.
  * - gen: presence bitmap, then the msgpack array of the n values (null where absent).
- * - label chunks: u32 x 1024, no header.
+ * - label: u32 x 1024.
+ *
+ * `version` is the id of the write transaction that wrote the chunk. Committed transaction
+ * ids only grow, so (key, version) names one content forever, and a reader keeps decoded
+ * chunks in a cache (ChunkCache) that it checks against the version in the stored header.
  */
 import type { Database } from 'lmdb';
 import type { Value } from '../value.js';
 import { storePackr } from './codec.js';
 import { columnKey, readU64 } from './keys.js';
-import { COLUMN_BLOCK, LABEL_COLUMN } from './layout.js';
+import { COLUMN_BLOCK, LABEL_COLUMN, META } from './layout.js';
 
 const packr = storePackr;
 
 const KIND_NUM = 1;
 const KIND_STR = 2;
 const KIND_GEN = 3;
-const HEADER = 8;
+const KIND_LABEL = 4;
+const HEADER = 16;
 const BITMAP = COLUMN_BLOCK / 8;
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-export interface NumChunk {
-  readonly kind: 'num';
+interface ChunkBase {
   readonly n: number;
   readonly present: Uint8Array;
+  /** Every slot below n holds a value (no need to test `present`). */
+  readonly dense: boolean;
+}
+export interface NumChunk extends ChunkBase {
+  readonly kind: 'num';
+  /** Smallest and largest present value other than NaN (a zone map: scans skip chunks by it). */
+  readonly min: number;
+  readonly max: number;
+  readonly hasNaN: boolean;
   readonly isInt: Uint8Array;
   readonly values: Float64Array;
 }
-export interface StrChunk {
+export interface StrChunk extends ChunkBase {
   readonly kind: 'str';
-  readonly n: number;
-  readonly present: Uint8Array;
   readonly codes: Uint16Array;
   readonly dict: readonly string[];
 }
-export interface GenChunk {
+export interface GenChunk extends ChunkBase {
   readonly kind: 'gen';
-  readonly n: number;
-  readonly present: Uint8Array;
   readonly values: readonly Value[];
 }
 export type ColumnChunk = NumChunk | StrChunk | GenChunk;
 
-/** One block of nodes as a scan sees it. */
-export interface ColumnBlock {
-  /** Id of slot 0. */
-  readonly base: number;
+/** A decoded label chunk. */
+export interface LabelChunk {
   /** Label id per slot; 0 where there is no node. */
   readonly labels: Uint32Array;
+  /** 1 where the slot holds a node, else 0. */
+  readonly nodes: Uint8Array;
+  /** The label of every node of the block when they share one, else 0. */
+  readonly uniform: number;
+}
+
+/** One block of nodes as a scan sees it. */
+export interface ColumnBlock extends LabelChunk {
+  /** Id of slot 0. */
+  readonly base: number;
   /** Per requested property: its chunk, or null when no node of the block has it. */
   readonly columns: readonly (ColumnChunk | null)[];
 }
@@ -91,15 +108,35 @@ function aligned(buf: Uint8Array, offset: number, len: number): ArrayBuffer {
   return out;
 }
 
+function isDense(present: Uint8Array, n: number): boolean {
+  for (let i = 0; i < n >> 3; i++) if (present[i] !== 0xff) return false;
+  for (let i = n & ~7; i < n; i++) if (!bit(present, i)) return false;
+  return true;
+}
+
+/** Decodes a chunk into memory of its own (the input may be a buffer lmdb-js reuses). */
 export function decodeChunk(buf: Uint8Array): ColumnChunk {
   const b = buf as Buffer;
   const kind = b[0];
   const n = b.readUInt16LE(2);
-  const present = b.subarray(HEADER, HEADER + BITMAP);
+  const present = Uint8Array.prototype.slice.call(b, HEADER, HEADER + BITMAP);
+  const dense = isDense(present, n);
   if (kind === KIND_NUM) {
-    const isInt = b.subarray(HEADER + BITMAP, HEADER + 2 * BITMAP);
+    const isInt = Uint8Array.prototype.slice.call(b, HEADER + BITMAP, HEADER + 2 * BITMAP);
     const values = new Float64Array(aligned(b, HEADER + 2 * BITMAP, n * 8));
-    return { kind: 'num', n, present, isInt, values };
+    let min = Infinity;
+    let max = -Infinity;
+    let hasNaN = false;
+    for (let i = 0; i < n; i++) {
+      if (!dense && !bit(present, i)) continue;
+      const v = values[i]!;
+      if (v !== v) hasNaN = true;
+      else {
+        if (v < min) min = v;
+        if (v > max) max = v;
+      }
+    }
+    return { kind: 'num', n, present, dense, isInt, values, min, max, hasNaN };
   }
   if (kind === KIND_STR) {
     const codes = new Uint16Array(aligned(b, HEADER + BITMAP, n * 2));
@@ -111,17 +148,21 @@ export function decodeChunk(buf: Uint8Array): ColumnChunk {
       dict.push(b.toString('utf8', at + 4, at + 4 + len));
       at += 4 + len;
     }
-    return { kind: 'str', n, present, codes, dict };
+    return { kind: 'str', n, present, dense, codes, dict };
   }
-  if (kind === KIND_GEN) return { kind: 'gen', n, present, values: packr.unpack(b.subarray(HEADER + BITMAP)) as Value[] };
+  // `length`, not `byteLength`: a reused lmdb-js buffer is longer than the value it holds.
+  if (kind === KIND_GEN) return { kind: 'gen', n, present, dense, values: packr.unpack(b.subarray(HEADER + BITMAP, b.length)) as Value[] };
   throw new Error(`storage: unknown column chunk kind ${kind}`);
 }
+
+/** The version in a stored chunk's header. */
+const versionOf = (buf: Buffer) => buf.readDoubleLE(8);
 
 const pad8 = (n: number) => (n + 7) & ~7;
 const isNum = (v: Value): boolean => typeof v === 'number' || (typeof v === 'bigint' && v >= -SAFE && v <= SAFE);
 
 /** Encodes a block's slots (undefined: absent); null when no slot has a value. */
-export function encodeChunk(slots: readonly (Value | undefined)[]): Buffer | null {
+export function encodeChunk(slots: readonly (Value | undefined)[], version = 0): Buffer | null {
   let n = 0;
   let num = true;
   let str = true;
@@ -144,7 +185,7 @@ export function encodeChunk(slots: readonly (Value | undefined)[]): Buffer | nul
       if (typeof v === 'bigint') setBit(isInt, i);
       values[i] = Number(v);
     }
-    return Buffer.concat([header(KIND_NUM, n, 0), present, isInt, new Uint8Array(values.buffer)]);
+    return Buffer.concat([header(KIND_NUM, n, 0, version), present, isInt, new Uint8Array(values.buffer)]);
   }
   if (str) {
     const codes = new Uint16Array(pad8(n * 2) / 2);
@@ -165,46 +206,140 @@ export function encodeChunk(slots: readonly (Value | undefined)[]): Buffer | nul
       codes[i] = code;
     }
     // A chunk has at most 1024 distinct strings, so u16 codes always suffice.
-    return Buffer.concat([header(KIND_STR, n, index.size), present, new Uint8Array(codes.buffer), ...parts]);
+    return Buffer.concat([header(KIND_STR, n, index.size, version), present, new Uint8Array(codes.buffer), ...parts]);
   }
   const values = Array.from({ length: n }, (_, i) => slots[i] ?? null);
-  return Buffer.concat([header(KIND_GEN, n, 0), present, packr.pack(values)]);
+  return Buffer.concat([header(KIND_GEN, n, 0, version), present, packr.pack(values)]);
 }
 
-function header(kind: number, n: number, dictSize: number): Buffer {
+function header(kind: number, n: number, dictSize: number, version: number): Buffer {
   const h = Buffer.alloc(HEADER);
   h[0] = kind;
   h.writeUInt16LE(n, 2);
   h.writeUInt32LE(dictSize, 4);
+  h.writeDoubleLE(version, 8);
   return h;
 }
 
+export function encodeLabels(labels: Uint32Array, version: number): Buffer {
+  return Buffer.concat([header(KIND_LABEL, COLUMN_BLOCK, 0, version), new Uint8Array(labels.buffer, labels.byteOffset, labels.byteLength)]);
+}
+
 export function decodeLabels(buf: Uint8Array): Uint32Array {
-  return new Uint32Array(aligned(buf, 0, COLUMN_BLOCK * 4));
+  return new Uint32Array(aligned(buf, HEADER, COLUMN_BLOCK * 4));
+}
+
+function decodeLabelChunk(buf: Uint8Array): LabelChunk {
+  const labels = decodeLabels(buf);
+  const nodes = new Uint8Array(COLUMN_BLOCK);
+  let uniform = -1;
+  for (let i = 0; i < COLUMN_BLOCK; i++) {
+    const l = labels[i]!;
+    if (l === 0) continue;
+    nodes[i] = 1;
+    uniform = uniform === -1 || uniform === l ? l : 0;
+  }
+  return { labels, nodes, uniform: Math.max(uniform, 0) };
+}
+
+interface CacheEntry {
+  /** Version of the stored chunk; -1 for a chunk that does not exist. */
+  version: number;
+  /** The columns generation at which this entry was last known current. */
+  validated: number;
+  readonly chunk: ColumnChunk | LabelChunk | null;
+  readonly bytes: number;
+}
+
+/**
+ * Decoded chunks of one reader thread. An entry is known current for the columns
+ * generation (the id of the last transaction that wrote any chunk) at which it was last
+ * checked, so while no column changes a scan reads no chunk at all; after a change each
+ * chunk is checked once against the version in its stored header. Bounded by an
+ * approximate byte budget, oldest first out.
+ */
+export class ChunkCache {
+  private readonly entries = new Map<string, CacheEntry>();
+  private bytes = 0;
+  /** Blocks holding nodes, as of a generation. */
+  blocks: { readonly generation: number; readonly list: readonly number[] } | null = null;
+
+  constructor(private readonly budget: number) {}
+
+  get<T extends ColumnChunk | LabelChunk>(key: string, generation: number, read: () => Buffer | undefined, decode: (b: Buffer) => T): T | null {
+    const hit = this.entries.get(key);
+    if (hit !== undefined && hit.validated === generation) return hit.chunk as T | null;
+    const stored = read();
+    const version = stored === undefined ? -1 : versionOf(stored);
+    if (hit !== undefined && hit.version === version) {
+      hit.validated = generation;
+      return hit.chunk as T | null;
+    }
+    const chunk = stored === undefined ? null : decode(stored);
+    if (hit !== undefined) this.drop(key, hit.bytes);
+    const bytes = 64 + (stored === undefined ? 0 : stored.length * 2);
+    this.entries.set(key, { version, validated: generation, chunk, bytes });
+    this.bytes += bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.budget) break;
+      this.drop(oldest, entry.bytes);
+    }
+    return chunk;
+  }
+
+  private drop(key: string, bytes: number): void {
+    this.entries.delete(key);
+    this.bytes -= bytes;
+  }
 }
 
 export type ColumnDb = Database<Buffer, Buffer>;
 
-/** Reads chunks in the current transaction. */
+/** Reads chunks in the current transaction, through the thread's cache when it has one. */
 export class ColumnReader {
-  constructor(protected readonly db: ColumnDb) {}
+  constructor(
+    protected readonly db: ColumnDb,
+    private readonly meta: Database<number, string>,
+    private readonly cache: ChunkCache | null,
+  ) {}
 
-  labels(block: number): Uint32Array | null {
-    const buf = this.db.getBinary(columnKey(LABEL_COLUMN, block));
-    return buf === undefined ? null : decodeLabels(buf);
+  /** The columns generation of the current transaction (see ChunkCache). */
+  generation(): number {
+    return this.meta.get(META.columnsGeneration) ?? 0;
   }
 
-  chunk(propertyId: number, block: number): ColumnChunk | null {
-    const buf = this.db.getBinary(columnKey(propertyId, block));
-    return buf === undefined ? null : decodeChunk(buf);
-  }
-
-  /** Blocks that hold at least one node, ascending, with their label chunks. */
-  *labelBlocks(): Generator<{ block: number; labels: Uint32Array }> {
-    const range = { start: columnKey(LABEL_COLUMN, 0), end: columnKey(LABEL_COLUMN + 1, 0) };
-    for (const { key, value } of this.db.getRange(range)) {
-      yield { block: readU64(key, 4), labels: decodeLabels(value) };
+  labels(block: number, generation: number): LabelChunk | null {
+    const key = columnKey(LABEL_COLUMN, block);
+    if (this.cache === null) {
+      const buf = this.db.getBinary(key);
+      return buf === undefined ? null : decodeLabelChunk(buf);
     }
+    return this.cache.get(`0:${block}`, generation, () => this.db.getBinaryFast(key), decodeLabelChunk);
+  }
+
+  chunk(propertyId: number, block: number, generation: number): ColumnChunk | null {
+    const key = columnKey(propertyId, block);
+    if (this.cache === null) {
+      const buf = this.db.getBinary(key);
+      return buf === undefined ? null : decodeChunk(buf);
+    }
+    return this.cache.get(`${propertyId}:${block}`, generation, () => this.db.getBinaryFast(key), decodeChunk);
+  }
+
+  /** Blocks that hold at least one node, ascending. */
+  blocks(generation: number): readonly number[] {
+    if (this.cache?.blocks?.generation === generation) return this.cache.blocks.list;
+    const list: number[] = [];
+    const range = { start: columnKey(LABEL_COLUMN, 0), end: columnKey(LABEL_COLUMN + 1, 0) };
+    for (const key of this.db.getKeys(range)) list.push(readU64(key, 4));
+    if (this.cache !== null) this.cache.blocks = { generation, list };
+    return list;
+  }
+
+  /** The blocks holding nodes, with their label chunks, ascending. */
+  *labelBlocks(): Generator<{ block: number; labels: LabelChunk }> {
+    const generation = this.generation();
+    for (const block of this.blocks(generation)) yield { block, labels: this.labels(block, generation)! };
   }
 }
 
@@ -219,14 +354,17 @@ export class ColumnEdits {
 
   constructor(
     private readonly db: ColumnDb,
+    private readonly meta: Database<number, string>,
     private readonly reader: ColumnReader,
+    /** The current write transaction's id: the version of every chunk this batch writes. */
+    private readonly txnId: () => number,
   ) {}
 
   private labelChunk(id: number): { labels: Uint32Array; dirty: boolean } {
     const block = Math.floor(id / COLUMN_BLOCK);
     let chunk = this.labelChunks.get(block);
     if (chunk === undefined) {
-      chunk = { labels: this.reader.labels(block) ?? new Uint32Array(COLUMN_BLOCK), dirty: false };
+      chunk = { labels: this.reader.labels(block, 0)?.labels ?? new Uint32Array(COLUMN_BLOCK), dirty: false };
       this.labelChunks.set(block, chunk);
     }
     return chunk;
@@ -252,7 +390,7 @@ export class ColumnEdits {
     const key = `${propertyId}:${block}`;
     let entry = this.props.get(key);
     if (entry === undefined) {
-      const stored = this.reader.chunk(propertyId, block);
+      const stored = this.reader.chunk(propertyId, block, 0);
       const slots: (Value | undefined)[] = new Array(COLUMN_BLOCK);
       if (stored !== null) for (let i = 0; i < stored.n; i++) slots[i] = chunkValue(stored, i);
       entry = { propertyId, block, slots };
@@ -263,19 +401,22 @@ export class ColumnEdits {
 
   /** Writes every edited chunk (deleting empty ones) and forgets the edits. */
   flush(): void {
-    for (const [block, { labels, dirty }] of this.labelChunks) {
-      if (!dirty) continue;
+    if (this.props.size === 0 && ![...this.labelChunks.values()].some((c) => c.dirty)) return;
+    const version = this.txnId();
+    this.meta.putSync(META.columnsGeneration, version);
+    for (const [block, chunk] of this.labelChunks) {
+      if (!chunk.dirty) continue;
+      chunk.dirty = false;
       const key = columnKey(LABEL_COLUMN, block);
-      if (labels.some((l) => l !== 0)) this.db.putSync(key, Buffer.from(labels.buffer, labels.byteOffset, labels.byteLength));
+      if (chunk.labels.some((l) => l !== 0)) this.db.putSync(key, encodeLabels(chunk.labels, version));
       else this.db.removeSync(key);
     }
     for (const { propertyId, block, slots } of this.props.values()) {
       const key = columnKey(propertyId, block);
-      const bytes = encodeChunk(slots);
+      const bytes = encodeChunk(slots, version);
       if (bytes === null) this.db.removeSync(key);
       else this.db.putSync(key, bytes);
     }
-    this.labelChunks.clear();
     this.props.clear();
   }
 }

@@ -10,7 +10,7 @@
 import type { Database } from 'lmdb';
 import type { ValueObject } from '../value.js';
 import { AdjacencyEdits, AdjacencyReader, type AdjacencyDb, type Pairs } from './adjacency.js';
-import { ColumnEdits, ColumnReader, type ColumnBlock, type ColumnDb } from './columns.js';
+import { ChunkCache, ColumnEdits, ColumnReader, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
 import { BatchDictionary, Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type EdgeDb, type StoredEdge } from './edge-blocks.js';
 import { scratchIdKey as idKey } from './keys.js';
@@ -58,10 +58,12 @@ export class GraphReadView implements GraphReader {
   constructor(
     protected readonly dbs: Dbs,
     protected readonly dict: Dictionary | BatchDictionary,
+    /** Decoded column chunks of this thread; write batches read the database directly. */
+    cache: ChunkCache | null,
   ) {
     this.adjacency = new AdjacencyReader(dbs.adjacency);
     this.edgeReader = new EdgeReader(dbs.edges);
-    this.columnReader = new ColumnReader(dbs.columns);
+    this.columnReader = new ColumnReader(dbs.columns, dbs.meta, cache);
   }
 
   getNode(id: number): NodeRecord | undefined {
@@ -99,13 +101,13 @@ export class GraphReadView implements GraphReader {
     for (const { block, labels } of this.labelBlocks()) {
       const base = block * COLUMN_BLOCK;
       for (let i = 0; i < COLUMN_BLOCK; i++) {
-        const l = labels[i]!;
+        const l = labels.labels[i]!;
         if (l !== 0 && (labelId === undefined || l === labelId)) yield base + i;
       }
     }
   }
 
-  protected labelBlocks(): Iterable<{ block: number; labels: Uint32Array }> {
+  protected labelBlocks(): Iterable<{ block: number; labels: LabelChunk }> {
     return this.columnReader.labelBlocks();
   }
 
@@ -185,10 +187,16 @@ export class GraphReadView implements GraphReader {
 
   *nodeColumns(properties: readonly string[]): Iterable<ColumnBlock> {
     const ids = properties.map((p) => (storableName(p) ? this.dict.id('property', p) : undefined));
-    for (const { block, labels } of this.labelBlocks()) {
-      const columns = ids.map((id) => (id === undefined ? null : this.columnReader.chunk(id, block)));
-      yield { base: block * COLUMN_BLOCK, labels, columns };
+    const generation = this.columnsGeneration();
+    for (const block of this.columnReader.blocks(generation)) {
+      const labels = this.columnReader.labels(block, generation)!;
+      const columns = ids.map((id) => (id === undefined ? null : this.columnReader.chunk(id, block, generation)));
+      yield { base: block * COLUMN_BLOCK, labels: labels.labels, nodes: labels.nodes, uniform: labels.uniform, columns };
     }
+  }
+
+  protected columnsGeneration(): number {
+    return this.columnReader.generation();
   }
 
   nodeCount(): number {
@@ -217,13 +225,14 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     dbs: Dbs,
     shared: Dictionary,
     private readonly ids: IdState,
+    txnId: () => number,
   ) {
     const batchDict = new BatchDictionary(shared, ids.next);
-    super(dbs, batchDict);
+    super(dbs, batchDict, null);
     this.batchDict = batchDict;
     this.adjacencyEdits = new AdjacencyEdits(dbs.adjacency, this.adjacency);
     this.edgeEdits = new EdgeEdits(dbs.edges);
-    this.columnEdits = new ColumnEdits(dbs.columns, this.columnReader);
+    this.columnEdits = new ColumnEdits(dbs.columns, dbs.meta, this.columnReader, txnId);
   }
 
   override nodeCount(): number {
@@ -258,9 +267,14 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     return super.edgeIdsByLabel(label);
   }
 
-  protected override labelBlocks(): Iterable<{ block: number; labels: Uint32Array }> {
+  protected override labelBlocks(): Iterable<{ block: number; labels: LabelChunk }> {
     this.columnEdits.flush();
     return super.labelBlocks();
+  }
+
+  protected override columnsGeneration(): number {
+    this.columnEdits.flush();
+    return super.columnsGeneration();
   }
 
   protected override list(node: number, dir: Dir, labelId: number): Pairs {

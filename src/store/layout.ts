@@ -36,6 +36,8 @@ export const META = {
   edgeCount: 'edge_count',
   nextLabel: 'next_label',
   nextProperty: 'next_property',
+  /** Id of the last transaction that wrote a column chunk (columns.ts ChunkCache). */
+  columnsGeneration: 'columns_generation',
 } as const;
 
 /** Node slots per column chunk. */

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
 import { storeEncoderOptions } from './codec.js';
+import { ChunkCache } from './columns.js';
 import { Dictionary } from './dictionary.js';
 import { GraphReadView, GraphWriteView } from './graph.js';
 import type { Dbs, IdState } from './graph.js';
@@ -15,6 +16,9 @@ import { readU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
 import type { GraphReader, GraphWriter, Store, StoreOptions } from './types.js';
+
+/** Decoded column chunks a thread keeps for scans (about 256 MiB). */
+const CHUNK_CACHE_BYTES = 256 * 1024 * 1024;
 
 /** Room for the sub-databases that index/ adds later. */
 const MAX_DBS = 128;
@@ -35,7 +39,7 @@ class LmdbStore implements Store {
     this.path = options.path;
     this.readOnly = options.readOnly ?? false;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
-    this.reader = new GraphReadView(dbs, this.dictionary);
+    this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES));
   }
 
   read<T>(fn: (r: GraphReader) => T): T {
@@ -56,7 +60,7 @@ class LmdbStore implements Store {
     let writer: GraphWriteView | undefined;
     return this.env
       .childTransaction(() => {
-        writer = new GraphWriteView(this.dbs, this.dictionary, this.ids);
+        writer = new GraphWriteView(this.dbs, this.dictionary, this.ids, () => this.env.getWriteTxnId());
         const result = fn(writer);
         // lmdb-js would hold the write lock across the await and finish() would run early.
         if (result instanceof Promise) throw new Error('store.write: the function must be synchronous');

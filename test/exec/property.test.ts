@@ -266,6 +266,6 @@ test('random traversals over random graphs agree with the model, order included'
         dir.remove();
       }
     }),
-    { numRuns: 100 },
+    { numRuns: Number(process.env.TRELLIS_PROPERTY_RUNS ?? 100) },
   );
 });

@@ -94,3 +94,23 @@ test('property: after random creates, updates, relabels and deletes, columns agr
     { numRuns: 40 },
   );
 });
+
+test('a reader that cached chunks sees every later commit (chunk versions), deletes and re-creates included', async () => {
+  const dir = tempDir('trellis-columns-');
+  dirs.push(dir);
+  const store = await openStore({ path: dir.path });
+  const values = () => store.read((r) => [...r.nodeColumns(['v'])].flatMap((b) => Array.from(b.labels.keys()).filter((i) => b.labels[i] !== 0).map((i) => (b.columns[0] ? chunkValue(b.columns[0], i) : undefined))));
+  await store.write((w) => {
+    for (let i = 0; i < 3; i++) w.createNode('A', { v: BigInt(i) });
+  });
+  assert.deepEqual(values(), [0n, 1n, 2n]);
+  await store.write((w) => w.putNode({ id: 1, label: 'A', props: { v: 'one' } }));
+  assert.deepEqual(values(), [0n, 'one', 2n]);
+  await store.write((w) => {
+    for (const id of [0, 1, 2]) w.deleteNode(id);
+  });
+  assert.deepEqual(values(), []);
+  await store.write((w) => w.createNode('A', { v: 7n }));
+  assert.deepEqual(values(), [7n]);
+  await store.close();
+});

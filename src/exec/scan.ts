@@ -1,0 +1,514 @@
+/**
+ * Node scans answered from property columns (src/store/columns.ts). A scan is a node
+ * source with filters on it: `nodes` all, `nodes_where`, and `where`/`has`/`has_label`/
+ * `has_key` over a scan. Its predicates are split into conjuncts; the ones that only
+ * compare stored properties (or the label or id) with values known before the scan
+ * (constants, parameters) are compiled into per-block loops over the columns, and the
+ * rest (dotted paths, arithmetic, comparisons between properties) are evaluated on the
+ * records of the rows that pass. The results, row order included, are those of the
+ * generic executors: the conformance and model tests run through here.
+ *
+ * `count` over a scan counts without making rows, and `limit`/`range` over `order_by` over
+ * a scan keep a bounded heap of the best rows instead of sorting all of them.
+ */
+import type { Expr, Order, Predicate } from '../plan/expr.js';
+import type { PlanNode } from '../plan/ops.js';
+import { bit, chunkValue, type ColumnBlock, type ColumnChunk, type NumChunk } from '../store/columns.js';
+import type { Value } from '../value.js';
+import { compareForPredicate, totalOrder, valueEquals } from './compare.js';
+import type { Exec } from './context.js';
+import { evalPredicate } from './eval.js';
+import { NODE, startRow, type Row } from './row.js';
+
+/** A node scan found in the plan: every node, filtered by all of `predicates`. */
+export interface ScanSpec {
+  readonly predicates: readonly Predicate[];
+}
+
+/** Recognises a scan rooted at `node`, or null. */
+export function scanOf(node: PlanNode): ScanSpec | null {
+  switch (node.op) {
+    case 'nodes':
+      return node.reference.kind === 'all' ? { predicates: [] } : null;
+    case 'nodes_where':
+      return { predicates: [node.predicate] };
+    case 'where':
+      return extend(node.input, node.predicate);
+    case 'has':
+      return extend(node.input, {
+        p: 'compare', op: 'eq', path: node.path,
+        left: { e: 'property', name: node.property, path: `${node.path}.property` },
+        right: { e: 'constant', value: node.value, path: `${node.path}.value` },
+      });
+    case 'has_label':
+      return extend(node.input, {
+        p: 'compare', op: 'eq', path: node.path,
+        left: { e: 'property', name: '$label', path: `${node.path}.label` },
+        right: { e: 'constant', value: node.label, path: `${node.path}.label` },
+      });
+    case 'has_key':
+      return extend(node.input, { p: 'has_key', property: node.property, path: node.path });
+    default:
+      return null;
+  }
+}
+
+function extend(input: PlanNode, predicate: Predicate): ScanSpec | null {
+  const inner = scanOf(input);
+  return inner === null ? null : { predicates: [...inner.predicates, predicate] };
+}
+
+/** What a compiled predicate sees of one block. */
+interface BlockView {
+  readonly block: ColumnBlock;
+  chunk(property: string): ColumnChunk | null;
+}
+
+/** Writes 1 into `out[slot]` for every slot of the block where the predicate holds, else 0. */
+type MaskFn = (view: BlockView, out: Uint8Array) => void;
+
+interface Compiled {
+  readonly properties: ReadonlySet<string>;
+  readonly mask: MaskFn;
+}
+
+const SLOTS = 1024;
+const isPlainProperty = (name: string) => name.length > 0 && name.charCodeAt(0) !== 36 /* $ */ && !name.includes('.');
+
+/** A value the predicate compares with, known before the scan; null when it is not. */
+function known(x: Exec, e: Expr): { readonly value: Value } | null {
+  if (e.e === 'constant') return { value: e.value };
+  if (e.e === 'param') {
+    const value = x.params.get(e.name);
+    return value === undefined ? null : { value };
+  }
+  return null;
+}
+
+/** A comparison of a double with a known number, as a tight loop over a chunk. */
+interface NumberCompare {
+  readonly op: CompareOp;
+  readonly c: number;
+}
+
+/** out[i] = values[i] op c for the n slots (absent slots are fixed by the caller). */
+function compareNumbers(values: Float64Array, n: number, { op, c }: NumberCompare, out: Uint8Array): void {
+  switch (op) {
+    case 'eq':
+      for (let i = 0; i < n; i++) out[i] = values[i] === c ? 1 : 0;
+      return;
+    case 'neq':
+      for (let i = 0; i < n; i++) out[i] = values[i] !== c ? 1 : 0;
+      return;
+    case 'gt':
+      for (let i = 0; i < n; i++) out[i] = values[i]! > c ? 1 : 0;
+      return;
+    case 'gte':
+      for (let i = 0; i < n; i++) out[i] = values[i]! >= c ? 1 : 0;
+      return;
+    case 'lt':
+      for (let i = 0; i < n; i++) out[i] = values[i]! < c ? 1 : 0;
+      return;
+    case 'lte':
+      for (let i = 0; i < n; i++) out[i] = values[i]! <= c ? 1 : 0;
+      return;
+  }
+}
+
+/**
+ * Fills `out` with test(value of each slot). Strings are tested once per distinct value of
+ * the chunk, numbers compared in a tight loop when the test is a numeric comparison, and
+ * anything else value by value.
+ */
+function slotTest(property: string, test: (v: Value | undefined) => boolean, numbers?: NumberCompare): Compiled {
+  return {
+    properties: new Set([property]),
+    mask(view, out) {
+      const chunk = view.chunk(property);
+      const absent = test(undefined) ? 1 : 0;
+      if (chunk === null) {
+        out.fill(absent);
+        return;
+      }
+      const n = chunk.n;
+      if (chunk.kind === 'str') {
+        const byCode = Uint8Array.from(chunk.dict, (s) => (test(s) ? 1 : 0));
+        const codes = chunk.codes;
+        for (let i = 0; i < n; i++) out[i] = byCode[codes[i]!]!;
+      } else if (chunk.kind === 'num' && numbers !== undefined) {
+        compareNumbers(chunk.values, n, numbers, out);
+      } else {
+        for (let i = 0; i < n; i++) out[i] = test(chunkValue(chunk, i)) ? 1 : 0;
+      }
+      if (!chunk.dense) for (let i = 0; i < n; i++) if (!bit(chunk.present, i)) out[i] = absent;
+      out.fill(absent, n);
+    },
+  };
+}
+
+const constant = (holds: boolean): Compiled => ({ properties: new Set(), mask: (_v, out) => void out.fill(holds ? 1 : 0) });
+
+const FLIP = { eq: 'eq', neq: 'neq', gt: 'lt', gte: 'lte', lt: 'gt', lte: 'gte' } as const;
+type CompareOp = keyof typeof FLIP;
+
+/** The predicate semantics of eval.ts on one value (a missing property reads as null). */
+function compareTest(op: CompareOp, c: Value): (v: Value | undefined) => boolean {
+  if (op === 'eq') return (v) => valueEquals(v ?? null, c);
+  if (op === 'neq') return (v) => !valueEquals(v ?? null, c);
+  return (v) => {
+    const r = compareForPredicate(v ?? null, c);
+    return r !== null && (op === 'gt' ? r > 0 : op === 'gte' ? r >= 0 : op === 'lt' ? r < 0 : r <= 0);
+  };
+}
+
+/** The comparison as one on doubles, when `c` is a number exactly representable as one. */
+function numberCompare(op: CompareOp, c: Value): NumberCompare | undefined {
+  const safe = BigInt(Number.MAX_SAFE_INTEGER);
+  if (typeof c === 'number') return Number.isNaN(c) ? undefined : { op, c };
+  if (typeof c === 'bigint' && c >= -safe && c <= safe) return { op, c: Number(c) };
+  return undefined;
+}
+
+function compileCompare(x: Exec, p: Extract<Predicate, { p: 'compare' }>): Compiled | null {
+  let property: string;
+  let op: CompareOp = p.op;
+  let c: { value: Value } | null;
+  if (p.left.e === 'property' && (c = known(x, p.right)) !== null) property = p.left.name;
+  else if (p.right.e === 'property' && (c = known(x, p.left)) !== null) {
+    property = p.right.name;
+    op = FLIP[op];
+  } else return null;
+  const value = c.value;
+  if (property === '$label') return op === 'eq' || op === 'neq' ? compileLabel(x, op, value) : null;
+  if (property === '$id') {
+    const numbers = numberCompare(op, value);
+    if (numbers === undefined) return null;
+    const ids = new Float64Array(SLOTS);
+    return {
+      properties: new Set(),
+      mask(view, out) {
+        for (let i = 0; i < SLOTS; i++) ids[i] = view.block.base + i;
+        compareNumbers(ids, SLOTS, numbers, out);
+      },
+    };
+  }
+  if (!isPlainProperty(property)) return null;
+  return slotTest(property, compareTest(op, value), numberCompare(op, value));
+}
+
+function compileLabel(x: Exec, op: 'eq' | 'neq', value: Value): Compiled {
+  const labelId = typeof value === 'string' ? x.store.labelId(value) : undefined;
+  const match = op === 'eq' ? 1 : 0;
+  return {
+    properties: new Set(),
+    mask(view, out) {
+      const { labels, uniform } = view.block;
+      // Most blocks hold one label: then the answer is the same for every slot.
+      if (uniform !== 0) out.fill(uniform === labelId ? match : 1 - match);
+      else for (let i = 0; i < SLOTS; i++) out[i] = labels[i] === labelId ? match : 1 - match;
+    },
+  };
+}
+
+function compileStringTest(x: Exec, p: Extract<Predicate, { p: 'starts_with' | 'ends_with' | 'contains' }>): Compiled | null {
+  const arg = known(x, p.arg);
+  if (p.value.e !== 'property' || !isPlainProperty(p.value.name) || arg === null) return null;
+  const s = arg.value;
+  const holds = (v: Value | undefined) =>
+    typeof v === 'string' && typeof s === 'string' && (p.p === 'starts_with' ? v.startsWith(s) : p.p === 'ends_with' ? v.endsWith(s) : v.includes(s));
+  return slotTest(p.value.name, holds);
+}
+
+function compileKey(p: Extract<Predicate, { p: 'has_key' | 'is_null' | 'is_not_null' }>): Compiled | null {
+  if (p.property === '$id' || p.property === '$label') return constant(p.p !== 'is_null');
+  if (!isPlainProperty(p.property)) return null;
+  if (p.p === 'has_key') return slotTest(p.property, (v) => v !== undefined);
+  if (p.p === 'is_null') return slotTest(p.property, (v) => (v ?? null) === null);
+  return slotTest(p.property, (v) => (v ?? null) !== null);
+}
+
+/** Masks are 0/1 bytes; combining them four slots at a time through 32-bit views. */
+const WORDS = SLOTS / 4;
+const words = (mask: Uint8Array) => new Uint32Array(mask.buffer, mask.byteOffset, WORDS);
+
+function combine(parts: Compiled[], how: 'and' | 'or'): Compiled {
+  const properties = new Set(parts.flatMap((c) => [...c.properties]));
+  const scratch = new Uint8Array(SLOTS);
+  const scratchWords = words(scratch);
+  return {
+    properties,
+    mask(view, out) {
+      parts[0]!.mask(view, out);
+      const outWords = words(out);
+      for (let k = 1; k < parts.length; k++) {
+        parts[k]!.mask(view, scratch);
+        if (how === 'and') for (let i = 0; i < WORDS; i++) outWords[i]! &= scratchWords[i]!;
+        else for (let i = 0; i < WORDS; i++) outWords[i]! |= scratchWords[i]!;
+      }
+    },
+  };
+}
+
+/** A column form of the predicate, or null when it needs records. */
+function compile(x: Exec, p: Predicate): Compiled | null {
+  switch (p.p) {
+    case 'compare':
+      return compileCompare(x, p);
+    case 'between': {
+      const lo = compile(x, { p: 'compare', op: 'gte', left: p.value, right: p.min, path: p.path });
+      const hi = compile(x, { p: 'compare', op: 'lte', left: p.value, right: p.max, path: p.path });
+      return lo && hi && combine([lo, hi], 'and');
+    }
+    case 'has_key':
+    case 'is_null':
+    case 'is_not_null':
+      return compileKey(p);
+    case 'starts_with':
+    case 'ends_with':
+    case 'contains':
+      return compileStringTest(x, p);
+    case 'is_in': {
+      const list = known(x, p.values);
+      if (p.value.e !== 'property' || !isPlainProperty(p.value.name) || list === null) return null;
+      const row = startRow(NODE, 0, false);
+      const probe = (v: Value | undefined) => evalPredicate(x, row, { ...p, value: { e: 'constant', value: v ?? null, path: p.path }, values: { e: 'constant', value: list.value, path: p.path } });
+      return slotTest(p.value.name, probe);
+    }
+    case 'and':
+    case 'or': {
+      const parts = p.predicates.map((q) => compile(x, q));
+      return parts.every((c): c is Compiled => c !== null) ? combine(parts, p.p) : null;
+    }
+    case 'not': {
+      const inner = compile(x, p.predicate);
+      return inner && { properties: inner.properties, mask: (view, out) => { inner.mask(view, out); for (let i = 0; i < SLOTS; i++) out[i] = 1 - out[i]!; } };
+    }
+  }
+}
+
+/** The conjuncts of a scan, compiled where possible. */
+function prepare(x: Exec, spec: ScanSpec): { compiled: Compiled | null; residual: Predicate[] } {
+  const conjuncts: Predicate[] = [];
+  const flatten = (p: Predicate) => (p.p === 'and' ? p.predicates.forEach(flatten) : conjuncts.push(p));
+  spec.predicates.forEach(flatten);
+  const compiled: Compiled[] = [];
+  const residual: Predicate[] = [];
+  for (const p of conjuncts) {
+    const c = compile(x, p);
+    if (c === null) residual.push(p);
+    else compiled.push(c);
+  }
+  return { compiled: compiled.length === 0 ? null : combine(compiled, 'and'), residual };
+}
+
+/** Ids of the nodes passing the compiled conjuncts, block by block, ascending. */
+function* candidates(x: Exec, compiled: Compiled | null, extra: readonly string[] = []): Generator<{ view: BlockView; mask: Uint8Array | null }> {
+  const properties = [...new Set([...(compiled?.properties ?? []), ...extra])];
+  const index = new Map(properties.map((p, i) => [p, i]));
+  const mask = new Uint8Array(SLOTS);
+  for (const block of x.store.nodeColumns(properties)) {
+    const view: BlockView = { block, chunk: (p) => block.columns[index.get(p)!] ?? null };
+    if (compiled !== null) compiled.mask(view, mask);
+    yield { view, mask: compiled === null ? null : mask };
+  }
+}
+
+const passes = (x: Exec, row: Row, residual: readonly Predicate[]) => residual.every((p) => evalPredicate(x, row, p));
+
+/** The scan's rows, lazily. */
+export function* scanRows(x: Exec, spec: ScanSpec): Generator<Row> {
+  const { compiled, residual } = prepare(x, spec);
+  for (const { view, mask } of candidates(x, compiled)) {
+    const { labels, base } = view.block;
+    for (let i = 0; i < SLOTS; i++) {
+      if (labels[i] === 0 || (mask !== null && mask[i] === 0)) continue;
+      const row = startRow(NODE, base + i, x.trackPath);
+      if (residual.length === 0 || passes(x, row, residual)) yield row;
+    }
+  }
+}
+
+/** How many nodes the scan yields, without making rows when no record is needed. */
+export function scanCount(x: Exec, spec: ScanSpec): number {
+  const { compiled, residual } = prepare(x, spec);
+  let n = 0;
+  for (const { view, mask } of candidates(x, compiled)) {
+    const { nodes, base } = view.block;
+    if (residual.length === 0) {
+      // Bytes are 0 or 1, so a word's byte sum (at most 4) is its top byte after imul.
+      const nodeWords = words(nodes);
+      if (mask === null) for (let i = 0; i < WORDS; i++) n += Math.imul(nodeWords[i]!, 0x01010101) >>> 24;
+      else {
+        const maskWords = words(mask);
+        for (let i = 0; i < WORDS; i++) n += Math.imul(nodeWords[i]! & maskWords[i]!, 0x01010101) >>> 24;
+      }
+      continue;
+    }
+    for (let i = 0; i < SLOTS; i++) {
+      if (nodes[i] === 0 || (mask !== null && mask[i] === 0)) continue;
+      if (passes(x, startRow(NODE, base + i, false), residual)) n++;
+    }
+  }
+  return n;
+}
+
+/** A sort key's value in a slot; numbers stay doubles (order is all that matters here). */
+function keyValue(chunk: ColumnChunk | null, slot: number): Value | undefined {
+  if (chunk === null || slot >= chunk.n || !bit(chunk.present, slot)) return undefined;
+  if (chunk.kind === 'num') return chunk.values[slot]!;
+  return chunkValue(chunk, slot);
+}
+
+interface Candidate {
+  readonly id: number;
+  readonly keys: (Value | undefined)[];
+}
+
+/** order_by's order (bound.ts): missing first ascending, last descending; ties by id. */
+function compareCandidates(orders: readonly Order[]): (a: Candidate, b: Candidate) => number {
+  return (a, b) => {
+    for (let i = 0; i < orders.length; i++) {
+      const va = a.keys[i];
+      const vb = b.keys[i];
+      const c = va === undefined || vb === undefined ? (va === vb ? 0 : va === undefined ? -1 : 1) : totalOrder(va, vb);
+      if (c !== 0) return orders[i] === 'desc' ? -c : c;
+    }
+    return a.id - b.id;
+  };
+}
+
+/**
+ * The slots of a block that are nodes, pass the scan's mask and may still enter the heap:
+ * with a numeric first key, a row whose key is strictly worse than the heap's worst cannot.
+ * The threshold may have tightened since; the caller compares the survivors exactly.
+ */
+function contenders(labels: Uint32Array, mask: Uint8Array | null, numbers: NumChunk | null, threshold: number, desc: boolean, out: Uint8Array): Uint8Array {
+  if (numbers === null || threshold !== threshold) {
+    if (mask === null) for (let i = 0; i < SLOTS; i++) out[i] = labels[i] === 0 ? 0 : 1;
+    else for (let i = 0; i < SLOTS; i++) out[i] = labels[i] === 0 ? 0 : mask[i]!;
+    return out;
+  }
+  const { values, n, present, dense } = numbers;
+  for (let i = 0; i < SLOTS; i++) {
+    let open = labels[i] === 0 ? 0 : mask === null ? 1 : mask[i]!;
+    if (open === 1 && i < n) {
+      const v = values[i]!;
+      if ((desc ? v < threshold : v > threshold) && (dense || bit(present, i))) open = 0;
+    }
+    out[i] = open;
+  }
+  return out;
+}
+
+/**
+ * Whether no row of a block can beat a full heap whose worst first key is `threshold`,
+ * by the chunk's zone map: descending, every value (and a missing one, which sorts last)
+ * is below it; ascending, every value is above it and none is missing (missing sorts first).
+ */
+function outclassed(chunk: ColumnChunk | null, threshold: number, desc: boolean): boolean {
+  if (chunk === null) return desc;
+  if (chunk.kind !== 'num' || chunk.hasNaN) return false;
+  return desc ? chunk.max < threshold : chunk.dense && chunk.n === SLOTS && chunk.min > threshold;
+}
+
+/** The k-th best present, non-NaN first key among the open slots, or NaN when fewer exist. */
+function kthBest(open: Uint8Array, numbers: NumChunk, k: number, desc: boolean): number {
+  // The k best so far, worst first: a value displaces the worst when it is better.
+  const best = new Float64Array(k);
+  let size = 0;
+  const better = (a: number, b: number) => (desc ? a > b : a < b);
+  for (let i = 0; i < numbers.n; i++) {
+    const v = numbers.values[i]!;
+    if (open[i] !== 1 || v !== v || !(numbers.dense || bit(numbers.present, i))) continue;
+    if (size < k) {
+      let j = size++;
+      while (j > 0 && better(best[j - 1]!, v)) {
+        best[j] = best[j - 1]!;
+        j--;
+      }
+      best[j] = v;
+    } else if (better(v, best[0]!)) {
+      let j = 0;
+      while (j + 1 < k && better(v, best[j + 1]!)) {
+        best[j] = best[j + 1]!;
+        j++;
+      }
+      best[j] = v;
+    }
+  }
+  return size < k ? NaN : best[0]!;
+}
+
+/**
+ * Rows [start, end) of the scan sorted by `keys`, keeping only the best `end` in a heap;
+ * null when a key is not a plain property (the generic sort handles it).
+ */
+export function scanTopRows(x: Exec, spec: ScanSpec, keys: readonly (readonly [string, Order])[], start: number, end: number): Row[] | null {
+  if (!keys.every(([k]) => isPlainProperty(k))) return null;
+  if (end <= start) return [];
+  const { compiled, residual } = prepare(x, spec);
+  const cmp = compareCandidates(keys.map(([, o]) => o));
+  // A max-heap under cmp: the root is the worst of the best `end` so far.
+  const heap: Candidate[] = [];
+  const worse = (i: number, j: number) => cmp(heap[i]!, heap[j]!) > 0;
+  const swap = (i: number, j: number) => ([heap[i], heap[j]] = [heap[j]!, heap[i]!]);
+  const up = (i: number) => {
+    while (i > 0 && worse(i, (i - 1) >> 1)) {
+      swap(i, (i - 1) >> 1);
+      i = (i - 1) >> 1;
+    }
+  };
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(l, m)) m = l;
+      if (r < heap.length && worse(r, m)) m = r;
+      if (m === i) return;
+      swap(i, m);
+      i = m;
+    }
+  };
+  const names = keys.map(([k]) => k);
+  const desc = keys[0]![1] === 'desc';
+  /** The heap root's first key when the heap is full and that key is a number, else NaN. */
+  let threshold = NaN;
+  const scratch = new Uint8Array(SLOTS);
+  const settle = () => {
+    const top = heap.length === end ? heap[0]!.keys[0] : undefined;
+    threshold = typeof top === 'number' ? top : NaN;
+  };
+  for (const { view, mask } of candidates(x, compiled, names)) {
+    const { labels, base } = view.block;
+    const chunks = names.map((k) => view.chunk(k));
+    const first = chunks[0] ?? null;
+    // Once the heap is full most rows lose on the first key alone: when that key is a
+    // number it is decided here, before the row's keys are built.
+    const numbers = first !== null && first.kind === 'num' ? first : null;
+    if (threshold === threshold && outclassed(first, threshold, desc)) continue;
+    let open = contenders(labels, mask, numbers, threshold, desc, scratch);
+    // Until the heap is full there is no threshold; the block's own k-th best first key is
+    // one (k rows at least as good exist, when no record predicate can still drop them),
+    // so the first block is not read row by row.
+    if (threshold !== threshold && numbers !== null && residual.length === 0) {
+      const own = kthBest(open, numbers, end, desc);
+      if (own === own) open = contenders(labels, mask, numbers, own, desc, scratch);
+    }
+    for (let i = 0; i < SLOTS; i++) {
+      if (open[i] === 0) continue;
+      const candidate: Candidate = { id: base + i, keys: chunks.map((c) => keyValue(c, i)) };
+      if (heap.length === end && cmp(candidate, heap[0]!) >= 0) continue;
+      if (residual.length > 0 && !passes(x, startRow(NODE, candidate.id, false), residual)) continue;
+      if (heap.length < end) {
+        heap.push(candidate);
+        up(heap.length - 1);
+      } else {
+        heap[0] = candidate;
+        down(0);
+      }
+      settle();
+    }
+  }
+  return heap.sort(cmp).slice(start).map((c) => startRow(NODE, c.id, x.trackPath));
+}
