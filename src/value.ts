@@ -37,6 +37,8 @@ export class DateTime {
 /** The largest and smallest i64, for range checks on integer tokens. */
 export const I64_MAX = (1n << 63n) - 1n;
 export const I64_MIN = -(1n << 63n);
+/** 2^53 - 1 as an i64: the largest id or count a JS number holds exactly. */
+export const SAFE_I64 = BigInt(Number.MAX_SAFE_INTEGER);
 
 export function isNumeric(v: Value): v is bigint | number {
   return typeof v === 'bigint' || typeof v === 'number';

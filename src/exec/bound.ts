@@ -2,7 +2,7 @@
 import { GraphError } from '../errors.js';
 import type { Order, StreamBound } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
-import type { Value } from '../value.js';
+import { SAFE_I64, type Value } from '../value.js';
 import type { Exec, Executor } from './context.js';
 import { totalOrder } from './compare.js';
 import { evalExpr, resolveProperty } from './eval.js';
@@ -15,7 +15,7 @@ const NO_ROW = new Row(NONE, -1);
 export function boundValue(x: Exec, bound: StreamBound): number {
   if (bound.kind === 'literal') return bound.n;
   const v = evalExpr(x, NO_ROW, bound.expr);
-  if (typeof v === 'bigint' && v >= 0n) return v > BigInt(Number.MAX_SAFE_INTEGER) ? Infinity : Number(v);
+  if (typeof v === 'bigint' && v >= 0n) return v > SAFE_I64 ? Infinity : Number(v);
   throw new GraphError('invalid_query', `${bound.path}: a bound must evaluate to a non-negative integer (i64), got ${v === null ? 'null' : typeof v === 'bigint' ? v : typeof v}`);
 }
 

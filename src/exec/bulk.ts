@@ -10,7 +10,7 @@ import { GraphError } from '../errors.js';
 import type { PropertyInput } from '../plan/expr.js';
 import type { AddEOp, AddNOp, Assignments } from '../plan/ops.js';
 import type { Entry } from '../plan/batch.js';
-import type { Value, ValueObject } from '../value.js';
+import { SAFE_I64, type Value, type ValueObject } from '../value.js';
 import { setOwn } from '../wire/values.js';
 import type { Exec } from './context.js';
 import { EMPTY_ROWS, rowFlow, type Flow } from './flow.js';
@@ -46,7 +46,7 @@ function properties(assignments: Assignments, lookup: Lookup): ValueObject | und
 
 /** A plain node id parameter value, or undefined. */
 function plainId(v: Value | undefined): number | undefined {
-  return typeof v === 'bigint' && v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : undefined;
+  return typeof v === 'bigint' && v >= 0n && v <= SAFE_I64 ? Number(v) : undefined;
 }
 
 function addNodes(node: AddNOp): BulkInsert {

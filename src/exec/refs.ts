@@ -1,5 +1,6 @@
 /** Resolving NodeRef/EdgeRef (reference §4.6) to element ids. */
 import { GraphError } from '../errors.js';
+import { SAFE_I64 } from '../value.js';
 import type { ElementRef } from '../plan/expr.js';
 import type { Exec } from './context.js';
 import { EDGE, NODE, type Row } from './row.js';
@@ -9,7 +10,7 @@ type Kind = typeof NODE | typeof EDGE;
 function paramIds(x: Exec, ref: { name: string; path: string }): number[] {
   const v = x.param(ref.name, ref.path);
   const one = (item: unknown): number => {
-    if (typeof item === 'bigint' && item >= 0n) return item <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(item) : Infinity;
+    if (typeof item === 'bigint' && item >= 0n) return item <= SAFE_I64 ? Number(item) : Infinity;
     throw new GraphError('invalid_query', `${ref.path}: parameter "${ref.name}" must hold a non-negative integer id or an array of them`);
   };
   if (Array.isArray(v)) return v.map(one);

@@ -14,7 +14,7 @@
 import type { Expr, Order, Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
 import { bit, chunkValue, type ColumnBlock, type ColumnChunk, type NumChunk } from '../store/columns.js';
-import type { Value } from '../value.js';
+import { SAFE_I64, type Value } from '../value.js';
 import { compareForPredicate, totalOrder, valueEquals } from './compare.js';
 import type { Exec } from './context.js';
 import { evalPredicate } from './eval.js';
@@ -163,9 +163,8 @@ function compareTest(op: CompareOp, c: Value): (v: Value | undefined) => boolean
 
 /** The comparison as one on doubles, when `c` is a number exactly representable as one. */
 function numberCompare(op: CompareOp, c: Value): NumberCompare | undefined {
-  const safe = BigInt(Number.MAX_SAFE_INTEGER);
   if (typeof c === 'number') return Number.isNaN(c) ? undefined : { op, c };
-  if (typeof c === 'bigint' && c >= -safe && c <= safe) return { op, c: Number(c) };
+  if (typeof c === 'bigint' && c >= -SAFE_I64 && c <= SAFE_I64) return { op, c: Number(c) };
   return undefined;
 }
 

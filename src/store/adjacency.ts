@@ -140,17 +140,33 @@ class AppendLog {
   }
 
   /**
-   * Entry indices ordered by (key, append order). Keys below 2^31 and fewer than 2^22
-   * entries (every realistic batch) pack into one exactly representable double each, so a
-   * typed-array sort does it; anything larger takes the comparator sort.
+   * Entry indices ordered by (key, append order). Keys are node * 2 + dir: when they span
+   * a range not much larger than the entries (a load into a fresh or dense graph), a
+   * counting sort does it in linear time; otherwise keys below 2^31 and fewer than 2^22
+   * entries pack into one exactly representable double each for a typed-array sort, and
+   * anything larger takes the comparator sort.
    */
   order(): Uint32Array | number[] {
     const n = this.n;
-    let small = n < 2 ** 22;
-    for (let i = 0; small && i < n; i++) if (this.keys[i]! >= 2 ** 31) small = false;
-    if (!small) return Array.from({ length: n }, (_, i) => i).sort((a, b) => this.keys[a]! - this.keys[b]! || a - b);
+    const keys = this.keys;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < n; i++) {
+      const k = keys[i]!;
+      if (k < min) min = k;
+      if (k > max) max = k;
+    }
+    if (max - min < 4 * n + 1024) {
+      const counts = new Uint32Array(max - min + 2);
+      for (let i = 0; i < n; i++) counts[keys[i]! - min + 1]!++;
+      for (let k = 1; k < counts.length; k++) counts[k]! += counts[k - 1]!;
+      const order = new Uint32Array(n);
+      for (let i = 0; i < n; i++) order[counts[keys[i]! - min]!++] = i;
+      return order;
+    }
+    if (n >= 2 ** 22 || max >= 2 ** 31) return Array.from({ length: n }, (_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
     const packed = new Float64Array(n);
-    for (let i = 0; i < n; i++) packed[i] = this.keys[i]! * 2 ** 22 + i;
+    for (let i = 0; i < n; i++) packed[i] = keys[i]! * 2 ** 22 + i;
     packed.sort();
     const order = new Uint32Array(n);
     for (let i = 0; i < n; i++) order[i] = packed[i]! % 2 ** 22;
@@ -223,18 +239,16 @@ export class AdjacencyEdits {
     const tail = this.tailBytes(node, dir, labelId);
     const stored = tail === null ? 0 : (tail.bytes.byteLength - HEADER) / 16;
     if (stored + count <= ADJACENCY_CHUNK) {
-      // The common case: the new pairs fit the last chunk, appended byte for byte.
-      const out = Buffer.allocUnsafe(HEADER + (stored + count) * 16);
-      if (tail === null) {
-        out.writeUInt32LE(0, 0);
-        out.writeUInt32LE(0, 4);
-      } else {
-        out.set(tail.bytes, 0);
-      }
-      for (let k = 0, at = HEADER + stored * 16; k < count; k++, at += 16) {
+      // The common case: the new pairs fit the last chunk, appended to its bytes. A
+      // buffer of its own is 8-byte aligned, so the pairs go in through a double view.
+      const size = HEADER + (stored + count) * 16;
+      const out = Buffer.from(new ArrayBuffer(size));
+      if (tail !== null) out.set(tail.bytes.subarray(0, HEADER + stored * 16), 0);
+      const pairs = new Float64Array(out.buffer, HEADER + stored * 16, count * 2);
+      for (let k = 0; k < count; k++) {
         const i = order[start + k]!;
-        out.writeDoubleLE(log.others[i]!, at);
-        out.writeDoubleLE(log.edges[i]!, at + 8);
+        pairs[2 * k] = log.others[i]!;
+        pairs[2 * k + 1] = log.edges[i]!;
       }
       this.db.putSync(adjacencyKey(node, dir, labelId, tail?.chunk ?? 0), out);
       return;

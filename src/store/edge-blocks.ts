@@ -41,8 +41,104 @@ interface Block {
 const EMPTY_PROPS = new Uint8Array(0);
 
 export function encodeProps(props: ValueObject): Uint8Array {
-  for (const _k in props) return packr.pack(props);
+  for (const _k in props) return encodeFlat(props) ?? packr.pack(props);
   return EMPTY_PROPS;
+}
+
+const SCRATCH = Buffer.allocUnsafe(16 * 1024);
+const I64_LIMIT = 1n << 63n;
+
+/** Writes a msgpack string into `buf` at `at`; returns the end, or -1 when it does not fit. */
+function writeString(value: string, at: number, buf = SCRATCH): number {
+  if (at + 3 + value.length * 3 > buf.length) return -1;
+  const len = buf.write(value, at + 3, 'utf8');
+  if (len <= 31) {
+    buf[at] = 0xa0 | len;
+    buf.copyWithin(at + 1, at + 3, at + 3 + len);
+    return at + 1 + len;
+  }
+  if (len <= 0xff) {
+    buf[at] = 0xd9;
+    buf[at + 1] = len;
+    buf.copyWithin(at + 2, at + 3, at + 3 + len);
+    return at + 2 + len;
+  }
+  if (len > 0xffff) return -1;
+  buf[at] = 0xda;
+  buf.writeUInt16BE(len, at + 1);
+  return at + 3 + len;
+}
+
+/**
+ * Edge properties are usually a few scalars (a weight, a date as a number, a tag): those
+ * are written as msgpack directly, in the forms storePackr reads back as the same values
+ * (i64 as int64, f64 as float64), several times faster than the general encoder, which
+ * takes everything else (null when this one cannot).
+ */
+/** Encoded property names: edges of one kind repeat the same few. */
+const KEYS = new Map<string, Buffer>();
+const KEY_SCRATCH = Buffer.allocUnsafe(SCRATCH.length);
+
+function writeKey(key: string, at: number): number {
+  let bytes = KEYS.get(key);
+  if (bytes === undefined) {
+    const end = writeString(key, 0, KEY_SCRATCH);
+    if (end < 0) return -1;
+    bytes = Buffer.from(KEY_SCRATCH.subarray(0, end));
+    if (KEYS.size < 1024) KEYS.set(key, bytes);
+  }
+  if (at + bytes.length > SCRATCH.length) return -1;
+  SCRATCH.set(bytes, at);
+  return at + bytes.length;
+}
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function encodeFlat(props: ValueObject): Uint8Array | null {
+  let n = 0;
+  let at = 3;
+  for (const key in props) {
+    const v = props[key];
+    n++;
+    // The scratch buffer is also where new keys are encoded: the map header waits until the end.
+    at = writeKey(key, at);
+    if (at < 0 || at + 16 > SCRATCH.length) return null;
+    switch (typeof v) {
+      case 'bigint':
+        if (v >= I64_LIMIT || v < -I64_LIMIT) return null;
+        SCRATCH[at] = 0xd3;
+        if (v <= SAFE && v >= -SAFE) {
+          // Two 32-bit halves of the two's complement, without BigInt arithmetic.
+          const x = Number(v);
+          const hi = Math.floor(x / 2 ** 32);
+          SCRATCH.writeInt32BE(hi, at + 1);
+          SCRATCH.writeUInt32BE(x - hi * 2 ** 32, at + 5);
+        } else {
+          SCRATCH.writeBigInt64BE(v, at + 1);
+        }
+        at += 9;
+        break;
+      case 'number':
+        SCRATCH[at] = 0xcb;
+        SCRATCH.writeDoubleBE(v, at + 1);
+        at += 9;
+        break;
+      case 'string':
+        at = writeString(v, at);
+        if (at < 0) return null;
+        break;
+      case 'boolean':
+        SCRATCH[at++] = v ? 0xc3 : 0xc2;
+        break;
+      default:
+        if (v !== null) return null;
+        SCRATCH[at++] = 0xc0;
+    }
+  }
+  if (n > 0xffff) return null;
+  SCRATCH[0] = 0xde;
+  SCRATCH.writeUInt16BE(n, 1);
+  return Uint8Array.prototype.slice.call(SCRATCH, 0, at);
 }
 
 function decodeProps(bytes: Uint8Array): ValueObject {
