@@ -3,7 +3,8 @@
  * (JSON -> plan -> validation -> one transaction -> response JSON). The HTTP server runs
  * the same steps split across threads (src/pool); the embedded API runs them in-process.
  */
-import { GraphError } from './errors.js';
+import { errorJson, GraphError, statusOf, toErrorBody } from './errors.js';
+import { checkOptionsForRequestType, type PipelineOptions } from './request-options.js';
 import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson } from './json.js';
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan } from './plan/validate.js';
@@ -30,6 +31,34 @@ export function preparePlan(request: string | Uint8Array | object): QueryPlan {
   const plan = decodeRequest(json);
   validatePlan(plan);
   return plan;
+}
+
+/** What one /v2/query request comes to: an answer, or a write for the writer to run. */
+export type QueryAnswer =
+  | { readonly kind: 'done'; readonly status: number; readonly body: string }
+  | { readonly kind: 'write'; readonly plan: QueryPlan; readonly awaitDurable: boolean };
+
+/**
+ * The query pipeline past header parsing, in the reference's order of checks
+ * (server-gateway §2.3): JSON and plan, options against the request type, writer mode,
+ * then the read itself. Writes are returned for the single writer thread to run.
+ */
+export function answerQuery(body: Uint8Array | string, options: PipelineOptions, readerMode: boolean, read: (plan: QueryPlan) => string): QueryAnswer {
+  try {
+    const plan = preparePlan(body);
+    checkOptionsForRequestType(options, plan.type);
+    if (readerMode && (plan.type === 'write' || options.requireWriter)) {
+      throw new GraphError(
+        'writer_mode_required',
+        plan.type === 'write' ? 'this server is in reader mode; send writes to a writer' : 'X-Svc-Require-Writer is set but this server is in reader mode',
+      );
+    }
+    if (plan.type === 'write') return { kind: 'write', plan, awaitDurable: options.awaitDurable === true };
+    return { kind: 'done', status: 200, body: read(plan) };
+  } catch (err) {
+    const error = toErrorBody(err);
+    return { kind: 'done', status: statusOf(error.error), body: errorJson(error) };
+  }
 }
 
 export function runRead(store: Store, plan: QueryPlan, options: ExecOptions): string {

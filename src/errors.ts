@@ -115,6 +115,11 @@ export function toErrorBody(err: unknown): ErrorBody {
   return { error: 'internal_error', msg: `internal error (${name})` };
 }
 
+/** The response body of an error: exactly `{"error", "msg"}`. */
+export function errorJson(body: ErrorBody): string {
+  return JSON.stringify({ error: body.error, msg: body.msg });
+}
+
 export function statusOf(code: ErrorCode): number {
   return ERROR_REGISTRY[code].status;
 }

@@ -1,22 +1,24 @@
 /**
  * The pool of read workers (the only importer of piscina). A Piscina task costs ~65 µs of
- * dispatch on this machine, far more than an LMDB read, so every read request that
- * arrives in one event-loop turn is sent together: the queue is flushed on setImmediate,
- * split evenly over the threads.
+ * dispatch on this machine, far more than an LMDB read, so every request that arrives in
+ * one event-loop turn is sent together, as raw bodies in one buffer (protocol/frames.ts):
+ * the queue is flushed on setImmediate, split evenly over the threads. Workers parse,
+ * validate and run reads; writes come back as plans for the writer thread.
  */
 import { Piscina } from 'piscina';
-import { GraphError } from '../errors.js';
-import type { QueryPlan } from '../plan/batch.js';
-import { decodeMessage, encodeMessage, toPlanMessage } from '../protocol/codec.js';
-import type { PlanMessage, Reply, ReadTaskResult, WorkerSettings } from '../protocol/messages.js';
+import { errorJson, GraphError } from '../errors.js';
+import { decodeAnswers, encodeRequests, type AnswerFrame, type RequestFrame } from '../protocol/frames.js';
+import type { WorkerSettings } from '../protocol/messages.js';
 
 interface Pending {
-  readonly plan: PlanMessage;
-  readonly resolve: (reply: Reply) => void;
+  readonly request: RequestFrame;
+  readonly resolve: (answer: AnswerFrame) => void;
 }
 
 /** Requests per task at most: bounds one task's latency under a burst. */
 const MAX_TASK_SIZE = 256;
+
+const encoder = new TextEncoder();
 
 export class ReadPool {
   private readonly piscina: Piscina;
@@ -38,9 +40,10 @@ export class ReadPool {
     await Promise.all(Array.from({ length: this.threads }, () => this.runTask([])));
   }
 
-  read(plan: QueryPlan): Promise<Reply> {
+  /** Answers one /v2/query body (`flags`: request-options.ts optionFlags). */
+  submit(body: Uint8Array, flags: number): Promise<AnswerFrame> {
     return new Promise((resolve) => {
-      this.queue.push({ plan: toPlanMessage(plan), resolve });
+      this.queue.push({ request: { flags, body }, resolve });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -55,16 +58,17 @@ export class ReadPool {
     const size = Math.min(MAX_TASK_SIZE, Math.ceil(queue.length / this.threads));
     for (let i = 0; i < queue.length; i += size) {
       const chunk = queue.slice(i, i + size);
-      this.runTask(chunk.map((p) => p.plan)).then(
-        (result) => chunk.forEach((p, j) => p.resolve(result.replies[j] ?? lost())),
+      this.runTask(chunk.map((p) => p.request)).then(
+        (answers) => chunk.forEach((p, j) => p.resolve(answers[j] ?? failure(new Error('a read worker returned too few answers')))),
         (err: unknown) => chunk.forEach((p) => p.resolve(failure(err))),
       );
     }
   }
 
-  private async runTask(plans: PlanMessage[]): Promise<ReadTaskResult> {
-    const bytes: Uint8Array = await this.piscina.run(encodeMessage({ plans }));
-    return decodeMessage<ReadTaskResult>(bytes);
+  private async runTask(requests: RequestFrame[]): Promise<AnswerFrame[]> {
+    const task = encodeRequests(requests);
+    const bytes: Uint8Array = await this.piscina.run(task, { transferList: [task.buffer as ArrayBuffer] });
+    return decodeAnswers(bytes);
   }
 
   close(): Promise<void> {
@@ -72,11 +76,7 @@ export class ReadPool {
   }
 }
 
-function lost(): Reply {
-  return { ok: false, error: { error: 'internal_error', msg: 'a read worker returned too few replies' } };
-}
-
-function failure(err: unknown): Reply {
-  const msg = err instanceof GraphError ? err.msg : 'a read worker failed';
-  return { ok: false, error: { error: err instanceof GraphError ? err.code : 'internal_error', msg } };
+function failure(err: unknown): AnswerFrame {
+  const body = err instanceof GraphError ? { error: err.code, msg: err.msg } : { error: 'internal_error' as const, msg: 'a read worker failed' };
+  return { kind: 'response', status: 500, body: encoder.encode(errorJson(body)) };
 }

@@ -6,9 +6,8 @@
  * ready, and a new writer thread is started.
  */
 import { Worker } from 'node:worker_threads';
-import type { QueryPlan } from '../plan/batch.js';
-import { decodeMessage, encodeMessage, toPlanMessage } from '../protocol/codec.js';
-import type { Reply, WorkerSettings, WriterEnvelope, WriterEvent, WriterRequest } from '../protocol/messages.js';
+import { decodeMessage } from '../protocol/codec.js';
+import type { Reply, WorkerSettings, WriterEvent, WriterRequest } from '../protocol/messages.js';
 
 /** Pause before a replacement thread starts, so a thread that dies at once cannot spin. */
 const RESTART_DELAY_MS = 200;
@@ -71,18 +70,14 @@ export class WriterClient {
     return this.alive;
   }
 
-  write(plan: QueryPlan, awaitDurable: boolean): Promise<Reply> {
+  /** Runs a write plan (a msgpack PlanMessage, as a read worker encoded it). */
+  write(plan: Uint8Array, awaitDurable: boolean): Promise<Reply> {
     if (!this.alive) return Promise.resolve({ ok: false, error: { error: 'not_ready', msg: 'the writer thread is starting; retry shortly' } });
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      const request: WriterRequest = { kind: 'write', plan: toPlanMessage(plan), awaitDurable };
-      this.post(id, request);
+      this.worker.postMessage({ kind: 'write', id, plan, awaitDurable } satisfies WriterRequest);
     });
-  }
-
-  private post(id: number, request: WriterRequest): void {
-    this.worker.postMessage({ id, bytes: encodeMessage(request) } satisfies WriterEnvelope);
   }
 
   private failPending(msg: string): void {
@@ -99,7 +94,7 @@ export class WriterClient {
     }
     await new Promise<void>((resolve) => {
       this.closed = resolve;
-      this.post(0, { kind: 'close' });
+      this.worker.postMessage({ kind: 'close' } satisfies WriterRequest);
       setTimeout(resolve, 5000).unref();
     });
     await this.worker.terminate();

@@ -1,6 +1,7 @@
 /**
- * Messages between the main thread and the worker threads. They travel as msgpackr
- * buffers (codec.ts); errors travel as data (ErrorBody), never as thrown objects.
+ * Messages between the main thread and the worker threads: read tasks travel as binary
+ * frames (frames.ts), plans and writer events as msgpackr buffers (codec.ts); errors travel
+ * as data (ErrorBody), never as thrown objects.
  */
 import type { ErrorBody } from '../errors.js';
 import type { Batch, RequestType } from '../plan/batch.js';
@@ -19,29 +20,20 @@ export type Reply = { readonly ok: true; readonly body: string } | { readonly ok
 /** What every worker thread is started with (workerData). */
 export interface WorkerSettings {
   readonly dataDir: string;
+  /** A reader refuses writes (503 writer_mode_required). */
+  readonly mode: 'writer' | 'reader';
   /** Execution budget of one query, ms. */
   readonly queryTimeoutMs: number;
 }
 
-/** One task for a read worker: every read request that arrived in one event-loop turn. */
-export interface ReadTask {
-  readonly plans: readonly PlanMessage[];
-}
-export interface ReadTaskResult {
-  readonly replies: readonly Reply[];
-}
-
 /**
- * Posted to the writer as `{ id, bytes }` (WriterEnvelope), with the request msgpack-encoded
- * in `bytes`: the id stays readable even if the bytes do not decode, so that request alone fails.
+ * Posted to the writer. A write carries its plan as the msgpack PlanMessage a read worker
+ * encoded (the main thread forwards the bytes as they are); if they do not decode, that
+ * request alone fails.
  */
 export type WriterRequest =
-  | { readonly kind: 'write'; readonly plan: PlanMessage; readonly awaitDurable: boolean }
+  | { readonly kind: 'write'; readonly id: number; readonly plan: Uint8Array; readonly awaitDurable: boolean }
   | { readonly kind: 'close' };
-export interface WriterEnvelope {
-  readonly id: number;
-  readonly bytes: Uint8Array;
-}
 
 export type WriterEvent =
   | { readonly kind: 'ready' }

@@ -8,34 +8,24 @@
  * one is treated as absent. An empty database id is an error (the contract says min length 1).
  */
 import { GraphError } from '../errors.js';
+import type { RequestOptions } from '../request-options.js';
 
-export interface RequestOptions {
-  warm: boolean;
-  requireWriter: boolean;
-  /** Tri-state: absent, true or false; only `true` has an effect (and only on writes). */
-  awaitDurable: boolean | undefined;
-  databaseId: string | undefined;
-  tenantId: string | undefined;
-}
-
-export type RequestType = 'read' | 'write';
+export { checkOptionsForRequestType, type RequestOptions } from '../request-options.js';
 
 interface HeaderName {
   readonly canonical: string;
   readonly alias: string;
-  /** How messages spell it (the contract's casing). */
-  readonly display: string;
 }
 
-function header(suffix: string, display: string): HeaderName {
-  return { canonical: `x-svc-${suffix}`, alias: `x-helix-${suffix}`, display };
+function header(suffix: string): HeaderName {
+  return { canonical: `x-svc-${suffix}`, alias: `x-helix-${suffix}` };
 }
 
-const WARM = header('warm', 'X-Svc-Warm');
-const REQUIRE_WRITER = header('require-writer', 'X-Svc-Require-Writer');
-const AWAIT_DURABLE = header('await-durable', 'X-Svc-Await-Durable');
-const DATABASE_ID = header('database-id', 'X-Svc-Database-Id');
-const TENANT_ID = header('tenant-id', 'X-Svc-Tenant-Id');
+const WARM = header('warm');
+const REQUIRE_WRITER = header('require-writer');
+const AWAIT_DURABLE = header('await-durable');
+const DATABASE_ID = header('database-id');
+const TENANT_ID = header('tenant-id');
 
 function lookup(headers: ReadonlyMap<string, string>, name: HeaderName): string | undefined {
   return headers.get(name.canonical) ?? headers.get(name.alias);
@@ -77,14 +67,4 @@ export function parseRequestOptions(headers: ReadonlyMap<string, string>): Reque
     databaseId: parseId(headers, DATABASE_ID),
     tenantId: lookup(headers, TENANT_ID)?.trim() || undefined,
   };
-}
-
-/** Options that only make sense for one request type; `X-Svc-Await-Durable: false` on a read is accepted. */
-export function checkOptionsForRequestType(opts: RequestOptions, requestType: RequestType): void {
-  if (opts.warm && requestType === 'write') {
-    throw new GraphError('invalid_request_option', `${WARM.display} is only valid for read requests`);
-  }
-  if (opts.awaitDurable === true && requestType === 'read') {
-    throw new GraphError('invalid_request_option', `${AWAIT_DURABLE.display} is only valid for write requests`);
-  }
 }

@@ -1,9 +1,9 @@
 /**
- * What the HTTP layer needs from the database side: run a read, run a write, and report
- * health. The threaded server and tests implement it; handle.ts knows nothing of threads.
+ * What the HTTP layer needs from the database side: answer a /v2/query body, and report
+ * health. The threaded server implements it (and tests, in-process); handle.ts knows
+ * nothing of threads.
  */
-import type { QueryPlan } from '../plan/batch.js';
-import type { Reply } from '../protocol/messages.js';
+import type { PipelineOptions } from '../request-options.js';
 
 export type Mode = 'writer' | 'reader';
 export type IndexRuntime = 'starting' | 'ready' | 'failed';
@@ -14,9 +14,15 @@ export interface HealthResponse {
   index_runtime: IndexRuntime;
 }
 
+/** A /v2/query answer: the status and the JSON body (a QueryResponse or a QueryError). */
+export interface QueryReply {
+  readonly status: number;
+  readonly body: string | Uint8Array;
+}
+
 export interface QueryService {
   readonly mode: Mode;
   health(): HealthResponse;
-  read(plan: QueryPlan): Promise<Reply>;
-  write(plan: QueryPlan, awaitDurable: boolean): Promise<Reply>;
+  /** Runs the query pipeline (database.ts answerQuery) on a request body. */
+  query(body: Uint8Array, options: PipelineOptions): Promise<QueryReply>;
 }

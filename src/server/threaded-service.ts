@@ -1,13 +1,14 @@
 /**
- * The QueryService of the real server: reads on the Piscina pool, writes on the writer
- * thread (none in reader mode). Ready once the writer has opened the database and every
- * read worker has too.
+ * The QueryService of the real server: requests go to the Piscina pool, which parses them
+ * and runs reads; the writes it hands back go to the writer thread (none in reader mode).
+ * Ready once the writer has opened the database and every read worker has too.
  */
-import type { QueryPlan } from '../plan/batch.js';
-import type { Reply, WorkerSettings } from '../protocol/messages.js';
+import { errorJson, statusOf } from '../errors.js';
 import { ReadPool } from '../pool/read-pool.js';
 import { WriterClient } from '../pool/writer-client.js';
-import type { HealthResponse, IndexRuntime, Mode, QueryService } from './service.js';
+import type { WorkerSettings } from '../protocol/messages.js';
+import { optionFlags, type PipelineOptions } from '../request-options.js';
+import type { HealthResponse, IndexRuntime, Mode, QueryReply, QueryService } from './service.js';
 
 const READ_WORKER = new URL('../../workers/read-worker.js', import.meta.url);
 const WRITER = new URL('../../workers/writer.js', import.meta.url);
@@ -18,11 +19,14 @@ export class ThreadedService implements QueryService {
   private state: IndexRuntime = 'starting';
 
   constructor(
-    readonly mode: Mode,
     private readonly settings: WorkerSettings,
     private readonly readThreads: number,
   ) {
-    this.writer = mode === 'writer' ? new WriterClient(WRITER, settings) : null;
+    this.writer = settings.mode === 'writer' ? new WriterClient(WRITER, settings) : null;
+  }
+
+  get mode(): Mode {
+    return this.settings.mode;
   }
 
   async start(): Promise<void> {
@@ -43,20 +47,22 @@ export class ThreadedService implements QueryService {
     return { ready, mode: this.mode, index_runtime: this.state };
   }
 
-  read(plan: QueryPlan): Promise<Reply> {
-    if (this.pool === null) return Promise.resolve({ ok: false, error: { error: 'not_ready', msg: 'the read workers are starting' } });
-    return this.pool.read(plan);
-  }
-
-  write(plan: QueryPlan, awaitDurable: boolean): Promise<Reply> {
-    if (this.writer === null) {
-      return Promise.resolve({ ok: false, error: { error: 'writer_mode_required', msg: 'this server is in reader mode' } });
-    }
-    return this.writer.write(plan, awaitDurable);
+  async query(body: Uint8Array, options: PipelineOptions): Promise<QueryReply> {
+    if (this.pool === null) return fail('not_ready', 'the read workers are starting');
+    const answer = await this.pool.submit(body, optionFlags(options));
+    if (answer.kind === 'response') return { status: answer.status, body: answer.body };
+    // Workers refuse writes in reader mode, so a write plan means a writer exists.
+    if (this.writer === null) return fail('writer_mode_required', 'this server is in reader mode');
+    const reply = await this.writer.write(answer.plan, answer.awaitDurable);
+    return reply.ok ? { status: 200, body: reply.body } : { status: statusOf(reply.error.error), body: errorJson(reply.error) };
   }
 
   async close(): Promise<void> {
     await this.pool?.close();
     await this.writer?.close();
   }
+}
+
+function fail(code: 'not_ready' | 'writer_mode_required', msg: string): QueryReply {
+  return { status: statusOf(code), body: errorJson({ error: code, msg }) };
 }

@@ -7,16 +7,18 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WriterClient } from '../../src/pool/writer-client.js';
 import { preparePlan } from '../../src/database.js';
+import { encodeMessage, toPlanMessage } from '../../src/protocol/codec.js';
 import { tempDir } from '../helpers/server.js';
 
 const DYING = new URL('../fixtures/dying-writer.js', import.meta.url);
-const addNode = (label: string) =>
-  preparePlan(JSON.stringify({ request_type: 'write', query: { write: { entries: [{ query: { name: 'n', root: { add_n: { label, properties: [] } } } }], returns: ['n'] } } }));
-const countAll = preparePlan(JSON.stringify({ request_type: 'write', query: { write: { entries: [{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['c'] } } }));
+/** A write plan as a read worker hands it to the writer. */
+const plan = (request: unknown) => encodeMessage(toPlanMessage(preparePlan(JSON.stringify(request))));
+const addNode = (label: string) => plan({ request_type: 'write', query: { write: { entries: [{ query: { name: 'n', root: { add_n: { label, properties: [] } } } }], returns: ['n'] } } });
+const countAll = plan({ request_type: 'write', query: { write: { entries: [{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['c'] } } });
 
 test('a writer thread that dies fails its pending write and is replaced', async () => {
   const dir = tempDir();
-  const writer = new WriterClient(DYING, { dataDir: dir.path, queryTimeoutMs: 30_000 });
+  const writer = new WriterClient(DYING, { dataDir: dir.path, mode: 'writer', queryTimeoutMs: 30_000 });
   try {
     await writer.ready;
     const lost = await writer.write(addNode('Lost'), false);

@@ -1,22 +1,29 @@
 /**
- * Request handling without a transport: readiness and mode rules of handle.ts, driven by
- * a QueryService whose state the test controls (the real one becomes ready too fast to
- * observe its starting state over HTTP).
+ * Request handling without a transport: readiness rules of handle.ts and the pipeline's
+ * mode rules (database.ts answerQuery), driven by an in-process QueryService whose state
+ * the test controls (the real one becomes ready too fast to observe its starting state
+ * over HTTP).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHandler } from '../../src/server/handle.js';
 import type { HttpRequest, HttpResponse } from '../../src/server/http-types.js';
 import type { HealthResponse, QueryService } from '../../src/server/service.js';
+import { answerQuery } from '../../src/database.js';
 
+/** Runs the real pipeline; reads answer `{"r":[]}` and writes are recorded, not run. */
 function service(health: HealthResponse): QueryService & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
     mode: health.mode,
     health: () => health,
-    read: async () => (calls.push('read'), { ok: true, body: '{"r":[]}' }),
-    write: async (_plan, durable) => (calls.push(`write durable=${durable}`), { ok: true, body: '{}' }),
+    async query(body, options) {
+      const answer = answerQuery(body, options, health.mode === 'reader', () => (calls.push('read'), '{"r":[]}'));
+      if (answer.kind === 'done') return { status: answer.status, body: answer.body };
+      calls.push(`write durable=${answer.awaitDurable}`);
+      return { status: 200, body: '{}' };
+    },
   };
 }
 
@@ -63,7 +70,7 @@ test('ready: reads and writes reach the service, await-durable is passed through
   assert.deepEqual(svc.calls, ['read', 'write durable=true', 'write durable=false']);
 });
 
-test('reader mode: writes and require-writer are 503 writer_mode_required before reaching the service', async () => {
+test('reader mode: writes and require-writer are 503 writer_mode_required before any read or write runs', async () => {
   const svc = service({ ready: true, mode: 'reader', index_runtime: 'ready' });
   const w = await call(svc, request('POST', '/v2/query', writeBody));
   assert.equal(w.status, 503);

@@ -1,0 +1,39 @@
+/** Read-pool frames and option flags survive the trip between threads exactly. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeAnswers, decodeRequests, encodeAnswers, encodeRequests } from '../../src/protocol/frames.js';
+import { fromOptionFlags, optionFlags } from '../../src/request-options.js';
+
+test('requests: flags and bodies, empty ones included, in order', () => {
+  const bodies = ['{"a":1}', '', 'é'.repeat(1000)].map((s) => new TextEncoder().encode(s));
+  const frames = bodies.map((body, i) => ({ flags: i * 3, body }));
+  const decoded = decodeRequests(encodeRequests(frames));
+  assert.deepEqual(decoded.map((f) => [f.flags, Buffer.from(f.body).toString()]), frames.map((f) => [f.flags, Buffer.from(f.body).toString()]));
+  assert.deepEqual(decodeRequests(encodeRequests([])), []);
+});
+
+test('answers: responses with their status and text, write plans with await-durable', () => {
+  const plan = new Uint8Array([1, 2, 3]);
+  const bytes = encodeAnswers([
+    { kind: 'response', status: 200, text: '{"r":["é"]}' },
+    { kind: 'write', awaitDurable: true, plan },
+    { kind: 'response', status: 408, body: new TextEncoder().encode('{}') },
+    { kind: 'write', awaitDurable: false, plan: new Uint8Array(0) },
+  ]);
+  const [a, b, c, d] = decodeAnswers(bytes);
+  assert.deepEqual(a?.kind === 'response' && [a.status, Buffer.from(a.body).toString()], [200, '{"r":["é"]}']);
+  assert.deepEqual(b?.kind === 'write' && [b.awaitDurable, [...b.plan]], [true, [1, 2, 3]]);
+  assert.deepEqual(c?.kind === 'response' && [c.status, Buffer.from(c.body).toString()], [408, '{}']);
+  assert.deepEqual(d?.kind === 'write' && [d.awaitDurable, d.plan.length], [false, 0]);
+});
+
+test('option flags keep every combination, await-durable tri-state included', () => {
+  for (const warm of [false, true]) {
+    for (const requireWriter of [false, true]) {
+      for (const awaitDurable of [undefined, false, true]) {
+        const o = { warm, requireWriter, awaitDurable };
+        assert.deepEqual(fromOptionFlags(optionFlags(o)), o);
+      }
+    }
+  }
+});
