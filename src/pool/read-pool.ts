@@ -1,9 +1,11 @@
 /**
  * The pool of read workers (the only importer of piscina). A Piscina task costs ~65 µs of
- * dispatch on this machine, far more than an LMDB read, so every request that arrives in
- * one event-loop turn is sent together, as raw bodies in one buffer (protocol/frames.ts):
- * the queue is flushed on setImmediate, split evenly over the threads. Workers parse,
- * validate and run reads; writes come back as plans for the writer thread.
+ * dispatch and wake-ups on this machine, far more than an LMDB read, so requests travel
+ * in batches, as raw bodies in one buffer (protocol/frames.ts). Each worker has at most
+ * one task in flight: requests that arrive while every worker is busy wait, and leave
+ * together as soon as a worker is free. An idle pool sends at the end of the event-loop
+ * turn, so a lone request waits for nothing; a loaded one sends large batches.
+ * Workers parse, validate and run reads; writes come back as plans for the writer thread.
  */
 import { Piscina } from 'piscina';
 import { errorJson, GraphError } from '../errors.js';
@@ -24,6 +26,8 @@ export class ReadPool {
   private readonly piscina: Piscina;
   private queue: Pending[] = [];
   private scheduled = false;
+  /** Tasks sent and not answered yet (at most one per worker). */
+  private inFlight = 0;
 
   constructor(workerFile: URL, workerData: WorkerSettings, readonly threads: number) {
     this.piscina = new Piscina({
@@ -53,15 +57,21 @@ export class ReadPool {
 
   private flush(): void {
     this.scheduled = false;
-    const queue = this.queue;
-    this.queue = [];
-    const size = Math.min(MAX_TASK_SIZE, Math.ceil(queue.length / this.threads));
-    for (let i = 0; i < queue.length; i += size) {
-      const chunk = queue.slice(i, i + size);
-      this.runTask(chunk.map((p) => p.request)).then(
-        (answers) => chunk.forEach((p, j) => p.resolve(answers[j] ?? failure(new Error('a read worker returned too few answers')))),
-        (err: unknown) => chunk.forEach((p) => p.resolve(failure(err))),
-      );
+    const idle = this.threads - this.inFlight;
+    if (idle <= 0 || this.queue.length === 0) return;
+    const size = Math.min(MAX_TASK_SIZE, Math.ceil(this.queue.length / idle));
+    for (let sent = 0; sent < idle && this.queue.length > 0; sent++) {
+      const chunk = this.queue.splice(0, size);
+      this.inFlight++;
+      this.runTask(chunk.map((p) => p.request))
+        .then(
+          (answers) => chunk.forEach((p, j) => p.resolve(answers[j] ?? failure(new Error('a read worker returned too few answers')))),
+          (err: unknown) => chunk.forEach((p) => p.resolve(failure(err))),
+        )
+        .finally(() => {
+          this.inFlight--;
+          this.flush();
+        });
     }
   }
 

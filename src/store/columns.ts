@@ -12,8 +12,8 @@
  * Node runs): a 16-byte header [kind: u8, 0, n: u16, dictSize: u32, version: f64], then
  * - num: presence bitmap (128 bytes), integer bitmap (128), f64 x n. Every value is a
  *   number, or an i64 within +-2^53 (its integer bit set), so f64 holds it exactly.
- * - str: presence bitmap, u16 codes x n (padded to 8 bytes), then the dictionary as
- *   [u32 byte length, UTF-8 bytes] per string.
+ * - str: presence bitmap, u16 codes x n (padded to 8 bytes), the UTF-16 length of each
+ *   dictionary string (u32 x dictSize), then the dictionary joined, as UTF-8.
  * - gen: presence bitmap, then the msgpack array of the n values (null where absent).
  * - label: u32 x 1024.
  *
@@ -141,12 +141,14 @@ export function decodeChunk(buf: Uint8Array): ColumnChunk {
   if (kind === KIND_STR) {
     const codes = new Uint16Array(aligned(b, HEADER + BITMAP, n * 2));
     const size = b.readUInt32LE(4);
-    const dict: string[] = [];
-    let at = HEADER + BITMAP + pad8(n * 2);
-    for (let i = 0; i < size; i++) {
-      const len = b.readUInt32LE(at);
-      dict.push(b.toString('utf8', at + 4, at + 4 + len));
-      at += 4 + len;
+    const lengthsAt = HEADER + BITMAP + pad8(n * 2);
+    const lengths = new Uint32Array(aligned(b, lengthsAt, size * 4));
+    // One decode of the joined dictionary, then slices by the stored UTF-16 lengths.
+    const joined = b.toString('utf8', lengthsAt + size * 4, b.length);
+    const dict: string[] = new Array(size);
+    for (let i = 0, at = 0; i < size; i++) {
+      dict[i] = joined.slice(at, at + lengths[i]!);
+      at += lengths[i]!;
     }
     return { kind: 'str', n, present, dense, codes, dict };
   }
@@ -159,6 +161,19 @@ export function decodeChunk(buf: Uint8Array): ColumnChunk {
 const versionOf = (buf: Buffer) => buf.readDoubleLE(8);
 
 const pad8 = (n: number) => (n + 7) & ~7;
+
+/** Whether the first present strings of a chunk are nearly all different (sampled). */
+function mostlyDistinct(slots: readonly (string | undefined)[], n: number): boolean {
+  const seen = new Set<string>();
+  let sampled = 0;
+  for (let i = 0; i < n && sampled < 64; i++) {
+    const v = slots[i];
+    if (v === undefined) continue;
+    seen.add(v);
+    sampled++;
+  }
+  return sampled >= 16 && seen.size > sampled * 0.75;
+}
 const isNum = (v: Value): boolean => typeof v === 'number' || (typeof v === 'bigint' && v >= -SAFE && v <= SAFE);
 
 /** Encodes a block's slots (undefined: absent); null when no slot has a value. */
@@ -189,24 +204,36 @@ export function encodeChunk(slots: readonly (Value | undefined)[], version = 0):
   }
   if (str) {
     const codes = new Uint16Array(pad8(n * 2) / 2);
-    const index = new Map<string, number>();
-    const parts: Buffer[] = [];
-    for (let i = 0; i < n; i++) {
-      const v = slots[i] as string | undefined;
-      if (v === undefined) continue;
-      let code = index.get(v);
-      if (code === undefined) {
-        code = index.size;
-        index.set(v, code);
-        const bytes = Buffer.from(v, 'utf8');
-        const len = Buffer.allocUnsafe(4);
-        len.writeUInt32LE(bytes.length, 0);
-        parts.push(len, bytes);
+    const dict: string[] = [];
+    if (mostlyDistinct(slots as readonly (string | undefined)[], n)) {
+      // Names, ids, emails: deduplicating would cost more than it saves; one entry per slot.
+      for (let i = 0; i < n; i++) {
+        const v = slots[i] as string | undefined;
+        if (v === undefined) continue;
+        codes[i] = dict.length;
+        dict.push(v);
       }
-      codes[i] = code;
+    } else {
+      const index = new Map<string, number>();
+      for (let i = 0; i < n; i++) {
+        const v = slots[i] as string | undefined;
+        if (v === undefined) continue;
+        let code = index.get(v);
+        if (code === undefined) {
+          code = dict.length;
+          index.set(v, code);
+          dict.push(v);
+        }
+        codes[i] = code;
+      }
     }
-    // A chunk has at most 1024 distinct strings, so u16 codes always suffice.
-    return Buffer.concat([header(KIND_STR, n, index.size, version), present, new Uint8Array(codes.buffer), ...parts]);
+    // A chunk has at most 1024 strings, so u16 codes always suffice. The dictionary is
+    // stored joined, with each string's UTF-16 length, so both ways are one encoding call
+    // rather than one per string.
+    const lengths = new Uint32Array(dict.length);
+    for (let i = 0; i < dict.length; i++) lengths[i] = dict[i]!.length;
+    const text = Buffer.from(dict.join(''), 'utf8');
+    return Buffer.concat([header(KIND_STR, n, dict.length, version), present, new Uint8Array(codes.buffer), new Uint8Array(lengths.buffer), text]);
   }
   const values = Array.from({ length: n }, (_, i) => slots[i] ?? null);
   return Buffer.concat([header(KIND_GEN, n, 0, version), present, packr.pack(values)]);
@@ -344,6 +371,30 @@ export class ColumnReader {
 }
 
 /**
+ * The writer's decoded chunks: a batch that edits a chunk copies it from here instead of
+ * decoding it, when the entry is of the version stored in the current transaction. Every
+ * flush caches what it wrote under its new version; if that batch rolls back, the stored
+ * chunk keeps its old version and the entry simply never matches again.
+ */
+export class SlotCache {
+  private readonly entries = new Map<string, { readonly version: number; readonly slots: readonly (Value | undefined)[] }>();
+
+  constructor(private readonly capacity: number) {}
+
+  /** A copy of the cached slots if they are those of `version`. */
+  take(key: string, version: number): (Value | undefined)[] | undefined {
+    const hit = this.entries.get(key);
+    return hit !== undefined && hit.version === version ? hit.slots.slice() : undefined;
+  }
+
+  put(key: string, version: number, slots: readonly (Value | undefined)[]): void {
+    this.entries.delete(key);
+    this.entries.set(key, { version, slots });
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+/**
  * A write batch's column edits: chunks are loaded on first touch, edited in memory and
  * written once by `flush` (at the end of the batch, or before the batch reads columns).
  */
@@ -356,8 +407,9 @@ export class ColumnEdits {
     private readonly db: ColumnDb,
     private readonly meta: Database<number, string>,
     private readonly reader: ColumnReader,
-    /** The current write transaction's id: the version of every chunk this batch writes. */
-    private readonly txnId: () => number,
+    private readonly cache: SlotCache,
+    /** A version no chunk has had: every flush writes its chunks under a new one. */
+    private readonly newVersion: () => number,
   ) {}
 
   private labelChunk(id: number): { labels: Uint32Array; dirty: boolean } {
@@ -390,19 +442,28 @@ export class ColumnEdits {
     const key = `${propertyId}:${block}`;
     let entry = this.props.get(key);
     if (entry === undefined) {
-      const stored = this.reader.chunk(propertyId, block, 0);
-      const slots: (Value | undefined)[] = new Array(COLUMN_BLOCK);
-      if (stored !== null) for (let i = 0; i < stored.n; i++) slots[i] = chunkValue(stored, i);
-      entry = { propertyId, block, slots };
+      entry = { propertyId, block, slots: this.load(key, columnKey(propertyId, block)) };
       this.props.set(key, entry);
     }
     entry.slots[id % COLUMN_BLOCK] = value;
   }
 
+  /** A chunk's slots, from the slot cache when it holds the stored version. */
+  private load(key: string, dbKey: Buffer): (Value | undefined)[] {
+    const stored = this.db.getBinaryFast(dbKey);
+    if (stored === undefined) return new Array(COLUMN_BLOCK);
+    const cached = this.cache.take(key, versionOf(stored));
+    if (cached !== undefined) return cached;
+    const chunk = decodeChunk(stored);
+    const slots: (Value | undefined)[] = new Array(COLUMN_BLOCK);
+    for (let i = 0; i < chunk.n; i++) slots[i] = chunkValue(chunk, i);
+    return slots;
+  }
+
   /** Writes every edited chunk (deleting empty ones) and forgets the edits. */
   flush(): void {
     if (this.props.size === 0 && ![...this.labelChunks.values()].some((c) => c.dirty)) return;
-    const version = this.txnId();
+    const version = this.newVersion();
     this.meta.putSync(META.columnsGeneration, version);
     for (const [block, chunk] of this.labelChunks) {
       if (!chunk.dirty) continue;
@@ -411,11 +472,12 @@ export class ColumnEdits {
       if (chunk.labels.some((l) => l !== 0)) this.db.putSync(key, encodeLabels(chunk.labels, version));
       else this.db.removeSync(key);
     }
-    for (const { propertyId, block, slots } of this.props.values()) {
+    for (const [cacheKey, { propertyId, block, slots }] of this.props) {
       const key = columnKey(propertyId, block);
       const bytes = encodeChunk(slots, version);
       if (bytes === null) this.db.removeSync(key);
       else this.db.putSync(key, bytes);
+      this.cache.put(cacheKey, version, slots);
     }
     this.props.clear();
   }

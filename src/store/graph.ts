@@ -10,7 +10,7 @@
 import type { Database } from 'lmdb';
 import type { ValueObject } from '../value.js';
 import { AdjacencyEdits, AdjacencyReader, type AdjacencyDb, type Pairs } from './adjacency.js';
-import { ChunkCache, ColumnEdits, ColumnReader, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
+import { ChunkCache, ColumnEdits, ColumnReader, SlotCache, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
 import { BatchDictionary, Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type EdgeDb, type StoredEdge } from './edge-blocks.js';
 import { scratchIdKey as idKey } from './keys.js';
@@ -225,14 +225,15 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     dbs: Dbs,
     shared: Dictionary,
     private readonly ids: IdState,
-    txnId: () => number,
+    slots: SlotCache,
+    newVersion: () => number,
   ) {
     const batchDict = new BatchDictionary(shared, ids.next);
     super(dbs, batchDict, null);
     this.batchDict = batchDict;
     this.adjacencyEdits = new AdjacencyEdits(dbs.adjacency, this.adjacency);
     this.edgeEdits = new EdgeEdits(dbs.edges);
-    this.columnEdits = new ColumnEdits(dbs.columns, dbs.meta, this.columnReader, txnId);
+    this.columnEdits = new ColumnEdits(dbs.columns, dbs.meta, this.columnReader, slots, newVersion);
   }
 
   override nodeCount(): number {

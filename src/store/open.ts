@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
 import { storeEncoderOptions } from './codec.js';
-import { ChunkCache } from './columns.js';
+import { ChunkCache, SlotCache } from './columns.js';
 import { Dictionary } from './dictionary.js';
 import { GraphReadView, GraphWriteView } from './graph.js';
 import type { Dbs, IdState } from './graph.js';
@@ -16,6 +16,9 @@ import { readU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
 import type { GraphReader, GraphWriter, Store, StoreOptions } from './types.js';
+
+/** Chunks the writer keeps decoded for editing (about 40 MiB at 1024 slots each). */
+const SLOT_CACHE_CHUNKS = 4096;
 
 /** Decoded column chunks a thread keeps for scans (about 256 MiB). */
 const CHUNK_CACHE_BYTES = 256 * 1024 * 1024;
@@ -28,6 +31,8 @@ class LmdbStore implements Store {
   readonly readOnly: boolean;
   private readonly reader: GraphReadView;
   private readonly dictionary: Dictionary;
+  private readonly slots = new SlotCache(SLOT_CACHE_CHUNKS);
+  private flushes = 0;
   private closed = false;
 
   constructor(
@@ -60,7 +65,7 @@ class LmdbStore implements Store {
     let writer: GraphWriteView | undefined;
     return this.env
       .childTransaction(() => {
-        writer = new GraphWriteView(this.dbs, this.dictionary, this.ids, () => this.env.getWriteTxnId());
+        writer = new GraphWriteView(this.dbs, this.dictionary, this.ids, this.slots, () => this.newVersion());
         const result = fn(writer);
         // lmdb-js would hold the write lock across the await and finish() would run early.
         if (result instanceof Promise) throw new Error('store.write: the function must be synchronous');
@@ -71,6 +76,14 @@ class LmdbStore implements Store {
         writer?.committed();
         return result;
       });
+  }
+
+  /**
+   * A chunk version no chunk has had: the write transaction's id (committed ids only grow)
+   * and a count of this store's flushes within it, since batches of one commit share an id.
+   */
+  private newVersion(): number {
+    return this.env.getWriteTxnId() * 4096 + (this.flushes++ % 4096);
   }
 
   async flushed(): Promise<void> {

@@ -114,3 +114,22 @@ test('a reader that cached chunks sees every later commit (chunk versions), dele
   assert.deepEqual(values(), [7n]);
   await store.close();
 });
+
+test('a rolled-back batch leaves neither its chunks nor its cached edits behind', async () => {
+  const dir = tempDir('trellis-columns-');
+  dirs.push(dir);
+  const store = await openStore({ path: dir.path });
+  const values = () => store.read((r) => [...r.nodeColumns(['v'])].flatMap((b) => [0, 1].map((i) => (b.columns[0] ? chunkValue(b.columns[0], i) : undefined))));
+  await store.write((w) => [w.createNode('A', { v: 1n }), w.createNode('A', { v: 2n })]);
+  await assert.rejects(
+    store.write((w) => {
+      w.putNode({ id: 0, label: 'A', props: { v: 'rolled back' } });
+      throw new Error('no');
+    }),
+  );
+  assert.deepEqual(values(), [1n, 2n]);
+  // The next batch edits the same chunk from the committed state, not the rolled-back one.
+  await store.write((w) => w.putNode({ id: 1, label: 'A', props: { v: 3n } }));
+  assert.deepEqual(values(), [1n, 3n]);
+  await store.close();
+});
