@@ -22,7 +22,7 @@ export const LIMITS = {
   maxRowsInMemory: 5_000_000,
   /** Iterations of all for_each loops of a request together. */
   maxLoopIterations: 1_000_000,
-  /** UTF-8 bytes of a node or edge label (labels are part of LMDB index keys). */
+  /** UTF-8 bytes of a label or a stored property name (both are index keys). */
   maxLabelBytes: 512,
   /** Characters of one response body (256 Mi). */
   maxResponseChars: 256 * 1024 * 1024,

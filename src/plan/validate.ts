@@ -278,6 +278,12 @@ function describeKind(v: Value): string {
   return typeof v === 'string' ? 'a string' : v instanceof DateTime ? 'a date-time' : 'a number';
 }
 
+/** Stored property names are index keys (the column dictionary), like labels. */
+function checkNameLength(name: string, path: string): void {
+  const bytes = Buffer.byteLength(name);
+  if (bytes > LIMITS.maxLabelBytes) reject('limit_exceeded', path, `a property name is at most ${LIMITS.maxLabelBytes} bytes of UTF-8, this one is ${bytes}`);
+}
+
 function duplicates(names: readonly string[], path: string, code: ErrorCode, what: string): void {
   const seen = new Set<string>();
   names.forEach((n, i) => {
@@ -295,12 +301,14 @@ function checkPayload(node: PlanNode): void {
       node.properties.forEach(([k], i) => {
         if (k === '$label') reject('invalid_property_name', `${p}.properties[${i}][0]`, '"$label" cannot be assigned here; it is the operation\'s label');
         if (RESERVED_PROPERTIES.has(k)) reject('invalid_property_name', `${p}.properties[${i}][0]`, `"${k}" is reserved and cannot be stored`);
+        checkNameLength(k, `${p}.properties[${i}][0]`);
       });
       return;
     case 'set_property':
     case 'remove_property':
       if (node.op === 'remove_property' && node.name === '$label') reject('invalid_property_name', `${p}.name`, 'the label cannot be removed');
       if (RESERVED_PROPERTIES.has(node.name)) reject('invalid_property_name', `${p}.name`, `"${node.name}" is reserved and cannot be ${node.op === 'set_property' ? 'set' : 'removed'}`);
+      checkNameLength(node.name, `${p}.name`);
       return;
     case 'values':
       if (node.properties.length === 0) reject('invalid_projection_arity', `${p}.properties`, 'values needs at least one property');

@@ -259,12 +259,14 @@ test('over HTTP: bad input is a 400 with exactly {error, msg} and the msg names 
   }
 });
 
-test('labels longer than 512 bytes are limit_exceeded where they are written; a read for one finds nothing', async () => {
+test('labels and property names longer than 512 bytes are limit_exceeded where they are written; a read for a long label finds nothing', async () => {
   const long = 'é'.repeat(257); // 514 bytes of UTF-8
   await badWrite({ add_n: { label: long, properties: [] } }, 'limit_exceeded', at('.add_n.label'));
   await badWrite({ add_e: { input: ids(0), label: long, to: { ids: [1] }, properties: [] } }, 'limit_exceeded', at('.add_e.label'));
   await badWrite({ set_property: { input: ids(0), name: '$label', value: { value: { string: long } } } }, 'limit_exceeded', at('.set_property.value'));
   await badRead({ has_label: { input: ids(0), label: long } }, 'limit_exceeded', at('.has_label.label'));
+  await badWrite({ add_n: { label: 'X', properties: [[long, s('v')]] } }, 'limit_exceeded', at('.add_n.properties[0][0]'));
+  await badWrite({ set_property: { input: ids(0), name: long, value: s('v') } }, 'limit_exceeded', at('.set_property.name'));
   const longer = 'x'.repeat(3000);
   const byLabel = { count: { input: { nodes_where: { predicate: { eq: { left: prop('$label'), right: cs(longer) } } } } } };
   assert.deepEqual(await t.read([q('r', byLabel)], ['r']), { r: [0] });
