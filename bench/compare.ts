@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open, type Database } from '../src/index.js';
 import { DEFAULT_SEED, SIZES, type DatasetSize, type SizeName, type UserProps } from './lib/dataset.js';
-import { loadTrellis } from './lib/load-trellis.js';
+import { loadRequests, loadTrellis } from './lib/load-trellis.js';
 import { crossCheck, measureReads, parseChildArgs, referenceAnswers, runEmbedded, summarize, toMarkdown, type Adapter, type ChildArgs, type Failure, type Reader, type SystemReport } from './lib/peer-types.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -128,13 +128,13 @@ async function startServer(dataDir: string): Promise<Server> {
   };
 }
 
-/** POSTs over one keep-alive connection with node:http (undici's fetch costs ~4x more per request here). */
-function httpSender(url: string): Send {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+/** POSTs over `sockets` keep-alive connections with node:http (undici's fetch costs ~4x more per request here). */
+function httpSender(url: string, sockets = 1): (text: string, headers?: Record<string, string>) => Promise<string> {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
   const target = new URL(url);
-  return (text) =>
+  return (text, headers = {}) =>
     new Promise((resolve, reject) => {
-      const req = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
+      const req = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers } }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (body += d));
@@ -145,27 +145,53 @@ function httpSender(url: string): Send {
     });
 }
 
-/** Trellis child: embedded run, and the read queries over HTTP against the same data. */
+/** Sends texts with `concurrency` requests in flight, in order of start. */
+async function sendAll(send: Send, texts: readonly string[], concurrency: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < texts.length) await send(texts[next++]!);
+    }),
+  );
+}
+
+/**
+ * Trellis child: the embedded run, then the same data loaded through the real server
+ * (requests under the 16 MiB body limit, two in flight, so a worker parses one while the
+ * writer applies the other) and the read queries over HTTP against it.
+ */
 async function runTrellisChild(args: ChildArgs): Promise<void> {
   const adapter = await new TrellisAdapter().open();
   await runEmbedded(adapter, args, async () => {
-    await adapter.db.close();
-    const server = await startServer(adapter.dir);
-    const reader = trellisReader(httpSender(server.url));
-    process.stderr.write(`[trellis-http ${args.size}] cross-checking and timing reads\n`);
+    const size = SIZES[args.size];
+    const dir = mkdtempSync(join(tmpdir(), 'bench-trellis-http-'));
+    const server = await startServer(dir);
     try {
-      await crossCheck('trellis-http', reader, referenceAnswers(args.seed, SIZES[args.size]));
-      const queries = await measureReads(reader, args, SIZES[args.size].nodes);
+      const requests = loadRequests(args.seed, size);
+      process.stderr.write(`[trellis-http ${args.size}] loading over HTTP\n`);
+      const load = httpSender(server.url, 2);
+      const t0 = performance.now();
+      await sendAll(load, requests.nodes, 2);
+      const t1 = performance.now();
+      await sendAll(load, requests.edges, 2);
+      const t2 = performance.now();
+      await load(FLUSH, { 'x-svc-await-durable': 'true' });
+      const t3 = performance.now();
+      const phases = { nodes: Math.round(t1 - t0), edges: Math.round(t2 - t1), flush: Math.round(t3 - t2), database: Math.round(t3 - t0) };
+      process.stderr.write(`[trellis-http ${args.size}] loaded in ${phases.database} ms ${JSON.stringify(phases)}; cross-checking and timing reads\n`);
+      const reader = trellisReader(httpSender(server.url));
+      await crossCheck('trellis-http', reader, referenceAnswers(args.seed, size));
+      const queries = await measureReads(reader, args, size.nodes);
       const rss = await server.stop();
-      const size = SIZES[args.size];
       const report: SystemReport = {
-        system: 'trellis-http', version: adapter.version, size: args.size, nodes: size.nodes, edges: size.edges, loadMs: 0, loadPhasesMs: {},
-        queries, maxRssMb: rss, notes: ['reads only, sequential requests over one keep-alive connection (node:http); RSS is the server process, default read workers'],
+        system: 'trellis-http', version: adapter.version, size: args.size, nodes: size.nodes, edges: size.edges, loadMs: phases.database, loadPhasesMs: phases,
+        queries, maxRssMb: rss,
+        notes: ['loaded over HTTP (requests under 16 MiB, two in flight); reads are sequential requests over one keep-alive connection (node:http); RSS is the server process, default read workers'],
       };
       return [report];
     } finally {
       await server.stop().catch(() => 0);
-      adapter.db = await open(adapter.dir);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 }

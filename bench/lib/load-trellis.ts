@@ -6,9 +6,20 @@
 import type { Database } from '../../src/index.js';
 import { generateEdges, userProps, type DatasetSize } from './dataset.js';
 
-/** Rows per load request: about 9 MB of JSON each, under the 16 MiB body limit. */
+/** Rows per load request over HTTP: about 9 MB of JSON each, under the 16 MiB body limit. */
 export const NODE_BATCH = 100_000;
 export const EDGE_BATCH = 250_000;
+/**
+ * Rows per load request through the embedded API, which has no body limit: larger
+ * batches mean fewer transactions, and each transaction rewrites the adjacency lists it
+ * touches once (docs/benchmarks.md).
+ */
+export const EMBEDDED_BATCHES = { nodes: 1_000_000, edges: 1_000_000 } as const;
+
+export interface BatchSizes {
+  readonly nodes: number;
+  readonly edges: number;
+}
 
 const param = (name: string) => ({ expr: { param: name } });
 
@@ -83,18 +94,18 @@ const floatScores = (text: string) => text.replace(/"score":(\d+)([,}])/g, '"sco
 
 /**
  * The request texts that load the dataset, as a client would send them: for_each batches
- * of NODE_BATCH nodes, then EDGE_BATCH edges (each under the 16 MiB body limit).
+ * of nodes, then of edges (by default NODE_BATCH and EDGE_BATCH, under the 16 MiB limit).
  */
-export function loadRequests(seed: number, size: DatasetSize): { nodes: string[]; edges: string[] } {
+export function loadRequests(seed: number, size: DatasetSize, batches: BatchSizes = { nodes: NODE_BATCH, edges: EDGE_BATCH }): { nodes: string[]; edges: string[] } {
   const nodes: string[] = [];
-  for (let start = 0; start < size.nodes; start += NODE_BATCH) {
-    nodes.push(floatScores(JSON.stringify(nodeBatchRequest(nodeRows(seed, start, Math.min(size.nodes, start + NODE_BATCH))))));
+  for (let start = 0; start < size.nodes; start += batches.nodes) {
+    nodes.push(floatScores(JSON.stringify(nodeBatchRequest(nodeRows(seed, start, Math.min(size.nodes, start + batches.nodes))))));
   }
   const list = generateEdges(seed, size);
   const edges: string[] = [];
-  for (let start = 0; start < size.edges; start += EDGE_BATCH) {
+  for (let start = 0; start < size.edges; start += batches.edges) {
     const rows = [];
-    for (let k = start; k < Math.min(size.edges, start + EDGE_BATCH); k++) rows.push({ from: list.from[k]!, to: list.to[k]!, since: list.since[k]! });
+    for (let k = start; k < Math.min(size.edges, start + batches.edges); k++) rows.push({ from: list.from[k]!, to: list.to[k]!, since: list.since[k]! });
     edges.push(JSON.stringify(edgeBatchRequest(rows)));
   }
   return { nodes, edges };
@@ -111,9 +122,9 @@ export interface LoadTimes {
  * Loads a fresh database; node i gets id i because ids start at 0 and are sequential.
  * The requests are built first, so the load figures time the database alone.
  */
-export async function loadTrellis(db: Database, seed: number, size: DatasetSize): Promise<LoadTimes> {
+export async function loadTrellis(db: Database, seed: number, size: DatasetSize, batches: BatchSizes = EMBEDDED_BATCHES): Promise<LoadTimes> {
   const t0 = performance.now();
-  const requests = loadRequests(seed, size);
+  const requests = loadRequests(seed, size, batches);
   const t1 = performance.now();
   for (const text of requests.nodes) await db.queryText(text);
   const t2 = performance.now();

@@ -1,7 +1,7 @@
 /**
- * Source operations: nodes, edges, nodes_where, edges_where, context.
- * A `$label` equality (alone or inside an `and`) is answered from the label index, so a
- * label scan reads only that label's ids; every other predicate filters a full scan.
+ * Source operations: nodes, edges, nodes_where, edges_where, context. `nodes_where` is a
+ * scan over the property columns (scan.ts). For edges, a `$label` equality (alone or
+ * inside an `and`) reads only that label's edges; every other predicate filters them all.
  */
 import type { Expr, Predicate } from '../plan/expr.js';
 import type { Executor } from './context.js';
@@ -16,7 +16,7 @@ function constString(e: Expr): string | null {
 }
 
 /** The label a predicate pins down, if it requires `$label == "X"`. */
-export function requiredLabel(p: Predicate): string | null {
+function requiredLabel(p: Predicate): string | null {
   if (p.p === 'compare' && p.op === 'eq') {
     if (p.left.e === 'property' && p.left.name === '$label') return constString(p.right);
     if (p.right.e === 'property' && p.right.name === '$label') return constString(p.left);
@@ -53,4 +53,3 @@ export const edgesWhere: Executor<'edges_where'> = (node, x) => {
 function* filterRows(x: Parameters<Executor<'nodes'>>[1], rows: Iterable<Row>, p: Predicate): Generator<Row> {
   for (const row of rows) if (evalPredicate(x, row, p)) yield row;
 }
-export { filterRows };

@@ -278,12 +278,16 @@ export class AdjacencyEdits {
     }
   }
 
-  /** The bytes of a stored list's last chunk (a copy), or null for a new list. */
+  /**
+   * The bytes of a stored list's last chunk, or null for a new list. For a list of one
+   * chunk they are lmdb-js's reused buffer: the caller copies them before its next read.
+   */
   private tailBytes(node: number, dir: Dir, labelId: number): { chunk: number; flags: number; bytes: Buffer } | null {
-    const first = this.db.getBinary(adjacencyKey(node, dir, labelId, 0));
+    const first = this.db.getBinaryFast(adjacencyKey(node, dir, labelId, 0));
     if (first === undefined) return null;
     const flags = first.readUInt32LE(0);
-    if ((flags & MORE) === 0) return { chunk: 0, flags, bytes: first };
+    // `length`, not `byteLength`: the reused buffer is longer than the value.
+    if ((flags & MORE) === 0) return { chunk: 0, flags, bytes: first.subarray(0, first.length) };
     const tail = this.reader.tailRaw(node, dir, labelId);
     return tail === null ? null : { chunk: tail.chunk, flags: tail.bytes.readUInt32LE(0), bytes: tail.bytes };
   }

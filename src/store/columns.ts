@@ -400,6 +400,8 @@ export class SlotCache {
  */
 export class ColumnEdits {
   private readonly props = new Map<string, { propertyId: number; block: number; slots: (Value | undefined)[] }>();
+  /** Per property id, the chunk edited last: consecutive nodes share one. */
+  private readonly lastChunk = new Map<number, { block: number; slots: (Value | undefined)[] }>();
   /** Label chunks read or edited by this batch; `dirty` ones are written by flush. */
   private readonly labelChunks = new Map<number, { labels: Uint32Array; dirty: boolean }>();
 
@@ -439,12 +441,18 @@ export class ColumnEdits {
   /** Sets (or with undefined, clears) one node's value of one property. */
   set(propertyId: number, id: number, value: Value | undefined): void {
     const block = Math.floor(id / COLUMN_BLOCK);
+    const last = this.lastChunk.get(propertyId);
+    if (last !== undefined && last.block === block) {
+      last.slots[id % COLUMN_BLOCK] = value;
+      return;
+    }
     const key = `${propertyId}:${block}`;
     let entry = this.props.get(key);
     if (entry === undefined) {
       entry = { propertyId, block, slots: this.load(key, columnKey(propertyId, block)) };
       this.props.set(key, entry);
     }
+    this.lastChunk.set(propertyId, entry);
     entry.slots[id % COLUMN_BLOCK] = value;
   }
 
@@ -480,5 +488,6 @@ export class ColumnEdits {
       this.cache.put(cacheKey, version, slots);
     }
     this.props.clear();
+    this.lastChunk.clear();
   }
 }

@@ -30,19 +30,27 @@ export interface StoredEdge {
   readonly props: ValueObject;
 }
 
-/** A block decoded for editing. */
+/**
+ * A block decoded for editing. Property maps live in one growing arena (slot i's bytes at
+ * propsAt[i], propsLen[i] long), so a batch that adds thousands of edges allocates per
+ * block, not per edge; bytes a slot no longer uses are dropped when the block is encoded.
+ */
 interface Block {
   readonly labels: Uint32Array;
   readonly from: Float64Array;
   readonly to: Float64Array;
-  readonly props: (Uint8Array | null)[];
+  readonly propsAt: Uint32Array;
+  readonly propsLen: Uint32Array;
+  arena: Buffer;
+  used: number;
 }
 
 const EMPTY_PROPS = new Uint8Array(0);
 
 export function encodeProps(props: ValueObject): Uint8Array {
-  for (const _k in props) return encodeFlat(props) ?? packr.pack(props);
-  return EMPTY_PROPS;
+  const end = encodeFlatInScratch(props);
+  if (end === 0) return EMPTY_PROPS;
+  return end > 0 ? Uint8Array.prototype.slice.call(SCRATCH, 0, end) : packr.pack(props);
 }
 
 const SCRATCH = Buffer.allocUnsafe(16 * 1024);
@@ -71,9 +79,10 @@ function writeString(value: string, at: number, buf = SCRATCH): number {
 
 /**
  * Edge properties are usually a few scalars (a weight, a date as a number, a tag): those
- * are written as msgpack directly, in the forms storePackr reads back as the same values
- * (i64 as int64, f64 as float64), several times faster than the general encoder, which
- * takes everything else (null when this one cannot).
+ * are written as msgpack directly into SCRATCH, in the forms storePackr reads back as the
+ * same values (i64 as int64, f64 as float64), several times faster than the general
+ * encoder, which takes everything else. Returns the end in SCRATCH (0 for no properties),
+ * or -1 when the general encoder must do it.
  */
 /** Encoded property names: edges of one kind repeat the same few. */
 const KEYS = new Map<string, Buffer>();
@@ -94,7 +103,7 @@ function writeKey(key: string, at: number): number {
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-function encodeFlat(props: ValueObject): Uint8Array | null {
+function encodeFlatInScratch(props: ValueObject): number {
   let n = 0;
   let at = 3;
   for (const key in props) {
@@ -102,10 +111,10 @@ function encodeFlat(props: ValueObject): Uint8Array | null {
     n++;
     // The scratch buffer is also where new keys are encoded: the map header waits until the end.
     at = writeKey(key, at);
-    if (at < 0 || at + 16 > SCRATCH.length) return null;
+    if (at < 0 || at + 16 > SCRATCH.length) return -1;
     switch (typeof v) {
       case 'bigint':
-        if (v >= I64_LIMIT || v < -I64_LIMIT) return null;
+        if (v >= I64_LIMIT || v < -I64_LIMIT) return -1;
         SCRATCH[at] = 0xd3;
         if (v <= SAFE && v >= -SAFE) {
           // Two 32-bit halves of the two's complement, without BigInt arithmetic.
@@ -125,20 +134,21 @@ function encodeFlat(props: ValueObject): Uint8Array | null {
         break;
       case 'string':
         at = writeString(v, at);
-        if (at < 0) return null;
+        if (at < 0) return -1;
         break;
       case 'boolean':
         SCRATCH[at++] = v ? 0xc3 : 0xc2;
         break;
       default:
-        if (v !== null) return null;
+        if (v !== null) return -1;
         SCRATCH[at++] = 0xc0;
     }
   }
-  if (n > 0xffff) return null;
+  if (n === 0) return 0;
+  if (n > 0xffff) return -1;
   SCRATCH[0] = 0xde;
   SCRATCH.writeUInt16BE(n, 1);
-  return Uint8Array.prototype.slice.call(SCRATCH, 0, at);
+  return at;
 }
 
 function decodeProps(bytes: Uint8Array): ValueObject {
@@ -160,40 +170,70 @@ function readSlot(buf: Buffer, slot: number): StoredEdge | undefined {
   };
 }
 
+function emptyBlock(): Block {
+  return {
+    labels: new Uint32Array(EDGE_BLOCK),
+    from: new Float64Array(EDGE_BLOCK),
+    to: new Float64Array(EDGE_BLOCK),
+    propsAt: new Uint32Array(EDGE_BLOCK),
+    propsLen: new Uint32Array(EDGE_BLOCK),
+    arena: Buffer.allocUnsafe(4096),
+    used: 0,
+  };
+}
+
 function decodeBlock(buf: Buffer): Block {
-  const labels = new Uint32Array(EDGE_BLOCK);
-  const from = new Float64Array(EDGE_BLOCK);
-  const to = new Float64Array(EDGE_BLOCK);
-  const props: (Uint8Array | null)[] = new Array(EDGE_BLOCK).fill(null);
-  let offset = PROPS;
+  const block = emptyBlock();
+  const total = buf.length - PROPS;
+  block.arena = Buffer.allocUnsafe(Math.max(4096, total * 2));
+  buf.copy(block.arena, 0, PROPS, buf.length);
+  block.used = total;
+  let offset = 0;
   for (let i = 0; i < EDGE_BLOCK; i++) {
-    labels[i] = buf.readUInt32LE(LABELS + 4 * i);
-    from[i] = buf.readDoubleLE(FROM + 8 * i);
-    to[i] = buf.readDoubleLE(TO + 8 * i);
+    block.labels[i] = buf.readUInt32LE(LABELS + 4 * i);
+    block.from[i] = buf.readDoubleLE(FROM + 8 * i);
+    block.to[i] = buf.readDoubleLE(TO + 8 * i);
     const len = buf.readUInt32LE(LENS + 4 * i);
-    if (labels[i] !== 0) props[i] = Uint8Array.prototype.slice.call(buf, offset, offset + len);
+    block.propsAt[i] = offset;
+    block.propsLen[i] = len;
     offset += len;
   }
-  return { labels, from, to, props };
+  return block;
 }
 
 function encodeBlock(block: Block): Buffer {
   let total = PROPS;
-  for (const p of block.props) total += p?.byteLength ?? 0;
+  for (let i = 0; i < EDGE_BLOCK; i++) if (block.labels[i] !== 0) total += block.propsLen[i]!;
   const out = Buffer.alloc(total);
   out.writeUInt32LE(EDGE_BLOCK, 0);
   let offset = PROPS;
   for (let i = 0; i < EDGE_BLOCK; i++) {
+    const len = block.labels[i] !== 0 ? block.propsLen[i]! : 0;
     out.writeUInt32LE(block.labels[i]!, LABELS + 4 * i);
     out.writeDoubleLE(block.from[i]!, FROM + 8 * i);
     out.writeDoubleLE(block.to[i]!, TO + 8 * i);
-    const p = block.props[i];
-    const len = p?.byteLength ?? 0;
     out.writeUInt32LE(len, LENS + 4 * i);
-    if (p) out.set(p, offset);
+    if (len > 0) block.arena.copy(out, offset, block.propsAt[i]!, block.propsAt[i]! + len);
     offset += len;
   }
   return out;
+}
+
+/** Stores a property map in the block's arena for `slot`. */
+function setSlotProps(block: Block, slot: number, props: ValueObject): void {
+  const end = encodeFlatInScratch(props);
+  const general = end < 0 ? packr.pack(props) : null;
+  const length = general === null ? end : general.length;
+  if (block.used + length > block.arena.length) {
+    const grown = Buffer.allocUnsafe(Math.max(block.arena.length * 2, block.used + length));
+    block.arena.copy(grown, 0, 0, block.used);
+    block.arena = grown;
+  }
+  if (general === null) SCRATCH.copy(block.arena, block.used, 0, end);
+  else block.arena.set(general, block.used);
+  block.propsAt[slot] = block.used;
+  block.propsLen[slot] = length;
+  block.used += length;
 }
 
 const blockOf = (id: number) => Math.floor(id / EDGE_BLOCK);
@@ -235,6 +275,8 @@ export class EdgeReader {
 /** A write batch's edited blocks, written once by `flush`. */
 export class EdgeEdits {
   private readonly blocks = new Map<number, Block>();
+  /** The block edited last: consecutive new edges share one. */
+  private last: { readonly number: number; readonly block: Block } | null = null;
 
   constructor(private readonly db: EdgeDb) {}
 
@@ -244,15 +286,15 @@ export class EdgeEdits {
 
   private block(id: number, create: boolean): Block | undefined {
     const b = blockOf(id);
+    if (this.last?.number === b) return this.last.block;
     let block = this.blocks.get(b);
     if (block === undefined) {
       const stored = this.db.getBinary(idKey(b));
       if (stored === undefined && !create) return undefined;
-      block = stored === undefined
-        ? { labels: new Uint32Array(EDGE_BLOCK), from: new Float64Array(EDGE_BLOCK), to: new Float64Array(EDGE_BLOCK), props: new Array(EDGE_BLOCK).fill(null) }
-        : decodeBlock(stored);
+      block = stored === undefined ? emptyBlock() : decodeBlock(stored);
       this.blocks.set(b, block);
     }
+    this.last = { number: b, block };
     return block;
   }
 
@@ -263,7 +305,8 @@ export class EdgeEdits {
     const slot = id % EDGE_BLOCK;
     const labelId = block.labels[slot]!;
     if (labelId === 0) return undefined;
-    return { labelId, from: block.from[slot]!, to: block.to[slot]!, props: decodeProps(block.props[slot] ?? EMPTY_PROPS) };
+    const at = block.propsAt[slot]!;
+    return { labelId, from: block.from[slot]!, to: block.to[slot]!, props: decodeProps(block.arena.subarray(at, at + block.propsLen[slot]!)) };
   }
 
   put(id: number, labelId: number, from: number, to: number, props: ValueObject): void {
@@ -272,12 +315,12 @@ export class EdgeEdits {
     block.labels[slot] = labelId;
     block.from[slot] = from;
     block.to[slot] = to;
-    block.props[slot] = encodeProps(props);
+    setSlotProps(block, slot, props);
   }
 
   setProps(id: number, props: ValueObject): void {
     const block = this.block(id, false);
-    if (block !== undefined) block.props[id % EDGE_BLOCK] = encodeProps(props);
+    if (block !== undefined) setSlotProps(block, id % EDGE_BLOCK, props);
   }
 
   remove(id: number): void {
@@ -287,7 +330,7 @@ export class EdgeEdits {
     block.labels[slot] = 0;
     block.from[slot] = 0;
     block.to[slot] = 0;
-    block.props[slot] = null;
+    block.propsLen[slot] = 0;
   }
 
   flush(): void {
@@ -297,5 +340,6 @@ export class EdgeEdits {
       else this.db.removeSync(key);
     }
     this.blocks.clear();
+    this.last = null;
   }
 }
