@@ -296,7 +296,10 @@ function badStringChar(quoteAt: number, at: number): JsonSyntaxError {
 }
 
 // Small non-negative integers are shared instead of allocating a bigint per token.
-const SMALL_INTS: bigint[] = Array.from({ length: 1024 }, (_, k) => BigInt(k));
+// Bulk loads repeat ids and small values (years, counts) hundreds of thousands of times: the
+// first 65536 are interned as they are met, which saves most bigint allocations there.
+const INTERNED = 65536;
+const SMALL_INTS: (bigint | undefined)[] = new Array<bigint | undefined>(INTERNED);
 const MAX_INTEGER_DIGITS = 400;
 const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
@@ -327,7 +330,7 @@ function parseNumber(): number | bigint {
     if (digits > MAX_INTEGER_DIGITS) throw fail(start, `integer token with ${digits} digits (at most ${MAX_INTEGER_DIGITS})`);
     if (digits > 15) return BigInt(src.slice(start, pos));
     if (negative) return BigInt(-m); // BigInt(-0) is 0n, as wanted for `-0`
-    return m < 1024 ? SMALL_INTS[m]! : BigInt(m);
+    return m < INTERNED ? (SMALL_INTS[m] ??= BigInt(m)) : BigInt(m);
   }
   let scale = 0;
   if (c === 0x2e) {

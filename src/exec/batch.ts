@@ -8,7 +8,7 @@ import type { Condition, Entry, QueryPlan } from '../plan/batch.js';
 import { LIMITS } from '../plan/limits.js';
 import type { GraphReader, GraphWriter } from '../store/types.js';
 import { isValueObject, type Value, type ValueObject } from '../value.js';
-import { bulkInsertOf } from './bulk.js';
+import { bulkInsertOf, GENERIC } from './bulk.js';
 import { Exec } from './context.js';
 import { encodeResponse } from './encode.js';
 import { materialize, sizeOf, type Flow } from './flow.js';
@@ -57,19 +57,16 @@ function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previ
   // Each element's fields shadow same-named parameters; the array itself is hidden.
   const lookup = (name: string): Value | undefined =>
     Object.hasOwn(element, name) ? element[name] : name === entry.param ? undefined : outer.get(name);
-  let bulkLast: { created: number | null } | null = null;
+  // What the fast path did with the last element, or GENERIC when the generic path ran it.
+  let bulkLast = GENERIC;
   list.forEach((item: Value, i) => {
     if (!isValueObject(item)) throw new GraphError('invalid_query', `${path}: element ${i} of "${entry.param}" is not an object`);
     if (++x.loopIterations > LIMITS.maxLoopIterations) {
       throw new GraphError('limit_exceeded', `${path}: for_each loops may run at most ${LIMITS.maxLoopIterations} iterations per request`);
     }
     element = item;
-    const fast = bulk?.run(x, lookup);
-    if (fast !== undefined) {
-      bulkLast = fast;
-      return;
-    }
-    bulkLast = null;
+    bulkLast = bulk === null ? GENERIC : bulk.run(x, lookup);
+    if (bulkLast !== GENERIC) return;
     x.params.clear();
     for (const [k, v] of outer) if (k !== entry.param) x.params.set(k, v);
     for (const key in item) x.params.set(key, item[key] as Value);
@@ -78,7 +75,7 @@ function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previ
   x.params.clear();
   for (const [k, v] of outer) x.params.set(k, v);
   if (list.length === 0) return { t: 'rows', rows: [], folded: false, showPath: false, showSack: false };
-  return bulk !== null && bulkLast !== null ? bulk.result((bulkLast as { created: number | null }).created) : last;
+  return bulk !== null && bulkLast !== GENERIC ? bulk.result(bulkLast) : last;
 }
 
 export interface ExecOptions {

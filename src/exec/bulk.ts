@@ -21,11 +21,18 @@ type ForEach = Extract<Entry, { kind: 'for_each' }>;
 /** Looks a name up as the body would: the element's field, else an outer parameter. */
 export type Lookup = (name: string) => Value | undefined;
 
+/** What `run` did with one array element (ids are never negative). */
+export const NOTHING = -1;
+export const GENERIC = -2;
+
 export interface BulkInsert {
-  /** Creates the element for one array element; undefined when the generic path must run it. */
-  run(x: Exec, lookup: Lookup): { readonly created: number } | { readonly created: null } | undefined;
-  /** The flow the body's last run yields (for_each's result), from the last created id. */
-  result(created: number | null): Flow;
+  /**
+   * Creates the element for one array element and returns its id, NOTHING when the body
+   * yields no element (a missing source), or GENERIC when the generic path must run it.
+   */
+  run(x: Exec, lookup: Lookup): number;
+  /** The flow the body's last run yields (for_each's result), from what `run` returned last. */
+  result(created: number): Flow;
 }
 
 const simple = (input: PropertyInput) => input.kind === 'value' || input.expr.e === 'param' || input.expr.e === 'constant';
@@ -53,10 +60,10 @@ function addNodes(node: AddNOp): BulkInsert {
   return {
     run(x, lookup) {
       const props = properties(node.properties, lookup);
-      if (props === undefined) return undefined;
-      return { created: x.writable.createNode(node.label, props) };
+      if (props === undefined) return GENERIC;
+      return x.writable.createNode(node.label, props);
     },
-    result: (id) => (id === null ? EMPTY_ROWS : rowFlow([new Row(NODE, id)])),
+    result: (id) => (id < 0 ? EMPTY_ROWS : rowFlow([new Row(NODE, id)])),
   };
 }
 
@@ -66,13 +73,13 @@ function addEdges(node: AddEOp, fromParam: string, toParam: string): BulkInsert 
       const from = plainId(lookup(fromParam));
       const to = plainId(lookup(toParam));
       const props = properties(node.properties, lookup);
-      if (from === undefined || to === undefined || props === undefined) return undefined;
+      if (from === undefined || to === undefined || props === undefined) return GENERIC;
       // As in the generic path: a missing source yields nothing, a missing target is an error.
-      if (!x.store.hasNode(from)) return { created: null };
+      if (!x.store.hasNode(from)) return NOTHING;
       if (!x.store.hasNode(to)) throw new GraphError('node_not_found', `${node.path}.to: node ${to} does not exist`);
-      return { created: x.writable.createEdge(node.label, from, to, props) };
+      return x.writable.createEdge(node.label, from, to, props);
     },
-    result: (id) => (id === null ? EMPTY_ROWS : rowFlow([new Row(EDGE, id)])),
+    result: (id) => (id < 0 ? EMPTY_ROWS : rowFlow([new Row(EDGE, id)])),
   };
 }
 

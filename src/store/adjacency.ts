@@ -109,6 +109,18 @@ export class AdjacencyReader {
 
 const reverse = ({ start, end }: { start: Buffer; end: Buffer }) => ({ start: end, end: start });
 
+/** One aligned buffer for building chunk values, grown on demand (values are copied by the put). */
+let scratchBuffer = { bytes: Buffer.alloc(64 * 1024), doubles: new Float64Array(0) };
+scratchBuffer.doubles = new Float64Array(scratchBuffer.bytes.buffer, scratchBuffer.bytes.byteOffset, scratchBuffer.bytes.length / 8);
+
+function scratch(size: number): { bytes: Buffer; doubles: Float64Array } {
+  if (size > scratchBuffer.bytes.length) {
+    const bytes = Buffer.from(new ArrayBuffer(Math.max(size, scratchBuffer.bytes.length * 2)));
+    scratchBuffer = { bytes, doubles: new Float64Array(bytes.buffer, 0, bytes.length / 8) };
+  }
+  return scratchBuffer;
+}
+
 /** Growable columns of pending appends. */
 class AppendLog {
   n = 0;
@@ -239,18 +251,19 @@ export class AdjacencyEdits {
     const tail = this.tailBytes(node, dir, labelId);
     const stored = tail === null ? 0 : (tail.bytes.byteLength - HEADER) / 16;
     if (stored + count <= ADJACENCY_CHUNK) {
-      // The common case: the new pairs fit the last chunk, appended to its bytes. A
-      // buffer of its own is 8-byte aligned, so the pairs go in through a double view.
+      // The common case: the new pairs fit the last chunk, appended to its bytes, built in
+      // a scratch buffer that lmdb-js copies during the put (no allocation per list).
       const size = HEADER + (stored + count) * 16;
-      const out = Buffer.from(new ArrayBuffer(size));
-      if (tail !== null) out.set(tail.bytes.subarray(0, HEADER + stored * 16), 0);
-      const pairs = new Float64Array(out.buffer, HEADER + stored * 16, count * 2);
+      const out = scratch(size);
+      if (tail !== null) out.bytes.set(tail.bytes.subarray(0, HEADER + stored * 16), 0);
+      else out.bytes.fill(0, 0, HEADER);
+      const base = HEADER / 8 + stored * 2;
       for (let k = 0; k < count; k++) {
         const i = order[start + k]!;
-        pairs[2 * k] = log.others[i]!;
-        pairs[2 * k + 1] = log.edges[i]!;
+        out.doubles[base + 2 * k] = log.others[i]!;
+        out.doubles[base + 2 * k + 1] = log.edges[i]!;
       }
-      this.db.putSync(adjacencyKey(node, dir, labelId, tail?.chunk ?? 0), out);
+      this.db.putSync(adjacencyKey(node, dir, labelId, tail?.chunk ?? 0), out.bytes.subarray(0, size));
       return;
     }
     const added = new Float64Array(count * 2);

@@ -48,7 +48,7 @@ interface Block {
 const EMPTY_PROPS = new Uint8Array(0);
 
 export function encodeProps(props: ValueObject): Uint8Array {
-  const end = encodeFlatInScratch(props);
+  const end = encodeFlatInto(SCRATCH, 0, props);
   if (end === 0) return EMPTY_PROPS;
   return end > 0 ? Uint8Array.prototype.slice.call(SCRATCH, 0, end) : packr.pack(props);
 }
@@ -57,7 +57,7 @@ const SCRATCH = Buffer.allocUnsafe(16 * 1024);
 const I64_LIMIT = 1n << 63n;
 
 /** Writes a msgpack string into `buf` at `at`; returns the end, or -1 when it does not fit. */
-function writeString(value: string, at: number, buf = SCRATCH): number {
+function writeString(value: string, at: number, buf: Buffer = SCRATCH): number {
   if (at + 3 + value.length * 3 > buf.length) return -1;
   const len = buf.write(value, at + 3, 'utf8');
   if (len <= 31) {
@@ -77,18 +77,11 @@ function writeString(value: string, at: number, buf = SCRATCH): number {
   return at + 3 + len;
 }
 
-/**
- * Edge properties are usually a few scalars (a weight, a date as a number, a tag): those
- * are written as msgpack directly into SCRATCH, in the forms storePackr reads back as the
- * same values (i64 as int64, f64 as float64), several times faster than the general
- * encoder, which takes everything else. Returns the end in SCRATCH (0 for no properties),
- * or -1 when the general encoder must do it.
- */
 /** Encoded property names: edges of one kind repeat the same few. */
 const KEYS = new Map<string, Buffer>();
 const KEY_SCRATCH = Buffer.allocUnsafe(SCRATCH.length);
 
-function writeKey(key: string, at: number): number {
+function writeKey(key: string, buf: Buffer, at: number): number {
   let bytes = KEYS.get(key);
   if (bytes === undefined) {
     const end = writeString(key, 0, KEY_SCRATCH);
@@ -96,58 +89,65 @@ function writeKey(key: string, at: number): number {
     bytes = Buffer.from(KEY_SCRATCH.subarray(0, end));
     if (KEYS.size < 1024) KEYS.set(key, bytes);
   }
-  if (at + bytes.length > SCRATCH.length) return -1;
-  SCRATCH.set(bytes, at);
+  if (at + bytes.length > buf.length) return -1;
+  // Names are short: a loop beats Buffer.copy's call overhead.
+  for (let i = 0; i < bytes.length; i++) buf[at + i] = bytes[i]!;
   return at + bytes.length;
 }
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-function encodeFlatInScratch(props: ValueObject): number {
+/**
+ * Edge properties are usually a few scalars (a weight, a date as a number, a tag): those
+ * are written as msgpack directly into `buf` at `start`, in the forms storePackr reads back
+ * as the same values (i64 as int64, f64 as float64), several times faster than the general
+ * encoder, which takes everything else. Returns the end (`start` for no properties), or -1
+ * when the map does not fit or the general encoder must do it.
+ */
+function encodeFlatInto(buf: Buffer, start: number, props: ValueObject): number {
   let n = 0;
-  let at = 3;
+  let at = start + 3;
   for (const key in props) {
     const v = props[key];
     n++;
-    // The scratch buffer is also where new keys are encoded: the map header waits until the end.
-    at = writeKey(key, at);
-    if (at < 0 || at + 16 > SCRATCH.length) return -1;
+    at = writeKey(key, buf, at);
+    if (at < 0 || at + 16 > buf.length) return -1;
     switch (typeof v) {
       case 'bigint':
         if (v >= I64_LIMIT || v < -I64_LIMIT) return -1;
-        SCRATCH[at] = 0xd3;
+        buf[at] = 0xd3;
         if (v <= SAFE && v >= -SAFE) {
           // Two 32-bit halves of the two's complement, without BigInt arithmetic.
           const x = Number(v);
           const hi = Math.floor(x / 2 ** 32);
-          SCRATCH.writeInt32BE(hi, at + 1);
-          SCRATCH.writeUInt32BE(x - hi * 2 ** 32, at + 5);
+          buf.writeInt32BE(hi, at + 1);
+          buf.writeUInt32BE(x - hi * 2 ** 32, at + 5);
         } else {
-          SCRATCH.writeBigInt64BE(v, at + 1);
+          buf.writeBigInt64BE(v, at + 1);
         }
         at += 9;
         break;
       case 'number':
-        SCRATCH[at] = 0xcb;
-        SCRATCH.writeDoubleBE(v, at + 1);
+        buf[at] = 0xcb;
+        buf.writeDoubleBE(v, at + 1);
         at += 9;
         break;
       case 'string':
-        at = writeString(v, at);
+        at = writeString(v, at, buf);
         if (at < 0) return -1;
         break;
       case 'boolean':
-        SCRATCH[at++] = v ? 0xc3 : 0xc2;
+        buf[at++] = v ? 0xc3 : 0xc2;
         break;
       default:
         if (v !== null) return -1;
-        SCRATCH[at++] = 0xc0;
+        buf[at++] = 0xc0;
     }
   }
-  if (n === 0) return 0;
+  if (n === 0) return start;
   if (n > 0xffff) return -1;
-  SCRATCH[0] = 0xde;
-  SCRATCH.writeUInt16BE(n, 1);
+  buf[start] = 0xde;
+  buf.writeUInt16BE(n, start + 1);
   return at;
 }
 
@@ -171,13 +171,15 @@ function readSlot(buf: Buffer, slot: number): StoredEdge | undefined {
 }
 
 function emptyBlock(): Block {
+  // One allocation for the fixed columns (doubles first, for alignment).
+  const fixed = new ArrayBuffer(EDGE_BLOCK * (8 + 8 + 4 + 4 + 4));
   return {
-    labels: new Uint32Array(EDGE_BLOCK),
-    from: new Float64Array(EDGE_BLOCK),
-    to: new Float64Array(EDGE_BLOCK),
-    propsAt: new Uint32Array(EDGE_BLOCK),
-    propsLen: new Uint32Array(EDGE_BLOCK),
-    arena: Buffer.allocUnsafe(4096),
+    from: new Float64Array(fixed, 0, EDGE_BLOCK),
+    to: new Float64Array(fixed, EDGE_BLOCK * 8, EDGE_BLOCK),
+    labels: new Uint32Array(fixed, EDGE_BLOCK * 16, EDGE_BLOCK),
+    propsAt: new Uint32Array(fixed, EDGE_BLOCK * 20, EDGE_BLOCK),
+    propsLen: new Uint32Array(fixed, EDGE_BLOCK * 24, EDGE_BLOCK),
+    arena: Buffer.allocUnsafe(8192),
     used: 0,
   };
 }
@@ -219,21 +221,29 @@ function encodeBlock(block: Block): Buffer {
   return out;
 }
 
-/** Stores a property map in the block's arena for `slot`. */
+function growArena(block: Block, need: number): void {
+  const grown = Buffer.allocUnsafe(Math.max(block.arena.length * 2, block.used + need));
+  block.arena.copy(grown, 0, 0, block.used);
+  block.arena = grown;
+}
+
+/** Stores a property map in the block's arena for `slot`, written there directly. */
 function setSlotProps(block: Block, slot: number, props: ValueObject): void {
-  const end = encodeFlatInScratch(props);
-  const general = end < 0 ? packr.pack(props) : null;
-  const length = general === null ? end : general.length;
-  if (block.used + length > block.arena.length) {
-    const grown = Buffer.allocUnsafe(Math.max(block.arena.length * 2, block.used + length));
-    block.arena.copy(grown, 0, 0, block.used);
-    block.arena = grown;
+  if (block.arena.length - block.used < 256) growArena(block, 256);
+  let end = encodeFlatInto(block.arena, block.used, props);
+  if (end < 0 && block.arena.length - block.used < SCRATCH.length) {
+    growArena(block, SCRATCH.length);
+    end = encodeFlatInto(block.arena, block.used, props);
   }
-  if (general === null) SCRATCH.copy(block.arena, block.used, 0, end);
-  else block.arena.set(general, block.used);
+  if (end < 0) {
+    const general = packr.pack(props);
+    if (block.used + general.length > block.arena.length) growArena(block, general.length);
+    block.arena.set(general, block.used);
+    end = block.used + general.length;
+  }
   block.propsAt[slot] = block.used;
-  block.propsLen[slot] = length;
-  block.used += length;
+  block.propsLen[slot] = end - block.used;
+  block.used = end;
 }
 
 const blockOf = (id: number) => Math.floor(id / EDGE_BLOCK);

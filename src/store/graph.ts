@@ -288,10 +288,20 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     return super.lists(node, dir);
   }
 
+  /** The label assigned last: batches create runs of elements with one label. */
+  private lastLabel: { readonly name: string; readonly id: number } | null = null;
+
+  private labelIdFor(label: string): number {
+    if (this.lastLabel?.name === label) return this.lastLabel.id;
+    const id = this.batchDict.assign('label', label);
+    this.lastLabel = { name: label, id };
+    return id;
+  }
+
   createNode(label: string, props: ValueObject): number {
     this.syncIds();
     const id = this.ids.nextNode++;
-    const labelId = this.batchDict.assign('label', label);
+    const labelId = this.labelIdFor(label);
     this.dbs.nodes.putSync(idKey(id), [labelId, props]);
     this.columnEdits.setLabel(id, labelId);
     for (const key in props) this.columnEdits.set(this.batchDict.assign('property', key), id, props[key]);
@@ -302,7 +312,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   createEdge(label: string, from: number, to: number, props: ValueObject): number {
     this.syncIds();
     const id = this.ids.nextEdge++;
-    const labelId = this.batchDict.assign('label', label);
+    const labelId = this.labelIdFor(label);
     this.edgeEdits.put(id, labelId, from, to, props);
     this.adjacencyEdits.append(from, OUT, labelId, to, id);
     this.adjacencyEdits.append(to, IN, labelId, from, id);
