@@ -351,6 +351,98 @@ export function scanCount(x: Exec, spec: ScanSpec): number {
   return n;
 }
 
+/** Pages ending past this many rows are cut from a sorted copy of the keys, not a heap. */
+const DEEP_PAGE = 64;
+
+/**
+ * Rows [start, end) ordered by one key whose stored values are all numbers, for pages deep
+ * enough that a heap of objects would cost more than sorting plain numbers: the keys are
+ * gathered into typed arrays, a selection finds the value at the page's end, and only the
+ * rows up to it are sorted. The order is order_by's: missing values first ascending and
+ * last descending, NaN above every number, ties by id. Null when a chunk is not numeric.
+ */
+function numericPage(x: Exec, compiled: Compiled | null, residual: readonly Predicate[], key: string, order: Order, start: number, end: number): Row[] | null {
+  let values = new Float64Array(4096);
+  let ids = new Float64Array(4096);
+  let n = 0;
+  const missing: number[] = [];
+  const nan: number[] = [];
+  for (const { view, mask } of candidates(x, compiled, [key])) {
+    const chunk = view.chunk(key);
+    if (chunk !== null && chunk.kind !== 'num') return null;
+    const { nodes, base } = view.block;
+    for (let i = 0; i < SLOTS; i++) {
+      if (nodes[i] === 0 || (mask !== null && mask[i] === 0)) continue;
+      const id = base + i;
+      if (residual.length > 0 && !passes(x, startRow(NODE, id, false), residual)) continue;
+      if (chunk === null || i >= chunk.n || !(chunk.dense || bit(chunk.present, i))) {
+        missing.push(id);
+        continue;
+      }
+      const v = chunk.values[i]!;
+      if (v !== v) {
+        nan.push(id);
+        continue;
+      }
+      if (n === values.length) {
+        const grownValues = new Float64Array(n * 2);
+        grownValues.set(values);
+        values = grownValues;
+        const grownIds = new Float64Array(n * 2);
+        grownIds.set(ids);
+        ids = grownIds;
+      }
+      values[n] = v;
+      ids[n++] = id;
+    }
+  }
+  const desc = order === 'desc';
+  // Groups in output order; each group's ids are ascending already.
+  const first = desc ? nan : missing;
+  const last = desc ? missing : nan;
+  const wanted = Math.min(end, first.length + n + last.length);
+  const fromNumbers = Math.max(0, Math.min(n, wanted - first.length));
+  const order2 = sortedPrefix(values, ids, n, fromNumbers, desc);
+  const all = [...first, ...Array.from(order2, (k) => ids[k]!), ...last];
+  return all.slice(start, wanted).map((id) => startRow(NODE, id, x.trackPath));
+}
+
+/** Indices of the `take` best of the first `n` (value, id) pairs, in order. */
+function sortedPrefix(values: Float64Array, ids: Float64Array, n: number, take: number, desc: boolean): Uint32Array {
+  if (take === 0) return new Uint32Array(0);
+  // The value at the cut: every pair at least as good as it may be in the prefix.
+  const copy = values.slice(0, n);
+  const cut = select(copy, desc ? n - take : take - 1);
+  const chosen: number[] = [];
+  for (let k = 0; k < n; k++) if (desc ? values[k]! >= cut : values[k]! <= cut) chosen.push(k);
+  chosen.sort((a, b) => (desc ? values[b]! - values[a]! : values[a]! - values[b]!) || ids[a]! - ids[b]!);
+  return Uint32Array.from(chosen.slice(0, take));
+}
+
+/** The k-th smallest of `a` (0-based); reorders `a` (Hoare's selection). */
+function select(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i++] = a[j]!;
+        a[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]!;
+  }
+  return a[k]!;
+}
+
 /** A sort key's value in a slot; numbers stay doubles (order is all that matters here). */
 function keyValue(chunk: ColumnChunk | null, slot: number): Value | undefined {
   if (chunk === null || slot >= chunk.n || !bit(chunk.present, slot)) return undefined;
@@ -446,6 +538,10 @@ export function scanTopRows(x: Exec, spec: ScanSpec, keys: readonly (readonly [s
   if (!keys.every(([k]) => isPlainProperty(k))) return null;
   if (end <= start) return [];
   const { compiled, residual } = prepare(x, spec);
+  if (end > DEEP_PAGE && keys.length === 1) {
+    const page = numericPage(x, compiled, residual, keys[0]![0], keys[0]![1], start, end);
+    if (page !== null) return page;
+  }
   const cmp = compareCandidates(keys.map(([, o]) => o));
   // A max-heap under cmp: the root is the worst of the best `end` so far.
   const heap: Candidate[] = [];
