@@ -1,8 +1,10 @@
 /**
  * HTTP benchmark: the dataset loaded embedded into a temp folder, then the real server
  * (`dist/src/cli.js`) started on it as a child process and driven by autocannon. The same
- * point-read load then runs against a bare uWebSockets.js server (bench/bare-uws.ts) in
- * the same run, for the ratio trellis / bare.
+ * point-read load also runs against a bare uWebSockets.js server (bench/bare-uws.ts) that
+ * answers every request with Trellis's own response bytes; the two point-read series are
+ * interleaved run by run (trellis, bare, trellis, bare, ...) so that the ratio trellis / bare
+ * compares medians taken under the same machine conditions.
  *
  *   node dist/bench/http-bench.js [--size tiny|small|medium] [--duration S] [--warmup S]
  *        [--connections N] [--workers N] [--repeat N] [--only point_read,...] [--profile DIR]
@@ -45,15 +47,22 @@ async function check(port: number, s: Scenario): Promise<void> {
 }
 
 async function measure(port: number, s: Pick<Scenario, 'name' | 'requests'>, load: LoadOptions, warmup: number, repeat: number, label: string): Promise<HttpFigures> {
-  const url = `http://127.0.0.1:${port}`;
-  if (warmup > 0) await runLoad(url, s, { ...load, duration: warmup });
-  const runs: HttpFigures[] = [];
+  const [figures] = await measureInterleaved([port], s, load, warmup, repeat, [label]);
+  return figures!;
+}
+
+/** Alternates runs between servers so each median sees the same spread of machine noise. */
+async function measureInterleaved(ports: number[], s: Pick<Scenario, 'name' | 'requests'>, load: LoadOptions, warmup: number, repeat: number, labels: string[]): Promise<HttpFigures[]> {
+  const runs: HttpFigures[][] = ports.map(() => []);
+  if (warmup > 0) for (const port of ports) await runLoad(`http://127.0.0.1:${port}`, s, { ...load, duration: warmup });
   for (let r = 0; r < repeat; r++) {
-    const f = await runLoad(url, s, load);
-    progress(`${label} run ${r + 1}/${repeat}: ${f.requests_per_s} req/s, p50 ${f.p50_ms} ms, p99 ${f.p99_ms} ms`);
-    runs.push(f);
+    for (let i = 0; i < ports.length; i++) {
+      const f = await runLoad(`http://127.0.0.1:${ports[i]}`, s, load);
+      progress(`${labels[i]} run ${r + 1}/${repeat}: ${f.requests_per_s} req/s, p50 ${f.p50_ms} ms, p99 ${f.p99_ms} ms`);
+      runs[i]!.push(f);
+    }
   }
-  return medianOfRuns(runs, ['errors', 'non2xx']);
+  return runs.map((r) => medianOfRuns(r, ['errors', 'non2xx']));
 }
 
 async function main(): Promise<void> {
@@ -81,28 +90,32 @@ async function main(): Promise<void> {
     children.push(server);
     for (const s of reads) await check(server.port, s);
 
+    const pointRead = reads.find((s) => s.name === 'point_read');
+    const sampleBody = pointRead === undefined ? undefined : await post(server.port, pointRead.requests[0]!);
+    const bare = sampleBody === undefined ? undefined : await startChild('bare-uws', [], BARE, [sampleBody], /listening on (\d+)/, /bare-uws ready/);
+    if (bare !== undefined) children.push(bare);
+
     const scenarios: Record<string, HttpFigures & { nodes_per_s?: number }> = {};
-    for (const s of reads) scenarios[s.name] = await measure(server.port, s, load, warmup, args.repeat, s.name);
+    let baseline: { bare_uws_point_read: HttpFigures; body_bytes: number } | undefined;
+    let ratios: Record<string, number> | undefined;
+    for (const s of reads) {
+      if (s === pointRead && bare !== undefined) {
+        const [trellisFigures, bareFigures] = (await measureInterleaved([server.port, bare.port], s, load, warmup, args.repeat, ['point_read', 'bare_uws point_read'])) as [HttpFigures, HttpFigures];
+        scenarios[s.name] = trellisFigures;
+        baseline = { bare_uws_point_read: bareFigures, body_bytes: Buffer.byteLength(sampleBody!) };
+        ratios = { trellis_point_read_rps_over_bare_rps: round(trellisFigures.requests_per_s / bareFigures.requests_per_s, 3) };
+      } else {
+        scenarios[s.name] = await measure(server.port, s, load, warmup, args.repeat, s.name);
+      }
+    }
+    if (bare !== undefined) await bare.stop();
     if (selected(insert.name)) {
       // Inserts run last: they grow the graph the read scenarios were checked against.
       await check(server.port, insert);
       const f = await measure(server.port, insert, load, warmup, args.repeat, insert.name);
       scenarios[insert.name] = { ...f, nodes_per_s: f.requests_per_s * insert.nodesPerRequest! };
     }
-    const pointRead = reads.find((s) => s.name === 'point_read');
-    const sampleBody = pointRead === undefined ? undefined : await post(server.port, pointRead.requests[0]!);
     await server.stop();
-
-    let baseline: { bare_uws_point_read: HttpFigures; body_bytes: number } | undefined;
-    let ratios: Record<string, number> | undefined;
-    if (pointRead !== undefined && sampleBody !== undefined) {
-      const bare = await startChild('bare-uws', [], BARE, [sampleBody], /listening on (\d+)/, /bare-uws ready/);
-      children.push(bare);
-      const figures = await measure(bare.port, pointRead, load, warmup, args.repeat, 'bare_uws point_read');
-      await bare.stop();
-      baseline = { bare_uws_point_read: figures, body_bytes: Buffer.byteLength(sampleBody) };
-      ratios = { trellis_point_read_rps_over_bare_rps: round(scenarios.point_read!.requests_per_s / figures.requests_per_s, 3) };
-    }
 
     const report = {
       bench: 'http',

@@ -23,6 +23,14 @@ const SLOT_CACHE_CHUNKS = 4096;
 /** Decoded column chunks a thread keeps for scans (about 256 MiB). */
 const CHUNK_CACHE_BYTES = 256 * 1024 * 1024;
 
+/**
+ * LMDB page size of new databases (an existing file keeps its own). Chunks of 8 KiB and
+ * more live in overflow pages, which need runs of contiguous free pages; with 4 KiB pages
+ * the free list of a 10M-edge load grew to millions of pages and searching it for runs
+ * made the load 1.8x slower. 16 KiB pages keep it four times shorter (docs/benchmarks.md).
+ */
+const PAGE_SIZE = 16384;
+
 /** Room for the sub-databases that index/ adds later. */
 const MAX_DBS = 128;
 
@@ -49,10 +57,16 @@ class LmdbStore implements Store {
 
   read<T>(fn: (r: GraphReader) => T): T {
     if (this.closed) throw new Error(`store ${this.path} is closed`);
-    // lmdb-js renews its shared read snapshot only on a later event turn; a pooled worker
-    // blocked in Atomics.wait never gets one, so every read starts a new snapshot itself.
+    // lmdb-js renews and releases its shared read snapshot on a later event turn (a timer); a
+    // pooled worker blocked in Atomics.wait runs no timers, so each read takes a fresh
+    // snapshot and releases it when done. A snapshot held while idle would stop LMDB from
+    // reusing any page freed after it, and the file would grow with every write.
     this.env.resetReadTxn();
-    return fn(this.reader);
+    try {
+      return fn(this.reader);
+    } finally {
+      this.env.resetReadTxn();
+    }
   }
 
   write<T>(fn: (w: GraphWriter) => T): Promise<T> {
@@ -118,11 +132,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     maxDbs: MAX_DBS,
     readOnly,
     ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
+    pageSize: PAGE_SIZE,
   });
   try {
     const dbs = openDbs(env, options.path);
     const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, options.path, dbs);
     if (readOnly) checkVersion(options.path, readVersion(dbs));
+    // Opening read through lmdb-js's shared snapshot; release it now, or a read worker that
+    // then sees only writes would pin it and LMDB could reuse no page freed afterwards.
+    env.resetReadTxn();
     return new LmdbStore(options, env, dbs, ids);
   } catch (err) {
     await env.close();
