@@ -42,3 +42,11 @@ test('HTTP bench: every scenario and the bare uWS baseline run without errors', 
   assert.ok(report.baseline.bare_uws_point_read.requests_per_s > 0);
   assert.ok(report.ratios.trellis_point_read_rps_over_bare_rps > 0);
 });
+
+test('load-steps bench: one timed step per load request, in order', async () => {
+  const report = await bench('load-steps', ['--size', 'tiny', '--edges-per-request', '300']);
+  assert.deepEqual(report.batches, { nodes: 1_000_000, edges: 300 });
+  // 200 nodes in one request, then 1,000 edges in requests of 300.
+  assert.deepEqual(report.steps.map((s: { rows: string }) => s.rows), ['nodes', 'edges', 'edges', 'edges', 'edges']);
+  for (const s of report.steps) assert.ok(s.ms > 0 && s.file_mb > 0);
+});
