@@ -4,7 +4,10 @@
  * Every system runs in its own child process so peak RSS is per system.
  *
  *   node dist/bench/compare.js [--sizes small,medium] [--systems trellis,kuzu,surrealdb]
- *        [--seed N] [--budget-ms 3000] [--max-ops 20000] [--markdown FILE]
+ *        [--seed N] [--budget-ms 3000] [--max-ops 20000] [--load-repeat N] [--markdown FILE]
+ *
+ * `--load-repeat N` loads each system N times into fresh stores and reports each load
+ * phase's median (loads over 30 s are not repeated); the last store serves the queries.
  *
  * Prints one JSON document to stdout; progress goes to stderr. `npm run bench:peers`
  * installs and builds the peers first. Child mode: `--child trellis --size S --out FILE`.
@@ -161,8 +164,7 @@ async function sendAll(send: Send, texts: readonly string[], concurrency: number
  * writer applies the other) and the read queries over HTTP against it.
  */
 async function runTrellisChild(args: ChildArgs): Promise<void> {
-  const adapter = await new TrellisAdapter().open();
-  await runEmbedded(adapter, args, async () => {
+  await runEmbedded(() => new TrellisAdapter().open(), args, async (adapter) => {
     const size = SIZES[args.size];
     const dir = mkdtempSync(join(tmpdir(), 'bench-trellis-http-'));
     const server = await startServer(dir);
@@ -225,7 +227,7 @@ async function main(argv: string[]): Promise<number> {
   const systems = get('--systems', 'trellis,kuzu,surrealdb').split(',');
   const seed = get('--seed', String(DEFAULT_SEED));
   const timeoutMs = Number(get('--child-timeout-ms', String(40 * 60_000)));
-  const passOn = ['--seed', seed, '--budget-ms', get('--budget-ms', '3000'), '--max-ops', get('--max-ops', '20000')];
+  const passOn = ['--seed', seed, '--budget-ms', get('--budget-ms', '3000'), '--max-ops', get('--max-ops', '20000'), '--load-repeat', get('--load-repeat', '1')];
   const work = mkdtempSync(join(tmpdir(), 'bench-compare-'));
   const reports: SystemReport[] = [];
   const failures: Failure[] = [];

@@ -108,7 +108,7 @@ class KuzuAdapter implements Adapter {
 }
 
 try {
-  await runEmbedded(new KuzuAdapter(), parseChildArgs(process.argv.slice(2)));
+  await runEmbedded(async () => new KuzuAdapter(), parseChildArgs(process.argv.slice(2)));
   process.exit(0);
 } catch (err) {
   console.error(err instanceof Error ? err.message : err);

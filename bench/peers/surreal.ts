@@ -88,7 +88,7 @@ class SurrealAdapter implements Adapter {
 }
 
 try {
-  await runEmbedded(await new SurrealAdapter().open(), parseChildArgs(process.argv.slice(2)));
+  await runEmbedded(() => new SurrealAdapter().open(), parseChildArgs(process.argv.slice(2)));
   process.exit(0);
 } catch (err) {
   console.error(err instanceof Error ? err.message : err);

@@ -8,7 +8,7 @@
  * says the list has (or had) further chunks, so single-chunk lists are read with one get.
  */
 import type { Database } from 'lmdb';
-import { adjacencyKeyParts, adjacencyRange, scratchAdjacencyKey as adjacencyKey } from './keys.js';
+import { adjacencyKeyParts, adjacencyRange, readU64, scratchAdjacencyKey as adjacencyKey } from './keys.js';
 import { ADJACENCY_CHUNK, type Dir } from './layout.js';
 
 export type AdjacencyDb = Database<Buffer, Buffer>;
@@ -194,6 +194,11 @@ class AppendLog {
  */
 export class AdjacencyEdits {
   private log = new AppendLog();
+  /**
+   * The greatest node with a stored list when the current flush began: lists of greater
+   * nodes are new, so their tails need no lookup (a load into a fresh graph does none).
+   */
+  private lastStoredNode = -1;
 
   constructor(
     private readonly db: AdjacencyDb,
@@ -216,6 +221,7 @@ export class AdjacencyEdits {
     const log = this.log;
     if (log.n === 0) return;
     this.log = new AppendLog();
+    this.lastStoredNode = this.greatestStoredNode();
     const order = log.order();
     let start = 0;
     while (start < order.length) {
@@ -296,6 +302,7 @@ export class AdjacencyEdits {
    * chunk they are lmdb-js's reused buffer: the caller copies them before its next read.
    */
   private tailBytes(node: number, dir: Dir, labelId: number): { chunk: number; flags: number; bytes: Buffer } | null {
+    if (node > this.lastStoredNode) return null;
     const first = this.db.getBinaryFast(adjacencyKey(node, dir, labelId, 0));
     if (first === undefined) return null;
     const flags = first.readUInt32LE(0);
@@ -303,6 +310,11 @@ export class AdjacencyEdits {
     if ((flags & MORE) === 0) return { chunk: 0, flags, bytes: first.subarray(0, first.length) };
     const tail = this.reader.tailRaw(node, dir, labelId);
     return tail === null ? null : { chunk: tail.chunk, flags: tail.bytes.readUInt32LE(0), bytes: tail.bytes };
+  }
+
+  private greatestStoredNode(): number {
+    for (const key of this.db.getKeys({ reverse: true, limit: 1 })) return readU64(key, 0);
+    return -1;
   }
 
   /** Removes one edge from a list (its pending appends are written first). */

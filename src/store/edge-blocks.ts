@@ -6,6 +6,7 @@
  * 256, to f64 x 256, property byte lengths u32 x 256, then the msgpack property maps of the
  * slots in order (an edge without properties has length 0).
  */
+import { endianness } from 'node:os';
 import type { Database } from 'lmdb';
 import type { ValueObject } from '../value.js';
 import { storePackr } from './codec.js';
@@ -179,7 +180,8 @@ function emptyBlock(): Block {
     labels: new Uint32Array(fixed, EDGE_BLOCK * 16, EDGE_BLOCK),
     propsAt: new Uint32Array(fixed, EDGE_BLOCK * 20, EDGE_BLOCK),
     propsLen: new Uint32Array(fixed, EDGE_BLOCK * 24, EDGE_BLOCK),
-    arena: Buffer.allocUnsafe(8192),
+    // Small enough to come from Node's buffer pool; grows when a block's properties need it.
+    arena: Buffer.allocUnsafe(2048),
     used: 0,
   };
 }
@@ -203,18 +205,54 @@ function decodeBlock(buf: Buffer): Block {
   return block;
 }
 
+const LITTLE_ENDIAN = endianness() === 'LE';
+const bytesOf = (a: Float64Array | Uint32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+/** One block value in a reused buffer: lmdb-js copies a value during the put. */
+let blockScratch = Buffer.allocUnsafe(PROPS + 64 * 1024);
+const lensScratch = new Uint32Array(EDGE_BLOCK);
+
 function encodeBlock(block: Block): Buffer {
+  // Slots written in id order, as a load writes them, keep their property bytes in one
+  // contiguous run of the arena: then one copy moves them all.
   let total = PROPS;
-  for (let i = 0; i < EDGE_BLOCK; i++) if (block.labels[i] !== 0) total += block.propsLen[i]!;
-  const out = Buffer.alloc(total);
-  out.writeUInt32LE(EDGE_BLOCK, 0);
-  let offset = PROPS;
+  let runStart = -1;
+  let runEnd = -1;
+  let contiguous = true;
   for (let i = 0; i < EDGE_BLOCK; i++) {
     const len = block.labels[i] !== 0 ? block.propsLen[i]! : 0;
-    out.writeUInt32LE(block.labels[i]!, LABELS + 4 * i);
-    out.writeDoubleLE(block.from[i]!, FROM + 8 * i);
-    out.writeDoubleLE(block.to[i]!, TO + 8 * i);
-    out.writeUInt32LE(len, LENS + 4 * i);
+    lensScratch[i] = len;
+    total += len;
+    if (len === 0) continue;
+    const at = block.propsAt[i]!;
+    if (runStart < 0) runStart = at;
+    else if (at !== runEnd) contiguous = false;
+    runEnd = at + len;
+  }
+  if (blockScratch.length < total) blockScratch = Buffer.allocUnsafe(total * 2);
+  const out = blockScratch.subarray(0, total);
+  out.writeUInt32LE(EDGE_BLOCK, 0);
+  out.writeUInt32LE(0, 4);
+  if (LITTLE_ENDIAN) {
+    out.set(bytesOf(block.labels), LABELS);
+    out.set(bytesOf(block.from), FROM);
+    out.set(bytesOf(block.to), TO);
+    out.set(bytesOf(lensScratch), LENS);
+  } else {
+    for (let i = 0; i < EDGE_BLOCK; i++) {
+      out.writeUInt32LE(block.labels[i]!, LABELS + 4 * i);
+      out.writeDoubleLE(block.from[i]!, FROM + 8 * i);
+      out.writeDoubleLE(block.to[i]!, TO + 8 * i);
+      out.writeUInt32LE(lensScratch[i]!, LENS + 4 * i);
+    }
+  }
+  if (contiguous) {
+    if (runStart >= 0) block.arena.copy(out, PROPS, runStart, runEnd);
+    return out;
+  }
+  let offset = PROPS;
+  for (let i = 0; i < EDGE_BLOCK; i++) {
+    const len = lensScratch[i]!;
     if (len > 0) block.arena.copy(out, offset, block.propsAt[i]!, block.propsAt[i]! + len);
     offset += len;
   }

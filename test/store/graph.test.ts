@@ -187,6 +187,42 @@ test('putNode moves the label entry; putEdgeProps keeps label and endpoints', as
   await store.close();
 });
 
+test('edge blocks keep every edge property when edits within a batch reorder them', async () => {
+  const { store } = await fresh();
+  // 600 edges over three blocks of 256, written in id order; then, in the same batch, new
+  // properties for some (their bytes move to the end of the block's arena) and a removal.
+  const expected = new Map<number, Record<string, unknown>>();
+  await store.write((w) => {
+    w.createNode('N', {});
+    w.createNode('N', {});
+    for (let i = 0; i < 600; i++) expected.set(w.createEdge('E', i % 2, 1 - (i % 2), i % 7 === 0 ? {} : { i: BigInt(i), s: 'x'.repeat(i % 40) }), {});
+    for (const [id] of expected) expected.set(id, id % 7 === 0 ? {} : { i: BigInt(id), s: 'x'.repeat(id % 40) });
+    for (const id of [3, 300, 599]) {
+      w.putEdgeProps(id, { moved: BigInt(id) });
+      expected.set(id, { moved: BigInt(id) });
+    }
+    w.deleteEdge(10);
+    expected.delete(10);
+  });
+  // A later batch edits a stored block: decoded, changed in the middle, written again.
+  await store.write((w) => {
+    w.putEdgeProps(100, { later: 'yes' });
+    expected.set(100, { later: 'yes' });
+  });
+  store.read((r) => {
+    for (let id = 0; id < 600; id++) {
+      const edge = r.getEdge(id);
+      if (!expected.has(id)) {
+        assert.equal(edge, undefined, `edge ${id} was removed`);
+        continue;
+      }
+      assert.deepEqual(edge, { id, label: 'E', from: id % 2, to: 1 - (id % 2), props: expected.get(id) }, `edge ${id}`);
+    }
+    assert.equal(r.edgeCount(), 599);
+  });
+  await store.close();
+});
+
 test('counts are correct inside a write transaction', async () => {
   const { store } = await fresh();
   const seen = await store.write((w) => {
