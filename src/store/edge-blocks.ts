@@ -171,17 +171,41 @@ function readSlot(buf: Buffer, slot: number): StoredEdge | undefined {
   };
 }
 
+/**
+ * Memory for the blocks a batch edits, carved from 1 MiB slabs: a load edits thousands of
+ * blocks, and an ArrayBuffer of its own for each (off-heap memory the garbage collector
+ * accounts for one by one) cost more than filling the block. A slab lives as long as a
+ * block cut from it; blocks live until their batch flushes.
+ */
+const SLAB = 1 << 20;
+const FIXED_BYTES = EDGE_BLOCK * (8 + 8 + 4 + 4 + 4);
+const ARENA_BYTES = 8192; // 256 edges of one i64 property (16 bytes each) with room to spare
+let fixedSlab = new ArrayBuffer(SLAB); // zero-filled: fresh columns must read as empty slots
+let fixedUsed = 0;
+let arenaSlab = Buffer.allocUnsafeSlow(SLAB);
+let arenaUsed = 0;
+
 function emptyBlock(): Block {
-  // One allocation for the fixed columns (doubles first, for alignment).
-  const fixed = new ArrayBuffer(EDGE_BLOCK * (8 + 8 + 4 + 4 + 4));
+  if (fixedUsed + FIXED_BYTES > SLAB) {
+    fixedSlab = new ArrayBuffer(SLAB);
+    fixedUsed = 0;
+  }
+  if (arenaUsed + ARENA_BYTES > SLAB) {
+    arenaSlab = Buffer.allocUnsafeSlow(SLAB);
+    arenaUsed = 0;
+  }
+  // Doubles first, at a multiple of 8 bytes (FIXED_BYTES is one), for alignment.
+  const at = fixedUsed;
+  fixedUsed += FIXED_BYTES;
+  const arena = arenaSlab.subarray(arenaUsed, arenaUsed + ARENA_BYTES);
+  arenaUsed += ARENA_BYTES;
   return {
-    from: new Float64Array(fixed, 0, EDGE_BLOCK),
-    to: new Float64Array(fixed, EDGE_BLOCK * 8, EDGE_BLOCK),
-    labels: new Uint32Array(fixed, EDGE_BLOCK * 16, EDGE_BLOCK),
-    propsAt: new Uint32Array(fixed, EDGE_BLOCK * 20, EDGE_BLOCK),
-    propsLen: new Uint32Array(fixed, EDGE_BLOCK * 24, EDGE_BLOCK),
-    // Small enough to come from Node's buffer pool; grows when a block's properties need it.
-    arena: Buffer.allocUnsafe(2048),
+    from: new Float64Array(fixedSlab, at, EDGE_BLOCK),
+    to: new Float64Array(fixedSlab, at + EDGE_BLOCK * 8, EDGE_BLOCK),
+    labels: new Uint32Array(fixedSlab, at + EDGE_BLOCK * 16, EDGE_BLOCK),
+    propsAt: new Uint32Array(fixedSlab, at + EDGE_BLOCK * 20, EDGE_BLOCK),
+    propsLen: new Uint32Array(fixedSlab, at + EDGE_BLOCK * 24, EDGE_BLOCK),
+    arena,
     used: 0,
   };
 }

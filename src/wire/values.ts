@@ -131,7 +131,12 @@ function untypedProblem(json: unknown): { at: string; msg: string } | null {
       const obj = json as Record<string, unknown>;
       for (const key in obj) {
         if (key === '__proto__') return { at: '', msg: 'an object key cannot be "__proto__"' };
-        const p = untypedProblem(obj[key]);
+        const member = obj[key];
+        // Rows of a bulk load are objects of scalars: those are checked here, without a call.
+        const kind = typeof member;
+        if (kind === 'string' || kind === 'boolean' || member === null) continue;
+        if (kind === 'bigint' && (member as bigint) <= I64_MAX && (member as bigint) >= I64_MIN) continue;
+        const p = untypedProblem(member);
         if (p !== null) return { at: `.${key}${p.at}`, msg: p.msg };
       }
       return null;
