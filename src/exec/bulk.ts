@@ -37,9 +37,12 @@ export interface BulkInsert {
 
 const simple = (input: PropertyInput) => input.kind === 'value' || input.expr.e === 'param' || input.expr.e === 'constant';
 
-/** The properties, or undefined when a parameter is missing (the generic path reports it). */
-function properties(assignments: Assignments, lookup: Lookup): ValueObject | undefined {
-  const props: ValueObject = {};
+/**
+ * The properties, written into `props` (one object reused for every element: the store
+ * encodes it before create returns), or undefined when a parameter is missing (the generic
+ * path reports it). Every assignment writes its key, so nothing of an earlier element stays.
+ */
+function properties(assignments: Assignments, lookup: Lookup, props: ValueObject): ValueObject | undefined {
   for (const [key, input] of assignments) {
     let value: Value | undefined;
     if (input.kind === 'value') value = input.value;
@@ -57,9 +60,10 @@ function plainId(v: Value | undefined): number | undefined {
 }
 
 function addNodes(node: AddNOp): BulkInsert {
+  const reused: ValueObject = {};
   return {
     run(x, lookup) {
-      const props = properties(node.properties, lookup);
+      const props = properties(node.properties, lookup, reused);
       if (props === undefined) return GENERIC;
       return x.writable.createNode(node.label, props);
     },
@@ -68,11 +72,12 @@ function addNodes(node: AddNOp): BulkInsert {
 }
 
 function addEdges(node: AddEOp, fromParam: string, toParam: string): BulkInsert {
+  const reused: ValueObject = {};
   return {
     run(x, lookup) {
       const from = plainId(lookup(fromParam));
       const to = plainId(lookup(toParam));
-      const props = properties(node.properties, lookup);
+      const props = properties(node.properties, lookup, reused);
       if (from === undefined || to === undefined || props === undefined) return GENERIC;
       // As in the generic path: a missing source yields nothing, a missing target is an error.
       if (!x.store.hasNode(from)) return NOTHING;

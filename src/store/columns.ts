@@ -398,12 +398,17 @@ export class SlotCache {
  * A write batch's column edits: chunks are loaded on first touch, edited in memory and
  * written once by `flush` (at the end of the batch, or before the batch reads columns).
  */
+/** Label chunks of node ids below 64M are also kept in an array indexed by block. */
+const LISTED_BLOCKS = 65536;
+
 export class ColumnEdits {
   private readonly props = new Map<string, { propertyId: number; block: number; slots: (Value | undefined)[] }>();
   /** Per property id, the chunk edited last: consecutive nodes share one. */
   private readonly lastChunk = new Map<number, { block: number; slots: (Value | undefined)[] }>();
   /** Label chunks read or edited by this batch; `dirty` ones are written by flush. */
   private readonly labelChunks = new Map<number, { labels: Uint32Array; dirty: boolean }>();
+  /** The same chunks by block number, for the first LISTED_BLOCKS blocks. */
+  private readonly labelChunkList: ({ labels: Uint32Array; dirty: boolean } | undefined)[] = [];
 
   constructor(
     private readonly db: ColumnDb,
@@ -416,11 +421,15 @@ export class ColumnEdits {
 
   private labelChunk(id: number): { labels: Uint32Array; dirty: boolean } {
     const block = Math.floor(id / COLUMN_BLOCK);
+    // Loads check both endpoints of every edge: an array index is cheaper than a Map lookup.
+    const listed = block < LISTED_BLOCKS ? this.labelChunkList[block] : undefined;
+    if (listed !== undefined) return listed;
     let chunk = this.labelChunks.get(block);
     if (chunk === undefined) {
       chunk = { labels: this.reader.labels(block, 0)?.labels ?? new Uint32Array(COLUMN_BLOCK), dirty: false };
       this.labelChunks.set(block, chunk);
     }
+    if (block < LISTED_BLOCKS) this.labelChunkList[block] = chunk;
     return chunk;
   }
 

@@ -70,9 +70,15 @@ export interface GraphReader {
 }
 
 export interface GraphWriter extends GraphReader {
-  /** Allocates the next node id (never reused, gaps allowed after a rollback). */
+  /**
+   * Allocates the next node id (never reused, gaps allowed after a rollback). `props` is
+   * not kept (its values may be): callers may reuse the object for the next node.
+   */
   createNode(label: string, props: ValueObject): number;
-  /** The endpoints must exist; the caller checks and reports node_not_found. */
+  /**
+   * The endpoints must exist; the caller checks and reports node_not_found. `props` is
+   * encoded before this returns: callers may reuse the object for the next edge.
+   */
   createEdge(label: string, from: number, to: number, props: ValueObject): number;
   /** Replaces label and properties of an existing node (keeps the label index in step). */
   putNode(node: NodeRecord): void;
