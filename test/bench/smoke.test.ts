@@ -4,6 +4,9 @@
  * figures. No timing thresholds: the numbers depend on the machine.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'node:test';
@@ -43,8 +46,13 @@ test('HTTP bench: every scenario and the bare uWS baseline run without errors', 
   assert.ok(report.ratios.trellis_point_read_rps_over_bare_rps > 0);
 });
 
-test('load-steps bench: one timed step per load request, in order', async () => {
-  const report = await bench('load-steps', ['--size', 'tiny', '--edges-per-request', '300']);
+test('load-steps bench: one timed step per load request, in order, and a profile of the edge requests', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'load-steps-smoke-'));
+  const profile = join(dir, 'edges.cpuprofile');
+  const report = await bench('load-steps', ['--size', 'tiny', '--edges-per-request', '300', '--profile-edges', profile]);
+  const recorded = JSON.parse(readFileSync(profile, 'utf8')) as { nodes: unknown[]; samples: unknown[] };
+  rmSync(dir, { recursive: true, force: true });
+  assert.ok(recorded.nodes.length > 0 && Array.isArray(recorded.samples), 'a CPU profile of the edge requests');
   assert.deepEqual(report.batches, { nodes: 1_000_000, edges: 300 });
   // 200 nodes in one request, then 1,000 edges in requests of 300.
   assert.deepEqual(report.steps.map((s: { rows: string }) => s.rows), ['nodes', 'edges', 'edges', 'edges', 'edges']);
