@@ -6,6 +6,7 @@
  * and by bench/peers/*.ts (their own build, next to their own node_modules).
  */
 import { writeFileSync } from 'node:fs';
+import { median, medianOfRuns } from './stats.js';
 import { DEFAULT_SEED, generateEdges, SIZES, userProps, type DatasetSize, type SizeName, type UserProps } from './dataset.js';
 
 export const READ_QUERIES = ['point', 'one_hop', 'two_hop_count', 'filtered_count', 'top_k'] as const;
@@ -217,18 +218,12 @@ async function loadRepeated(open: () => Promise<Adapter>, args: ChildArgs): Prom
     trials.push({ loadMs, phases });
     process.stderr.write(`[${adapter.system} ${args.size}] loaded in ${loadMs} ms ${JSON.stringify(phases)}\n`);
     if (trials.length >= args.loadRepeat || loadMs > LOAD_TRIAL_CAP_MS) {
-      const loadPhasesMs: Record<string, number> = {};
-      for (const phase of Object.keys(phases)) loadPhasesMs[phase] = median(trials.map((t) => t.phases[phase] ?? 0));
-      return { adapter, loadMs: median(trials.map((t) => t.loadMs)), loadPhasesMs, trialsMs: trials.map((t) => t.loadMs) };
+      const phaseMedians = Object.entries(medianOfRuns(trials.map((t) => t.phases)));
+      const loadPhasesMs = Object.fromEntries(phaseMedians.map(([phase, ms]) => [phase, Math.round(ms)]));
+      return { adapter, loadMs: Math.round(median(trials.map((t) => t.loadMs))), loadPhasesMs, trialsMs: trials.map((t) => t.loadMs) };
     }
     await adapter.close();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
 }
 
 /**

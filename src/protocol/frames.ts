@@ -20,70 +20,71 @@ export type AnswerFrame =
   | { readonly kind: 'response'; readonly status: number; readonly body: Uint8Array }
   | { readonly kind: 'write'; readonly awaitDurable: boolean; readonly plan: Uint8Array };
 
-/** One buffer of its own (transferable) holding the requests. */
-export function encodeRequests(requests: readonly RequestFrame[]): Uint8Array {
-  let size = HEAD + requests.length * 8;
-  for (const r of requests) size += r.body.byteLength;
+/** Both frames are one table: [u32 count], per entry `fields` u32 and a payload length, then the payloads. */
+interface Entry {
+  readonly fields: readonly number[];
+  readonly payload: Uint8Array;
+}
+
+/** One buffer of its own (transferable). */
+function encodeTable(entries: readonly Entry[], fields: number): Uint8Array {
+  const stride = 4 * (fields + 1);
+  let size = HEAD + entries.length * stride;
+  for (const e of entries) size += e.payload.byteLength;
   const out = new Uint8Array(new ArrayBuffer(size));
   const view = new DataView(out.buffer);
-  view.setUint32(0, requests.length, true);
-  let at = HEAD + requests.length * 8;
-  requests.forEach((r, i) => {
-    view.setUint32(HEAD + i * 8, r.flags, true);
-    view.setUint32(HEAD + i * 8 + 4, r.body.byteLength, true);
-    out.set(r.body, at);
-    at += r.body.byteLength;
+  view.setUint32(0, entries.length, true);
+  let at = HEAD + entries.length * stride;
+  entries.forEach((e, i) => {
+    const row = HEAD + i * stride;
+    for (let f = 0; f < fields; f++) view.setUint32(row + 4 * f, e.fields[f]!, true);
+    view.setUint32(row + 4 * fields, e.payload.byteLength, true);
+    out.set(e.payload, at);
+    at += e.payload.byteLength;
   });
   return out;
 }
 
-export function decodeRequests(bytes: Uint8Array): RequestFrame[] {
+function decodeTable(bytes: Uint8Array, fields: number): Entry[] {
+  const stride = 4 * (fields + 1);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const count = view.getUint32(0, true);
-  const out: RequestFrame[] = [];
-  let at = HEAD + count * 8;
+  const out: Entry[] = [];
+  let at = HEAD + count * stride;
   for (let i = 0; i < count; i++) {
-    const flags = view.getUint32(HEAD + i * 8, true);
-    const length = view.getUint32(HEAD + i * 8 + 4, true);
-    out.push({ flags, body: bytes.subarray(at, at + length) });
+    const row = HEAD + i * stride;
+    const values: number[] = [];
+    for (let f = 0; f < fields; f++) values.push(view.getUint32(row + 4 * f, true));
+    const length = view.getUint32(row + 4 * fields, true);
+    out.push({ fields: values, payload: bytes.subarray(at, at + length) });
     at += length;
   }
   return out;
+}
+
+export function encodeRequests(requests: readonly RequestFrame[]): Uint8Array {
+  return encodeTable(requests.map((r) => ({ fields: [r.flags], payload: r.body })), 1);
+}
+
+export function decodeRequests(bytes: Uint8Array): RequestFrame[] {
+  return decodeTable(bytes, 1).map((e) => ({ flags: e.fields[0]!, body: e.payload }));
 }
 
 const encoder = new TextEncoder();
 
 export function encodeAnswers(answers: readonly (AnswerFrame | { readonly kind: 'response'; readonly status: number; readonly text: string })[]): Uint8Array {
-  const payloads = answers.map((a) => ('text' in a ? encoder.encode(a.text) : a.kind === 'write' ? a.plan : a.body));
-  let size = HEAD + answers.length * 12;
-  for (const p of payloads) size += p.byteLength;
-  const out = new Uint8Array(new ArrayBuffer(size));
-  const view = new DataView(out.buffer);
-  view.setUint32(0, answers.length, true);
-  let at = HEAD + answers.length * 12;
-  answers.forEach((a, i) => {
-    const p = payloads[i]!;
-    view.setUint32(HEAD + i * 12, a.kind === 'write' ? 1 : 0, true);
-    view.setUint32(HEAD + i * 12 + 4, a.kind === 'write' ? (a.awaitDurable ? 1 : 0) : a.status, true);
-    view.setUint32(HEAD + i * 12 + 8, p.byteLength, true);
-    out.set(p, at);
-    at += p.byteLength;
-  });
-  return out;
+  return encodeTable(
+    answers.map((a) =>
+      a.kind === 'write'
+        ? { fields: [1, a.awaitDurable ? 1 : 0], payload: a.plan }
+        : { fields: [0, a.status], payload: 'text' in a ? encoder.encode(a.text) : a.body },
+    ),
+    2,
+  );
 }
 
 export function decodeAnswers(bytes: Uint8Array): AnswerFrame[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint32(0, true);
-  const out: AnswerFrame[] = [];
-  let at = HEAD + count * 12;
-  for (let i = 0; i < count; i++) {
-    const kind = view.getUint32(HEAD + i * 12, true);
-    const status = view.getUint32(HEAD + i * 12 + 4, true);
-    const length = view.getUint32(HEAD + i * 12 + 8, true);
-    const payload = bytes.subarray(at, at + length);
-    out.push(kind === 1 ? { kind: 'write', awaitDurable: status === 1, plan: payload } : { kind: 'response', status, body: payload });
-    at += length;
-  }
-  return out;
+  return decodeTable(bytes, 2).map(({ fields: [kind, status], payload }) =>
+    kind === 1 ? { kind: 'write', awaitDurable: status === 1, plan: payload } : { kind: 'response', status: status!, body: payload },
+  );
 }

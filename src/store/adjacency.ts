@@ -8,7 +8,7 @@
  * says the list has (or had) further chunks, so single-chunk lists are read with one get.
  */
 import type { Database } from 'lmdb';
-import { adjacencyKeyParts, adjacencyRange, readU64, scratchAdjacencyKey as adjacencyKey } from './keys.js';
+import { adjacencyKeyParts, adjacencyRange, greatestLeadingU64, scratchAdjacencyKey as adjacencyKey } from './keys.js';
 import { ADJACENCY_CHUNK, type Dir } from './layout.js';
 
 export type AdjacencyDb = Database<Buffer, Buffer>;
@@ -221,7 +221,7 @@ export class AdjacencyEdits {
     const log = this.log;
     if (log.n === 0) return;
     this.log = new AppendLog();
-    this.lastStoredNode = this.greatestStoredNode();
+    this.lastStoredNode = greatestLeadingU64(this.db);
     const order = log.order();
     let start = 0;
     while (start < order.length) {
@@ -310,11 +310,6 @@ export class AdjacencyEdits {
     if ((flags & MORE) === 0) return { chunk: 0, flags, bytes: first.subarray(0, first.length) };
     const tail = this.reader.tailRaw(node, dir, labelId);
     return tail === null ? null : { chunk: tail.chunk, flags: tail.bytes.readUInt32LE(0), bytes: tail.bytes };
-  }
-
-  private greatestStoredNode(): number {
-    for (const key of this.db.getKeys({ reverse: true, limit: 1 })) return readU64(key, 0);
-    return -1;
   }
 
   /** Removes one edge from a list (its pending appends are written first). */

@@ -185,35 +185,40 @@ let fixedUsed = 0;
 let arenaSlab = Buffer.allocUnsafeSlow(SLAB);
 let arenaUsed = 0;
 
-function emptyBlock(): Block {
+/** Arena bytes from the current slab; one too large for a slab gets its own buffer. */
+function arenaOf(size: number): Buffer {
+  if (size > SLAB / 4) return Buffer.allocUnsafe(size);
+  if (arenaUsed + size > SLAB) {
+    arenaSlab = Buffer.allocUnsafeSlow(SLAB);
+    arenaUsed = 0;
+  }
+  const arena = arenaSlab.subarray(arenaUsed, arenaUsed + size);
+  arenaUsed += size;
+  return arena;
+}
+
+function emptyBlock(arenaBytes = ARENA_BYTES): Block {
   if (fixedUsed + FIXED_BYTES > SLAB) {
     fixedSlab = new ArrayBuffer(SLAB);
     fixedUsed = 0;
   }
-  if (arenaUsed + ARENA_BYTES > SLAB) {
-    arenaSlab = Buffer.allocUnsafeSlow(SLAB);
-    arenaUsed = 0;
-  }
   // Doubles first, at a multiple of 8 bytes (FIXED_BYTES is one), for alignment.
   const at = fixedUsed;
   fixedUsed += FIXED_BYTES;
-  const arena = arenaSlab.subarray(arenaUsed, arenaUsed + ARENA_BYTES);
-  arenaUsed += ARENA_BYTES;
   return {
     from: new Float64Array(fixedSlab, at, EDGE_BLOCK),
     to: new Float64Array(fixedSlab, at + EDGE_BLOCK * 8, EDGE_BLOCK),
     labels: new Uint32Array(fixedSlab, at + EDGE_BLOCK * 16, EDGE_BLOCK),
     propsAt: new Uint32Array(fixedSlab, at + EDGE_BLOCK * 20, EDGE_BLOCK),
     propsLen: new Uint32Array(fixedSlab, at + EDGE_BLOCK * 24, EDGE_BLOCK),
-    arena,
+    arena: arenaOf(arenaBytes),
     used: 0,
   };
 }
 
 function decodeBlock(buf: Buffer): Block {
-  const block = emptyBlock();
   const total = buf.length - PROPS;
-  block.arena = Buffer.allocUnsafe(Math.max(4096, total * 2));
+  const block = emptyBlock(Math.max(ARENA_BYTES, total * 2));
   buf.copy(block.arena, 0, PROPS, buf.length);
   block.used = total;
   let offset = 0;
@@ -284,7 +289,7 @@ function encodeBlock(block: Block): Buffer {
 }
 
 function growArena(block: Block, need: number): void {
-  const grown = Buffer.allocUnsafe(Math.max(block.arena.length * 2, block.used + need));
+  const grown = arenaOf(Math.max(block.arena.length * 2, block.used + need));
   block.arena.copy(grown, 0, 0, block.used);
   block.arena = grown;
 }

@@ -37,11 +37,7 @@ export function scratchIdKey(id: number): Buffer {
 }
 
 export function scratchAdjacencyKey(node: number, dir: Dir, labelId: number, chunk: number): Buffer {
-  writeU64(ADJACENCY_SCRATCH, 0, node);
-  ADJACENCY_SCRATCH[8] = dir;
-  ADJACENCY_SCRATCH.writeUInt32BE(labelId, 9);
-  ADJACENCY_SCRATCH.writeUInt32BE(chunk, 13);
-  return ADJACENCY_SCRATCH;
+  return writeAdjacencyKey(ADJACENCY_SCRATCH, node, dir, labelId, chunk);
 }
 
 /** Column chunk key: [propertyId][block]. */
@@ -54,7 +50,10 @@ export function columnKey(propertyId: number, block: number): Buffer {
 
 /** Adjacency chunk key; shorter prefixes (node, dir[, label]) bound range scans. */
 export function adjacencyKey(node: number, dir: Dir, labelId: number, chunk: number): Buffer {
-  const key = Buffer.allocUnsafe(17);
+  return writeAdjacencyKey(Buffer.allocUnsafe(17), node, dir, labelId, chunk);
+}
+
+function writeAdjacencyKey(key: Buffer, node: number, dir: Dir, labelId: number, chunk: number): Buffer {
   writeU64(key, 0, node);
   key[8] = dir;
   key.writeUInt32BE(labelId, 9);
@@ -85,4 +84,13 @@ export function adjacencyRange(node: number, dir: Dir, labelId?: number): { star
 export function adjacencyKeyParts(key: Uint8Array): { labelId: number; chunk: number } {
   const b = key as Buffer;
   return { labelId: b.readUInt32BE(9), chunk: b.readUInt32BE(13) };
+}
+
+/**
+ * The u64 at the start of the greatest key of `db` (an id, or the node of an adjacency
+ * key), or -1 when the database is empty.
+ */
+export function greatestLeadingU64(db: { getKeys(options: { reverse: boolean; limit: number }): Iterable<Uint8Array> }): number {
+  for (const key of db.getKeys({ reverse: true, limit: 1 })) return readU64(key, 0);
+  return -1;
 }

@@ -12,7 +12,7 @@ import { ChunkCache, SlotCache } from './columns.js';
 import { Dictionary } from './dictionary.js';
 import { GraphReadView, GraphWriteView } from './graph.js';
 import type { Dbs, IdState } from './graph.js';
-import { readU64 } from './keys.js';
+import { greatestLeadingU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
 import type { GraphReader, GraphWriter, Store, StoreOptions } from './types.js';
@@ -203,15 +203,10 @@ function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
       checkVersion(path, version);
     }
     return {
-      nextNode: Math.max(dbs.meta.get(META.nextNode) ?? 0, lastId(dbs.nodes) + 1),
+      nextNode: Math.max(dbs.meta.get(META.nextNode) ?? 0, greatestLeadingU64(dbs.nodes) + 1),
       nextEdge: Math.max(dbs.meta.get(META.nextEdge) ?? 0, new EdgeReader(dbs.edges).lastId() + 1),
       next: { label: dbs.meta.get(META.nextLabel) ?? 1, property: dbs.meta.get(META.nextProperty) ?? 1 },
     };
   });
 }
 
-/** The largest id key of a database keyed by u64. */
-function lastId(db: Database<unknown, Buffer>): number {
-  for (const k of db.getKeys({ reverse: true, limit: 1 })) return readU64(k, 0);
-  return -1;
-}

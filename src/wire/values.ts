@@ -8,16 +8,21 @@ import { describe, fail, isObject, tagged, type Field } from './schema.js';
 
 const F32_MAX = 3.4028234663852886e38;
 
+const inI64 = (v: bigint) => v <= I64_MAX && v >= I64_MIN;
+const outsideI64 = (v: bigint) => `${v} is outside the i64 range`;
+const NOT_FINITE = 'numbers must be finite';
+const PROTO_KEY = 'an object key cannot be "__proto__"';
+
 function i64(json: unknown, path: string): bigint {
   if (typeof json !== 'bigint') return fail(path, `expected an integer (i64), got ${describe(json)}`);
-  if (json > I64_MAX || json < I64_MIN) return fail(path, `${json} is outside the i64 range`);
+  if (!inI64(json)) return fail(path, outsideI64(json));
   return json;
 }
 
 function f64(json: unknown, path: string): number {
   const n = typeof json === 'bigint' ? Number(json) : json;
   if (typeof n !== 'number') return fail(path, `expected a number, got ${describe(json)}`);
-  if (!Number.isFinite(n)) return fail(path, 'numbers must be finite');
+  if (!Number.isFinite(n)) return fail(path, NOT_FINITE);
   return n;
 }
 
@@ -87,7 +92,7 @@ export const propertyValue: Field<Value> = (json, path) => {
  * silently changed.
  */
 export function storableKey(key: string, path: string): string {
-  return key === '__proto__' ? fail(path, 'an object key cannot be "__proto__"') : key;
+  return key === '__proto__' ? fail(path, PROTO_KEY) : key;
 }
 
 /** Own-property assignment that is safe for a key named `__proto__`. */
@@ -115,9 +120,9 @@ function untypedProblem(json: unknown): { at: string; msg: string } | null {
     case 'string':
       return null;
     case 'bigint':
-      return json > I64_MAX || json < I64_MIN ? { at: '', msg: `${json} is outside the i64 range` } : null;
+      return inI64(json) ? null : { at: '', msg: outsideI64(json) };
     case 'number':
-      return Number.isFinite(json) ? null : { at: '', msg: 'numbers must be finite' };
+      return Number.isFinite(json) ? null : { at: '', msg: NOT_FINITE };
     case 'object': {
       if (json === null) return null;
       if (Array.isArray(json)) {
@@ -130,12 +135,12 @@ function untypedProblem(json: unknown): { at: string; msg: string } | null {
       if (ArrayBuffer.isView(json) || json instanceof DateTime) return { at: '', msg: `unsupported value ${describe(json)}` };
       const obj = json as Record<string, unknown>;
       for (const key in obj) {
-        if (key === '__proto__') return { at: '', msg: 'an object key cannot be "__proto__"' };
+        if (key === '__proto__') return { at: '', msg: PROTO_KEY };
         const member = obj[key];
         // Rows of a bulk load are objects of scalars: those are checked here, without a call.
         const kind = typeof member;
         if (kind === 'string' || kind === 'boolean' || member === null) continue;
-        if (kind === 'bigint' && (member as bigint) <= I64_MAX && (member as bigint) >= I64_MIN) continue;
+        if (kind === 'bigint' && inI64(member as bigint)) continue;
         const p = untypedProblem(member);
         if (p !== null) return { at: `.${key}${p.at}`, msg: p.msg };
       }

@@ -184,6 +184,8 @@ test('untyped integers outside the i64 range and non-finite numbers are 400 inva
   const inf = req('{"inf":1e400}');
   await rejects400(t.db.queryText(inf), 'invalid_query_json', new RegExp(`line 1 column ${inf.indexOf('1e400') + 1}\\b`));
   await rejects400(t.db.queryText(req('{"deep":{"x":[1,18446744073709551616]}}')), 'invalid_query_json', /^parameters\.deep\.x\[1\]/);
+  // A scalar member of a row object (how bulk loads send values) is checked in place.
+  await rejects400(t.db.queryText(req('{"rows":[{"id":1,"big":9223372036854775808}]}')), 'invalid_query_json', /^parameters\.rows\[0\]\.big: 9223372036854775808 is outside the i64 range/);
 });
 
 test('typed parameters: each declared type stored and printed as that type', async () => {

@@ -223,6 +223,27 @@ test('edge blocks keep every edge property when edits within a batch reorder the
   await store.close();
 });
 
+test('a later batch appends to stored lists, the greatest node with a list included', async () => {
+  const { store } = await fresh();
+  await store.write((w) => {
+    for (let i = 0; i < 3; i++) w.createNode('N', {});
+    w.createEdge('E', 0, 1, {});
+  });
+  // Node 1 is the greatest node with a stored list (its in-list); node 2 has none yet.
+  await store.write((w) => {
+    w.createEdge('E', 0, 1, {});
+    w.createEdge('E', 2, 1, {});
+    w.createEdge('E', 1, 2, {});
+  });
+  store.read((r) => {
+    assert.deepEqual([...r.inEdges(1)], [adj(0, 'E', 0), adj(1, 'E', 0), adj(2, 'E', 2)]);
+    assert.deepEqual([...r.outEdges(0)], [adj(0, 'E', 1), adj(1, 'E', 1)]);
+    assert.deepEqual([...r.outEdges(1)], [adj(3, 'E', 2)]);
+    assert.deepEqual([...r.inEdges(2)], [adj(3, 'E', 1)]);
+  });
+  await store.close();
+});
+
 test('counts are correct inside a write transaction', async () => {
   const { store } = await fresh();
   const seen = await store.write((w) => {
