@@ -3,7 +3,7 @@
  * (JSON -> plan -> validation -> one transaction -> response JSON). The HTTP server runs
  * the same steps split across threads (src/pool); the embedded API runs them in-process.
  */
-import { errorJson, GraphError, statusOf, toErrorBody } from './errors.js';
+import { errorReply, GraphError, toErrorBody } from './errors.js';
 import { checkOptionsForRequestType, type PipelineOptions } from './request-options.js';
 import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson } from './json.js';
 import type { QueryPlan } from './plan/batch.js';
@@ -56,8 +56,7 @@ export function answerQuery(body: Uint8Array | string, options: PipelineOptions,
     if (plan.type === 'write') return { kind: 'write', plan, awaitDurable: options.awaitDurable === true };
     return { kind: 'done', status: 200, body: read(plan) };
   } catch (err) {
-    const error = toErrorBody(err);
-    return { kind: 'done', status: statusOf(error.error), body: errorJson(error) };
+    return { kind: 'done', ...errorReply(toErrorBody(err)) };
   }
 }
 

@@ -123,3 +123,8 @@ export function errorJson(body: ErrorBody): string {
 export function statusOf(code: ErrorCode): number {
   return ERROR_REGISTRY[code].status;
 }
+
+/** An error as an HTTP answer: its registry status and its `{"error", "msg"}` body. */
+export function errorReply(body: ErrorBody): { status: number; body: string } {
+  return { status: statusOf(body.error), body: errorJson(body) };
+}

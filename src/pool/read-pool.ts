@@ -8,7 +8,7 @@
  * Workers parse, validate and run reads; writes come back as plans for the writer thread.
  */
 import { Piscina } from 'piscina';
-import { errorJson, GraphError } from '../errors.js';
+import { errorReply, GraphError, toErrorBody } from '../errors.js';
 import { decodeAnswers, encodeRequests, type AnswerFrame, type RequestFrame } from '../protocol/frames.js';
 import type { WorkerSettings } from '../protocol/messages.js';
 
@@ -87,6 +87,7 @@ export class ReadPool {
 }
 
 function failure(err: unknown): AnswerFrame {
-  const body = err instanceof GraphError ? { error: err.code, msg: err.msg } : { error: 'internal_error' as const, msg: 'a read worker failed' };
-  return { kind: 'response', status: 500, body: encoder.encode(errorJson(body)) };
+  const body = err instanceof GraphError ? toErrorBody(err) : { error: 'internal_error' as const, msg: 'a read worker failed' };
+  const reply = errorReply(body);
+  return { kind: 'response', status: reply.status, body: encoder.encode(reply.body) };
 }

@@ -3,7 +3,7 @@
  * of checks (server-gateway §2.3): headers here, the body size in the transport, then the
  * service runs the rest of the pipeline (database.ts answerQuery).
  */
-import { errorJson, statusOf, toErrorBody, type ErrorBody } from '../errors.js';
+import { errorReply, toErrorBody, type ErrorBody } from '../errors.js';
 import { parseRequestOptions } from './headers.js';
 import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
 import { createRouter } from './routes.js';
@@ -12,7 +12,7 @@ import type { QueryService } from './service.js';
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 export function errorResponse(body: ErrorBody): HttpResponse {
-  return { status: statusOf(body.error), headers: JSON_TYPE, body: errorJson(body) };
+  return { ...errorReply(body), headers: JSON_TYPE };
 }
 
 async function handleQuery(service: QueryService, req: HttpRequest): Promise<HttpResponse> {

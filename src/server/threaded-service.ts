@@ -3,7 +3,7 @@
  * and runs reads; the writes it hands back go to the writer thread (none in reader mode).
  * Ready once the writer has opened the database and every read worker has too.
  */
-import { errorJson, statusOf } from '../errors.js';
+import { errorReply } from '../errors.js';
 import { ReadPool } from '../pool/read-pool.js';
 import { WriterClient } from '../pool/writer-client.js';
 import type { WorkerSettings } from '../protocol/messages.js';
@@ -54,7 +54,7 @@ export class ThreadedService implements QueryService {
     // Workers refuse writes in reader mode, so a write plan means a writer exists.
     if (this.writer === null) return fail('writer_mode_required', 'this server is in reader mode');
     const reply = await this.writer.write(answer.plan, answer.awaitDurable);
-    return reply.ok ? { status: 200, body: reply.body } : { status: statusOf(reply.error.error), body: errorJson(reply.error) };
+    return reply.ok ? { status: 200, body: reply.body } : errorReply(reply.error);
   }
 
   async close(): Promise<void> {
@@ -64,5 +64,5 @@ export class ThreadedService implements QueryService {
 }
 
 function fail(code: 'not_ready' | 'writer_mode_required', msg: string): QueryReply {
-  return { status: statusOf(code), body: errorJson({ error: code, msg }) };
+  return errorReply({ error: code, msg });
 }
