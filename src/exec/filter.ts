@@ -2,7 +2,7 @@
 import { GraphError } from '../errors.js';
 import type { Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
-import { scanOf, scanRows } from './scan.js';
+import { hasKeyPredicate, hasPredicate, scanOf, scanRows } from './scan.js';
 import type { Value } from '../value.js';
 import type { Exec, Executor } from './context.js';
 import { valueEquals } from './compare.js';
@@ -32,26 +32,18 @@ function filter(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | nu
   return keep(x, x.rows(node.input, ctx, node), test);
 }
 
-export const where: Executor<'where'> = (node, x, ctx) => filter(x, node, ctx, (row) => evalPredicate(x, row, node.predicate));
+const byPredicate = (x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | null, p: Predicate) => filter(x, node, ctx, (row) => evalPredicate(x, row, p));
 
-export const has: Executor<'has'> = (node, x, ctx) => {
-  const p: Predicate = {
-    p: 'compare', op: 'eq', path: node.path,
-    left: { e: 'property', name: node.property, path: `${node.path}.property` },
-    right: { e: 'constant', value: node.value, path: `${node.path}.value` },
-  };
-  return filter(x, node, ctx, (row) => evalPredicate(x, row, p));
-};
+export const where: Executor<'where'> = (node, x, ctx) => byPredicate(x, node, ctx, node.predicate);
+
+export const has: Executor<'has'> = (node, x, ctx) => byPredicate(x, node, ctx, hasPredicate(node));
 
 export const hasLabel: Executor<'has_label'> = (node, x, ctx) => filter(x, node, ctx, (row) => x.record(row)?.label === node.label);
 
 export const edgeHasLabel: Executor<'edge_has_label'> = (node, x, ctx) =>
   keep(x, x.rows(node.input, ctx, node), (row) => x.record(row)?.label === node.label);
 
-export const hasKey: Executor<'has_key'> = (node, x, ctx) => {
-  const p: Predicate = { p: 'has_key', property: node.property, path: node.path };
-  return filter(x, node, ctx, (row) => evalPredicate(x, row, p));
-};
+export const hasKey: Executor<'has_key'> = (node, x, ctx) => byPredicate(x, node, ctx, hasKeyPredicate(node));
 
 export const edgeHas: Executor<'edge_has'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);

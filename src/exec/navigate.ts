@@ -11,18 +11,19 @@ import { EDGE, NODE, keyKind, keyId, type Row } from './row.js';
 
 type Dir = 'out' | 'in' | 'both';
 
+/** Ids along one direction, or the distinct union of both, ascending. */
+function alongDir(dir: Dir, ids: (d: 'out' | 'in') => readonly number[]): readonly number[] {
+  return dir === 'both' ? mergeDistinct(ids('out'), ids('in')) : ids(dir);
+}
+
 /** Distinct neighbour node ids of `node`, ascending. */
 function neighbours(store: GraphReader, node: number, dir: Dir, label: string | null): readonly number[] {
-  const l = label ?? undefined;
-  if (dir !== 'both') return store.neighbourIds(node, dir, l);
-  return mergeDistinct(store.neighbourIds(node, 'out', l), store.neighbourIds(node, 'in', l));
+  return alongDir(dir, (d) => store.neighbourIds(node, d, label ?? undefined));
 }
 
 /** Distinct incident edge ids of `node`, ascending (a self-loop is one edge). */
 function incidentEdges(store: GraphReader, node: number, dir: Dir, label: string | null): readonly number[] {
-  const l = label ?? undefined;
-  if (dir !== 'both') return store.incidentEdgeIds(node, dir, l);
-  return mergeDistinct(store.incidentEdgeIds(node, 'out', l), store.incidentEdgeIds(node, 'in', l));
+  return alongDir(dir, (d) => store.incidentEdgeIds(node, d, label ?? undefined));
 }
 
 /** The union of two ascending distinct lists, ascending and distinct. */

@@ -35,11 +35,7 @@ export function scanOf(node: PlanNode): ScanSpec | null {
     case 'where':
       return extend(node.input, node.predicate);
     case 'has':
-      return extend(node.input, {
-        p: 'compare', op: 'eq', path: node.path,
-        left: { e: 'property', name: node.property, path: `${node.path}.property` },
-        right: { e: 'constant', value: node.value, path: `${node.path}.value` },
-      });
+      return extend(node.input, hasPredicate(node));
     case 'has_label':
       return extend(node.input, {
         p: 'compare', op: 'eq', path: node.path,
@@ -47,10 +43,23 @@ export function scanOf(node: PlanNode): ScanSpec | null {
         right: { e: 'constant', value: node.label, path: `${node.path}.label` },
       });
     case 'has_key':
-      return extend(node.input, { p: 'has_key', property: node.property, path: node.path });
+      return extend(node.input, hasKeyPredicate(node));
     default:
       return null;
   }
+}
+
+/** `has(property, value)` as the predicate it means: property == value. */
+export function hasPredicate(node: Extract<PlanNode, { op: 'has' }>): Predicate {
+  return {
+    p: 'compare', op: 'eq', path: node.path,
+    left: { e: 'property', name: node.property, path: `${node.path}.property` },
+    right: { e: 'constant', value: node.value, path: `${node.path}.value` },
+  };
+}
+
+export function hasKeyPredicate(node: Extract<PlanNode, { op: 'has_key' }>): Predicate {
+  return { p: 'has_key', property: node.property, path: node.path };
 }
 
 function extend(input: PlanNode, predicate: Predicate): ScanSpec | null {
