@@ -3,13 +3,13 @@
  * whatever transaction is current: the write transaction inside `Store.write`, otherwise
  * the thread's read snapshot that `Store.read` renewed.
  *
- * A write batch (GraphWriteView) keeps edge blocks, adjacency tails and column chunks in
+ * A write batch (GraphWriteView) keeps edge blocks, adjacency appends and column chunks in
  * memory and writes each once when it finishes; its own reads of that data first write
  * out what they would read, so a batch always sees its own writes.
  */
 import type { Database } from 'lmdb';
 import type { ValueObject } from '../value.js';
-import { AdjacencyEdits, AdjacencyReader, type AdjacencyDb, type Pairs } from './adjacency.js';
+import { AdjacencyEdits, AdjacencyReader, type BlockDb, type ListDb, type Pairs } from './adjacency.js';
 import { ChunkCache, ColumnEdits, ColumnReader, SlotCache, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
 import { BatchDictionary, Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type EdgeDb, type StoredEdge } from './edge-blocks.js';
@@ -20,7 +20,8 @@ import type { Adjacent, Direction, EdgeRecord, GraphReader, GraphWriter, NodeRec
 export interface Dbs {
   readonly nodes: Database<StoredNode, Buffer>;
   readonly columns: ColumnDb;
-  readonly adjacency: AdjacencyDb;
+  readonly adjacency: BlockDb;
+  readonly adjacencyLists: ListDb;
   readonly edges: EdgeDb;
   readonly dictionary: Database<string | number, string>;
   readonly meta: Database<number, string>;
@@ -61,7 +62,7 @@ export class GraphReadView implements GraphReader {
     /** Decoded column chunks of this thread; write batches read the database directly. */
     cache: ChunkCache | null,
   ) {
-    this.adjacency = new AdjacencyReader(dbs.adjacency);
+    this.adjacency = new AdjacencyReader(dbs.adjacency, dbs.adjacencyLists);
     this.edgeReader = new EdgeReader(dbs.edges);
     this.columnReader = new ColumnReader(dbs.columns, dbs.meta, cache);
   }
@@ -231,7 +232,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     const batchDict = new BatchDictionary(shared, ids.next);
     super(dbs, batchDict, null);
     this.batchDict = batchDict;
-    this.adjacencyEdits = new AdjacencyEdits(dbs.adjacency, this.adjacency);
+    this.adjacencyEdits = new AdjacencyEdits(dbs.adjacency, dbs.adjacencyLists);
     this.edgeEdits = new EdgeEdits(dbs.edges);
     this.columnEdits = new ColumnEdits(dbs.columns, dbs.meta, this.columnReader, slots, newVersion);
   }
@@ -279,12 +280,12 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   }
 
   protected override list(node: number, dir: Dir, labelId: number): Pairs {
-    this.adjacencyEdits.flushList(node, dir, labelId);
+    this.adjacencyEdits.flush();
     return super.list(node, dir, labelId);
   }
 
   protected override lists(node: number, dir: Dir): { labelId: number; pairs: Pairs }[] {
-    this.adjacencyEdits.flushList(node, dir);
+    this.adjacencyEdits.flush();
     return super.lists(node, dir);
   }
 

@@ -94,3 +94,16 @@ export function greatestLeadingU64(db: { getKeys(options: { reverse: boolean; li
   for (const key of db.getKeys({ reverse: true, limit: 1 })) return readU64(key, 0);
   return -1;
 }
+
+const BLOCK_SCRATCH = Buffer.allocUnsafe(13);
+
+/** Node block key [block][dir][labelId] (adjacency.ts), in the shared scratch buffer. */
+export function scratchBlockKey(block: number, dir: Dir, labelId: number): Buffer {
+  writeU64(BLOCK_SCRATCH, 0, block);
+  BLOCK_SCRATCH[8] = dir;
+  BLOCK_SCRATCH.writeUInt32BE(labelId, 9);
+  return BLOCK_SCRATCH;
+}
+
+/** Label id of a node block key. */
+export const blockKeyLabel = (key: Uint8Array): number => (key as Buffer).readUInt32BE(9);

@@ -1,28 +1,32 @@
 /**
- * Sub-database names, key shapes and block sizes of the storage layout (format 2).
+ * Sub-database names, key shapes and block sizes of the storage layout (format 3).
  *
  * The layout is shaped by what LMDB charges for: every put copies the B-tree pages it
  * touches, so the cost of a write batch grows with the number of distinct pages, not
- * bytes. Edges therefore live in blocks of 256 and adjacency in per-list chunks that a
- * batch rewrites once, instead of four random keys per edge; node properties also live in
- * column chunks of 1024 nodes, so a filtered scan reads a few chunks instead of every record.
+ * bytes. Edges therefore live in blocks of 256 and adjacency in blocks of 32 nodes' lists
+ * that a batch rewrites once, instead of four random keys per edge; node properties also
+ * live in column chunks of 1024 nodes, so a filtered scan reads a few chunks instead of
+ * every record.
  *
  * - `nodes`: node id (u64 BE) -> msgpack [labelId, props]; the source of truth for a node.
  * - `node_columns`: [propertyId u32 BE][block u64 BE] -> column chunk (columns.ts). Property
  *   id 0 is the label column: the label id of every node of the block, 0 where none.
- * - `adjacency`: [node u64 BE][dir u8][labelId u32 BE][chunk u32 BE] -> (other, edge) pairs
- *   in edge id order (adjacency.ts).
+ * - `adjacency`: [block u64 BE][dir u8][labelId u32 BE] -> the lists of the block's 32 nodes
+ *   in that direction and label, (other, edge) pairs in edge id order (adjacency-blocks.ts).
+ * - `adjacency_lists`: [node u64 BE][dir u8][labelId u32 BE][chunk u32 BE] -> the pairs of
+ *   a list longer than 128, in chunks (adjacency-lists.ts).
  * - `edge_blocks`: block (u64 BE) -> 256 edge records (edge-blocks.ts).
  * - `dictionary`: label and property names <-> small ids (dictionary.ts).
  * - `meta`: format version, id counters, element counts.
  */
 
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 export const DB = {
   nodes: 'nodes',
   columns: 'node_columns',
   adjacency: 'adjacency',
+  adjacencyLists: 'adjacency_lists',
   edges: 'edge_blocks',
   dictionary: 'dictionary',
   meta: 'meta',
@@ -44,7 +48,11 @@ export const META = {
 export const COLUMN_BLOCK = 1024;
 /** Edges per edge block. */
 export const EDGE_BLOCK = 256;
-/** Entries per adjacency chunk before a list starts a new chunk. */
+/** Nodes per adjacency block (at most 32: a u32 marks which lists live on their own). */
+export const ADJACENCY_BLOCK = 32;
+/** Pairs a list keeps in its node block; a longer list moves to `adjacency_lists`. */
+export const ADJACENCY_BLOCK_LIST = 128;
+/** Pairs per chunk of a list in `adjacency_lists`. */
 export const ADJACENCY_CHUNK = 1024;
 /** The property id of the label column; real property ids start at 1, label ids at 1. */
 export const LABEL_COLUMN = 0;

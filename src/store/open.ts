@@ -167,6 +167,7 @@ function openDbs(env: RootDatabase, path: string): Dbs {
     nodes: sub(DB.nodes, 'records'),
     columns: sub(DB.columns, 'binary'),
     adjacency: sub(DB.adjacency, 'binary'),
+    adjacencyLists: sub(DB.adjacencyLists, 'binary'),
     edges: sub(DB.edges, 'binary'),
     dictionary: sub(DB.dictionary, 'plain'),
     meta: sub(DB.meta, 'plain'),

@@ -1,0 +1,90 @@
+/**
+ * Node blocks: the adjacency lists of ADJACENCY_BLOCK consecutive nodes, for one
+ * direction and label, in one value under [block u64][dir u8][labelId u32]. A write
+ * batch that appends to many lists (a load) then writes one value per block instead of
+ * one per list: LMDB's cost is per put and per page, and a 100k-node graph has 6k blocks
+ * per label, not 200k lists.
+ *
+ * Value (little-endian u32 words, then f64 pairs):
+ *   word 0: slot count (ADJACENCY_BLOCK)
+ *   word 1: large-list mask: bit s set means slot s's list lives in adjacency-lists.ts
+ *   words 2..2+slots: ends[s], the pair index where slot s's pairs end (start: ends[s-1], or 0)
+ *   then (other, edge) f64 pairs, slot by slot, each slot's in edge id order.
+ * Building uses typed-array views, so it assumes a little-endian machine, as the pairs do.
+ */
+import { ADJACENCY_BLOCK } from './layout.js';
+import { decodePairs, scratch, type Pairs } from './pairs.js';
+
+/** Header bytes: two words and the ends; a multiple of 8, so pairs stay aligned. */
+export const BLOCK_HEADER = 8 + 4 * ADJACENCY_BLOCK;
+const HEADER_WORDS = BLOCK_HEADER / 4;
+
+export const blockOf = (node: number): number => Math.floor(node / ADJACENCY_BLOCK);
+export const slotOf = (node: number): number => node % ADJACENCY_BLOCK;
+
+export function largeMask(value: Uint8Array): number {
+  return (value as Buffer).readUInt32LE(4);
+}
+
+export const isLarge = (mask: number, slot: number): boolean => ((mask >>> slot) & 1) === 1;
+
+/** Pair index range [start, end) of a slot. */
+export function slotStart(value: Uint8Array, slot: number): number {
+  return slot === 0 ? 0 : (value as Buffer).readUInt32LE(8 + 4 * (slot - 1));
+}
+
+export function slotEnd(value: Uint8Array, slot: number): number {
+  return (value as Buffer).readUInt32LE(8 + 4 * slot);
+}
+
+/** A slot's inline pairs, copied out. */
+export function slotPairs(value: Uint8Array, slot: number): Pairs {
+  return decodePairs(value, BLOCK_HEADER + slotStart(value, slot) * 16, BLOCK_HEADER + slotEnd(value, slot) * 16);
+}
+
+/**
+ * Builds a block value in the shared scratch buffer: for each slot not in `mask`, the
+ * pairs of `old` (when given, the slot was inline there and is not `replaced`) then
+ * `count(s)` more that `write` puts from double index `at` on. Returns the value's bytes,
+ * valid until the next build.
+ */
+export function buildBlock(
+  old: Uint8Array | undefined,
+  mask: number,
+  count: (slot: number) => number,
+  write: (slot: number, doubles: Float64Array, at: number) => void,
+  replaced = -1,
+): Buffer {
+  // Without an old block every slot counts as large there: nothing inline to copy.
+  let oldMask = old === undefined ? -1 : largeMask(old);
+  if (replaced >= 0) oldMask |= 1 << replaced;
+  let total = 0;
+  for (let s = 0; s < ADJACENCY_BLOCK; s++) {
+    if (isLarge(mask, s)) continue;
+    if (!isLarge(oldMask, s)) total += slotEnd(old!, s) - slotStart(old!, s);
+    total += count(s);
+  }
+  const size = BLOCK_HEADER + total * 16;
+  const out = scratch(size);
+  out.words[0] = ADJACENCY_BLOCK;
+  out.words[1] = mask;
+  let at = 0;
+  for (let s = 0; s < ADJACENCY_BLOCK; s++) {
+    if (!isLarge(mask, s)) {
+      if (!isLarge(oldMask, s)) {
+        const start = slotStart(old!, s);
+        const end = slotEnd(old!, s);
+        out.bytes.set(old!.subarray(BLOCK_HEADER + start * 16, BLOCK_HEADER + end * 16), BLOCK_HEADER + at * 16);
+        at += end - start;
+      }
+      const n = count(s);
+      if (n > 0) write(s, out.doubles, HEADER_WORDS / 2 + at * 2);
+      at += n;
+    }
+    out.words[2 + s] = at;
+  }
+  return out.bytes.subarray(0, size);
+}
+
+/** True when a block value holds no pair and no large list (it can be deleted). */
+export const isEmptyBlock = (value: Uint8Array): boolean => value.length === BLOCK_HEADER && largeMask(value) === 0;
