@@ -9,6 +9,7 @@ import { LIMITS } from '../plan/limits.js';
 import type { GraphReader, GraphWriter } from '../store/types.js';
 import { isValueObject, type Value, type ValueObject } from '../value.js';
 import { bulkInsertOf, GENERIC } from './bulk.js';
+import { rowObject, tableOf } from '../wire/row-table.js';
 import { Exec } from './context.js';
 import { encodeResponse } from './encode.js';
 import { materialize, sizeOf, type Flow } from './flow.js';
@@ -55,26 +56,37 @@ function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previ
   const bulk = bulkInsertOf(entry, x.trackPath);
   let element: ValueObject = {};
   // Each element's fields shadow same-named parameters; the array itself is hidden.
-  const lookup = (name: string): Value | undefined =>
-    Object.hasOwn(element, name) ? element[name] : name === entry.param ? undefined : outer.get(name);
+  const outerLookup = (name: string): Value | undefined => (name === entry.param ? undefined : outer.get(name));
+  const lookup = (name: string): Value | undefined => (Object.hasOwn(element, name) ? element[name] : outerLookup(name));
+  // Rows that came as a table run the bulk insert on its columns; the array is never built.
+  const table = bulk === null ? undefined : tableOf(list);
+  const tableRow = table === undefined ? null : bulk!.bindTable(table, outerLookup);
+  const length = table === undefined ? list.length : table.length;
   // What the fast path did with the last element, or GENERIC when the generic path ran it.
   let bulkLast = GENERIC;
-  list.forEach((item: Value, i) => {
-    if (!isValueObject(item)) throw new GraphError('invalid_query', `${path}: element ${i} of "${entry.param}" is not an object`);
+  for (let i = 0; i < length; i++) {
+    const item: Value = tableRow === null ? list[i]! : null;
+    if (tableRow === null && !isValueObject(item)) throw new GraphError('invalid_query', `${path}: element ${i} of "${entry.param}" is not an object`);
     if (++x.loopIterations > LIMITS.maxLoopIterations) {
       throw new GraphError('limit_exceeded', `${path}: for_each loops may run at most ${LIMITS.maxLoopIterations} iterations per request`);
     }
-    element = item;
-    bulkLast = bulk === null ? GENERIC : bulk.run(x, lookup);
-    if (bulkLast !== GENERIC) return;
+    if (tableRow !== null) {
+      bulkLast = tableRow(x, i);
+      if (bulkLast !== GENERIC) continue;
+      element = rowObject(table!, i);
+    } else {
+      element = item as ValueObject;
+      bulkLast = bulk === null ? GENERIC : bulk.run(x, lookup);
+      if (bulkLast !== GENERIC) continue;
+    }
     x.params.clear();
     for (const [k, v] of outer) if (k !== entry.param) x.params.set(k, v);
-    for (const key in item) x.params.set(key, item[key] as Value);
+    for (const key in element) x.params.set(key, element[key] as Value);
     last = runEntries(x, entry.body);
-  });
+  }
   x.params.clear();
   for (const [k, v] of outer) x.params.set(k, v);
-  if (list.length === 0) return { t: 'rows', rows: [], folded: false, showPath: false, showSack: false };
+  if (length === 0) return { t: 'rows', rows: [], folded: false, showPath: false, showSack: false };
   return bulk !== null && bulkLast !== GENERIC ? bulk.result(bulkLast) : last;
 }
 

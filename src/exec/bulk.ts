@@ -11,6 +11,7 @@ import type { PropertyInput } from '../plan/expr.js';
 import type { AddEOp, AddNOp, Assignments } from '../plan/ops.js';
 import type { Entry } from '../plan/batch.js';
 import { SAFE_I64, type Value, type ValueObject } from '../value.js';
+import { cellValue, type RowTable } from '../wire/row-table.js';
 import { setOwn } from '../wire/values.js';
 import type { Exec } from './context.js';
 import { EMPTY_ROWS, rowFlow, type Flow } from './flow.js';
@@ -31,8 +32,56 @@ export interface BulkInsert {
    * yields no element (a missing source), or GENERIC when the generic path must run it.
    */
   run(x: Exec, lookup: Lookup): number;
+  /**
+   * `run` for the rows of a table (wire/row-table.ts), with the columns looked up once:
+   * returns what `run` would for row i. Names that are not columns come from `outer`.
+   */
+  bindTable(table: RowTable, outer: Lookup): (x: Exec, i: number) => number;
   /** The flow the body's last run yields (for_each's result), from what `run` returned last. */
   result(created: number): Flow;
+}
+
+/** Reads a name of a table row: its column, else the outer lookup. */
+type CellReader = (i: number) => Value | undefined;
+
+function cellReader(table: RowTable, name: string, outer: Lookup): CellReader {
+  const c = table.keys.indexOf(name);
+  if (c < 0) {
+    const value = outer(name);
+    return () => value;
+  }
+  return (i) => cellValue(table, c, i);
+}
+
+/** A node id of a table row: an int column is read as numbers, without a bigint per row. */
+function idReader(table: RowTable, name: string, outer: Lookup): (i: number) => number | undefined {
+  const col = table.columns[table.keys.indexOf(name)];
+  if (col?.kind === 'int') {
+    const values = col.values;
+    return (i) => (values[i]! >= 0 ? values[i]! : undefined);
+  }
+  const cell = cellReader(table, name, outer);
+  return (i) => plainId(cell(i));
+}
+
+/** Property inputs read from a table row (literals and constants fixed). */
+function tableProperties(assignments: Assignments, table: RowTable, outer: Lookup): (i: number, props: ValueObject) => ValueObject | undefined {
+  const readers = assignments.map(([key, input]): [string, CellReader] => {
+    if (input.kind === 'value') return [key, () => input.value];
+    if (input.expr.e === 'constant') {
+      const value = input.expr.value;
+      return [key, () => value];
+    }
+    return [key, cellReader(table, (input.expr as { name: string }).name, outer)];
+  });
+  return (i, props) => {
+    for (const [key, read] of readers) {
+      const value = read(i);
+      if (value === undefined) return undefined;
+      setOwn(props, key, value);
+    }
+    return props;
+  };
 }
 
 const simple = (input: PropertyInput) => input.kind === 'value' || input.expr.e === 'param' || input.expr.e === 'constant';
@@ -67,22 +116,33 @@ function addNodes(node: AddNOp): BulkInsert {
       if (props === undefined) return GENERIC;
       return x.writable.createNode(node.label, props);
     },
+    bindTable(table, outer) {
+      const read = tableProperties(node.properties, table, outer);
+      return (x, i) => {
+        const props = read(i, reused);
+        return props === undefined ? GENERIC : x.writable.createNode(node.label, props);
+      };
+    },
     result: (id) => (id < 0 ? EMPTY_ROWS : rowFlow([new Row(NODE, id)])),
   };
 }
 
 function addEdges(node: AddEOp, fromParam: string, toParam: string): BulkInsert {
   const reused: ValueObject = {};
+  const create = (x: Exec, from: number | undefined, to: number | undefined, props: ValueObject | undefined): number => {
+    if (from === undefined || to === undefined || props === undefined) return GENERIC;
+    // As in the generic path: a missing source yields nothing, a missing target is an error.
+    if (!x.store.hasNode(from)) return NOTHING;
+    if (!x.store.hasNode(to)) throw new GraphError('node_not_found', `${node.path}.to: node ${to} does not exist`);
+    return x.writable.createEdge(node.label, from, to, props);
+  };
   return {
-    run(x, lookup) {
-      const from = plainId(lookup(fromParam));
-      const to = plainId(lookup(toParam));
-      const props = properties(node.properties, lookup, reused);
-      if (from === undefined || to === undefined || props === undefined) return GENERIC;
-      // As in the generic path: a missing source yields nothing, a missing target is an error.
-      if (!x.store.hasNode(from)) return NOTHING;
-      if (!x.store.hasNode(to)) throw new GraphError('node_not_found', `${node.path}.to: node ${to} does not exist`);
-      return x.writable.createEdge(node.label, from, to, props);
+    run: (x, lookup) => create(x, plainId(lookup(fromParam)), plainId(lookup(toParam)), properties(node.properties, lookup, reused)),
+    bindTable(table, outer) {
+      const from = idReader(table, fromParam, outer);
+      const to = idReader(table, toParam, outer);
+      const read = tableProperties(node.properties, table, outer);
+      return (x, i) => create(x, from(i), to(i), read(i, reused));
     },
     result: (id) => (id < 0 ? EMPTY_ROWS : rowFlow([new Row(EDGE, id)])),
   };

@@ -5,6 +5,8 @@
 import { Packr } from 'msgpackr';
 import type { QueryPlan } from '../plan/batch.js';
 import { PACKR_OPTIONS, registerValueExtensions } from '../value-msgpack.js';
+import type { Value } from '../value.js';
+import { tableArray, tabulate, type RowTable } from '../wire/row-table.js';
 import type { PlanMessage } from './messages.js';
 
 registerValueExtensions();
@@ -18,10 +20,20 @@ export function decodeMessage<T>(bytes: Uint8Array): T {
   return packr.unpack(bytes) as T;
 }
 
+/** A plan for the writer: arrays of uniform rows (bulk loads) travel as row tables. */
 export function toPlanMessage(plan: QueryPlan): PlanMessage {
-  return { type: plan.type, queryName: plan.queryName, batch: plan.batch, params: [...plan.params] };
+  const params: [string, Value][] = [];
+  const tables: [string, RowTable][] = [];
+  for (const [name, value] of plan.params) {
+    const table = tabulate(value);
+    if (table === null) params.push([name, value]);
+    else tables.push([name, table]);
+  }
+  return { type: plan.type, queryName: plan.queryName, batch: plan.batch, params, tables };
 }
 
 export function fromPlanMessage(message: PlanMessage): QueryPlan {
-  return { type: message.type, queryName: message.queryName, batch: message.batch, params: new Map(message.params) };
+  const params = new Map(message.params);
+  for (const [name, table] of message.tables) params.set(name, tableArray(table));
+  return { type: message.type, queryName: message.queryName, batch: message.batch, params };
 }

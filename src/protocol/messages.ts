@@ -6,13 +6,18 @@
 import type { ErrorBody } from '../errors.js';
 import type { Batch, RequestType } from '../plan/batch.js';
 import type { Value } from '../value.js';
+import type { RowTable } from '../wire/row-table.js';
 
-/** A QueryPlan in transit: parameters as entries (msgpack maps would decode as objects). */
+/**
+ * A QueryPlan in transit: parameters as entries (msgpack maps would decode as objects),
+ * arrays of uniform rows as row tables (wire/row-table.ts).
+ */
 export interface PlanMessage {
   readonly type: RequestType;
   readonly queryName: string | null;
   readonly batch: Batch;
   readonly params: readonly (readonly [string, Value])[];
+  readonly tables: readonly (readonly [string, RowTable])[];
 }
 
 export type Reply = { readonly ok: true; readonly body: string } | { readonly ok: false; readonly error: ErrorBody };
