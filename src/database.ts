@@ -5,7 +5,8 @@
  */
 import { errorReply, GraphError, toErrorBody } from './errors.js';
 import { checkOptionsForRequestType, type PipelineOptions } from './request-options.js';
-import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson } from './json.js';
+import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson, type ParseJsonOptions } from './json.js';
+import { MIN_TABLE_ROWS, tableArray, type RowTable } from './wire/row-table.js';
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan } from './plan/validate.js';
 import { decodeRequest } from './wire/request.js';
@@ -14,15 +15,18 @@ import { LIMITS } from './plan/limits.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
 
+/** Bulk-load rows in a request are parsed as row tables (wire/row-table.ts). */
+const REQUEST_JSON: ParseJsonOptions = { tables: { minRows: MIN_TABLE_ROWS, make: (table) => tableArray(table as RowTable) } };
+
 /** Request text, bytes, or (embedded callers) a plain object, to a validated plan. */
 export function preparePlan(request: string | Uint8Array | object): QueryPlan {
   let json: unknown;
   try {
-    if (typeof request === 'string') json = parseJson(request);
-    else if (request instanceof Uint8Array) json = parseJsonBytes(request);
+    if (typeof request === 'string') json = parseJson(request, REQUEST_JSON);
+    else if (request instanceof Uint8Array) json = parseJsonBytes(request, REQUEST_JSON);
     // A JS object has lost the integer/float token distinction; a round trip through
     // our JSON text restores "integer-valued numbers are integers".
-    else json = parseJson(stringifyJson(request));
+    else json = parseJson(stringifyJson(request), REQUEST_JSON);
   } catch (err) {
     if (err instanceof GraphError) throw err;
     if (err instanceof JsonSyntaxError && err.tooDeep) throw new GraphError('limit_exceeded', `JSON ${err.message}`);

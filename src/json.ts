@@ -32,7 +32,26 @@ export class JsonSyntaxError extends Error {
 export interface ParseJsonOptions {
   /** Deepest allowed nesting of arrays and objects; 255 by default, at most 1000. */
   maxDepth?: number;
+  /**
+   * Arrays of at least `minRows` flat objects with the same keys in the same order (the rows
+   * of a bulk load) are parsed column by column, without an object or a bigint per row, and
+   * `make` turns each such table into the value that stands for the array.
+   */
+  tables?: { readonly minRows: number; readonly make: (table: ParsedTable) => unknown };
 }
+
+/**
+ * An array of flat rows, column by column: integer tokens of at most 15 digits and
+ * fraction/exponent tokens as doubles while a column holds only one of those kinds, any
+ * other column as the values the parser would give.
+ */
+export interface ParsedTable {
+  readonly length: number;
+  readonly keys: readonly string[];
+  readonly columns: readonly ParsedColumn[];
+}
+
+export type ParsedColumn = { readonly kind: 'int' | 'float'; readonly values: Float64Array } | { readonly kind: 'any'; readonly values: unknown[] };
 
 const DEFAULT_MAX_DEPTH = 255;
 // Each nesting level is one recursive call; this bound keeps far below Node's stack limit.
@@ -44,6 +63,7 @@ let src = '';
 let pos = 0;
 let end = 0;
 let depthLimit = DEFAULT_MAX_DEPTH;
+let tables: ParseJsonOptions['tables'] | undefined;
 
 export function parseJson(text: string, options?: ParseJsonOptions): unknown {
   if (!(text as unknown as WellFormed).isWellFormed()) {
@@ -80,6 +100,7 @@ function parseWellFormed(text: string, options: ParseJsonOptions | undefined): u
   pos = 0;
   end = text.length;
   depthLimit = maxDepth;
+  tables = options?.tables;
   try {
     skipWhitespace();
     const value = parseValue(0);
@@ -88,6 +109,7 @@ function parseWellFormed(text: string, options: ParseJsonOptions | undefined): u
     return value;
   } finally {
     src = ''; // do not keep a large request body alive
+    tables = undefined;
   }
 }
 
@@ -159,7 +181,7 @@ function parseObject(depth: number): Record<string, unknown> {
   }
 }
 
-function parseArray(depth: number): unknown[] {
+function parseArray(depth: number): unknown {
   if (depth > depthLimit) throw tooDeep();
   pos++;
   const arr: unknown[] = [];
@@ -167,6 +189,10 @@ function parseArray(depth: number): unknown[] {
   if (src.charCodeAt(pos) === 0x5d) {
     pos++;
     return arr;
+  }
+  if (tables !== undefined && src.charCodeAt(pos) === 0x7b) {
+    const table = tryTable(depth);
+    if (table !== null) return tables.make(table);
   }
   for (;;) {
     arr.push(parseValue(depth));
@@ -303,7 +329,24 @@ const SMALL_INTS: (bigint | undefined)[] = new Array<bigint | undefined>(INTERNE
 const MAX_INTEGER_DIGITS = 400;
 const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
+/**
+ * Set by scanNumber: the token was an integer, and it had more than 15 digits (then the
+ * double it returned is not exact and the caller reads the token again).
+ */
+let scannedInt = false;
+let scannedLong = false;
+
 function parseNumber(): number | bigint {
+  const start = pos;
+  const value = scanNumber();
+  if (!scannedInt) return value;
+  if (scannedLong) return BigInt(src.slice(start, pos));
+  if (value <= 0) return BigInt(value); // BigInt(-0) is 0n, as wanted for `-0`
+  return value < INTERNED ? (SMALL_INTS[value] ??= BigInt(value)) : BigInt(value);
+}
+
+/** A number token as a double; scannedInt and scannedLong say what kind of token it was. */
+function scanNumber(): number {
   const start = pos;
   let c = src.charCodeAt(pos);
   const negative = c === 0x2d;
@@ -328,10 +371,11 @@ function parseNumber(): number | bigint {
     // megabyte of digits, on the thread that parses requests). 400 digits cover every
     // finite double written as an integer; nothing longer can be a valid value.
     if (digits > MAX_INTEGER_DIGITS) throw fail(start, `integer token with ${digits} digits (at most ${MAX_INTEGER_DIGITS})`);
-    if (digits > 15) return BigInt(src.slice(start, pos));
-    if (negative) return BigInt(-m); // BigInt(-0) is 0n, as wanted for `-0`
-    return m < INTERNED ? (SMALL_INTS[m] ??= BigInt(m)) : BigInt(m);
+    scannedInt = true;
+    scannedLong = digits > 15;
+    return negative ? -m : m;
   }
+  scannedInt = false;
   let scale = 0;
   if (c === 0x2e) {
     c = src.charCodeAt(++pos);
@@ -367,6 +411,134 @@ function parseNumber(): number | bigint {
   const value = Number(src.slice(start, pos));
   if (!Number.isFinite(value)) throw fail(start, 'number out of range');
   return value;
+}
+
+/** One column of a table being parsed: typed while its values allow, then values. */
+class ColumnBuilder {
+  kind: 'new' | 'int' | 'float' | 'any' = 'new';
+  doubles = new Float64Array(1024);
+  n = 0;
+  values: unknown[] = [];
+
+  number(d: number, int: boolean): void {
+    const kind = int ? 'int' : 'float';
+    if (this.kind === 'new') this.kind = kind;
+    if (this.kind === kind) {
+      if (this.n === this.doubles.length) {
+        const grown = new Float64Array(this.n * 2);
+        grown.set(this.doubles);
+        this.doubles = grown;
+      }
+      this.doubles[this.n++] = d + 0; // -0 as an integer token is 0
+    } else {
+      this.value(int ? BigInt(d) : d);
+    }
+  }
+
+  value(v: unknown): void {
+    if (this.kind !== 'any') {
+      const ints = this.kind === 'int';
+      this.values = Array.from(this.doubles.subarray(0, this.n), (d) => (ints ? BigInt(d) : d));
+      this.kind = 'any';
+    }
+    this.values.push(v);
+  }
+
+  finish(): ParsedColumn {
+    if (this.kind === 'any' || this.kind === 'new') return { kind: 'any', values: this.values };
+    return { kind: this.kind, values: this.doubles.slice(0, this.n) };
+  }
+}
+
+/** Parses one scalar into a column; false for a nested value (not a flat row). */
+function scanCell(column: ColumnBuilder): boolean {
+  const c = src.charCodeAt(pos);
+  if (c === 0x22) {
+    column.value(parseString());
+  } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+    const start = pos;
+    const d = scanNumber();
+    if (scannedInt && scannedLong) column.value(BigInt(src.slice(start, pos)));
+    else column.number(d, scannedInt);
+  } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
+    column.value(parseValue(0));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The array at pos (just past its `[`, at a `{`) as a table, or null with pos where it was
+ * when the array is not one: too short, rows that differ, a nested value, or anything the
+ * ordinary parser would reject (it parses the array again and reports the error).
+ */
+function tryTable(depth: number): ParsedTable | null {
+  const start = pos;
+  let table: ParsedTable | null = null;
+  try {
+    table = scanTable(depth);
+  } catch (err) {
+    if (!(err instanceof JsonSyntaxError)) throw err;
+  }
+  if (table === null) pos = start;
+  return table;
+}
+
+function scanTable(depth: number): ParsedTable | null {
+  if (depth + 1 > depthLimit) return null;
+  const keys: string[] = [];
+  const columns: ColumnBuilder[] = [];
+  // The first row names the keys.
+  pos++;
+  skipWhitespace();
+  for (;;) {
+    if (src.charCodeAt(pos) !== 0x22) return null;
+    const key = parseKey();
+    if (keys.includes(key)) return null;
+    skipWhitespace();
+    if (src.charCodeAt(pos) !== 0x3a) return null;
+    pos++;
+    skipWhitespace();
+    const column = new ColumnBuilder();
+    if (!scanCell(column)) return null;
+    keys.push(key);
+    columns.push(column);
+    skipWhitespace();
+    const c = src.charCodeAt(pos++);
+    if (c === 0x7d) break;
+    if (c !== 0x2c) return null;
+    skipWhitespace();
+  }
+  let rows = 1;
+  for (;;) {
+    skipWhitespace();
+    const c = src.charCodeAt(pos++);
+    if (c === 0x5d) break;
+    if (c !== 0x2c) return null;
+    skipWhitespace();
+    if (src.charCodeAt(pos++) !== 0x7b) return null;
+    for (let k = 0; k < keys.length; k++) {
+      skipWhitespace();
+      if (k > 0) {
+        if (src.charCodeAt(pos++) !== 0x2c) return null;
+        skipWhitespace();
+      }
+      // The same key, written the same way (a key written with escapes takes the slow path).
+      const key = keys[k]!;
+      if (src.charCodeAt(pos) !== 0x22 || !src.startsWith(key, pos + 1) || src.charCodeAt(pos + 1 + key.length) !== 0x22) return null;
+      pos += key.length + 2;
+      skipWhitespace();
+      if (src.charCodeAt(pos++) !== 0x3a) return null;
+      skipWhitespace();
+      if (!scanCell(columns[k]!)) return null;
+    }
+    skipWhitespace();
+    if (src.charCodeAt(pos++) !== 0x7d) return null;
+    rows++;
+  }
+  if (rows < tables!.minRows) return null;
+  return { length: rows, keys, columns: columns.map((c) => c.finish()) };
 }
 
 function expectWord(word: string): void {

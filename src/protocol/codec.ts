@@ -6,7 +6,7 @@ import { Packr } from 'msgpackr';
 import type { QueryPlan } from '../plan/batch.js';
 import { PACKR_OPTIONS, registerValueExtensions } from '../value-msgpack.js';
 import type { Value } from '../value.js';
-import { tableArray, tabulate, type RowTable } from '../wire/row-table.js';
+import { tableArray, tableOf, tabulate, type RowTable } from '../wire/row-table.js';
 import type { PlanMessage } from './messages.js';
 
 registerValueExtensions();
@@ -25,7 +25,7 @@ export function toPlanMessage(plan: QueryPlan): PlanMessage {
   const params: [string, Value][] = [];
   const tables: [string, RowTable][] = [];
   for (const [name, value] of plan.params) {
-    const table = tabulate(value);
+    const table = tableOf(value) ?? tabulate(value);
     if (table === null) params.push([name, value]);
     else tables.push([name, table]);
   }

@@ -10,7 +10,6 @@
  * array gets the very rows (built on first use), so nothing else needs to know tables.
  */
 import { isValueObject, type Value, type ValueObject } from '../value.js';
-import { setOwn } from './values.js';
 
 /** One column: i64 values within ±(2^53 - 1) or f64 values as doubles, anything else as values. */
 export type Column =
@@ -72,7 +71,8 @@ export function cellValue(table: RowTable, c: number, i: number): Value {
 /** Row `i` as the object it was. */
 export function rowObject(table: RowTable, i: number): ValueObject {
   const row: ValueObject = {};
-  table.keys.forEach((key, c) => setOwn(row, key, cellValue(table, c, i)));
+  // defineProperty keeps a key named "__proto__" an own member, as the parser does.
+  table.keys.forEach((key, c) => Object.defineProperty(row, key, { value: cellValue(table, c, i), enumerable: true, writable: true, configurable: true }));
   return row;
 }
 

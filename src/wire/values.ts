@@ -5,6 +5,7 @@
 import { DateTime, I64_MAX, I64_MIN, type Value, type ValueObject } from '../value.js';
 import { MAX_DATE_MS, parseRfc3339 } from '../datetime.js';
 import { describe, fail, isObject, tagged, type Field } from './schema.js';
+import { tableOf, type RowTable } from './row-table.js';
 
 const F32_MAX = 3.4028234663852886e38;
 
@@ -114,6 +115,21 @@ export const untypedValue: Field<Value> = (json, path) => {
   return fail(path + problem.at, problem.msg);
 };
 
+/** A row table's cells (wire/row-table.ts), in the order the rows' members would be checked. */
+function tableProblem(table: RowTable): { at: string; msg: string } | null {
+  if (table.length > 0 && table.keys.includes('__proto__')) return { at: '[0]', msg: PROTO_KEY };
+  for (let i = 0; i < table.length; i++) {
+    for (let c = 0; c < table.keys.length; c++) {
+      const column = table.columns[c]!;
+      // Typed columns hold i64 values within ±2^53 and finite doubles: nothing to check.
+      if (column.kind !== 'any') continue;
+      const p = untypedProblem(column.values[i]);
+      if (p !== null) return { at: `[${i}].${table.keys[c]}${p.at}`, msg: p.msg };
+    }
+  }
+  return null;
+}
+
 function untypedProblem(json: unknown): { at: string; msg: string } | null {
   switch (typeof json) {
     case 'boolean':
@@ -125,6 +141,8 @@ function untypedProblem(json: unknown): { at: string; msg: string } | null {
       return Number.isFinite(json) ? null : { at: '', msg: NOT_FINITE };
     case 'object': {
       if (json === null) return null;
+      const table = tableOf(json as Value);
+      if (table !== undefined) return tableProblem(table);
       if (Array.isArray(json)) {
         for (let i = 0; i < json.length; i++) {
           const p = untypedProblem(json[i]);
