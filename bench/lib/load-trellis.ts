@@ -10,9 +10,9 @@ import { generateEdges, userProps, type DatasetSize } from './dataset.js';
 export const NODE_BATCH = 100_000;
 export const EDGE_BATCH = 250_000;
 /**
- * Rows per load request through the embedded API, which has no body limit: larger
- * batches mean fewer transactions, and each transaction rewrites the adjacency lists it
- * touches once (docs/benchmarks.md).
+ * Rows per load request through the embedded API, which has no body limit: one request
+ * per million rows (the for_each limit). Each transaction rewrites the adjacency blocks
+ * it touches once, so fewer, larger requests still save a little (docs/benchmarks.md).
  */
 export const EMBEDDED_BATCHES = { nodes: 1_000_000, edges: 1_000_000 } as const;
 

@@ -36,8 +36,14 @@ export function scratchIdKey(id: number): Buffer {
   return ID_SCRATCH;
 }
 
+/** Large-list chunk key [node][dir][labelId][chunk] (adjacency-lists.ts). */
 export function scratchAdjacencyKey(node: number, dir: Dir, labelId: number, chunk: number): Buffer {
-  return writeAdjacencyKey(ADJACENCY_SCRATCH, node, dir, labelId, chunk);
+  const key = ADJACENCY_SCRATCH;
+  writeU64(key, 0, node);
+  key[8] = dir;
+  key.writeUInt32BE(labelId, 9);
+  key.writeUInt32BE(chunk, 13);
+  return key;
 }
 
 /** Column chunk key: [propertyId][block]. */
@@ -48,20 +54,10 @@ export function columnKey(propertyId: number, block: number): Buffer {
   return key;
 }
 
-/** Adjacency chunk key; shorter prefixes (node, dir[, label]) bound range scans. */
-export function adjacencyKey(node: number, dir: Dir, labelId: number, chunk: number): Buffer {
-  return writeAdjacencyKey(Buffer.allocUnsafe(17), node, dir, labelId, chunk);
-}
-
-function writeAdjacencyKey(key: Buffer, node: number, dir: Dir, labelId: number, chunk: number): Buffer {
-  writeU64(key, 0, node);
-  key[8] = dir;
-  key.writeUInt32BE(labelId, 9);
-  key.writeUInt32BE(chunk, 13);
-  return key;
-}
-
-/** The first and past-the-last keys of every chunk of (node, dir), or of one label's list. */
+/**
+ * The first and past-the-last keys of every large-list chunk of (node, dir), or of one
+ * label's list; with a block number for the node, of every node block of (block, dir).
+ */
 export function adjacencyRange(node: number, dir: Dir, labelId?: number): { start: Buffer; end: Buffer } {
   if (labelId === undefined) {
     const start = Buffer.allocUnsafe(9);
