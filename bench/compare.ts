@@ -19,6 +19,7 @@ import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open, type Database } from '../src/index.js';
+import { medianOfRuns } from './lib/stats.js';
 import { DEFAULT_SEED, SIZES, type DatasetSize, type SizeName, type UserProps } from './lib/dataset.js';
 import { loadRequests, loadTrellis } from './lib/load-trellis.js';
 import { crossCheck, measureReads, parseChildArgs, referenceAnswers, runEmbedded, summarize, toMarkdown, type Adapter, type ChildArgs, type Failure, type Reader, type SystemReport } from './lib/peer-types.js';
@@ -158,42 +159,61 @@ async function sendAll(send: Send, texts: readonly string[], concurrency: number
   );
 }
 
+/** An HTTP load is not repeated once one has taken this long. */
+const HTTP_LOAD_TRIAL_CAP_MS = 30_000;
+
 /**
  * Trellis child: the embedded run, then the same data loaded through the real server
  * (requests under the 16 MiB body limit, two in flight, so a worker parses one while the
- * writer applies the other) and the read queries over HTTP against it.
+ * writer applies the other) and the read queries over HTTP against it. The HTTP load is
+ * repeated as the embedded one is (`--load-repeat`, medians reported), each time into a
+ * fresh server and folder; the last server answers the queries.
  */
 async function runTrellisChild(args: ChildArgs): Promise<void> {
   await runEmbedded(() => new TrellisAdapter().open(), args, async (adapter) => {
     const size = SIZES[args.size];
-    const dir = mkdtempSync(join(tmpdir(), 'bench-trellis-http-'));
-    const server = await startServer(dir);
+    const requests = loadRequests(args.seed, size);
+    const trials: Record<string, number>[] = [];
+    let current: { server: Awaited<ReturnType<typeof startServer>>; dir: string } | null = null;
     try {
-      const requests = loadRequests(args.seed, size);
-      process.stderr.write(`[trellis-http ${args.size}] loading over HTTP\n`);
-      const load = httpSender(server.url, 2);
-      const t0 = performance.now();
-      await sendAll(load, requests.nodes, 2);
-      const t1 = performance.now();
-      await sendAll(load, requests.edges, 2);
-      const t2 = performance.now();
-      await load(FLUSH, { 'x-svc-await-durable': 'true' });
-      const t3 = performance.now();
-      const phases = { nodes: Math.round(t1 - t0), edges: Math.round(t2 - t1), flush: Math.round(t3 - t2), database: Math.round(t3 - t0) };
-      process.stderr.write(`[trellis-http ${args.size}] loaded in ${phases.database} ms ${JSON.stringify(phases)}; cross-checking and timing reads\n`);
-      const reader = trellisReader(httpSender(server.url));
+      for (;;) {
+        const dir = mkdtempSync(join(tmpdir(), 'bench-trellis-http-'));
+        current = { server: await startServer(dir), dir };
+        process.stderr.write(`[trellis-http ${args.size}] loading over HTTP (load ${trials.length + 1} of ${args.loadRepeat})\n`);
+        const load = httpSender(current.server.url, 2);
+        const t0 = performance.now();
+        await sendAll(load, requests.nodes, 2);
+        const t1 = performance.now();
+        await sendAll(load, requests.edges, 2);
+        const t2 = performance.now();
+        await load(FLUSH, { 'x-svc-await-durable': 'true' });
+        const t3 = performance.now();
+        const trial = { nodes: Math.round(t1 - t0), edges: Math.round(t2 - t1), flush: Math.round(t3 - t2), database: Math.round(t3 - t0) };
+        trials.push(trial);
+        process.stderr.write(`[trellis-http ${args.size}] loaded in ${trial.database} ms ${JSON.stringify(trial)}\n`);
+        if (trials.length >= args.loadRepeat || trial.database > HTTP_LOAD_TRIAL_CAP_MS) break;
+        await current.server.stop();
+        rmSync(current.dir, { recursive: true, force: true });
+        current = null;
+      }
+      const phases = Object.fromEntries(Object.entries(medianOfRuns(trials)).map(([k, v]) => [k, Math.round(v)]));
+      process.stderr.write(`[trellis-http ${args.size}] cross-checking and timing reads\n`);
+      const reader = trellisReader(httpSender(current.server.url));
       await crossCheck('trellis-http', reader, referenceAnswers(args.seed, size));
       const queries = await measureReads(reader, args, size.nodes);
-      const rss = await server.stop();
+      const rss = await current.server.stop();
+      const notes = ['loaded over HTTP (requests under 16 MiB, two in flight); reads are sequential requests over one keep-alive connection (node:http); RSS is the server process, default read workers'];
+      if (trials.length > 1) notes.push(`load: median of ${trials.length} loads into fresh servers (${trials.map((t) => t.database).join(', ')} ms)`);
       const report: SystemReport = {
-        system: 'trellis-http', version: adapter.version, size: args.size, nodes: size.nodes, edges: size.edges, loadMs: phases.database, loadPhasesMs: phases,
-        queries, maxRssMb: rss,
-        notes: ['loaded over HTTP (requests under 16 MiB, two in flight); reads are sequential requests over one keep-alive connection (node:http); RSS is the server process, default read workers'],
+        system: 'trellis-http', version: adapter.version, size: args.size, nodes: size.nodes, edges: size.edges, loadMs: phases.database!, loadPhasesMs: phases,
+        queries, maxRssMb: rss, notes,
       };
       return [report];
     } finally {
-      await server.stop().catch(() => 0);
-      rmSync(dir, { recursive: true, force: true });
+      if (current !== null) {
+        await current.server.stop().catch(() => 0);
+        rmSync(current.dir, { recursive: true, force: true });
+      }
     }
   });
 }
