@@ -416,7 +416,8 @@ function scanNumber(): number {
 /** One column of a table being parsed: typed while its values allow, then values. */
 class ColumnBuilder {
   kind: 'new' | 'int' | 'float' | 'any' = 'new';
-  doubles = new Float64Array(1024);
+  // Small at first: every array of objects in a request starts as a try at a table.
+  doubles = new Float64Array(64);
   n = 0;
   values: unknown[] = [];
 
@@ -500,6 +501,9 @@ function scanTable(depth: number): ParsedTable | null {
     if (src.charCodeAt(pos) !== 0x3a) return null;
     pos++;
     skipWhitespace();
+    // A nested value is not a flat row: give up before allocating anything.
+    const opening = src.charCodeAt(pos);
+    if (opening === 0x7b || opening === 0x5b) return null;
     const column = new ColumnBuilder();
     if (!scanCell(column)) return null;
     keys.push(key);
