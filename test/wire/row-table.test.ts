@@ -1,7 +1,8 @@
 /**
  * Row tables: arrays of uniform rows held column by column (wire/row-table.ts). They must
  * be invisible: the same rows back, the same array to any code that looks, and a bulk
- * for_each over a table gives the same answer, graph and errors as over the objects.
+ * for_each over a table (parsed, or carried to the writer) gives the same answer, graph and
+ * errors as over the plain objects.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,25 +67,35 @@ async function dump(db: Database): Promise<string> {
   return nodes + edges;
 }
 
-/** The answer (or error) of a write through the writer's message path, and of the same text embedded. */
-async function bothWays(text: string): Promise<{ viaMessage: string; embedded: string; tabled: boolean }> {
+/**
+ * The answer (or error) and resulting graph of one write request three ways: embedded (the
+ * parser makes row tables), through the writer's message path (tables as typed arrays),
+ * and with every table replaced by its plain array of row objects (the baseline).
+ */
+async function threeWays(text: string): Promise<{ embedded: string; viaMessage: string; plain: string; parsedTable: boolean; messageTable: boolean }> {
   const outcome = (p: Promise<string>) => p.then((body) => `ok ${body}`, (err: { code?: string; msg?: string }) => `error ${err.code}: ${err.msg}`);
   const setup = JSON.stringify({
     request_type: 'write',
     query: { write: { entries: [{ for_each: { param: 'rows', body: [{ query: { root: { add_n: { label: 'P', properties: [['k', { expr: { param: 'k' } }]] } } } }] } }], returns: [] } },
     parameters: { rows: Array.from({ length: 10 }, (_, k) => ({ k })) },
   });
-  const a = await fresh();
-  const b = await fresh();
-  await a.queryText(setup);
-  await b.queryText(setup);
-  const plan = fromPlanMessage(decodeMessage<PlanMessage>(encodeMessage(toPlanMessage(preparePlan(text)))));
-  const tabled = tableOf(plan.params.get('rows')!) !== undefined;
-  const viaMessage = (await outcome(runWrite(a.store, plan, { timeoutMs: 30_000 }))) + (await dump(a));
-  const embedded = (await outcome(b.queryText(text))) + (await dump(b));
-  await a.close();
-  await b.close();
-  return { viaMessage, embedded, tabled };
+  const run = async (write: (db: Database) => Promise<string>): Promise<string> => {
+    const db = await fresh();
+    await db.queryText(setup);
+    const result = (await outcome(write(db))) + (await dump(db));
+    await db.close();
+    return result;
+  };
+  const parsed = preparePlan(text);
+  const parsedTable = tableOf(parsed.params.get('rows')!) !== undefined;
+  const carried = fromPlanMessage(decodeMessage<PlanMessage>(encodeMessage(toPlanMessage(preparePlan(text)))));
+  const messageTable = tableOf(carried.params.get('rows')!) !== undefined;
+  const viaMessage = await run((db) => runWrite(db.store, carried, { timeoutMs: 30_000 }));
+  const plainParams = new Map([...parsed.params].map(([k, v]): [string, Value] => [k, tableOf(v) === undefined ? v : Array.from(v as Value[])]));
+  assert.ok([...plainParams.values()].every((v) => tableOf(v) === undefined));
+  const plain = await run((db) => runWrite(db.store, { ...parsed, params: plainParams }, { timeoutMs: 30_000 }));
+  const embedded = await run((db) => db.queryText(text));
+  return { embedded, viaMessage, plain, parsedTable, messageTable };
 }
 
 const edgeLoad = (rowsOf: (i: number) => unknown, returns: string[] = ['last'], extra: Record<string, unknown> = {}) =>
@@ -107,19 +118,22 @@ const edgeLoad = (rowsOf: (i: number) => unknown, returns: string[] = ['last'], 
     parameters: { rows: Array.from({ length: 100 }, (_, i) => rowsOf(i)), ...extra },
   });
 
-for (const [name, text] of [
-  ['ids and properties from columns', edgeLoad((i) => ({ a: i % 10, b: (i * 7) % 10, w: i * 0.25 }))],
-  ['an outer parameter where the row has no field', edgeLoad((i) => ({ a: i % 10, b: 3 }), ['last'], { w: 'outer' })],
-  ['a missing source adds nothing', edgeLoad((i) => ({ a: i === 40 ? 500 : i % 10, b: 1, w: 1 }))],
-  ['a missing target fails the whole request', edgeLoad((i) => ({ a: 1, b: i === 60 ? 500 : 2, w: 1 }))],
-  ['id lists take the generic path', edgeLoad((i) => ({ a: i === 5 ? [1, 2] : 3, b: 4, w: 1 }))],
-  ['a float id is refused as on the generic path', edgeLoad((i) => ({ a: i === 70 ? 1.5 : 3, b: 4, w: 1 }))],
-  ['a negative id is refused as on the generic path', edgeLoad((i) => ({ a: i === 70 ? -1 : 3, b: 4, w: 1 }))],
+// The parser tabulates flat rows only; the message path also rows with nested values.
+for (const [name, text, flat] of [
+  ['ids and properties from columns', edgeLoad((i) => ({ a: i % 10, b: (i * 7) % 10, w: i * 0.25 })), true],
+  ['an outer parameter where the row has no field', edgeLoad((i) => ({ a: i % 10, b: 3 }), ['last'], { w: 'outer' }), true],
+  ['a missing source adds nothing', edgeLoad((i) => ({ a: i === 40 ? 500 : i % 10, b: 1, w: 1 })), true],
+  ['a missing target fails the whole request', edgeLoad((i) => ({ a: 1, b: i === 60 ? 500 : 2, w: 1 })), true],
+  ['id lists take the generic path', edgeLoad((i) => ({ a: i === 5 ? [1, 2] : 3, b: 4, w: 1 })), false],
+  ['a float id is refused as on the generic path', edgeLoad((i) => ({ a: i === 70 ? 1.5 : 3, b: 4, w: 1 })), true],
+  ['a negative id is refused as on the generic path', edgeLoad((i) => ({ a: i === 70 ? -1 : 3, b: 4, w: 1 })), true],
 ] as const) {
   test(`a bulk for_each over a table matches the objects: ${name}`, async () => {
-    const { viaMessage, embedded, tabled } = await bothWays(text);
-    assert.ok(tabled, 'the rows travelled as a table');
-    assert.equal(viaMessage, embedded);
+    const { embedded, viaMessage, plain, parsedTable, messageTable } = await threeWays(text);
+    assert.equal(parsedTable, flat, 'the parser made flat rows a table');
+    assert.ok(messageTable, 'the rows travelled to the writer as a table');
+    assert.equal(embedded, plain);
+    assert.equal(viaMessage, plain);
   });
 }
 
@@ -129,7 +143,8 @@ test('a table parameter used as a plain value elsewhere is the same array', asyn
     query: { write: { entries: [{ query: { name: 'x', root: { add_n: { label: 'Holder', properties: [['all', { expr: { param: 'rows' } }]] } } } }], returns: ['x'] } },
     parameters: { rows: Array.from({ length: 70 }, (_, i) => ({ i, s: `s${i}` })) },
   });
-  const { viaMessage, embedded, tabled } = await bothWays(text);
-  assert.ok(tabled);
-  assert.equal(viaMessage, embedded);
+  const { embedded, viaMessage, plain, parsedTable, messageTable } = await threeWays(text);
+  assert.ok(parsedTable && messageTable);
+  assert.equal(embedded, plain);
+  assert.equal(viaMessage, plain);
 });
