@@ -164,3 +164,14 @@ test('a list moves to its own keys past 128 pairs, and leaves them when its node
   assert.equal(keyCount(path, 'adjacency_lists'), 0);
   assert.equal(keyCount(path, 'adjacency'), 0);
 });
+
+test('a folder of the previous format (per-list adjacency, format 2) is refused, naming both versions', async () => {
+  const { store, path } = await fresh();
+  await store.write((w) => w.createNode('N', {}));
+  await store.close();
+  const env = open({ path, maxDbs: 128 });
+  await env.openDB('meta', {}).put('format_version', 2);
+  await env.close();
+  await assert.rejects(openStore({ path }), /format version 2, this build reads version 3/);
+  await assert.rejects(openStore({ path, readOnly: true }), /format version 2, this build reads version 3/);
+});
