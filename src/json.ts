@@ -430,7 +430,7 @@ class ColumnBuilder {
         grown.set(this.doubles);
         this.doubles = grown;
       }
-      this.doubles[this.n++] = d + 0; // -0 as an integer token is 0
+      this.doubles[this.n++] = int ? d + 0 : d; // the integer token -0 is 0; the float -0.0 stays
     } else {
       this.value(int ? BigInt(d) : d);
     }
@@ -495,8 +495,11 @@ function scanTable(depth: number): ParsedTable | null {
   skipWhitespace();
   for (;;) {
     if (src.charCodeAt(pos) !== 0x22) return null;
+    const keyAt = pos;
     const key = parseKey();
-    if (keys.includes(key)) return null;
+    // Later rows are matched against the key's raw text: a key written with escapes (whose
+    // decoded text may not stand raw in JSON) takes the ordinary parse.
+    if (pos - keyAt - 2 !== key.length || keys.includes(key)) return null;
     skipWhitespace();
     if (src.charCodeAt(pos) !== 0x3a) return null;
     pos++;

@@ -14,7 +14,7 @@ import { ChunkCache, ColumnEdits, ColumnReader, SlotCache, type ColumnBlock, typ
 import { BatchDictionary, Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type EdgeDb, type StoredEdge } from './edge-blocks.js';
 import { scratchIdKey as idKey } from './keys.js';
-import { COLUMN_BLOCK, IN, META, OUT, type Dir, type StoredNode } from './layout.js';
+import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dir, type StoredNode } from './layout.js';
 import type { Adjacent, Direction, EdgeRecord, GraphReader, GraphWriter, NodeRecord } from './types.js';
 
 export interface Dbs {
@@ -301,6 +301,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
 
   createNode(label: string, props: ValueObject): number {
     this.syncIds();
+    if (this.ids.nextNode >= NODE_ID_LIMIT) throw new Error(`node ids are exhausted (the store allocates ids below ${NODE_ID_LIMIT})`);
     const id = this.ids.nextNode++;
     const labelId = this.labelIdFor(label);
     this.dbs.nodes.putSync(idKey(id), [labelId, props]);

@@ -1,6 +1,7 @@
 /**
  * Binary keys. Ids are u64 big-endian, so LMDB's byte order is numeric order. Ids never
- * exceed 2^53 (they are allocated one by one), so a JS number holds them exactly.
+ * exceed 2^53 (they are allocated one by one; node ids stay below 2^52, layout.ts), so a
+ * JS number holds them exactly.
  */
 import type { Dir } from './layout.js';
 

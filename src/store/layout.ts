@@ -48,6 +48,12 @@ export const META = {
 export const COLUMN_BLOCK = 1024;
 /** Edges per edge block. */
 export const EDGE_BLOCK = 256;
+/**
+ * Node ids stay below this: a write batch sorts its adjacency appends by keys of about
+ * twice the node id, held exactly in doubles. Ids are allocated one by one, so this is
+ * 4.5e15 node creations away; the store refuses to allocate past it.
+ */
+export const NODE_ID_LIMIT = 2 ** 52;
 /** Nodes per adjacency block (at most 32: a u32 marks which lists live on their own). */
 export const ADJACENCY_BLOCK = 32;
 /** Pairs a list keeps in its node block; a longer list moves to `adjacency_lists`. */

@@ -5,7 +5,7 @@
 import { DateTime, I64_MAX, I64_MIN, type Value, type ValueObject } from '../value.js';
 import { MAX_DATE_MS, parseRfc3339 } from '../datetime.js';
 import { describe, fail, isObject, tagged, type Field } from './schema.js';
-import { tableOf, type RowTable } from './row-table.js';
+import { rowObject, tableOf, type RowTable } from './row-table.js';
 
 const F32_MAX = 3.4028234663852886e38;
 
@@ -115,16 +115,23 @@ export const untypedValue: Field<Value> = (json, path) => {
   return fail(path + problem.at, problem.msg);
 };
 
-/** A row table's cells (wire/row-table.ts), in the order the rows' members would be checked. */
+/**
+ * A row table's cells (wire/row-table.ts), in the order the rows' members would be checked:
+ * row by row, each row's keys in the order an object enumerates them (integer-like keys
+ * first), so the first problem reported is the one the rows as objects would give.
+ */
 function tableProblem(table: RowTable): { at: string; msg: string } | null {
-  if (table.length > 0 && table.keys.includes('__proto__')) return { at: '[0]', msg: PROTO_KEY };
+  if (table.length === 0) return null;
+  const order = Object.keys(rowObject(table, 0)).map((key) => table.keys.indexOf(key));
   for (let i = 0; i < table.length; i++) {
-    for (let c = 0; c < table.keys.length; c++) {
+    for (const c of order) {
+      const key = table.keys[c]!;
+      if (key === '__proto__') return { at: `[${i}]`, msg: PROTO_KEY };
       const column = table.columns[c]!;
       // Typed columns hold i64 values within ±2^53 and finite doubles: nothing to check.
       if (column.kind !== 'any') continue;
       const p = untypedProblem(column.values[i]);
-      if (p !== null) return { at: `[${i}].${table.keys[c]}${p.at}`, msg: p.msg };
+      if (p !== null) return { at: `[${i}].${key}${p.at}`, msg: p.msg };
     }
   }
   return null;

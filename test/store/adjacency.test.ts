@@ -175,3 +175,21 @@ test('a folder of the previous format (per-list adjacency, format 2) is refused,
   await assert.rejects(openStore({ path }), /format version 2, this build reads version 3/);
   await assert.rejects(openStore({ path, readOnly: true }), /format version 2, this build reads version 3/);
 });
+
+test('node ids stop below 2^52 (adjacency sorts keys of twice the id as exact doubles)', async () => {
+  const { store, path } = await fresh();
+  await store.close();
+  const env = open({ path, maxDbs: 128 });
+  await env.openDB('meta', {}).put('next_node', 2 ** 52 - 1);
+  await env.close();
+  const again = await openStore({ path });
+  const last = await again.write((w) => {
+    const a = w.createNode('N', {});
+    w.createEdge('E', a, a, {});
+    return a;
+  });
+  assert.equal(last, 2 ** 52 - 1);
+  again.read((r) => assert.deepEqual(r.neighbourIds(last, 'out'), [last]));
+  await assert.rejects(again.write((w) => w.createNode('N', {})), /node ids are exhausted/);
+  await again.close();
+});

@@ -148,3 +148,29 @@ test('a table parameter used as a plain value elsewhere is the same array', asyn
   assert.equal(embedded, plain);
   assert.equal(viaMessage, plain);
 });
+
+test('bad values in a table parameter are reported where the rows as objects would report them', () => {
+  const error = (text: string) => {
+    try {
+      preparePlan(text);
+    } catch (err) {
+      return `${(err as { code?: string }).code}: ${(err as Error & { msg?: string }).msg}`;
+    }
+    return 'no error';
+  };
+  const request = (rows: string[]) => `{"request_type":"write","query":{"write":{"entries":[{"for_each":{"param":"rows","body":[{"query":{"root":{"add_n":{"label":"P","properties":[]}}}}]}}],"returns":[]}},"parameters":{"rows":[${rows.join(',')}]}}`;
+  // The same rows, as a table and (a key written with an escape in row 1) as objects.
+  const cases: [string, string][] = [
+    ['{"a":99999999999999999999,"__proto__":1}', '{"a":1,"__proto__":1}'],
+    ['{"b":99999999999999999999,"1":99999999999999999999}', '{"b":1,"1":1}'],
+    ['{"s":"x","v":1e999}', '{"s":"x","v":1.5}'],
+  ];
+  for (const [first, rest] of cases) {
+    const escaped = rest.replace(/"([a-z])"/, (_m, c: string) => `"\\u00${c.charCodeAt(0).toString(16)}"`);
+    const tabled = request([first, ...Array.from({ length: 69 }, () => rest)]);
+    const plain = request([first, escaped, ...Array.from({ length: 68 }, () => rest)]);
+    assert.equal(error(tabled), error(plain), first);
+    assert.notEqual(error(plain), 'no error');
+  }
+});
+
