@@ -9,7 +9,7 @@ import { LIMITS } from '../plan/limits.js';
 import type { GraphReader, GraphWriter } from '../store/types.js';
 import { isValueObject, type Value, type ValueObject } from '../value.js';
 import { bulkInsertOf, GENERIC } from './bulk.js';
-import { rowObject, tableOf } from '../wire/row-table.js';
+import { rowObject, tableOf } from '../row-table.js';
 import { Exec } from './context.js';
 import { encodeResponse } from './encode.js';
 import { materialize, sizeOf, type Flow } from './flow.js';

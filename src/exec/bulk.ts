@@ -11,7 +11,7 @@ import type { PropertyInput } from '../plan/expr.js';
 import type { AddEOp, AddNOp, Assignments } from '../plan/ops.js';
 import type { Entry } from '../plan/batch.js';
 import { SAFE_I64, type Value, type ValueObject } from '../value.js';
-import { cellValue, type RowTable } from '../wire/row-table.js';
+import { cellValue, type RowTable } from '../row-table.js';
 import { setOwn } from '../wire/values.js';
 import type { Exec } from './context.js';
 import { EMPTY_ROWS, rowFlow, type Flow } from './flow.js';
@@ -33,7 +33,7 @@ export interface BulkInsert {
    */
   run(x: Exec, lookup: Lookup): number;
   /**
-   * `run` for the rows of a table (wire/row-table.ts), with the columns looked up once:
+   * `run` for the rows of a table (src/row-table.ts), with the columns looked up once:
    * returns what `run` would for row i. Names that are not columns come from `outer`.
    */
   bindTable(table: RowTable, outer: Lookup): (x: Exec, i: number) => number;

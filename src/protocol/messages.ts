@@ -6,11 +6,11 @@
 import type { ErrorBody } from '../errors.js';
 import type { Batch, RequestType } from '../plan/batch.js';
 import type { Value } from '../value.js';
-import type { RowTable } from '../wire/row-table.js';
+import type { RowTable } from '../row-table.js';
 
 /**
  * A QueryPlan in transit: parameters as entries (msgpack maps would decode as objects),
- * arrays of uniform rows as row tables (wire/row-table.ts).
+ * arrays of uniform rows as row tables (src/row-table.ts).
  */
 export interface PlanMessage {
   readonly type: RequestType;

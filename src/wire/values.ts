@@ -5,7 +5,7 @@
 import { DateTime, I64_MAX, I64_MIN, type Value, type ValueObject } from '../value.js';
 import { MAX_DATE_MS, parseRfc3339 } from '../datetime.js';
 import { describe, fail, isObject, tagged, type Field } from './schema.js';
-import { rowObject, tableOf, type RowTable } from './row-table.js';
+import { rowObject, tableOf, type RowTable } from '../row-table.js';
 
 const F32_MAX = 3.4028234663852886e38;
 
@@ -116,7 +116,7 @@ export const untypedValue: Field<Value> = (json, path) => {
 };
 
 /**
- * A row table's cells (wire/row-table.ts), in the order the rows' members would be checked:
+ * A row table's cells (src/row-table.ts), in the order the rows' members would be checked:
  * row by row, each row's keys in the order an object enumerates them (integer-like keys
  * first), so the first problem reported is the one the rows as objects would give.
  */

@@ -9,7 +9,7 @@
  * A table stands in for its array through `tableArray`: any code that treats it as an
  * array gets the very rows (built on first use), so nothing else needs to know tables.
  */
-import { isValueObject, type Value, type ValueObject } from '../value.js';
+import { isValueObject, type Value, type ValueObject } from './value.js';
 
 /** One column: i64 values within ±(2^53 - 1) or f64 values as doubles, anything else as values. */
 export type Column =
