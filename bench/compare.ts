@@ -19,10 +19,9 @@ import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open, type Database } from '../src/index.js';
-import { medianOfRuns } from './lib/stats.js';
 import { DEFAULT_SEED, SIZES, type DatasetSize, type SizeName, type UserProps } from './lib/dataset.js';
 import { loadRequests, loadTrellis } from './lib/load-trellis.js';
-import { crossCheck, measureReads, parseChildArgs, referenceAnswers, runEmbedded, summarize, toMarkdown, type Adapter, type ChildArgs, type Failure, type Reader, type SystemReport } from './lib/peer-types.js';
+import { crossCheck, measureReads, parseChildArgs, referenceAnswers, repeatLoads, runEmbedded, summarize, toMarkdown, type Adapter, type ChildArgs, type Failure, type Reader, type SystemReport } from './lib/peer-types.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PEERS: Record<string, string> = { kuzu: 'kuzu.js', surrealdb: 'surreal.js' };
@@ -159,9 +158,6 @@ async function sendAll(send: Send, texts: readonly string[], concurrency: number
   );
 }
 
-/** An HTTP load is not repeated once one has taken this long. */
-const HTTP_LOAD_TRIAL_CAP_MS = 30_000;
-
 /**
  * Trellis child: the embedded run, then the same data loaded through the real server
  * (requests under the 16 MiB body limit, two in flight, so a worker parses one while the
@@ -173,47 +169,50 @@ async function runTrellisChild(args: ChildArgs): Promise<void> {
   await runEmbedded(() => new TrellisAdapter().open(), args, async (adapter) => {
     const size = SIZES[args.size];
     const requests = loadRequests(args.seed, size);
-    const trials: Record<string, number>[] = [];
-    let current: { server: Awaited<ReturnType<typeof startServer>>; dir: string } | null = null;
+    type Target = { readonly server: Awaited<ReturnType<typeof startServer>>; readonly dir: string };
+    const live = new Set<Target>();
+    const drop = async (t: Target) => {
+      live.delete(t);
+      await t.server.stop().catch(() => 0);
+      rmSync(t.dir, { recursive: true, force: true });
+    };
     try {
-      for (;;) {
-        const dir = mkdtempSync(join(tmpdir(), 'bench-trellis-http-'));
-        current = { server: await startServer(dir), dir };
-        process.stderr.write(`[trellis-http ${args.size}] loading over HTTP (load ${trials.length + 1} of ${args.loadRepeat})\n`);
-        const load = httpSender(current.server.url, 2);
-        const t0 = performance.now();
-        await sendAll(load, requests.nodes, 2);
-        const t1 = performance.now();
-        await sendAll(load, requests.edges, 2);
-        const t2 = performance.now();
-        await load(FLUSH, { 'x-svc-await-durable': 'true' });
-        const t3 = performance.now();
-        const trial = { nodes: Math.round(t1 - t0), edges: Math.round(t2 - t1), flush: Math.round(t3 - t2), database: Math.round(t3 - t0) };
-        trials.push(trial);
-        process.stderr.write(`[trellis-http ${args.size}] loaded in ${trial.database} ms ${JSON.stringify(trial)}\n`);
-        if (trials.length >= args.loadRepeat || trial.database > HTTP_LOAD_TRIAL_CAP_MS) break;
-        await current.server.stop();
-        rmSync(current.dir, { recursive: true, force: true });
-        current = null;
-      }
-      const phases = Object.fromEntries(Object.entries(medianOfRuns(trials)).map(([k, v]) => [k, Math.round(v)]));
+      const { kept, loadMs, loadPhasesMs: phases, trialsMs } = await repeatLoads(
+        () => 'trellis-http',
+        args,
+        async () => {
+          const dir = mkdtempSync(join(tmpdir(), 'bench-trellis-http-'));
+          const target = { server: await startServer(dir), dir };
+          live.add(target);
+          return target;
+        },
+        async ({ server }) => {
+          const load = httpSender(server.url, 2);
+          const t0 = performance.now();
+          await sendAll(load, requests.nodes, 2);
+          const t1 = performance.now();
+          await sendAll(load, requests.edges, 2);
+          const t2 = performance.now();
+          await load(FLUSH, { 'x-svc-await-durable': 'true' });
+          const t3 = performance.now();
+          return { nodes: Math.round(t1 - t0), edges: Math.round(t2 - t1), flush: Math.round(t3 - t2), database: Math.round(t3 - t0) };
+        },
+        drop,
+      );
       process.stderr.write(`[trellis-http ${args.size}] cross-checking and timing reads\n`);
-      const reader = trellisReader(httpSender(current.server.url));
+      const reader = trellisReader(httpSender(kept.server.url));
       await crossCheck('trellis-http', reader, referenceAnswers(args.seed, size));
       const queries = await measureReads(reader, args, size.nodes);
-      const rss = await current.server.stop();
+      const rss = await kept.server.stop();
       const notes = ['loaded over HTTP (requests under 16 MiB, two in flight); reads are sequential requests over one keep-alive connection (node:http); RSS is the server process, default read workers'];
-      if (trials.length > 1) notes.push(`load: median of ${trials.length} loads into fresh servers (${trials.map((t) => t.database).join(', ')} ms)`);
+      if (trialsMs.length > 1) notes.push(`load: median of ${trialsMs.length} loads into fresh servers (${trialsMs.join(', ')} ms)`);
       const report: SystemReport = {
-        system: 'trellis-http', version: adapter.version, size: args.size, nodes: size.nodes, edges: size.edges, loadMs: phases.database!, loadPhasesMs: phases,
+        system: 'trellis-http', version: adapter.version, size: args.size, nodes: size.nodes, edges: size.edges, loadMs, loadPhasesMs: phases,
         queries, maxRssMb: rss, notes,
       };
       return [report];
     } finally {
-      if (current !== null) {
-        await current.server.stop().catch(() => 0);
-        rmSync(current.dir, { recursive: true, force: true });
-      }
+      for (const t of [...live]) await drop(t);
     }
   });
 }

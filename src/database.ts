@@ -6,7 +6,7 @@
 import { errorReply, GraphError, toErrorBody } from './errors.js';
 import { checkOptionsForRequestType, type PipelineOptions } from './request-options.js';
 import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson, type ParseJsonOptions } from './json.js';
-import { MIN_TABLE_ROWS, tableArray, type RowTable } from './row-table.js';
+import { MIN_TABLE_ROWS, tableArray } from './row-table.js';
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan } from './plan/validate.js';
 import { decodeRequest } from './wire/request.js';
@@ -16,7 +16,7 @@ import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
 
 /** Bulk-load rows in a request are parsed as row tables (src/row-table.ts). */
-const REQUEST_JSON: ParseJsonOptions = { tables: { minRows: MIN_TABLE_ROWS, make: (table) => tableArray(table as RowTable) } };
+const REQUEST_JSON: ParseJsonOptions = { tables: { minRows: MIN_TABLE_ROWS, make: tableArray } };
 
 /** Request text, bytes, or (embedded callers) a plain object, to a validated plan. */
 export function preparePlan(request: string | Uint8Array | object): QueryPlan {

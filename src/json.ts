@@ -12,6 +12,8 @@
 // - Integer tokens longer than 400 digits are an error: converting them costs quadratic time,
 //   and none can be a valid value (every finite double fits in 309 digits).
 
+import { ColumnBuilder, type RowTable } from './row-table.js';
+
 export class JsonSyntaxError extends Error {
   override name = 'JsonSyntaxError';
 
@@ -37,21 +39,8 @@ export interface ParseJsonOptions {
    * of a bulk load) are parsed column by column, without an object or a bigint per row, and
    * `make` turns each such table into the value that stands for the array.
    */
-  tables?: { readonly minRows: number; readonly make: (table: ParsedTable) => unknown };
+  tables?: { readonly minRows: number; readonly make: (table: RowTable) => unknown };
 }
-
-/**
- * An array of flat rows, column by column: integer tokens of at most 15 digits and
- * fraction/exponent tokens as doubles while a column holds only one of those kinds, any
- * other column as the values the parser would give.
- */
-export interface ParsedTable {
-  readonly length: number;
-  readonly keys: readonly string[];
-  readonly columns: readonly ParsedColumn[];
-}
-
-export type ParsedColumn = { readonly kind: 'int' | 'float'; readonly values: Float64Array } | { readonly kind: 'any'; readonly values: unknown[] };
 
 const DEFAULT_MAX_DEPTH = 255;
 // Each nesting level is one recursive call; this bound keeps far below Node's stack limit.
@@ -413,44 +402,6 @@ function scanNumber(): number {
   return value;
 }
 
-/** One column of a table being parsed: typed while its values allow, then values. */
-class ColumnBuilder {
-  kind: 'new' | 'int' | 'float' | 'any' = 'new';
-  // Small at first: every array of objects in a request starts as a try at a table.
-  doubles = new Float64Array(64);
-  n = 0;
-  values: unknown[] = [];
-
-  number(d: number, int: boolean): void {
-    const kind = int ? 'int' : 'float';
-    if (this.kind === 'new') this.kind = kind;
-    if (this.kind === kind) {
-      if (this.n === this.doubles.length) {
-        const grown = new Float64Array(this.n * 2);
-        grown.set(this.doubles);
-        this.doubles = grown;
-      }
-      this.doubles[this.n++] = int ? d + 0 : d; // the integer token -0 is 0; the float -0.0 stays
-    } else {
-      this.value(int ? BigInt(d) : d);
-    }
-  }
-
-  value(v: unknown): void {
-    if (this.kind !== 'any') {
-      const ints = this.kind === 'int';
-      this.values = Array.from(this.doubles.subarray(0, this.n), (d) => (ints ? BigInt(d) : d));
-      this.kind = 'any';
-    }
-    this.values.push(v);
-  }
-
-  finish(): ParsedColumn {
-    if (this.kind === 'any' || this.kind === 'new') return { kind: 'any', values: this.values };
-    return { kind: this.kind, values: this.doubles.slice(0, this.n) };
-  }
-}
-
 /** Parses one scalar into a column; false for a nested value (not a flat row). */
 function scanCell(column: ColumnBuilder): boolean {
   const c = src.charCodeAt(pos);
@@ -462,7 +413,7 @@ function scanCell(column: ColumnBuilder): boolean {
     if (scannedInt && scannedLong) column.value(BigInt(src.slice(start, pos)));
     else column.number(d, scannedInt);
   } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
-    column.value(parseValue(0));
+    column.value(parseValue(0) as boolean | null);
   } else {
     return false;
   }
@@ -474,9 +425,9 @@ function scanCell(column: ColumnBuilder): boolean {
  * when the array is not one: too short, rows that differ, a nested value, or anything the
  * ordinary parser would reject (it parses the array again and reports the error).
  */
-function tryTable(depth: number): ParsedTable | null {
+function tryTable(depth: number): RowTable | null {
   const start = pos;
-  let table: ParsedTable | null = null;
+  let table: RowTable | null = null;
   try {
     table = scanTable(depth);
   } catch (err) {
@@ -486,7 +437,7 @@ function tryTable(depth: number): ParsedTable | null {
   return table;
 }
 
-function scanTable(depth: number): ParsedTable | null {
+function scanTable(depth: number): RowTable | null {
   if (depth + 1 > depthLimit) return null;
   const keys: string[] = [];
   const columns: ColumnBuilder[] = [];

@@ -27,20 +27,61 @@ export interface RowTable {
 /** Arrays shorter than this travel as they are (a table would not pay for itself). */
 export const MIN_TABLE_ROWS = 64;
 
-/** One pass: a typed column while every value allows it, values from the first that does not. */
-function column(rows: readonly ValueObject[], key: string): Column {
-  const n = rows.length;
-  const doubles = new Float64Array(n);
-  const first = rows[0]![key]!;
-  const kind = typeof first === 'bigint' ? 'int' : typeof first === 'number' ? 'float' : 'any';
-  for (let i = 0; kind !== 'any' && i < n; i++) {
-    const v = rows[i]![key]!;
-    // Number() of a bigint beyond ±(2^53 - 1) lands beyond it too, so the check is exact.
-    const d = kind === 'int' ? (typeof v === 'bigint' ? Number(v) : NaN) : typeof v === 'number' ? v : NaN;
-    if (kind === 'int' ? !Number.isSafeInteger(d) : Number.isNaN(d)) return { kind: 'any', values: rows.map((row) => row[key]!) };
-    doubles[i] = d;
+/**
+ * One column being built, value by value: typed while its values allow (one kind of
+ * number, integers within ±(2^53 - 1)), then plain values. The request parser fills it
+ * from tokens, `tabulate` from parsed values.
+ */
+export class ColumnBuilder {
+  private kind: 'new' | 'int' | 'float' | 'any' = 'new';
+  // Small at first: the parser starts one for every array of objects it meets.
+  private doubles = new Float64Array(64);
+  private n = 0;
+  private values: Value[] = [];
+
+  /** A number: an integer that a double holds exactly (`int`), or a float. */
+  number(d: number, int: boolean): void {
+    const kind = int ? 'int' : 'float';
+    if (this.kind === 'new') this.kind = kind;
+    if (this.kind !== kind) {
+      this.value(int ? BigInt(d) : d);
+      return;
+    }
+    if (this.n === this.doubles.length) {
+      const grown = new Float64Array(this.n * 2);
+      grown.set(this.doubles);
+      this.doubles = grown;
+    }
+    this.doubles[this.n++] = int ? d + 0 : d; // the integer -0 is 0; the float -0.0 stays
   }
-  return kind === 'any' ? { kind, values: rows.map((row) => row[key]!) } : { kind, values: doubles };
+
+  /** Any value (a number too, then as it is). */
+  value(v: Value): void {
+    if (this.kind !== 'any') {
+      const ints = this.kind === 'int';
+      this.values = Array.from(this.doubles.subarray(0, this.n), (d) => (ints ? BigInt(d) : d));
+      this.kind = 'any';
+    }
+    this.values.push(v);
+  }
+
+  finish(): Column {
+    if (this.kind === 'int' || this.kind === 'float') return { kind: this.kind, values: this.doubles.slice(0, this.n) };
+    return { kind: 'any', values: this.values };
+  }
+}
+
+/** The column of `key` over rows that all have it. */
+function column(rows: readonly ValueObject[], key: string): Column {
+  const builder = new ColumnBuilder();
+  for (const row of rows) {
+    const v = row[key]!;
+    // Number() of a bigint beyond ±(2^53 - 1) lands beyond it too, so the check is exact.
+    if (typeof v === 'bigint' && Number.isSafeInteger(Number(v))) builder.number(Number(v), true);
+    else if (typeof v === 'number') builder.number(v, false);
+    else builder.value(v);
+  }
+  return builder.finish();
 }
 
 /**

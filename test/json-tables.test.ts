@@ -5,10 +5,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { JsonSyntaxError, parseJson, type ParsedTable } from '../src/json.js';
+import { JsonSyntaxError, parseJson } from '../src/json.js';
+import type { RowTable } from '../src/row-table.js';
 
 /** Tables back as the rows they stand for, tagged so a test can tell they were tables. */
-const asRows = (table: ParsedTable): unknown => ({
+const asRows = (table: RowTable): unknown => ({
   table: table.columns.map((c) => c.kind),
   rows: Array.from({ length: table.length }, (_, i) =>
     Object.fromEntries(table.keys.map((k, c) => {

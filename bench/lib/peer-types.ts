@@ -201,28 +201,42 @@ export const maxRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 /** A repeated load stops adding trials once one load has taken this long. */
 const LOAD_TRIAL_CAP_MS = 30_000;
 
+/** What repeated loads leave: the last target (kept open), and medians of the trials. */
+export interface RepeatedLoads<T> {
+  readonly kept: T;
+  readonly loadMs: number;
+  readonly loadPhasesMs: Record<string, number>;
+  readonly trialsMs: number[];
+}
+
 /**
- * Loads the dataset `args.loadRepeat` times, each into a fresh store (the trials' stores
- * are closed and dropped; the last one stays open for the queries), so the load figures
- * are medians like every other figure. Loads that take over 30 s are not repeated.
+ * Loads the dataset `args.loadRepeat` times, each into a fresh target (`start`), so the
+ * load figures are medians like every other figure. Every trial's target but the last is
+ * dropped; the last one stays for the queries. Loads that take over 30 s are not repeated.
  */
-async function loadRepeated(open: () => Promise<Adapter>, args: ChildArgs): Promise<{ adapter: Adapter; loadMs: number; loadPhasesMs: Record<string, number>; trialsMs: number[] }> {
+export async function repeatLoads<T>(
+  label: (target: T) => string,
+  args: ChildArgs,
+  start: () => Promise<T>,
+  load: (target: T) => Promise<Record<string, number>>,
+  drop: (target: T) => Promise<void>,
+): Promise<RepeatedLoads<T>> {
   const size = SIZES[args.size];
   const trials: { loadMs: number; phases: Record<string, number> }[] = [];
   for (;;) {
-    const adapter = await open();
-    process.stderr.write(`[${adapter.system} ${args.size}] loading ${size.nodes} nodes / ${size.edges} edges (load ${trials.length + 1} of ${args.loadRepeat})\n`);
+    const target = await start();
+    process.stderr.write(`[${label(target)} ${args.size}] loading ${size.nodes} nodes / ${size.edges} edges (load ${trials.length + 1} of ${args.loadRepeat})\n`);
     const t0 = performance.now();
-    const phases = await adapter.load(args.seed, size);
+    const phases = await load(target);
     const loadMs = Math.round(performance.now() - t0);
     trials.push({ loadMs, phases });
-    process.stderr.write(`[${adapter.system} ${args.size}] loaded in ${loadMs} ms ${JSON.stringify(phases)}\n`);
+    process.stderr.write(`[${label(target)} ${args.size}] loaded in ${loadMs} ms ${JSON.stringify(phases)}\n`);
     if (trials.length >= args.loadRepeat || loadMs > LOAD_TRIAL_CAP_MS) {
       const phaseMedians = Object.entries(medianOfRuns(trials.map((t) => t.phases)));
       const loadPhasesMs = Object.fromEntries(phaseMedians.map(([phase, ms]) => [phase, Math.round(ms)]));
-      return { adapter, loadMs: Math.round(median(trials.map((t) => t.loadMs))), loadPhasesMs, trialsMs: trials.map((t) => t.loadMs) };
+      return { kept: target, loadMs: Math.round(median(trials.map((t) => t.loadMs))), loadPhasesMs, trialsMs: trials.map((t) => t.loadMs) };
     }
-    await adapter.close();
+    await drop(target);
   }
 }
 
@@ -233,7 +247,13 @@ async function loadRepeated(open: () => Promise<Adapter>, args: ChildArgs): Prom
  */
 export async function runEmbedded(open: () => Promise<Adapter>, args: ChildArgs, extra?: (adapter: Adapter) => Promise<SystemReport[]>): Promise<void> {
   const size = SIZES[args.size];
-  const { adapter, loadMs, loadPhasesMs, trialsMs } = await loadRepeated(open, args);
+  const { kept: adapter, loadMs, loadPhasesMs, trialsMs } = await repeatLoads(
+    (a) => a.system,
+    args,
+    open,
+    (a) => a.load(args.seed, size),
+    (a) => a.close(),
+  );
   process.stderr.write(`[${adapter.system} ${args.size}] cross-checking\n`);
   await crossCheck(adapter.system, adapter, referenceAnswers(args.seed, size));
   const report: SystemReport = {

@@ -8,7 +8,7 @@ import type { Condition, Entry, QueryPlan } from '../plan/batch.js';
 import { LIMITS } from '../plan/limits.js';
 import type { GraphReader, GraphWriter } from '../store/types.js';
 import { isValueObject, type Value, type ValueObject } from '../value.js';
-import { bulkInsertOf, GENERIC } from './bulk.js';
+import { bulkInsertOf, GENERIC, objectRows, tableRows } from './bulk.js';
 import { rowObject, tableOf } from '../row-table.js';
 import { Exec } from './context.js';
 import { encodeResponse } from './encode.js';
@@ -58,27 +58,24 @@ function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previ
   // Each element's fields shadow same-named parameters; the array itself is hidden.
   const outerLookup = (name: string): Value | undefined => (name === entry.param ? undefined : outer.get(name));
   const lookup = (name: string): Value | undefined => (Object.hasOwn(element, name) ? element[name] : outerLookup(name));
-  // Rows that came as a table run the bulk insert on its columns; the array is never built.
+  // Rows that came as a table are read from its columns; the array is never built.
   const table = bulk === null ? undefined : tableOf(list);
-  const tableRow = table === undefined ? null : bulk!.bindTable(table, outerLookup);
+  const bulkRow = bulk === null ? null : bulk.bind(table === undefined ? objectRows(lookup) : tableRows(table, outerLookup));
   const length = table === undefined ? list.length : table.length;
   // What the fast path did with the last element, or GENERIC when the generic path ran it.
   let bulkLast = GENERIC;
   for (let i = 0; i < length; i++) {
-    const item: Value = tableRow === null ? list[i]! : null;
-    if (tableRow === null && !isValueObject(item)) throw new GraphError('invalid_query', `${path}: element ${i} of "${entry.param}" is not an object`);
+    if (table === undefined) {
+      const item: Value = list[i]!;
+      if (!isValueObject(item)) throw new GraphError('invalid_query', `${path}: element ${i} of "${entry.param}" is not an object`);
+      element = item;
+    }
     if (++x.loopIterations > LIMITS.maxLoopIterations) {
       throw new GraphError('limit_exceeded', `${path}: for_each loops may run at most ${LIMITS.maxLoopIterations} iterations per request`);
     }
-    if (tableRow !== null) {
-      bulkLast = tableRow(x, i);
-      if (bulkLast !== GENERIC) continue;
-      element = rowObject(table!, i);
-    } else {
-      element = item as ValueObject;
-      bulkLast = bulk === null ? GENERIC : bulk.run(x, lookup);
-      if (bulkLast !== GENERIC) continue;
-    }
+    bulkLast = bulkRow === null ? GENERIC : bulkRow(x, i);
+    if (bulkLast !== GENERIC) continue;
+    if (table !== undefined) element = rowObject(table, i);
     x.params.clear();
     for (const [k, v] of outer) if (k !== entry.param) x.params.set(k, v);
     for (const key in element) x.params.set(key, element[key] as Value);

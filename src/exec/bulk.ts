@@ -22,57 +22,84 @@ type ForEach = Extract<Entry, { kind: 'for_each' }>;
 /** Looks a name up as the body would: the element's field, else an outer parameter. */
 export type Lookup = (name: string) => Value | undefined;
 
-/** What `run` did with one array element (ids are never negative). */
+/** What a bound insert did with one array element (ids are never negative). */
 export const NOTHING = -1;
 export const GENERIC = -2;
 
+/** Reads one name of row i. */
+type Reader<T> = (i: number) => T | undefined;
+
+/**
+ * Where a loop's rows come from, name by name: a reader of row i's value, and of row i's
+ * value as a node id. Inserts look every name up once, then read row after row.
+ */
+export interface RowSource {
+  value(name: string): Reader<Value>;
+  id(name: string): Reader<number>;
+}
+
+/** A plain node id parameter value, or undefined. */
+function plainId(v: Value | undefined): number | undefined {
+  return typeof v === 'bigint' && v >= 0n && v <= SAFE_I64 ? Number(v) : undefined;
+}
+
+/** Rows that are objects: `lookup` reads the current element (the row index is not needed). */
+export function objectRows(lookup: Lookup): RowSource {
+  return {
+    value: (name) => () => lookup(name),
+    id: (name) => () => plainId(lookup(name)),
+  };
+}
+
+/** Rows of a table (src/row-table.ts): columns by index; names that are not columns from `outer`. */
+export function tableRows(table: RowTable, outer: Lookup): RowSource {
+  const value = (name: string): Reader<Value> => {
+    const c = table.keys.indexOf(name);
+    if (c >= 0) return (i) => cellValue(table, c, i);
+    const fixed = outer(name);
+    return () => fixed;
+  };
+  return {
+    value,
+    id(name) {
+      // An int column is read as numbers, without a bigint per row.
+      const col = table.columns[table.keys.indexOf(name)];
+      if (col?.kind !== 'int') {
+        const cell = value(name);
+        return (i) => plainId(cell(i));
+      }
+      const values = col.values;
+      return (i) => (values[i]! >= 0 ? values[i]! : undefined);
+    },
+  };
+}
+
 export interface BulkInsert {
   /**
-   * Creates the element for one array element and returns its id, NOTHING when the body
-   * yields no element (a missing source), or GENERIC when the generic path must run it.
+   * The insert for the rows of `rows`, with every name looked up once: for row i it
+   * creates the element and returns its id, NOTHING when the body yields no element (a
+   * missing source), or GENERIC when the generic path must run that row.
    */
-  run(x: Exec, lookup: Lookup): number;
-  /**
-   * `run` for the rows of a table (src/row-table.ts), with the columns looked up once:
-   * returns what `run` would for row i. Names that are not columns come from `outer`.
-   */
-  bindTable(table: RowTable, outer: Lookup): (x: Exec, i: number) => number;
-  /** The flow the body's last run yields (for_each's result), from what `run` returned last. */
+  bind(rows: RowSource): (x: Exec, i: number) => number;
+  /** The flow the body's last run yields (for_each's result), from what the insert returned last. */
   result(created: number): Flow;
 }
 
-/** Reads a name of a table row: its column, else the outer lookup. */
-type CellReader = (i: number) => Value | undefined;
+const simple = (input: PropertyInput) => input.kind === 'value' || input.expr.e === 'param' || input.expr.e === 'constant';
 
-function cellReader(table: RowTable, name: string, outer: Lookup): CellReader {
-  const c = table.keys.indexOf(name);
-  if (c < 0) {
-    const value = outer(name);
-    return () => value;
-  }
-  return (i) => cellValue(table, c, i);
-}
-
-/** A node id of a table row: an int column is read as numbers, without a bigint per row. */
-function idReader(table: RowTable, name: string, outer: Lookup): (i: number) => number | undefined {
-  const col = table.columns[table.keys.indexOf(name)];
-  if (col?.kind === 'int') {
-    const values = col.values;
-    return (i) => (values[i]! >= 0 ? values[i]! : undefined);
-  }
-  const cell = cellReader(table, name, outer);
-  return (i) => plainId(cell(i));
-}
-
-/** Property inputs read from a table row (literals and constants fixed). */
-function tableProperties(assignments: Assignments, table: RowTable, outer: Lookup): (i: number, props: ValueObject) => ValueObject | undefined {
-  const readers = assignments.map(([key, input]): [string, CellReader] => {
+/**
+ * The properties of row i, written into `props` (one object reused for every row: the
+ * store encodes it before create returns), or undefined when a parameter is missing (the
+ * generic path reports it). Every assignment writes its key, so nothing of an earlier row
+ * stays.
+ */
+function properties(assignments: Assignments, rows: RowSource): (i: number, props: ValueObject) => ValueObject | undefined {
+  const readers = assignments.map(([key, input]): [string, Reader<Value>] => {
     if (input.kind === 'value') return [key, () => input.value];
-    if (input.expr.e === 'constant') {
-      const value = input.expr.value;
-      return [key, () => value];
-    }
-    return [key, cellReader(table, (input.expr as { name: string }).name, outer)];
+    const expr = input.expr;
+    if (expr.e === 'param') return [key, rows.value(expr.name)];
+    const value = expr.e === 'constant' ? expr.value : undefined; // `simple` admits nothing else
+    return [key, () => value];
   });
   return (i, props) => {
     for (const [key, read] of readers) {
@@ -84,40 +111,11 @@ function tableProperties(assignments: Assignments, table: RowTable, outer: Looku
   };
 }
 
-const simple = (input: PropertyInput) => input.kind === 'value' || input.expr.e === 'param' || input.expr.e === 'constant';
-
-/**
- * The properties, written into `props` (one object reused for every element: the store
- * encodes it before create returns), or undefined when a parameter is missing (the generic
- * path reports it). Every assignment writes its key, so nothing of an earlier element stays.
- */
-function properties(assignments: Assignments, lookup: Lookup, props: ValueObject): ValueObject | undefined {
-  for (const [key, input] of assignments) {
-    let value: Value | undefined;
-    if (input.kind === 'value') value = input.value;
-    else if (input.expr.e === 'constant') value = input.expr.value;
-    else if (input.expr.e === 'param') value = lookup(input.expr.name);
-    if (value === undefined) return undefined;
-    setOwn(props, key, value);
-  }
-  return props;
-}
-
-/** A plain node id parameter value, or undefined. */
-function plainId(v: Value | undefined): number | undefined {
-  return typeof v === 'bigint' && v >= 0n && v <= SAFE_I64 ? Number(v) : undefined;
-}
-
 function addNodes(node: AddNOp): BulkInsert {
   const reused: ValueObject = {};
   return {
-    run(x, lookup) {
-      const props = properties(node.properties, lookup, reused);
-      if (props === undefined) return GENERIC;
-      return x.writable.createNode(node.label, props);
-    },
-    bindTable(table, outer) {
-      const read = tableProperties(node.properties, table, outer);
+    bind(rows) {
+      const read = properties(node.properties, rows);
       return (x, i) => {
         const props = read(i, reused);
         return props === undefined ? GENERIC : x.writable.createNode(node.label, props);
@@ -129,20 +127,21 @@ function addNodes(node: AddNOp): BulkInsert {
 
 function addEdges(node: AddEOp, fromParam: string, toParam: string): BulkInsert {
   const reused: ValueObject = {};
-  const create = (x: Exec, from: number | undefined, to: number | undefined, props: ValueObject | undefined): number => {
-    if (from === undefined || to === undefined || props === undefined) return GENERIC;
-    // As in the generic path: a missing source yields nothing, a missing target is an error.
-    if (!x.store.hasNode(from)) return NOTHING;
-    if (!x.store.hasNode(to)) throw new GraphError('node_not_found', `${node.path}.to: node ${to} does not exist`);
-    return x.writable.createEdge(node.label, from, to, props);
-  };
   return {
-    run: (x, lookup) => create(x, plainId(lookup(fromParam)), plainId(lookup(toParam)), properties(node.properties, lookup, reused)),
-    bindTable(table, outer) {
-      const from = idReader(table, fromParam, outer);
-      const to = idReader(table, toParam, outer);
-      const read = tableProperties(node.properties, table, outer);
-      return (x, i) => create(x, from(i), to(i), read(i, reused));
+    bind(rows) {
+      const fromOf = rows.id(fromParam);
+      const toOf = rows.id(toParam);
+      const read = properties(node.properties, rows);
+      return (x, i) => {
+        const from = fromOf(i);
+        const to = toOf(i);
+        const props = read(i, reused);
+        if (from === undefined || to === undefined || props === undefined) return GENERIC;
+        // As in the generic path: a missing source yields nothing, a missing target is an error.
+        if (!x.store.hasNode(from)) return NOTHING;
+        if (!x.store.hasNode(to)) throw new GraphError('node_not_found', `${node.path}.to: node ${to} does not exist`);
+        return x.writable.createEdge(node.label, from, to, props);
+      };
     },
     result: (id) => (id < 0 ? EMPTY_ROWS : rowFlow([new Row(EDGE, id)])),
   };

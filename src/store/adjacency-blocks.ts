@@ -13,7 +13,8 @@
  * Building uses typed-array views, so it assumes a little-endian machine, as the pairs do.
  */
 import { ADJACENCY_BLOCK } from './layout.js';
-import { decodePairs, scratch, type Pairs } from './pairs.js';
+import { decodePairs, type Pairs } from './pairs.js';
+import { scratch } from './scratch.js';
 
 /** Header bytes: two words and the ends; a multiple of 8, so pairs stay aligned. */
 export const BLOCK_HEADER = 8 + 4 * ADJACENCY_BLOCK;

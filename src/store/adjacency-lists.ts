@@ -10,7 +10,8 @@
 import type { Database } from 'lmdb';
 import { adjacencyKeyParts, adjacencyRange, scratchAdjacencyKey as chunkKey } from './keys.js';
 import { ADJACENCY_CHUNK, type Dir } from './layout.js';
-import { concatPairs, decodePairs, EMPTY_PAIRS, indexOfEdge, scratch, type Pairs } from './pairs.js';
+import { concatPairs, decodePairs, EMPTY_PAIRS, indexOfEdge, type Pairs } from './pairs.js';
+import { scratch } from './scratch.js';
 
 export type ListDb = Database<Buffer, Buffer>;
 

@@ -10,6 +10,7 @@ import { endianness } from 'node:os';
 import type { Database } from 'lmdb';
 import type { ValueObject } from '../value.js';
 import { storePackr } from './codec.js';
+import { scratch } from './scratch.js';
 import { readU64, scratchIdKey as idKey } from './keys.js';
 import { EDGE_BLOCK } from './layout.js';
 
@@ -237,8 +238,6 @@ function decodeBlock(buf: Buffer): Block {
 const LITTLE_ENDIAN = endianness() === 'LE';
 const bytesOf = (a: Float64Array | Uint32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
-/** One block value in a reused buffer: lmdb-js copies a value during the put. */
-let blockScratch = Buffer.allocUnsafe(PROPS + 64 * 1024);
 const lensScratch = new Uint32Array(EDGE_BLOCK);
 
 function encodeBlock(block: Block): Buffer {
@@ -258,8 +257,8 @@ function encodeBlock(block: Block): Buffer {
     else if (at !== runEnd) contiguous = false;
     runEnd = at + len;
   }
-  if (blockScratch.length < total) blockScratch = Buffer.allocUnsafe(total * 2);
-  const out = blockScratch.subarray(0, total);
+  // The block value is built in the store's scratch buffer: lmdb-js copies it during the put.
+  const out = scratch(total).bytes.subarray(0, total);
   out.writeUInt32LE(EDGE_BLOCK, 0);
   out.writeUInt32LE(0, 4);
   if (LITTLE_ENDIAN) {

@@ -24,6 +24,17 @@ export function idKey(id: number): Buffer {
   return key;
 }
 
+/**
+ * Adjacency keys start [u64 node or block][dir u8][labelId u32 BE]: large-list chunks add
+ * [chunk u32 BE], node blocks stop there. Writes that prefix (the label when given).
+ */
+function writeAdjacencyPrefix(key: Buffer, owner: number, dir: Dir, labelId?: number): Buffer {
+  writeU64(key, 0, owner);
+  key[8] = dir;
+  if (labelId !== undefined) key.writeUInt32BE(labelId, 9);
+  return key;
+}
+
 /*
  * Keys for a single get, put or remove, written into one shared buffer: lmdb-js copies a
  * key before the call returns, and these are the hottest allocations of loads and hops.
@@ -31,6 +42,7 @@ export function idKey(id: number): Buffer {
  */
 const ID_SCRATCH = Buffer.allocUnsafe(8);
 const ADJACENCY_SCRATCH = Buffer.allocUnsafe(17);
+const BLOCK_SCRATCH = Buffer.allocUnsafe(13);
 
 export function scratchIdKey(id: number): Buffer {
   writeU64(ID_SCRATCH, 0, id);
@@ -39,12 +51,13 @@ export function scratchIdKey(id: number): Buffer {
 
 /** Large-list chunk key [node][dir][labelId][chunk] (adjacency-lists.ts). */
 export function scratchAdjacencyKey(node: number, dir: Dir, labelId: number, chunk: number): Buffer {
-  const key = ADJACENCY_SCRATCH;
-  writeU64(key, 0, node);
-  key[8] = dir;
-  key.writeUInt32BE(labelId, 9);
-  key.writeUInt32BE(chunk, 13);
-  return key;
+  writeAdjacencyPrefix(ADJACENCY_SCRATCH, node, dir, labelId).writeUInt32BE(chunk, 13);
+  return ADJACENCY_SCRATCH;
+}
+
+/** Node block key [block][dir][labelId] (adjacency.ts). */
+export function scratchBlockKey(block: number, dir: Dir, labelId: number): Buffer {
+  return writeAdjacencyPrefix(BLOCK_SCRATCH, block, dir, labelId);
 }
 
 /** Column chunk key: [propertyId][block]. */
@@ -59,48 +72,28 @@ export function columnKey(propertyId: number, block: number): Buffer {
  * The first and past-the-last keys of every large-list chunk of (node, dir), or of one
  * label's list; with a block number for the node, of every node block of (block, dir).
  */
-export function adjacencyRange(node: number, dir: Dir, labelId?: number): { start: Buffer; end: Buffer } {
-  if (labelId === undefined) {
-    const start = Buffer.allocUnsafe(9);
-    writeU64(start, 0, node);
-    start[8] = dir;
-    const end = Buffer.from(start);
-    end[8] = dir + 1;
-    return { start, end };
-  }
-  const start = Buffer.allocUnsafe(13);
-  writeU64(start, 0, node);
-  start[8] = dir;
-  start.writeUInt32BE(labelId, 9);
+export function adjacencyRange(owner: number, dir: Dir, labelId?: number): { start: Buffer; end: Buffer } {
+  const start = writeAdjacencyPrefix(Buffer.allocUnsafe(labelId === undefined ? 9 : 13), owner, dir, labelId);
   const end = Buffer.from(start);
-  end.writeUInt32BE(labelId + 1, 9);
+  if (labelId === undefined) end[8] = dir + 1;
+  else end.writeUInt32BE(labelId + 1, 9);
   return { start, end };
 }
 
-/** Label id and chunk number of an adjacency key. */
+/** Label id and chunk number of a large-list chunk key. */
 export function adjacencyKeyParts(key: Uint8Array): { labelId: number; chunk: number } {
   const b = key as Buffer;
-  return { labelId: b.readUInt32BE(9), chunk: b.readUInt32BE(13) };
+  return { labelId: blockKeyLabel(b), chunk: b.readUInt32BE(13) };
 }
 
+/** Label id of an adjacency key (a node block's or a chunk's). */
+export const blockKeyLabel = (key: Uint8Array): number => (key as Buffer).readUInt32BE(9);
+
 /**
- * The u64 at the start of the greatest key of `db` (an id, or the node of an adjacency
+ * The u64 at the start of the greatest key of `db` (an id, or the block of a node block
  * key), or -1 when the database is empty.
  */
 export function greatestLeadingU64(db: { getKeys(options: { reverse: boolean; limit: number }): Iterable<Uint8Array> }): number {
   for (const key of db.getKeys({ reverse: true, limit: 1 })) return readU64(key, 0);
   return -1;
 }
-
-const BLOCK_SCRATCH = Buffer.allocUnsafe(13);
-
-/** Node block key [block][dir][labelId] (adjacency.ts), in the shared scratch buffer. */
-export function scratchBlockKey(block: number, dir: Dir, labelId: number): Buffer {
-  writeU64(BLOCK_SCRATCH, 0, block);
-  BLOCK_SCRATCH[8] = dir;
-  BLOCK_SCRATCH.writeUInt32BE(labelId, 9);
-  return BLOCK_SCRATCH;
-}
-
-/** Label id of a node block key. */
-export const blockKeyLabel = (key: Uint8Array): number => (key as Buffer).readUInt32BE(9);

@@ -1,5 +1,5 @@
 /**
- * (other node, edge) pairs, the unit of adjacency: stored as little-endian f64 pairs,
+ * (other node, edge) pairs, the unit of adjacency: stored as f64 pairs (platform order),
  * interleaved, after a header that depends on the value (adjacency-blocks.ts, adjacency-lists.ts).
  */
 
@@ -46,25 +46,4 @@ export function concatPairs(parts: readonly Pairs[]): Pairs {
 /** The index of `edge` in a list, or -1. */
 export function indexOfEdge(pairs: Pairs, edge: number): number {
   return Array.prototype.indexOf.call(pairs.edges, edge) as number;
-}
-
-/**
- * One aligned buffer for building values, grown on demand: lmdb-js copies a value during
- * the put, so builders reuse it instead of allocating per value. One value at a time.
- */
-interface Scratch {
-  readonly bytes: Buffer;
-  readonly doubles: Float64Array;
-  readonly words: Uint32Array;
-}
-
-let scratchBuffer = withViews(Buffer.from(new ArrayBuffer(64 * 1024)));
-
-function withViews(bytes: Buffer): Scratch {
-  return { bytes, doubles: new Float64Array(bytes.buffer, bytes.byteOffset, bytes.length / 8), words: new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) };
-}
-
-export function scratch(size: number): Scratch {
-  if (size > scratchBuffer.bytes.length) scratchBuffer = withViews(Buffer.from(new ArrayBuffer(Math.max(size, scratchBuffer.bytes.length * 2))));
-  return scratchBuffer;
 }

@@ -148,9 +148,10 @@ function untypedProblem(json: unknown): { at: string; msg: string } | null {
       return Number.isFinite(json) ? null : { at: '', msg: NOT_FINITE };
     case 'object': {
       if (json === null) return null;
-      const table = tableOf(json as Value);
-      if (table !== undefined) return tableProblem(table);
       if (Array.isArray(json)) {
+        // A row table stands in for an array (src/row-table.ts): checked by column.
+        const table = tableOf(json as Value);
+        if (table !== undefined) return tableProblem(table);
         for (let i = 0; i < json.length; i++) {
           const p = untypedProblem(json[i]);
           if (p !== null) return { at: `[${i}]${p.at}`, msg: p.msg };

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
@@ -61,6 +62,27 @@ export async function startTestServer(args: string[], options: { waitReady?: boo
       await exited;
     },
   };
+}
+
+/**
+ * One server on a fresh data folder for the tests of a file: started before them, stopped
+ * after them with its folder removed. `url()` and `query()` are valid inside the tests.
+ */
+export function serverForFile(): { url(): string; query(): string } {
+  const dir = tempDir();
+  let server: TestServer | undefined;
+  before(async () => {
+    server = await startTestServer(['--data', dir.path]);
+  });
+  after(async () => {
+    await server?.stop();
+    dir.remove();
+  });
+  const url = () => {
+    if (server === undefined) throw new Error('the test server is not started yet');
+    return server.url;
+  };
+  return { url, query: () => `${url()}/v2/query` };
 }
 
 export interface Reply {

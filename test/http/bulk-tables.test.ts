@@ -3,21 +3,12 @@
  * row tables (src/row-table.ts). Every column kind must come back exactly, and a row that
  * fails must fail the whole request with nothing written.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { post, readRequest, startTestServer, tempDir, writeRequest, type TestServer } from '../helpers/server.js';
+import { post, readRequest, serverForFile, writeRequest } from '../helpers/server.js';
 
-let server: TestServer;
-const dir = tempDir();
-const q = () => `${server.url}/v2/query`;
-
-before(async () => {
-  server = await startTestServer(['--data', dir.path]);
-});
-after(async () => {
-  await server.stop();
-  dir.remove();
-});
+const server = serverForFile();
+const q = server.query;
 
 const param = (name: string) => ({ expr: { param: name } });
 const loop = (body: unknown) => ({ for_each: { param: 'rows', body: [{ query: { root: body } }] } });

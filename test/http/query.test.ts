@@ -1,23 +1,14 @@
 /** /v2/query end to end over HTTP against the real server process. */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countLabel, get, post, postLarge, readRequest, startTestServer, str, tempDir, writeRequest, type TestServer } from '../helpers/server.js';
+import { countLabel, get, post, postLarge, readRequest, str, serverForFile, writeRequest } from '../helpers/server.js';
 
-let server: TestServer;
-const dir = tempDir();
-const q = () => `${server.url}/v2/query`;
-
-before(async () => {
-  server = await startTestServer(['--data', dir.path]);
-});
-after(async () => {
-  await server.stop();
-  dir.remove();
-});
+const server = serverForFile();
+const q = server.query;
 
 test('healthz and readyz report exactly ready, mode and index_runtime', async () => {
   for (const path of ['/healthz', '/readyz']) {
-    const res = await get(server.url + path);
+    const res = await get(server.url() + path);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { ready: true, mode: 'writer', index_runtime: 'ready' });
   }
@@ -114,8 +105,8 @@ test('bad input gets a clear 4xx and the server keeps serving', async () => {
   const big = await postLarge(q(), Buffer.alloc(17 * 1024 * 1024, 'x'));
   assert.equal(big.status, 413);
   assert.equal(big.body.error, 'payload_too_large');
-  assert.equal((await get(server.url + '/nope')).status, 404);
-  assert.equal((await get(server.url + '/v2/query')).status, 405);
+  assert.equal((await get(server.url() + '/nope')).status, 404);
+  assert.equal((await get(server.url() + '/v2/query')).status, 405);
   const ok = await post(q(), readRequest([countLabel('c', 'Seq')], ['c']));
   assert.equal(ok.status, 200);
 });

@@ -3,21 +3,12 @@
  * thread), read back over HTTP (through a read worker), with date-times as literals and
  * as typed parameters (DECISIONS D7) in both directions.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { post, readRequest, startTestServer, tempDir, writeRequest, type TestServer } from '../helpers/server.js';
+import { post, readRequest, serverForFile, writeRequest } from '../helpers/server.js';
 
-let server: TestServer;
-const dir = tempDir();
-const q = () => `${server.url}/v2/query`;
-
-before(async () => {
-  server = await startTestServer(['--data', dir.path]);
-});
-after(async () => {
-  await server.stop();
-  dir.remove();
-});
+const server = serverForFile();
+const q = server.query;
 
 const PROPS: [string, unknown][] = [
   ['s', { string: 'héllo "q" \u2028' }],
@@ -96,6 +87,6 @@ test('concurrent reads carrying date-times are all answered, and the server stay
     assert.equal(reply.status, 200, reply.text);
     assert.equal(reply.text, i % 4 === 0 ? '{"c":[0]}' : '{"c":[2]}');
   }
-  const ready = await fetch(`${server.url}/readyz`);
+  const ready = await fetch(`${server.url()}/readyz`);
   assert.equal(ready.status, 200);
 });
