@@ -3,10 +3,10 @@
  * (JSON -> plan -> validation -> one transaction -> response JSON). The HTTP server runs
  * the same steps split across threads (src/pool); the embedded API runs them in-process.
  */
-import { errorReply, GraphError, toErrorBody } from './errors.js';
-import { checkOptionsForRequestType, type PipelineOptions } from './request-options.js';
-import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson, type ParseJsonOptions } from './json.js';
-import { MIN_TABLE_ROWS, tableArray } from './row-table.js';
+import { errorReply, GraphError, toErrorBody } from './core/errors.js';
+import { checkOptionsForRequestType, type PipelineOptions } from './core/request-options.js';
+import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson, type ParseJsonOptions } from './core/json.js';
+import { MIN_TABLE_ROWS, tableArray } from './core/row-table.js';
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan } from './plan/validate.js';
 import { decodeRequest } from './wire/request.js';
@@ -15,7 +15,7 @@ import { LIMITS } from './plan/limits.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
 
-/** Bulk-load rows in a request are parsed as row tables (src/row-table.ts). */
+/** Bulk-load rows in a request are parsed as row tables (src/core/row-table.ts). */
 const REQUEST_JSON: ParseJsonOptions = { tables: { minRows: MIN_TABLE_ROWS, make: tableArray } };
 
 /** Request text, bytes, or (embedded callers) a plain object, to a validated plan. */

@@ -10,7 +10,7 @@ import { answerQuery, runRead } from '../src/database.js';
 import { encodeMessage, toPlanMessage } from '../src/protocol/codec.js';
 import { decodeRequests, encodeAnswers } from '../src/protocol/frames.js';
 import type { WorkerSettings } from '../src/protocol/messages.js';
-import { fromOptionFlags } from '../src/request-options.js';
+import { fromOptionFlags } from '../src/core/request-options.js';
 import { openStore } from '../src/store/index.js';
 
 const settings = workerData as WorkerSettings;

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { runWrite } from '../src/database.js';
-import { toErrorBody } from '../src/errors.js';
+import { toErrorBody } from '../src/core/errors.js';
 import { decodeMessage, encodeMessage, fromPlanMessage } from '../src/protocol/codec.js';
 import type { PlanMessage, Reply, WorkerSettings, WriterEvent, WriterRequest } from '../src/protocol/messages.js';
 import { openStore } from '../src/store/index.js';

@@ -6,8 +6,8 @@
  * before "9", and a missing value falls into the group of the string "null". The group
  * shows the first value seen.
  */
-import { GraphError } from '../errors.js';
-import type { Value, ValueObject } from '../value.js';
+import { GraphError } from '../core/errors.js';
+import type { Value, ValueObject } from '../core/value.js';
 import { setOwn } from '../wire/values.js';
 import { compareStrings } from './compare.js';
 import type { Exec, Executor } from './context.js';

@@ -3,13 +3,13 @@
  * loops with parameter shadowing, variable binding, and the response of the returned
  * names. Returns the response JSON text.
  */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import type { Condition, Entry, QueryPlan } from '../plan/batch.js';
 import { LIMITS } from '../plan/limits.js';
 import type { GraphReader, GraphWriter } from '../store/types.js';
-import { isValueObject, type Value, type ValueObject } from '../value.js';
+import { isValueObject, type Value, type ValueObject } from '../core/value.js';
 import { bulkInsertOf, GENERIC, objectRows, tableRows } from './bulk.js';
-import { rowObject, tableOf } from '../row-table.js';
+import { rowObject, tableOf } from '../core/row-table.js';
 import { Exec } from './context.js';
 import { encodeResponse } from './encode.js';
 import { materialize, sizeOf, type Flow } from './flow.js';

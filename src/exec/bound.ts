@@ -1,8 +1,8 @@
 /** Bounds and ordering (reference §4.5, §5.4): limit, skip, range, order_by(_multiple). */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import type { Order, StreamBound } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
-import { SAFE_I64, type Value } from '../value.js';
+import { SAFE_I64, type Value } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
 import { totalOrder } from './compare.js';
 import { evalExpr, resolveProperty } from './eval.js';

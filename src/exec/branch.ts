@@ -4,7 +4,7 @@
  * and stay lazy; choose and repeat work on whole batches of rows, so they hold their
  * input, but only once their output is first read.
  */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import type { Predicate } from '../plan/expr.js';
 import { inputOf, subTraversalsOf } from '../plan/catalog.js';
 import type { PlanNode, SubTraversal } from '../plan/ops.js';

@@ -6,12 +6,12 @@
  * plain; any other element (a missing field, an id list, a wrong type) goes through the
  * generic path, which gives the same result or the same error.
  */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import type { PropertyInput } from '../plan/expr.js';
 import type { AddEOp, AddNOp, Assignments } from '../plan/ops.js';
 import type { Entry } from '../plan/batch.js';
-import { SAFE_I64, type Value, type ValueObject } from '../value.js';
-import { cellValue, type RowTable } from '../row-table.js';
+import { SAFE_I64, type Value, type ValueObject } from '../core/value.js';
+import { cellValue, type RowTable } from '../core/row-table.js';
 import { setOwn } from '../wire/values.js';
 import type { Exec } from './context.js';
 import { EMPTY_ROWS, rowFlow, type Flow } from './flow.js';
@@ -51,7 +51,7 @@ export function objectRows(lookup: Lookup): RowSource {
   };
 }
 
-/** Rows of a table (src/row-table.ts): columns by index; names that are not columns from `outer`. */
+/** Rows of a table (src/core/row-table.ts): columns by index; names that are not columns from `outer`. */
 export function tableRows(table: RowTable, outer: Lookup): RowSource {
   const value = (name: string): Reader<Value> => {
     const c = table.keys.indexOf(name);

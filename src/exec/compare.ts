@@ -7,7 +7,7 @@
  * - total order (order_by): null < bool < number < date_time < string < bytes <
  *   i64_array < f64_array < f32_array < array < object.
  */
-import { DateTime, type Value, isValueObject } from '../value.js';
+import { DateTime, type Value, isValueObject } from '../core/value.js';
 
 function numCompare(a: bigint | number, b: bigint | number): number {
   if (typeof a === typeof b) return a < b ? -1 : a > b ? 1 : 0;

@@ -3,10 +3,10 @@
  * batches), parameters (a scope that for_each shadows), variables, and the dispatch to
  * each operation's executor.
  */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import type { OpKind, OpOf, PlanNode } from '../plan/ops.js';
 import type { EdgeRecord, GraphReader, GraphWriter, NodeRecord } from '../store/types.js';
-import type { Value } from '../value.js';
+import type { Value } from '../core/value.js';
 import { LIMITS } from '../plan/limits.js';
 import type { Flow, RowFlow } from './flow.js';
 import { EDGE, NODE, type Row } from './row.js';

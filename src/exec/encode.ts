@@ -4,10 +4,10 @@
  * Values print untagged: i64 as exact digits, f64 with a fraction (`3.0`, as the
  * reference), non-finite floats as null, date_time as RFC 3339 UTC with milliseconds.
  */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import { LIMITS } from '../plan/limits.js';
-import { formatRfc3339 } from '../datetime.js';
-import { DateTime, type Value } from '../value.js';
+import { formatRfc3339 } from '../core/datetime.js';
+import { DateTime, type Value } from '../core/value.js';
 import type { Flow } from './flow.js';
 import { EDGE, NODE, keyKind, keyId, type ElementKey, type Row } from './row.js';
 

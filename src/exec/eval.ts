@@ -3,9 +3,9 @@
  * name resolution (§6.2): $from/$to (and dotted paths through them) on edges, $id, the
  * virtual $distance/$score, $label, stored properties, then dotted paths into objects.
  */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import type { Expr, Predicate } from '../plan/expr.js';
-import { DateTime, I64_MIN, isValueObject, type Value } from '../value.js';
+import { DateTime, I64_MIN, isValueObject, type Value } from '../core/value.js';
 import { compareForPredicate, valueEquals } from './compare.js';
 import type { Exec } from './context.js';
 import { EDGE, NODE, NONE, Row } from './row.js';

@@ -1,9 +1,9 @@
 /** Filters, dedup and set membership (reference §5.3). */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import type { Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
 import { hasKeyPredicate, hasPredicate, scanOf, scanRows } from './scan.js';
-import type { Value } from '../value.js';
+import type { Value } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
 import { valueEquals } from './compare.js';
 import { evalExpr, evalPredicate } from './eval.js';

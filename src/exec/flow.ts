@@ -3,7 +3,7 @@
  * to step, so `limit` or `exists` over a label scan stops reading early; they are
  * materialised only when bound to a variable or returned.
  */
-import type { Value } from '../value.js';
+import type { Value } from '../core/value.js';
 import type { Row } from './row.js';
 
 export interface RowFlow {

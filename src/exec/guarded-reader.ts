@@ -4,7 +4,7 @@
  * store calls (and scanned keys) bounds any request in time without a check in every
  * executor loop; the clock is read once per 1024 calls.
  */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import type { Adjacent, ColumnBlock, Direction, EdgeRecord, GraphReader, NodeRecord } from '../store/types.js';
 
 const CHECK_EVERY = 1024;

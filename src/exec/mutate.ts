@@ -4,11 +4,11 @@
  * `drop` deletes edge rows as well as node rows (the reference ignores edge rows, Q4; we
  * do what its docs say, see docs/queries.md).
  */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import { LIMITS } from '../plan/limits.js';
 import type { PropertyInput } from '../plan/expr.js';
 import type { Assignments } from '../plan/ops.js';
-import type { Value, ValueObject } from '../value.js';
+import type { Value, ValueObject } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
 import { evalExpr } from './eval.js';
 import { EMPTY_ROWS, rowFlow, type RowFlow } from './flow.js';

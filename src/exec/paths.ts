@@ -2,7 +2,7 @@
  * Paths (reference §5.9, §5.11): path, simple_path and shortest_path. Rows record their
  * path only when the plan reads paths (src/plan/features.ts sets x.trackPath).
  */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import type { ElementRef } from '../plan/expr.js';
 import type { Direction } from '../plan/ops.js';
 import type { Exec, Executor } from './context.js';

@@ -1,6 +1,6 @@
 /** Resolving NodeRef/EdgeRef (reference §4.6) to element ids. */
-import { GraphError } from '../errors.js';
-import { SAFE_I64 } from '../value.js';
+import { GraphError } from '../core/errors.js';
+import { SAFE_I64 } from '../core/value.js';
 import type { ElementRef } from '../plan/expr.js';
 import type { Exec } from './context.js';
 import { EDGE, NODE, type Row } from './row.js';

@@ -4,7 +4,7 @@
  * the sack, and the virtual properties of a search hit. A plain hop allocates one Row and
  * shares everything else with its parent.
  */
-import type { Value } from '../value.js';
+import type { Value } from '../core/value.js';
 import type { NodeRecord, EdgeRecord } from '../store/types.js';
 
 export const NODE = 0;

@@ -3,8 +3,8 @@
  * sack_set copies a property into it, sack_add adds a property to it, sack_get makes it
  * visible in the output.
  */
-import { GraphError } from '../errors.js';
-import { I64_MAX, I64_MIN, isNumeric, toNumber, type Value } from '../value.js';
+import { GraphError } from '../core/errors.js';
+import { I64_MAX, I64_MIN, isNumeric, toNumber, type Value } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
 import { resolveProperty } from './eval.js';
 import { rowFlow, type RowFlow } from './flow.js';

@@ -14,7 +14,7 @@
 import type { Expr, Order, Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
 import { bit, chunkValue, type ColumnBlock, type ColumnChunk, type NumChunk } from '../store/columns.js';
-import { SAFE_I64, type Value } from '../value.js';
+import { SAFE_I64, type Value } from '../core/value.js';
 import { compareForPredicate, totalOrder, valueEquals } from './compare.js';
 import type { Exec } from './context.js';
 import { evalPredicate } from './eval.js';

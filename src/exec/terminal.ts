@@ -1,5 +1,5 @@
 /** Terminals (reference §5.6): count, exists, id, label, values, value_map, project, edge_properties. */
-import type { Value, ValueObject } from '../value.js';
+import type { Value, ValueObject } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
 import { evalExpr, resolveProperty } from './eval.js';
 import { setOwn } from '../wire/values.js';

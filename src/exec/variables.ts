@@ -2,9 +2,9 @@
  * Variables and row-local bindings (reference §5.5, §5.6): as/store, select, inject, bind,
  * project_bindings.
  */
-import { GraphError } from '../errors.js';
+import { GraphError } from '../core/errors.js';
 import type { BindingTarget } from '../plan/ops.js';
-import type { Value, ValueObject } from '../value.js';
+import type { Value, ValueObject } from '../core/value.js';
 import { setOwn } from '../wire/values.js';
 import type { Exec, Executor } from './context.js';
 import { encodeValue } from './encode.js';

@@ -1,5 +1,5 @@
 /** A decoded request: the batch, its parameters and the request type. */
-import type { Value } from '../value.js';
+import type { Value } from '../core/value.js';
 import type { PlanNode } from './ops.js';
 
 export type RequestType = 'read' | 'write';

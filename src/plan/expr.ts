@@ -3,7 +3,7 @@
  * They mirror the wire forms of reference v2-wire §4, with literals already decoded to
  * `Value`s and every node carrying the JSON path it came from (for runtime messages).
  */
-import type { Value } from '../value.js';
+import type { Value } from '../core/value.js';
 
 export type ArithOp = 'add' | 'sub' | 'mul' | 'div' | 'mod';
 export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';

@@ -7,7 +7,7 @@ export const LIMITS = {
   defaultQueryTimeoutMs: 30_000,
   /**
    * Operations nested inside one another (input chains plus sub-traversals). JSON nesting
-   * (255 levels, src/json.ts) allows about 125 chained operations, so this one is reachable.
+   * (255 levels, src/core/json.ts) allows about 125 chained operations, so this one is reachable.
    */
   maxPlanDepth: 100,
   /** Entries of a batch, for_each bodies included. */

@@ -8,7 +8,7 @@
  * wire schema (src/wire/ops/), its catalogue entry (src/plan/catalog.ts) and its executor
  * (src/exec/registry.ts), because each of those is a Record over `OpKind`.
  */
-import type { Value } from '../value.js';
+import type { Value } from '../core/value.js';
 import type { ElementRef, Expr, Order, Predicate, PropertyInput, StreamBound } from './expr.js';
 
 interface Base<K extends string> {

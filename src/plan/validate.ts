@@ -1,14 +1,14 @@
 /**
  * Static validation of a decoded plan (reference §10 and the stricter rules of
  * docs/queries.md §6), before anything runs, so a bad plan never half-runs. Each rule has
- * its own 400 code from src/errors.ts and a message that starts with the JSON path.
+ * its own 400 code from src/core/errors.ts and a message that starts with the JSON path.
  *
  * Besides shapes it infers, per operation, two facts about the stream flowing out of it:
  * whether its rows carry `bind` bindings, and whether its elements are nodes, edges or
  * either. The after-bind rules of reference §5.5 need both.
  */
-import { GraphError, type ErrorCode } from '../errors.js';
-import { DateTime, type Value } from '../value.js';
+import { GraphError, type ErrorCode } from '../core/errors.js';
+import { DateTime, type Value } from '../core/value.js';
 import type { Entry, QueryPlan } from './batch.js';
 import { CATALOG, inputOf, subTraversalsOf } from './catalog.js';
 import { heldBy, walkExprs } from './exprs.js';

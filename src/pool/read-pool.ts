@@ -8,7 +8,7 @@
  * Workers parse, validate and run reads; writes come back as plans for the writer thread.
  */
 import { Piscina } from 'piscina';
-import { errorReply, GraphError, toErrorBody } from '../errors.js';
+import { errorReply, GraphError, toErrorBody } from '../core/errors.js';
 import { decodeAnswers, encodeRequests, type AnswerFrame, type RequestFrame } from '../protocol/frames.js';
 import type { WorkerSettings } from '../protocol/messages.js';
 

@@ -4,9 +4,9 @@
  */
 import { Packr } from 'msgpackr';
 import type { QueryPlan } from '../plan/batch.js';
-import { PACKR_OPTIONS, registerValueExtensions } from '../value-msgpack.js';
-import type { Value } from '../value.js';
-import { tableArray, tableOf, tabulate, type RowTable } from '../row-table.js';
+import { PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
+import type { Value } from '../core/value.js';
+import { tableArray, tableOf, tabulate, type RowTable } from '../core/row-table.js';
 import type { PlanMessage } from './messages.js';
 
 registerValueExtensions();

@@ -3,14 +3,14 @@
  * frames (frames.ts), plans and writer events as msgpackr buffers (codec.ts); errors travel
  * as data (ErrorBody), never as thrown objects.
  */
-import type { ErrorBody } from '../errors.js';
+import type { ErrorBody } from '../core/errors.js';
 import type { Batch, RequestType } from '../plan/batch.js';
-import type { Value } from '../value.js';
-import type { RowTable } from '../row-table.js';
+import type { Value } from '../core/value.js';
+import type { RowTable } from '../core/row-table.js';
 
 /**
  * A QueryPlan in transit: parameters as entries (msgpack maps would decode as objects),
- * arrays of uniform rows as row tables (src/row-table.ts).
+ * arrays of uniform rows as row tables (src/core/row-table.ts).
  */
 export interface PlanMessage {
   readonly type: RequestType;

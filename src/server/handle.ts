@@ -3,7 +3,7 @@
  * of checks (server-gateway §2.3): headers here, the body size in the transport, then the
  * service runs the rest of the pipeline (database.ts answerQuery).
  */
-import { errorReply, toErrorBody, type ErrorBody } from '../errors.js';
+import { errorReply, toErrorBody, type ErrorBody } from '../core/errors.js';
 import { parseRequestOptions } from './headers.js';
 import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
 import { createRouter } from './routes.js';

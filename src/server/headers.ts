@@ -7,10 +7,10 @@
  * The tenant id is never an error (the reference uses it for attribution only): an empty
  * one is treated as absent. An empty database id is an error (the contract says min length 1).
  */
-import { GraphError } from '../errors.js';
-import type { RequestOptions } from '../request-options.js';
+import { GraphError } from '../core/errors.js';
+import type { RequestOptions } from '../core/request-options.js';
 
-export { checkOptionsForRequestType, type RequestOptions } from '../request-options.js';
+export { checkOptionsForRequestType, type RequestOptions } from '../core/request-options.js';
 
 interface HeaderName {
   readonly canonical: string;

@@ -3,7 +3,7 @@
  * health. The threaded server implements it (and tests, in-process); handle.ts knows
  * nothing of threads.
  */
-import type { PipelineOptions } from '../request-options.js';
+import type { PipelineOptions } from '../core/request-options.js';
 
 export type Mode = 'writer' | 'reader';
 export type IndexRuntime = 'starting' | 'ready' | 'failed';

@@ -3,11 +3,11 @@
  * and runs reads; the writes it hands back go to the writer thread (none in reader mode).
  * Ready once the writer has opened the database and every read worker has too.
  */
-import { errorReply } from '../errors.js';
+import { errorReply } from '../core/errors.js';
 import { ReadPool } from '../pool/read-pool.js';
 import { WriterClient } from '../pool/writer-client.js';
 import type { WorkerSettings } from '../protocol/messages.js';
-import { optionFlags, type PipelineOptions } from '../request-options.js';
+import { optionFlags, type PipelineOptions } from '../core/request-options.js';
 import type { HealthResponse, IndexRuntime, Mode, QueryReply, QueryService } from './service.js';
 
 const READ_WORKER = new URL('../../workers/read-worker.js', import.meta.url);

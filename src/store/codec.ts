@@ -1,6 +1,6 @@
 /**
  * Value encoding of the store. It is the msgpackr configuration thread messages use
- * (src/value-msgpack.ts), so a record read in a worker posts onward without re-encoding
+ * (src/core/value-msgpack.ts), so a record read in a worker posts onward without re-encoding
  * surprises: bigint stays bigint, whole numbers stay numbers, typed arrays keep their
  * type and DateTime is an extension. lmdb-js builds its own msgpackr Encoder from these
  * options (the extension registry is global to the msgpackr module, which lmdb shares).
@@ -9,7 +9,7 @@
  * as 0, a lone UTF-16 surrogate is replaced, and an object key "__proto__" is renamed.
  */
 import { Packr } from 'msgpackr';
-import { PACKR_OPTIONS, registerValueExtensions } from '../value-msgpack.js';
+import { PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
 
 registerValueExtensions();
 

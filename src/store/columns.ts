@@ -22,7 +22,7 @@
  * chunks in a cache (ChunkCache) that it checks against the version in the stored header.
  */
 import type { Database } from 'lmdb';
-import type { Value } from '../value.js';
+import type { Value } from '../core/value.js';
 import { storePackr } from './codec.js';
 import { columnKey, readU64 } from './keys.js';
 import { COLUMN_BLOCK, LABEL_COLUMN, META } from './layout.js';

@@ -8,7 +8,7 @@
  */
 import { endianness } from 'node:os';
 import type { Database } from 'lmdb';
-import type { ValueObject } from '../value.js';
+import type { ValueObject } from '../core/value.js';
 import { storePackr } from './codec.js';
 import { scratch } from './scratch.js';
 import { readU64, scratchIdKey as idKey } from './keys.js';

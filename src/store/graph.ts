@@ -8,7 +8,7 @@
  * out what they would read, so a batch always sees its own writes.
  */
 import type { Database } from 'lmdb';
-import type { ValueObject } from '../value.js';
+import type { ValueObject } from '../core/value.js';
 import { AdjacencyEdits, AdjacencyReader, type BlockDb, type ListDb, type Pairs } from './adjacency.js';
 import { ChunkCache, ColumnEdits, ColumnReader, SlotCache, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
 import { BatchDictionary, Dictionary, storableName, type NameKind } from './dictionary.js';

@@ -9,7 +9,7 @@
  * `Store.read` or `Store.write` call: reads see one snapshot, and inside a write they see
  * the batch's own earlier writes.
  */
-import type { ValueObject } from '../value.js';
+import type { ValueObject } from '../core/value.js';
 import type { ColumnBlock } from './columns.js';
 
 export type { ColumnBlock, ColumnChunk } from './columns.js';

@@ -4,7 +4,7 @@
  * in src/plan/validate.ts.
  */
 import type { Batch, Condition, Entry, QueryPlan, RequestType } from '../plan/batch.js';
-import type { Value } from '../value.js';
+import type { Value } from '../core/value.js';
 import { describe, fail, isObject, list, name, oneOf, optional, required, str, struct, tagged, tuple, u64, withDefault, type Field } from './schema.js';
 import { planNode } from './ops.js';
 import { paramType, typedValue, untypedValue, type ParamType } from './values.js';

@@ -1,11 +1,11 @@
 /**
  * Schema combinators for the wire format. A `Field<T>` both checks a JSON value and
- * converts it (integer tokens arrive as bigint from src/json.ts), so each operation's
+ * converts it (integer tokens arrive as bigint from src/core/json.ts), so each operation's
  * schema in ops.ts is one declarative table and its decoder at once. Every failure is a
  * 400 `invalid_query_json` whose msg starts with the JSON path, e.g.
  * `query.read.entries[0].query.root.count: unknown key "foo"`.
  */
-import { GraphError, type ErrorCode } from '../errors.js';
+import { GraphError, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../plan/limits.js';
 
 export type Field<T> = (json: unknown, path: string) => T;

@@ -2,10 +2,10 @@
  * Values on the wire: tagged literals in the operation tree (reference §4.1), untagged
  * parameter values (§2.2) and typed parameters (`parameter_types`, contract and D6/D7).
  */
-import { DateTime, I64_MAX, I64_MIN, type Value, type ValueObject } from '../value.js';
-import { MAX_DATE_MS, parseRfc3339 } from '../datetime.js';
+import { DateTime, I64_MAX, I64_MIN, type Value, type ValueObject } from '../core/value.js';
+import { MAX_DATE_MS, parseRfc3339 } from '../core/datetime.js';
 import { describe, fail, isObject, tagged, type Field } from './schema.js';
-import { rowObject, tableOf, type RowTable } from '../row-table.js';
+import { rowObject, tableOf, type RowTable } from '../core/row-table.js';
 
 const F32_MAX = 3.4028234663852886e38;
 
@@ -116,7 +116,7 @@ export const untypedValue: Field<Value> = (json, path) => {
 };
 
 /**
- * A row table's cells (src/row-table.ts), in the order the rows' members would be checked:
+ * A row table's cells (src/core/row-table.ts), in the order the rows' members would be checked:
  * row by row, each row's keys in the order an object enumerates them (integer-like keys
  * first), so the first problem reported is the one the rows as objects would give.
  */
@@ -149,7 +149,7 @@ function untypedProblem(json: unknown): { at: string; msg: string } | null {
     case 'object': {
       if (json === null) return null;
       if (Array.isArray(json)) {
-        // A row table stands in for an array (src/row-table.ts): checked by column.
+        // A row table stands in for an array (src/core/row-table.ts): checked by column.
         const table = tableOf(json as Value);
         if (table !== undefined) return tableProblem(table);
         for (let i = 0; i < json.length; i++) {

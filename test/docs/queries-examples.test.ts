@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { open } from '../../src/index.js';
-import { parseJson } from '../../src/json.js';
-import { statusOf, toErrorBody } from '../../src/errors.js';
+import { parseJson } from '../../src/core/json.js';
+import { statusOf, toErrorBody } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/server.js';
 
 const ROOT = new URL('../../../', import.meta.url);

@@ -4,7 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GraphError, type ErrorCode } from '../../src/errors.js';
+import { GraphError, type ErrorCode } from '../../src/core/errors.js';
 import { ci, cs, ids, openTestDb, prop, q, s, type TestDb } from '../helpers/embedded.js';
 import { post, readRequest, startTestServer, tempDir, writeRequest, type TestServer } from '../helpers/server.js';
 

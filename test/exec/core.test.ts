@@ -1,7 +1,7 @@
 /** The issue-2 operation set and batch semantics, run in-process on a real LMDB folder. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GraphError } from '../../src/errors.js';
+import { GraphError } from '../../src/core/errors.js';
 import { all, ci, cs, i, ids, label, openTestDb, prop, q, s, type TestDb } from '../helpers/embedded.js';
 
 let t: TestDb;

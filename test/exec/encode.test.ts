@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeResponse, encodeValue } from '../../src/exec/encode.js';
-import { GraphError } from '../../src/errors.js';
+import { GraphError } from '../../src/core/errors.js';
 import { LIMITS } from '../../src/plan/limits.js';
-import { DateTime } from '../../src/value.js';
+import { DateTime } from '../../src/core/value.js';
 
 test('values print untagged: i64 digits, f64 with a fraction, date_time as RFC 3339 UTC', () => {
   assert.equal(encodeValue(9223372036854775807n), '9223372036854775807');

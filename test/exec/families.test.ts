@@ -4,7 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GraphError, type ErrorCode } from '../../src/errors.js';
+import { GraphError, type ErrorCode } from '../../src/core/errors.js';
 import { displayString } from '../../src/exec/aggregate.js';
 import { needsPaths } from '../../src/plan/features.js';
 import type { QueryPlan } from '../../src/plan/batch.js';

@@ -1,7 +1,7 @@
 /** Mutations (reference §5.7, §9): what each writes, what it returns, ids, atomicity. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GraphError, type ErrorCode } from '../../src/errors.js';
+import { GraphError, type ErrorCode } from '../../src/core/errors.js';
 import { ci, i, ids, label, openTestDb, prop, q, s, type TestDb } from '../helpers/embedded.js';
 
 const idRows = (...list: number[]) => list.map(($id) => ({ $id }));

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { open, type Database } from '../../src/index.js';
-import { GraphError } from '../../src/errors.js';
+import { GraphError } from '../../src/core/errors.js';
 import { post, readRequest, startTestServer, tempDir } from '../helpers/server.js';
 
 const dir = tempDir();

@@ -1,7 +1,7 @@
 /** An embedded database in a temp folder, with request builders shared by exec tests. */
 import { open, type Database } from '../../src/index.js';
 import assert from 'node:assert/strict';
-import { GraphError } from '../../src/errors.js';
+import { GraphError } from '../../src/core/errors.js';
 import { tempDir } from './server.js';
 
 export interface TestDb {

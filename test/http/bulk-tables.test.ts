@@ -1,6 +1,6 @@
 /**
  * Bulk loads over HTTP: rows of a for_each travel from the read worker to the writer as
- * row tables (src/row-table.ts). Every column kind must come back exactly, and a row that
+ * row tables (src/core/row-table.ts). Every column kind must come back exactly, and a row that
  * fails must fail the whole request with nothing written.
  */
 import { test } from 'node:test';

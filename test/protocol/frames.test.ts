@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeAnswers, decodeRequests, encodeAnswers, encodeRequests } from '../../src/protocol/frames.js';
-import { fromOptionFlags, optionFlags } from '../../src/request-options.js';
+import { fromOptionFlags, optionFlags } from '../../src/core/request-options.js';
 
 test('requests: flags and bodies, empty ones included, in order', () => {
   const bodies = ['{"a":1}', '', 'é'.repeat(1000)].map((s) => new TextEncoder().encode(s));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GraphError } from '../../src/errors.js';
+import { GraphError } from '../../src/core/errors.js';
 import { checkOptionsForRequestType, parseRequestOptions, type RequestOptions } from '../../src/server/headers.js';
 
 const parse = (entries: Record<string, string>) => parseRequestOptions(new Map(Object.entries(entries)));

@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { openStore } from '../../src/store/index.js';
-import { DateTime, type Value, type ValueObject } from '../../src/value.js';
+import { DateTime, type Value, type ValueObject } from '../../src/core/value.js';
 import { tempDir } from '../helpers/server.js';
 
 const dirs: { remove(): void }[] = [];

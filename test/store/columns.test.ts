@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { chunkValue, decodeChunk, encodeChunk } from '../../src/store/columns.js';
 import { openStore } from '../../src/store/index.js';
 import type { GraphReader, Store } from '../../src/store/types.js';
-import { DateTime, type Value, type ValueObject } from '../../src/value.js';
+import { DateTime, type Value, type ValueObject } from '../../src/core/value.js';
 import { tempDir } from '../helpers/server.js';
 
 const dirs: { remove(): void }[] = [];

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { storePackr } from '../../src/store/codec.js';
 import { encodeProps } from '../../src/store/edge-blocks.js';
-import { DateTime, type ValueObject } from '../../src/value.js';
+import { DateTime, type ValueObject } from '../../src/core/value.js';
 
 const roundTrip = (v: ValueObject) => {
   const bytes = encodeProps(v);

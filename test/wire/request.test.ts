@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { preparePlan } from '../../src/database.js';
-import { GraphError } from '../../src/errors.js';
-import { DateTime } from '../../src/value.js';
+import { GraphError } from '../../src/core/errors.js';
+import { DateTime } from '../../src/core/value.js';
 
 const read = (entries: unknown[], returns: string[] = [], extra: Record<string, unknown> = {}) =>
   JSON.stringify({ request_type: 'read', query: { read: { entries, returns } }, ...extra });

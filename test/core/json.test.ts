@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson } from '../src/json.js';
+import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson } from '../../src/core/json.js';
 
 function syntaxError(text: string, reason: string, line?: number, column?: number): void {
   assert.throws(

@@ -16,7 +16,7 @@ Client mistakes are 4xx even when they are found while the query runs (an unboun
 a missing \`add_e\` endpoint); 500 means a fault of the service itself and never carries a
 stack trace. "Retryable" means replaying the same request unchanged can succeed.
 
-This file is generated from \`src/errors.ts\` by \`npm run docs:errors\`; a test fails when
+This file is generated from \`src/core/errors.ts\` by \`npm run docs:errors\`; a test fails when
 the two differ.
 
 | code | HTTP status | retryable | meaning |

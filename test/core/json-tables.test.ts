@@ -5,8 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { JsonSyntaxError, parseJson } from '../src/json.js';
-import type { RowTable } from '../src/row-table.js';
+import { JsonSyntaxError, parseJson } from '../../src/core/json.js';
+import type { RowTable } from '../../src/core/row-table.js';
 
 /** Tables back as the rows they stand for, tagged so a test can tell they were tables. */
 const asRows = (table: RowTable): unknown => ({

@@ -1,4 +1,4 @@
-/** The bigint-safe JSON writer (the reader is src/json.ts). */
+/** The bigint-safe JSON writer (the reader is src/core/json.ts). */
 /**
  * JSON.stringify without whitespace, extended for Trellis values: bigint prints its exact digits,
  * non-finite numbers print null, typed arrays print as arrays. Like JSON.stringify, toJSON is

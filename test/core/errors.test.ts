@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { ERROR_REGISTRY, GraphError, toErrorBody } from '../src/errors.js';
-import { renderErrorsDoc } from '../src/errors-doc.js';
+import { ERROR_REGISTRY, GraphError, toErrorBody } from '../../src/core/errors.js';
+import { renderErrorsDoc } from '../../src/core/errors-doc.js';
 
 test('docs/errors.md is the rendering of the registry', () => {
-  const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
-  assert.equal(doc, renderErrorsDoc(), 'run `npm run docs:errors` after changing src/errors.ts');
+  const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+  assert.equal(doc, renderErrorsDoc(), 'run `npm run docs:errors` after changing src/core/errors.ts');
 });
 
 test('every code is snake_case with a 4xx/5xx status and a meaning', () => {

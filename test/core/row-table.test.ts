@@ -1,19 +1,19 @@
 /**
- * Row tables: arrays of uniform rows held column by column (src/row-table.ts). They must
+ * Row tables: arrays of uniform rows held column by column (src/core/row-table.ts). They must
  * be invisible: the same rows back, the same array to any code that looks, and a bulk
  * for_each over a table (parsed, or carried to the writer) gives the same answer, graph and
  * errors as over the plain objects.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, type Database } from '../src/index.js';
-import { preparePlan, runWrite } from '../src/database.js';
-import { decodeMessage, encodeMessage, fromPlanMessage, toPlanMessage } from '../src/protocol/codec.js';
-import type { PlanMessage } from '../src/protocol/messages.js';
-import { stringifyJson } from '../src/json.js';
-import { MIN_TABLE_ROWS, rowObject, tableArray, tableOf, tabulate } from '../src/row-table.js';
-import type { Value } from '../src/value.js';
-import { tempDir } from './helpers/server.js';
+import { open, type Database } from '../../src/index.js';
+import { preparePlan, runWrite } from '../../src/database.js';
+import { decodeMessage, encodeMessage, fromPlanMessage, toPlanMessage } from '../../src/protocol/codec.js';
+import type { PlanMessage } from '../../src/protocol/messages.js';
+import { stringifyJson } from '../../src/core/json.js';
+import { MIN_TABLE_ROWS, rowObject, tableArray, tableOf, tabulate } from '../../src/core/row-table.js';
+import type { Value } from '../../src/core/value.js';
+import { tempDir } from '../helpers/server.js';
 
 const dirs: { remove(): void }[] = [];
 after(() => dirs.forEach((d) => d.remove()));
