@@ -21,7 +21,21 @@ import { fileURLToPath } from 'node:url';
 import { open, type Database } from '../src/index.js';
 import { DEFAULT_SEED, SIZES, type DatasetSize, type SizeName, type UserProps } from './lib/dataset.js';
 import { loadRequests, loadTrellis } from './lib/load-trellis.js';
-import { crossCheck, measureReads, parseChildArgs, referenceAnswers, repeatLoads, runEmbedded, summarize, toMarkdown, type Adapter, type ChildArgs, type Failure, type Reader, type SystemReport } from './lib/peer-types.js';
+import {
+  crossCheck,
+  measureReads,
+  parseChildArgs,
+  referenceAnswers,
+  repeatLoads,
+  runEmbedded,
+  summarize,
+  toMarkdown,
+  type Adapter,
+  type ChildArgs,
+  type Failure,
+  type Reader,
+  type SystemReport,
+} from './lib/peer-types.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PEERS: Record<string, string> = { kuzu: 'kuzu.js', surrealdb: 'surreal.js' };
@@ -30,7 +44,8 @@ const PROPS = ['uid', 'name', 'age', 'status', 'score'];
 const node = { nodes: { reference: { param: 'x' } } };
 const out = (input: unknown) => ({ out: { input, label: 'FOLLOWS' } });
 const user = { eq: { left: { property: '$label' }, right: { constant: { string: 'User' } } } };
-const read = (root: unknown) => JSON.stringify({ request_type: 'read', query: { read: { entries: [{ query: { name: 'r', root } }], returns: ['r'] } } });
+const read = (root: unknown) =>
+  JSON.stringify({ request_type: 'read', query: { read: { entries: [{ query: { name: 'r', root } }], returns: ['r'] } } });
 /** Parameters spliced into a fixed request text, as a client with a prepared request would. */
 const withX = (body: string) => (x: number) => `{"parameters":{"x":${x}},${body.slice(1)}`;
 
@@ -39,20 +54,59 @@ const REQUESTS = {
   oneHop: withX(read({ values: { input: out(node), properties: ['uid'] } })),
   twoHop: withX(read({ count: { input: out(out(node)) } })),
   filtered: read({
-    count: { input: { nodes_where: { predicate: { and: { predicates: [user, { gte: { left: { property: 'age' }, right: { constant: { i64: 30 } } } }, { eq: { left: { property: 'status' }, right: { constant: { string: 'active' } } } }] } } } } },
+    count: {
+      input: {
+        nodes_where: {
+          predicate: {
+            and: {
+              predicates: [
+                user,
+                { gte: { left: { property: 'age' }, right: { constant: { i64: 30 } } } },
+                { eq: { left: { property: 'status' }, right: { constant: { string: 'active' } } } },
+              ],
+            },
+          },
+        },
+      },
+    },
   }),
-  topK: (k: number) => read({ values: { input: { limit: { input: { order_by_multiple: { input: { nodes_where: { predicate: user } }, orderings: [['score', 'desc'], ['uid', 'asc']] } }, count: { literal: k } } }, properties: ['uid'] } }),
+  topK: (k: number) =>
+    read({
+      values: {
+        input: {
+          limit: {
+            input: {
+              order_by_multiple: {
+                input: { nodes_where: { predicate: user } },
+                orderings: [
+                  ['score', 'desc'],
+                  ['uid', 'asc'],
+                ],
+              },
+            },
+            count: { literal: k },
+          },
+        },
+        properties: ['uid'],
+      },
+    }),
 };
 const param = (name: string) => ({ expr: { param: name } });
 const INSERT = JSON.stringify({
   request_type: 'write',
-  query: { write: { entries: [{ query: { root: { add_n: { label: 'User', properties: PROPS.map((p) => [p, param(p)]) } } } }], returns: [] } },
+  query: {
+    write: { entries: [{ query: { root: { add_n: { label: 'User', properties: PROPS.map((p) => [p, param(p)]) } } } }], returns: [] },
+  },
 });
 /** Scores go out as floats even when integral, as the loader sends them. */
-const insertText = (u: UserProps) => `{"parameters":${JSON.stringify(u).replace(/"score":(-?\d+)([,}])/, '"score":$1.0$2')},${INSERT.slice(1)}`;
+const insertText = (u: UserProps) =>
+  `{"parameters":${JSON.stringify(u).replace(/"score":(-?\d+)([,}])/, '"score":$1.0$2')},${INSERT.slice(1)}`;
 
 /** An empty write whose awaitDurable waits for the load's writes to reach the disk. */
-const FLUSH = JSON.stringify({ request_type: 'write', query: { write: { entries: [{ query: { root: { count: { input: { nodes: { reference: { ids: [] } } } } } } }], returns: [] } } });
+const FLUSH = JSON.stringify({
+  request_type: 'write',
+  query: { write: { entries: [{ query: { root: { count: { input: { nodes: { reference: { ids: [] } } } } } } }], returns: [] } },
+});
 
 type Send = (text: string) => Promise<string>;
 const values = (text: string) => (JSON.parse(text) as { r: unknown[] }).r;
@@ -108,7 +162,9 @@ interface Server {
 
 /** The real server CLI as a child process on the loaded data folder; stop() returns its peak RSS (MB). */
 async function startServer(dataDir: string): Promise<Server> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('../src/cli.js', import.meta.url)), '--port', '0', '--data', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../src/cli.js', import.meta.url)), '--port', '0', '--data', dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
     let port = '';
@@ -137,12 +193,16 @@ function httpSender(url: string, sockets = 1): (text: string, headers?: Record<s
   const target = new URL(url);
   return (text, headers = {}) =>
     new Promise((resolve, reject) => {
-      const req = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers } }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`HTTP ${res.statusCode}: ${body}`))));
-      });
+      const req = request(
+        target,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (body += d));
+          res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`HTTP ${res.statusCode}: ${body}`))));
+        },
+      );
       req.on('error', reject);
       req.end(text);
     });
@@ -166,55 +226,74 @@ async function sendAll(send: Send, texts: readonly string[], concurrency: number
  * fresh server and folder; the last server answers the queries.
  */
 async function runTrellisChild(args: ChildArgs): Promise<void> {
-  await runEmbedded(() => new TrellisAdapter().open(), args, async (adapter) => {
-    const size = SIZES[args.size];
-    const requests = loadRequests(args.seed, size);
-    type Target = { readonly server: Awaited<ReturnType<typeof startServer>>; readonly dir: string };
-    const live = new Set<Target>();
-    const drop = async (t: Target) => {
-      live.delete(t);
-      await t.server.stop().catch(() => 0);
-      rmSync(t.dir, { recursive: true, force: true });
-    };
-    try {
-      const { kept, loadMs, loadPhasesMs: phases, trialsMs } = await repeatLoads(
-        () => 'trellis-http',
-        args,
-        async () => {
-          const dir = mkdtempSync(join(tmpdir(), 'bench-trellis-http-'));
-          const target = { server: await startServer(dir), dir };
-          live.add(target);
-          return target;
-        },
-        async ({ server }) => {
-          const load = httpSender(server.url, 2);
-          const t0 = performance.now();
-          await sendAll(load, requests.nodes, 2);
-          const t1 = performance.now();
-          await sendAll(load, requests.edges, 2);
-          const t2 = performance.now();
-          await load(FLUSH, { 'x-svc-await-durable': 'true' });
-          const t3 = performance.now();
-          return { nodes: Math.round(t1 - t0), edges: Math.round(t2 - t1), flush: Math.round(t3 - t2), database: Math.round(t3 - t0) };
-        },
-        drop,
-      );
-      process.stderr.write(`[trellis-http ${args.size}] cross-checking and timing reads\n`);
-      const reader = trellisReader(httpSender(kept.server.url));
-      await crossCheck('trellis-http', reader, referenceAnswers(args.seed, size));
-      const queries = await measureReads(reader, args, size.nodes);
-      const rss = await kept.server.stop();
-      const notes = ['loaded over HTTP (requests under 16 MiB, two in flight); reads are sequential requests over one keep-alive connection (node:http); RSS is the server process, default read workers'];
-      if (trialsMs.length > 1) notes.push(`load: median of ${trialsMs.length} loads into fresh servers (${trialsMs.join(', ')} ms)`);
-      const report: SystemReport = {
-        system: 'trellis-http', version: adapter.version, size: args.size, nodes: size.nodes, edges: size.edges, loadMs, loadPhasesMs: phases,
-        queries, maxRssMb: rss, notes,
+  await runEmbedded(
+    () => new TrellisAdapter().open(),
+    args,
+    async (adapter) => {
+      const size = SIZES[args.size];
+      const requests = loadRequests(args.seed, size);
+      type Target = { readonly server: Awaited<ReturnType<typeof startServer>>; readonly dir: string };
+      const live = new Set<Target>();
+      const drop = async (t: Target) => {
+        live.delete(t);
+        await t.server.stop().catch(() => 0);
+        rmSync(t.dir, { recursive: true, force: true });
       };
-      return [report];
-    } finally {
-      for (const t of [...live]) await drop(t);
-    }
-  });
+      try {
+        const {
+          kept,
+          loadMs,
+          loadPhasesMs: phases,
+          trialsMs,
+        } = await repeatLoads(
+          () => 'trellis-http',
+          args,
+          async () => {
+            const dir = mkdtempSync(join(tmpdir(), 'bench-trellis-http-'));
+            const target = { server: await startServer(dir), dir };
+            live.add(target);
+            return target;
+          },
+          async ({ server }) => {
+            const load = httpSender(server.url, 2);
+            const t0 = performance.now();
+            await sendAll(load, requests.nodes, 2);
+            const t1 = performance.now();
+            await sendAll(load, requests.edges, 2);
+            const t2 = performance.now();
+            await load(FLUSH, { 'x-svc-await-durable': 'true' });
+            const t3 = performance.now();
+            return { nodes: Math.round(t1 - t0), edges: Math.round(t2 - t1), flush: Math.round(t3 - t2), database: Math.round(t3 - t0) };
+          },
+          drop,
+        );
+        process.stderr.write(`[trellis-http ${args.size}] cross-checking and timing reads\n`);
+        const reader = trellisReader(httpSender(kept.server.url));
+        await crossCheck('trellis-http', reader, referenceAnswers(args.seed, size));
+        const queries = await measureReads(reader, args, size.nodes);
+        const rss = await kept.server.stop();
+        const notes = [
+          'loaded over HTTP (requests under 16 MiB, two in flight); reads are sequential requests over one keep-alive connection (node:http); RSS is the server process, default read workers',
+        ];
+        if (trialsMs.length > 1) notes.push(`load: median of ${trialsMs.length} loads into fresh servers (${trialsMs.join(', ')} ms)`);
+        const report: SystemReport = {
+          system: 'trellis-http',
+          version: adapter.version,
+          size: args.size,
+          nodes: size.nodes,
+          edges: size.edges,
+          loadMs,
+          loadPhasesMs: phases,
+          queries,
+          maxRssMb: rss,
+          notes,
+        };
+        return [report];
+      } finally {
+        for (const t of [...live]) await drop(t);
+      }
+    },
+  );
 }
 
 function runChild(script: string, argv: string[], timeoutMs: number): Promise<{ code: number | null; stderr: string }> {
@@ -240,13 +319,22 @@ function runChild(script: string, argv: string[], timeoutMs: number): Promise<{ 
 async function main(argv: string[]): Promise<number> {
   const get = (flag: string, dflt: string) => {
     const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] ?? dflt : dflt;
+    return i >= 0 ? (argv[i + 1] ?? dflt) : dflt;
   };
   const sizes = get('--sizes', get('--size', 'small,medium')).split(',') as SizeName[];
   const systems = get('--systems', 'trellis,kuzu,surrealdb').split(',');
   const seed = get('--seed', String(DEFAULT_SEED));
   const timeoutMs = Number(get('--child-timeout-ms', String(40 * 60_000)));
-  const passOn = ['--seed', seed, '--budget-ms', get('--budget-ms', '3000'), '--max-ops', get('--max-ops', '20000'), '--load-repeat', get('--load-repeat', '1')];
+  const passOn = [
+    '--seed',
+    seed,
+    '--budget-ms',
+    get('--budget-ms', '3000'),
+    '--max-ops',
+    get('--max-ops', '20000'),
+    '--load-repeat',
+    get('--load-repeat', '1'),
+  ];
   const work = mkdtempSync(join(tmpdir(), 'bench-compare-'));
   const reports: SystemReport[] = [];
   const failures: Failure[] = [];
@@ -255,22 +343,38 @@ async function main(argv: string[]): Promise<number> {
       if (!(size in SIZES)) throw new Error(`unknown size ${size}`);
       for (const system of systems) {
         if (system !== 'trellis' && size === 'large') continue;
-        const script = system === 'trellis' ? fileURLToPath(import.meta.url) : join(ROOT, 'bench/peers/dist/peers', PEERS[system] ?? `${system}.js`);
+        const script =
+          system === 'trellis' ? fileURLToPath(import.meta.url) : join(ROOT, 'bench/peers/dist/peers', PEERS[system] ?? `${system}.js`);
         if (!existsSync(script)) {
           failures.push({ system, size, error: `not built: ${script} is missing (run npm run bench:peers)` });
           continue;
         }
         const outFile = join(work, `${system}-${size}.json`);
         const t0 = performance.now();
-        const { code, stderr } = await runChild(script, [...(system === 'trellis' ? ['--child', 'trellis'] : []), '--size', size, '--out', outFile, ...passOn], timeoutMs);
+        const { code, stderr } = await runChild(
+          script,
+          [...(system === 'trellis' ? ['--child', 'trellis'] : []), '--size', size, '--out', outFile, ...passOn],
+          timeoutMs,
+        );
         if (code === 0 && existsSync(outFile)) reports.push(...(JSON.parse(readFileSync(outFile, 'utf8')) as SystemReport[]));
-        else failures.push({ system, size, error: `exit ${code} after ${Math.round(performance.now() - t0)} ms: ${stderr.trim().split('\n').slice(-12).join('\n')}` });
+        else
+          failures.push({
+            system,
+            size,
+            error: `exit ${code} after ${Math.round(performance.now() - t0)} ms: ${stderr.trim().split('\n').slice(-12).join('\n')}`,
+          });
       }
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const machine = { cpu: cpus()[0]?.model, cores: cpus().length, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` };
+  const machine = {
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    memGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+  };
   const summary = summarize(reports, failures, machine);
   process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
   const md = get('--markdown', '');

@@ -61,7 +61,8 @@ async function main(): Promise<void> {
 
     const results: Record<string, Figures> = {};
     for (const s of scenarios) {
-      const warmup: Limit = 'iterations' in limit ? { iterations: Math.min(100, limit.iterations) } : { seconds: Math.min(1, limit.seconds / 3) };
+      const warmup: Limit =
+        'iterations' in limit ? { iterations: Math.min(100, limit.iterations) } : { seconds: Math.min(1, limit.seconds / 3) };
       await measure(prepared.db, s, warmup);
       const runs: Figures[] = [];
       for (let r = 0; r < args.repeat; r++) {

@@ -41,18 +41,34 @@ async function check(port: number, s: Scenario): Promise<void> {
     try {
       s.check(await post(port, s.requests[i]!), i);
     } catch (err) {
-      throw new Error(`scenario ${s.name} gave a wrong answer to request ${i}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`scenario ${s.name} gave a wrong answer to request ${i}: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+      });
     }
   }
 }
 
-async function measure(port: number, s: Pick<Scenario, 'name' | 'requests'>, load: LoadOptions, warmup: number, repeat: number, label: string): Promise<HttpFigures> {
+async function measure(
+  port: number,
+  s: Pick<Scenario, 'name' | 'requests'>,
+  load: LoadOptions,
+  warmup: number,
+  repeat: number,
+  label: string,
+): Promise<HttpFigures> {
   const [figures] = await measureInterleaved([port], s, load, warmup, repeat, [label]);
   return figures!;
 }
 
 /** Alternates runs between servers so each median sees the same spread of machine noise. */
-async function measureInterleaved(ports: number[], s: Pick<Scenario, 'name' | 'requests'>, load: LoadOptions, warmup: number, repeat: number, labels: string[]): Promise<HttpFigures[]> {
+async function measureInterleaved(
+  ports: number[],
+  s: Pick<Scenario, 'name' | 'requests'>,
+  load: LoadOptions,
+  warmup: number,
+  repeat: number,
+  labels: string[],
+): Promise<HttpFigures[]> {
   const runs: HttpFigures[][] = ports.map(() => []);
   if (warmup > 0) for (const port of ports) await runLoad(`http://127.0.0.1:${port}`, s, { ...load, duration: warmup });
   for (let r = 0; r < repeat; r++) {
@@ -86,13 +102,21 @@ async function main(): Promise<void> {
     const insert = insertScenario(truth, seed);
 
     const nodeArgs = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
-    const server = await startChild('trellis', nodeArgs, CLI, ['--port', '0', '--data', prepared.dir, '--workers', String(workers)], /listening on http:\/\/[^:]+:(\d+)/, /trellis ready/);
+    const server = await startChild(
+      'trellis',
+      nodeArgs,
+      CLI,
+      ['--port', '0', '--data', prepared.dir, '--workers', String(workers)],
+      /listening on http:\/\/[^:]+:(\d+)/,
+      /trellis ready/,
+    );
     children.push(server);
     for (const s of reads) await check(server.port, s);
 
     const pointRead = reads.find((s) => s.name === 'point_read');
     const sampleBody = pointRead === undefined ? undefined : await post(server.port, pointRead.requests[0]!);
-    const bare = sampleBody === undefined ? undefined : await startChild('bare-uws', [], BARE, [sampleBody], /listening on (\d+)/, /bare-uws ready/);
+    const bare =
+      sampleBody === undefined ? undefined : await startChild('bare-uws', [], BARE, [sampleBody], /listening on (\d+)/, /bare-uws ready/);
     if (bare !== undefined) children.push(bare);
 
     const scenarios: Record<string, HttpFigures & { nodes_per_s?: number }> = {};
@@ -100,7 +124,10 @@ async function main(): Promise<void> {
     let ratios: Record<string, number> | undefined;
     for (const s of reads) {
       if (s === pointRead && bare !== undefined) {
-        const [trellisFigures, bareFigures] = (await measureInterleaved([server.port, bare.port], s, load, warmup, args.repeat, ['point_read', 'bare_uws point_read'])) as [HttpFigures, HttpFigures];
+        const [trellisFigures, bareFigures] = (await measureInterleaved([server.port, bare.port], s, load, warmup, args.repeat, [
+          'point_read',
+          'bare_uws point_read',
+        ])) as [HttpFigures, HttpFigures];
         scenarios[s.name] = trellisFigures;
         baseline = { bare_uws_point_read: bareFigures, body_bytes: Buffer.byteLength(sampleBody!) };
         ratios = { trellis_point_read_rps_over_bare_rps: round(trellisFigures.requests_per_s / bareFigures.requests_per_s, 3) };

@@ -29,7 +29,10 @@ interface Step {
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2), ['edges-per-request', 'profile-edges']);
   const size = SIZES[args.size];
-  const batches = { ...EMBEDDED_BATCHES, edges: positiveInt(args.values['edges-per-request'], EMBEDDED_BATCHES.edges, 'edges-per-request') };
+  const batches = {
+    ...EMBEDDED_BATCHES,
+    edges: positiveInt(args.values['edges-per-request'], EMBEDDED_BATCHES.edges, 'edges-per-request'),
+  };
   const dir = mkdtempSync(join(tmpdir(), 'bench-load-steps-'));
   try {
     progress(`building the load requests of ${args.size}`);

@@ -18,7 +18,9 @@ async function main(): Promise<void> {
     return;
   }
   const server = await startServer(config);
-  console.log(`trellis listening on http://${config.host}:${server.port} (mode ${config.mode}, data ${config.dataDir}, ${config.workers} read workers)`);
+  console.log(
+    `trellis listening on http://${config.host}:${server.port} (mode ${config.mode}, data ${config.dataDir}, ${config.workers} read workers)`,
+  );
   server.ready.then(
     () => console.log('trellis ready'),
     (err: unknown) => {

@@ -86,7 +86,14 @@ const SETTINGS: readonly Setting[] = [
   { key: 'dataDir', flag: '--data', env: 'TRELLIS_DATA_DIR', schema: NonEmpty, expects: 'a non-empty path', numeric: false },
   { key: 'mode', flag: '--mode', env: 'TRELLIS_MODE', schema: ModeSchema, expects: '"writer" or "reader"', numeric: false },
   { key: 'project', flag: '--project', env: 'TRELLIS_PROJECT', schema: NonEmpty, expects: 'a non-empty path', numeric: false },
-  { key: 'workers', flag: '--workers', env: 'TRELLIS_WORKERS', schema: Workers, expects: `an integer from 1 to ${MAX_WORKERS}`, numeric: true },
+  {
+    key: 'workers',
+    flag: '--workers',
+    env: 'TRELLIS_WORKERS',
+    schema: Workers,
+    expects: `an integer from 1 to ${MAX_WORKERS}`,
+    numeric: true,
+  },
   {
     key: 'maxBodyBytes',
     flag: '--max-body-bytes',

@@ -47,14 +47,21 @@ export type QueryAnswer =
  * (server-gateway §2.3): JSON and plan, options against the request type, writer mode,
  * then the read itself. Writes are returned for the single writer thread to run.
  */
-export function answerQuery(body: Uint8Array | string, options: PipelineOptions, readerMode: boolean, read: (plan: QueryPlan) => string): QueryAnswer {
+export function answerQuery(
+  body: Uint8Array | string,
+  options: PipelineOptions,
+  readerMode: boolean,
+  read: (plan: QueryPlan) => string,
+): QueryAnswer {
   try {
     const plan = preparePlan(body);
     checkOptionsForRequestType(options, plan.type);
     if (readerMode && (plan.type === 'write' || options.requireWriter)) {
       throw new GraphError(
         'writer_mode_required',
-        plan.type === 'write' ? 'this server is in reader mode; send writes to a writer' : 'X-Svc-Require-Writer is set but this server is in reader mode',
+        plan.type === 'write'
+          ? 'this server is in reader mode; send writes to a writer'
+          : 'X-Svc-Require-Writer is set but this server is in reader mode',
       );
     }
     if (plan.type === 'write') return { kind: 'write', plan, awaitDurable: options.awaitDurable === true };
@@ -121,7 +128,8 @@ function friendly(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(friendly);
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: friendly(x), enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of Object.entries(v))
+      Object.defineProperty(out, k, { value: friendly(x), enumerable: true, writable: true, configurable: true });
     return out;
   }
   return v;

@@ -50,12 +50,30 @@ test('defaults with no flags, no variables, no file', () => {
 test('precedence: flag > environment > file > default, for every setting', () => {
   const dir = join(root, 'prec');
   mkdirSync(dir);
-  writeConfig(dir, { port: 1111, host: '0.0.0.0', dataDir: 'filedata', mode: 'reader', workers: 3, maxBodyBytes: 3000, queryTimeoutMs: 1000, mcp: true });
+  writeConfig(dir, {
+    port: 1111,
+    host: '0.0.0.0',
+    dataDir: 'filedata',
+    mode: 'reader',
+    workers: 3,
+    maxBodyBytes: 3000,
+    queryTimeoutMs: 1000,
+    mcp: true,
+  });
   const fromFile = loadConfig([], {}, dir);
   assert.equal(fromFile.project, dir);
   assert.equal(fromFile.configFile, join(dir, 'trellis.json'));
   assert.deepEqual(
-    [fromFile.port, fromFile.host, fromFile.dataDir, fromFile.mode, fromFile.workers, fromFile.maxBodyBytes, fromFile.queryTimeoutMs, fromFile.mcp],
+    [
+      fromFile.port,
+      fromFile.host,
+      fromFile.dataDir,
+      fromFile.mode,
+      fromFile.workers,
+      fromFile.maxBodyBytes,
+      fromFile.queryTimeoutMs,
+      fromFile.mcp,
+    ],
     [1111, '0.0.0.0', join(dir, 'filedata'), 'reader', 3, 3000, 1000, true],
   );
 
@@ -74,10 +92,30 @@ test('precedence: flag > environment > file > default, for every setting', () =>
     [2222, '::1', join(dir, 'envdata'), 'writer', 4, 4000, 2000, true],
   );
 
-  const argv = ['--port', '3333', '--host=localhost', '--data', '/abs/flagdata', '--mode=reader', '--workers', '5', '--max-body-bytes=5000', '--query-timeout-ms', '3000'];
+  const argv = [
+    '--port',
+    '3333',
+    '--host=localhost',
+    '--data',
+    '/abs/flagdata',
+    '--mode=reader',
+    '--workers',
+    '5',
+    '--max-body-bytes=5000',
+    '--query-timeout-ms',
+    '3000',
+  ];
   const fromFlags = loadConfig(argv, env, dir);
   assert.deepEqual(
-    [fromFlags.port, fromFlags.host, fromFlags.dataDir, fromFlags.mode, fromFlags.workers, fromFlags.maxBodyBytes, fromFlags.queryTimeoutMs],
+    [
+      fromFlags.port,
+      fromFlags.host,
+      fromFlags.dataDir,
+      fromFlags.mode,
+      fromFlags.workers,
+      fromFlags.maxBodyBytes,
+      fromFlags.queryTimeoutMs,
+    ],
     [3333, 'localhost', '/abs/flagdata', 'reader', 5, 5000, 3000],
   );
 
@@ -141,7 +179,18 @@ test('--help returns a flag and skips validation of other sources', () => {
   assert.equal(c.help, true);
   assert.equal(loadConfig(['-h'], {}, empty).help, true);
   configError(() => loadConfig(['--help', '--bogus'], {}, empty), /unknown option --bogus/);
-  for (const word of ['--port', '--host', '--data', '--mode', '--project', '--workers', '--max-body-bytes', 'TRELLIS_PORT', 'TRELLIS_DATA_DIR', 'mcp']) {
+  for (const word of [
+    '--port',
+    '--host',
+    '--data',
+    '--mode',
+    '--project',
+    '--workers',
+    '--max-body-bytes',
+    'TRELLIS_PORT',
+    'TRELLIS_DATA_DIR',
+    'mcp',
+  ]) {
     assert.ok(USAGE.includes(word), word);
   }
 });
@@ -155,7 +204,10 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, '[1]');
   configError(() => loadConfig([], {}, dir), /must hold a JSON object$/);
   writeConfig(dir, { port: 1, prot: 2 });
-  configError(() => loadConfig([], {}, dir), /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, maxBodyBytes, queryTimeoutMs, mcp$/);
+  configError(
+    () => loadConfig([], {}, dir),
+    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, maxBodyBytes, queryTimeoutMs, mcp$/,
+  );
   writeConfig(dir, { project: '.' });
   configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);
   writeConfig(dir, { port: 70000 });

@@ -14,7 +14,14 @@ export interface Child {
  * Spawns `node [nodeArgs] script [args]` and resolves once stdout has shown a port (first
  * group of `listening`) and the `ready` line. Output is echoed to stderr for diagnosis.
  */
-export function startChild(name: string, nodeArgs: readonly string[], script: string, args: readonly string[], listening: RegExp, ready: RegExp): Promise<Child> {
+export function startChild(
+  name: string,
+  nodeArgs: readonly string[],
+  script: string,
+  args: readonly string[],
+  listening: RegExp,
+  ready: RegExp,
+): Promise<Child> {
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {

@@ -38,7 +38,13 @@ export function nodeBatchRequest(rows: readonly object[]): object {
                     root: {
                       add_n: {
                         label: 'User',
-                        properties: [['uid', param('uid')], ['name', param('name')], ['age', param('age')], ['status', param('status')], ['score', param('score')]],
+                        properties: [
+                          ['uid', param('uid')],
+                          ['name', param('name')],
+                          ['age', param('age')],
+                          ['status', param('status')],
+                          ['score', param('score')],
+                        ],
                       },
                     },
                   },
@@ -67,7 +73,12 @@ export function edgeBatchRequest(rows: readonly { from: number; to: number; sinc
                 {
                   query: {
                     root: {
-                      add_e: { input: { nodes: { reference: { param: 'from' } } }, label: 'FOLLOWS', to: { param: 'to' }, properties: [['since', param('since')]] },
+                      add_e: {
+                        input: { nodes: { reference: { param: 'from' } } },
+                        label: 'FOLLOWS',
+                        to: { param: 'to' },
+                        properties: [['since', param('since')]],
+                      },
                     },
                   },
                 },
@@ -96,7 +107,11 @@ const floatScores = (text: string) => text.replace(/"score":(\d+)([,}])/g, '"sco
  * The request texts that load the dataset, as a client would send them: for_each batches
  * of nodes, then of edges (by default NODE_BATCH and EDGE_BATCH, under the 16 MiB limit).
  */
-export function loadRequests(seed: number, size: DatasetSize, batches: BatchSizes = { nodes: NODE_BATCH, edges: EDGE_BATCH }): { nodes: string[]; edges: string[] } {
+export function loadRequests(
+  seed: number,
+  size: DatasetSize,
+  batches: BatchSizes = { nodes: NODE_BATCH, edges: EDGE_BATCH },
+): { nodes: string[]; edges: string[] } {
   const nodes: string[] = [];
   for (let start = 0; start < size.nodes; start += batches.nodes) {
     nodes.push(floatScores(JSON.stringify(nodeBatchRequest(nodeRows(seed, start, Math.min(size.nodes, start + batches.nodes))))));
@@ -105,7 +120,8 @@ export function loadRequests(seed: number, size: DatasetSize, batches: BatchSize
   const edges: string[] = [];
   for (let start = 0; start < size.edges; start += batches.edges) {
     const rows = [];
-    for (let k = start; k < Math.min(size.edges, start + batches.edges); k++) rows.push({ from: list.from[k]!, to: list.to[k]!, since: list.since[k]! });
+    for (let k = start; k < Math.min(size.edges, start + batches.edges); k++)
+      rows.push({ from: list.from[k]!, to: list.to[k]!, since: list.since[k]! });
     edges.push(JSON.stringify(edgeBatchRequest(rows)));
   }
   return { nodes, edges };
@@ -122,7 +138,12 @@ export interface LoadTimes {
  * Loads a fresh database; node i gets id i because ids start at 0 and are sequential.
  * The requests are built first, so the load figures time the database alone.
  */
-export async function loadTrellis(db: Database, seed: number, size: DatasetSize, batches: BatchSizes = EMBEDDED_BATCHES): Promise<LoadTimes> {
+export async function loadTrellis(
+  db: Database,
+  seed: number,
+  size: DatasetSize,
+  batches: BatchSizes = EMBEDDED_BATCHES,
+): Promise<LoadTimes> {
   const t0 = performance.now();
   const requests = loadRequests(seed, size, batches);
   const t1 = performance.now();

@@ -44,7 +44,9 @@ export async function runLoad(url: string, scenario: Pick<Scenario, 'name' | 're
   });
   const errors = result.errors + result.timeouts + result.resets + result.mismatches;
   if (errors > 0 || result.non2xx > 0) {
-    throw new LoadFailure(`${scenario.name}: ${result.non2xx} non-2xx answers (${JSON.stringify(result.statusCodeStats)}), ${errors} errors/timeouts/resets`);
+    throw new LoadFailure(
+      `${scenario.name}: ${result.non2xx} non-2xx answers (${JSON.stringify(result.statusCodeStats)}), ${errors} errors/timeouts/resets`,
+    );
   }
   return {
     requests_per_s: Math.round(result['2xx'] / result.duration),

@@ -79,8 +79,16 @@ export function parseChildArgs(argv: readonly string[]): ChildArgs {
   const out = get('--out');
   if (!out) throw new Error('--out FILE is required');
   const loadRepeat = Number(get('--load-repeat') ?? 1);
-  if (!Number.isInteger(loadRepeat) || loadRepeat < 1) throw new Error(`--load-repeat must be a positive integer, got ${get('--load-repeat')}`);
-  return { size, seed: Number(get('--seed') ?? DEFAULT_SEED), out, budgetMs: Number(get('--budget-ms') ?? 3000), maxOps: Number(get('--max-ops') ?? 20_000), loadRepeat };
+  if (!Number.isInteger(loadRepeat) || loadRepeat < 1)
+    throw new Error(`--load-repeat must be a positive integer, got ${get('--load-repeat')}`);
+  return {
+    size,
+    seed: Number(get('--seed') ?? DEFAULT_SEED),
+    out,
+    budgetMs: Number(get('--budget-ms') ?? 3000),
+    maxOps: Number(get('--max-ops') ?? 20_000),
+    loadRepeat,
+  };
 }
 
 /** A deterministic uid stream (mulberry32), the same for every system. */
@@ -113,7 +121,10 @@ export function referenceAnswers(seed: number, size: DatasetSize): Answers {
     answers[`two_hop_count ${uid}`] = outs[uid]!.reduce((s, m) => s + outs[m]!.length, 0);
   }
   answers['filtered_count'] = users.filter((u) => u.age >= 30 && u.status === 'active').length;
-  answers['top_k'] = [...users].sort((x, y) => y.score - x.score || x.uid - y.uid).slice(0, TOP_K).map((u) => u.uid);
+  answers['top_k'] = [...users]
+    .sort((x, y) => y.score - x.score || x.uid - y.uid)
+    .slice(0, TOP_K)
+    .map((u) => u.uid);
   return answers;
 }
 
@@ -145,7 +156,13 @@ function stats(lat: number[], totalMs: number): QueryStats {
   const sorted = Float64Array.from(lat).sort();
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
-  return { ops: lat.length, seconds: r3(totalMs / 1000), opsPerSec: Math.round((lat.length / totalMs) * 1000 * 10) / 10, p50Ms: r3(at(0.5)), p99Ms: r3(at(0.99)) };
+  return {
+    ops: lat.length,
+    seconds: r3(totalMs / 1000),
+    opsPerSec: Math.round((lat.length / totalMs) * 1000 * 10) / 10,
+    p50Ms: r3(at(0.5)),
+    p99Ms: r3(at(0.99)),
+  };
 }
 
 /** Runs op(i) sequentially: a short warm-up, then until maxOps or the time budget (at least 5 ops). */
@@ -225,7 +242,9 @@ export async function repeatLoads<T>(
   const trials: { loadMs: number; phases: Record<string, number> }[] = [];
   for (;;) {
     const target = await start();
-    process.stderr.write(`[${label(target)} ${args.size}] loading ${size.nodes} nodes / ${size.edges} edges (load ${trials.length + 1} of ${args.loadRepeat})\n`);
+    process.stderr.write(
+      `[${label(target)} ${args.size}] loading ${size.nodes} nodes / ${size.edges} edges (load ${trials.length + 1} of ${args.loadRepeat})\n`,
+    );
     const t0 = performance.now();
     const phases = await load(target);
     const loadMs = Math.round(performance.now() - t0);
@@ -245,9 +264,18 @@ export async function repeatLoads<T>(
  * args.out: this system's, then any that `extra` returns (it runs after the reads, before
  * the mixed stream changes the data).
  */
-export async function runEmbedded(open: () => Promise<Adapter>, args: ChildArgs, extra?: (adapter: Adapter) => Promise<SystemReport[]>): Promise<void> {
+export async function runEmbedded(
+  open: () => Promise<Adapter>,
+  args: ChildArgs,
+  extra?: (adapter: Adapter) => Promise<SystemReport[]>,
+): Promise<void> {
   const size = SIZES[args.size];
-  const { kept: adapter, loadMs, loadPhasesMs, trialsMs } = await repeatLoads(
+  const {
+    kept: adapter,
+    loadMs,
+    loadPhasesMs,
+    trialsMs,
+  } = await repeatLoads(
     (a) => a.system,
     args,
     open,
@@ -257,8 +285,15 @@ export async function runEmbedded(open: () => Promise<Adapter>, args: ChildArgs,
   process.stderr.write(`[${adapter.system} ${args.size}] cross-checking\n`);
   await crossCheck(adapter.system, adapter, referenceAnswers(args.seed, size));
   const report: SystemReport = {
-    system: adapter.system, version: adapter.version, size: args.size, nodes: size.nodes, edges: size.edges,
-    loadMs, loadPhasesMs, queries: await measureReads(adapter, args, size.nodes), maxRssMb: 0,
+    system: adapter.system,
+    version: adapter.version,
+    size: args.size,
+    nodes: size.nodes,
+    edges: size.edges,
+    loadMs,
+    loadPhasesMs,
+    queries: await measureReads(adapter, args, size.nodes),
+    maxRssMb: 0,
     notes: trialsMs.length > 1 ? [`load: median of ${trialsMs.length} loads into fresh stores (${trialsMs.join(', ')} ms)`] : [],
   };
   const extras = extra ? await extra(adapter) : [];
@@ -332,9 +367,21 @@ export function summarize(reports: SystemReport[], failures: Failure[], machine:
     // The issue's yardstick is Kùzu's COPY FROM; without Kùzu, the fastest-loading peer.
     const bestLoad = bySystem['kuzu'] ?? [...peers].sort((a, b) => loadCost(a) - loadCost(b))[0];
     // For load the ratio is peer time / Trellis time, so above 1 means Trellis is faster, as for queries.
-    if (t && bestLoad) row['load'] = { trellis: loadCost(t), bestPeer: bestLoad.system, bestPeerValue: loadCost(bestLoad), ratio: sig(loadCost(bestLoad) / loadCost(t)) };
+    if (t && bestLoad)
+      row['load'] = {
+        trellis: loadCost(t),
+        bestPeer: bestLoad.system,
+        bestPeerValue: loadCost(bestLoad),
+        ratio: sig(loadCost(bestLoad) / loadCost(t)),
+      };
     const h = bySystem['trellis-http'];
-    if (h?.loadMs && bestLoad) row['http load'] = { trellis: loadCost(h), bestPeer: bestLoad.system, bestPeerValue: loadCost(bestLoad), ratio: sig(loadCost(bestLoad) / loadCost(h)) };
+    if (h?.loadMs && bestLoad)
+      row['http load'] = {
+        trellis: loadCost(h),
+        bestPeer: bestLoad.system,
+        bestPeerValue: loadCost(bestLoad),
+        ratio: sig(loadCost(bestLoad) / loadCost(h)),
+      };
     ratios[size] = row;
   }
   const growth: Summary['growth'] = {};
@@ -345,7 +392,14 @@ export function summarize(reports: SystemReport[], failures: Failure[], machine:
       for (const [system, r] of Object.entries(results[to]!)) {
         const prev = results[from]![system];
         if (!prev) continue;
-        const factor = q === 'load' ? (loadCost(r) && loadCost(prev) ? loadCost(r) / loadCost(prev) : NaN) : prev.queries[q] && r.queries[q] ? prev.queries[q]!.opsPerSec / r.queries[q]!.opsPerSec : NaN;
+        const factor =
+          q === 'load'
+            ? loadCost(r) && loadCost(prev)
+              ? loadCost(r) / loadCost(prev)
+              : NaN
+            : prev.queries[q] && r.queries[q]
+              ? prev.queries[q]!.opsPerSec / r.queries[q]!.opsPerSec
+              : NaN;
         if (!Number.isNaN(factor)) ((growth[q] ??= {})[system] ??= {})[`${from}->${to}`] = round(factor);
       }
     }
@@ -353,20 +407,51 @@ export function summarize(reports: SystemReport[], failures: Failure[], machine:
   const targets: Target[] = [];
   for (const size of Object.keys(ratios)) {
     const r = ratios[size]!;
-    for (const [q, need] of [['point', 5], ['one_hop', 5], ['two_hop_count', 1], ['filtered_count', 1]] as const) {
-      targets.push({ target: `embedded ${q} vs faster peer`, size, need: `>= ${need}x`, got: r[q]?.ratio ?? null, met: r[q] ? r[q]!.ratio >= need : null });
+    for (const [q, need] of [
+      ['point', 5],
+      ['one_hop', 5],
+      ['two_hop_count', 1],
+      ['filtered_count', 1],
+    ] as const) {
+      targets.push({
+        target: `embedded ${q} vs faster peer`,
+        size,
+        need: `>= ${need}x`,
+        got: r[q]?.ratio ?? null,
+        met: r[q] ? r[q]!.ratio >= need : null,
+      });
     }
     if (size === 'medium' && r['load']) {
       const slower = sig(r['load'].trellis / r['load'].bestPeerValue);
-      targets.push({ target: `bulk load vs ${r['load'].bestPeer} (Trellis time / peer time)`, size, need: '<= 3x', got: slower, met: slower <= 3 });
+      targets.push({
+        target: `bulk load vs ${r['load'].bestPeer} (Trellis time / peer time)`,
+        size,
+        need: '<= 3x',
+        got: slower,
+        met: slower <= 3,
+      });
     }
     if (size === 'medium' && r['http load']) {
       const slower = sig(r['http load'].trellis / r['http load'].bestPeerValue);
-      targets.push({ target: `bulk load over HTTP vs ${r['http load'].bestPeer} (Trellis time / peer time)`, size, need: '<= 3x', got: slower, met: slower <= 3 });
+      targets.push({
+        target: `bulk load over HTTP vs ${r['http load'].bestPeer} (Trellis time / peer time)`,
+        size,
+        need: '<= 3x',
+        got: slower,
+        met: slower <= 3,
+      });
     }
   }
   targets.push({ target: 'HTTP point reads vs bare uWS server', size: '-', need: '>= 0.6x', got: null, met: null });
-  return { note: 'one run on one machine: ratios compare systems measured minutes apart on the same cores; absolute figures vary between runs', machine, results, ratios, growth, targets, failures };
+  return {
+    note: 'one run on one machine: ratios compare systems measured minutes apart on the same cores; absolute figures vary between runs',
+    machine,
+    results,
+    ratios,
+    growth,
+    targets,
+    failures,
+  };
 }
 
 const fmt = (x: number | undefined) => (x === undefined ? '-' : x >= 100 ? String(Math.round(x)) : String(round(x, x >= 10 ? 1 : 2)));
@@ -392,9 +477,16 @@ export function toMarkdown(s: Summary): string {
       lines.push(`| ${x} ${r.version} | ${r.loadMs ? `${r.loadMs} ${JSON.stringify(r.loadPhasesMs)}` : '-'} | ${r.maxRssMb} |`);
     }
     const load = s.ratios[size]?.['load'];
-    if (load) lines.push('', `Load: Trellis ${load.trellis} ms vs ${load.bestPeer} ${load.bestPeerValue} ms (Trellis takes ${fmt(load.trellis / load.bestPeerValue)}x as long).`);
+    if (load)
+      lines.push(
+        '',
+        `Load: Trellis ${load.trellis} ms vs ${load.bestPeer} ${load.bestPeerValue} ms (Trellis takes ${fmt(load.trellis / load.bestPeerValue)}x as long).`,
+      );
     const httpLoad = s.ratios[size]?.['http load'];
-    if (httpLoad) lines.push(`Load over HTTP: Trellis ${httpLoad.trellis} ms (${fmt(httpLoad.trellis / httpLoad.bestPeerValue)}x ${httpLoad.bestPeer}'s time).`);
+    if (httpLoad)
+      lines.push(
+        `Load over HTTP: Trellis ${httpLoad.trellis} ms (${fmt(httpLoad.trellis / httpLoad.bestPeerValue)}x ${httpLoad.bestPeer}'s time).`,
+      );
     for (const x of systems) for (const note of bySystem[x]!.notes.filter((n) => n.startsWith('load:'))) lines.push(`${x} ${note}.`);
     lines.push('');
   }
@@ -403,9 +495,14 @@ export function toMarkdown(s: Summary): string {
   lines.push('### Cost growth (time per op at the larger size / at the smaller)', '');
   lines.push(`| query | ${systems.flatMap((x) => steps.map((st) => `${x} ${st}`)).join(' | ')} |`);
   lines.push(`|---|${systems.flatMap(() => steps.map(() => '---:')).join('|')}|`);
-  for (const [q, bySys] of Object.entries(s.growth)) lines.push(`| ${q} | ${systems.flatMap((x) => steps.map((st) => fmt(bySys[x]?.[st]))).join(' | ')} |`);
+  for (const [q, bySys] of Object.entries(s.growth))
+    lines.push(`| ${q} | ${systems.flatMap((x) => steps.map((st) => fmt(bySys[x]?.[st]))).join(' | ')} |`);
   lines.push('', '### Targets', '', '| target | size | need | got | met |', '|---|---|---|---:|---|');
-  for (const t of s.targets) lines.push(`| ${t.target} | ${t.size} | ${t.need} | ${t.got ?? '-'} | ${t.met === null ? 'not measured here' : t.met ? 'yes' : 'NO'} |`);
-  if (s.failures.length) lines.push('', 'Failures:', '', ...s.failures.map((f) => `- ${f.system} ${f.size}: ${f.error.replace(/\n/g, ' ')}`));
+  for (const t of s.targets)
+    lines.push(
+      `| ${t.target} | ${t.size} | ${t.need} | ${t.got ?? '-'} | ${t.met === null ? 'not measured here' : t.met ? 'yes' : 'NO'} |`,
+    );
+  if (s.failures.length)
+    lines.push('', 'Failures:', '', ...s.failures.map((f) => `- ${f.system} ${f.size}: ${f.error.replace(/\n/g, ' ')}`));
   return lines.join('\n') + '\n';
 }

@@ -40,7 +40,8 @@ export function seededSequence(seed: number): () => number {
 const ids = (...list: number[]) => ({ nodes: { reference: { ids: list } } });
 const out = (input: object) => ({ out: { input, label: 'FOLLOWS' } });
 const users = { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: 'User' } } } } } };
-const read = (root: object) => JSON.stringify({ request_type: 'read', query: { read: { entries: [{ query: { name: 'r', root } }], returns: ['r'] } } });
+const read = (root: object) =>
+  JSON.stringify({ request_type: 'read', query: { read: { entries: [{ query: { name: 'r', root } }], returns: ['r'] } } });
 
 /** The request bodies, exported so docs and tests can show exactly what is sent. */
 export const requestFor = {
@@ -53,14 +54,32 @@ export const requestFor = {
         input: {
           where: {
             input: users,
-            predicate: { and: { predicates: [{ gte: { left: { property: 'age' }, right: { constant: { i64: 30 } } } }, { eq: { left: { property: 'status' }, right: { constant: { string: 'active' } } } }] } },
+            predicate: {
+              and: {
+                predicates: [
+                  { gte: { left: { property: 'age' }, right: { constant: { i64: 30 } } } },
+                  { eq: { left: { property: 'status' }, right: { constant: { string: 'active' } } } },
+                ],
+              },
+            },
           },
         },
       },
     }),
   order_range: (offset: number) =>
-    read({ value_map: { input: { range: { input: { order_by: { input: users, property: 'score', order: 'desc' } }, start: { literal: offset }, end: { literal: offset + PAGE } } } } }),
-  shortest_path: (from: number, to: number) => read({ shortest_path: { source: { ids: [from] }, target: { ids: [to] }, label: 'FOLLOWS', direction: 'out', max_depth: MAX_DEPTH } }),
+    read({
+      value_map: {
+        input: {
+          range: {
+            input: { order_by: { input: users, property: 'score', order: 'desc' } },
+            start: { literal: offset },
+            end: { literal: offset + PAGE },
+          },
+        },
+      },
+    }),
+  shortest_path: (from: number, to: number) =>
+    read({ shortest_path: { source: { ids: [from] }, target: { ids: [to] }, label: 'FOLLOWS', direction: 'out', max_depth: MAX_DEPTH } }),
   /** Scores go out as floats even when integral, as the loader sends them. */
   insert_batch: (rows: readonly object[]) => JSON.stringify(nodeBatchRequest(rows)).replace(/"score":(-?\d+)([,}])/g, '"score":$1.0$2'),
 };
@@ -77,7 +96,12 @@ function userRow(truth: Truth, row: Row | undefined, id: number): void {
   deepEqual(row, { $id: id, $label: 'User', uid: u.uid, name: u.name, age: u.age, status: u.status, score: u.score });
 }
 
-function scenario(name: ScenarioName, inputs: readonly number[][], build: (...args: number[]) => string, check: (body: string, args: number[]) => void): Scenario {
+function scenario(
+  name: ScenarioName,
+  inputs: readonly number[][],
+  build: (...args: number[]) => string,
+  check: (body: string, args: number[]) => void,
+): Scenario {
   return {
     name,
     requests: inputs.map((args) => build(...args)),
@@ -100,7 +124,10 @@ export function readScenarios(truth: Truth, seed: number): Scenario[] {
     scenario('one_hop', inputs(1, n), requestFor.one_hop, (body, [id]) => {
       const r = rows(body);
       const expected = truth.out(id!);
-      deepEqual(r.map((row) => row.$id), expected);
+      deepEqual(
+        r.map((row) => row.$id),
+        expected,
+      );
       r.forEach((row, k) => userRow(truth, row, expected[k]!));
     }),
     scenario('two_hop_count', inputs(1, n), requestFor.two_hop_count, (body, [id]) => {
@@ -111,7 +138,10 @@ export function readScenarios(truth: Truth, seed: number): Scenario[] {
     scenario('filtered_scan', [[]], requestFor.filtered_scan, (body) => deepEqual(rows(body), [truth.activeAged30])),
     scenario('order_range', inputs(1, n - PAGE + 1), requestFor.order_range, (body, [offset]) => {
       const r = rows(body);
-      deepEqual(r.map((row) => row.score), Array.from(truth.scoresDesc.subarray(offset!, offset! + PAGE)));
+      deepEqual(
+        r.map((row) => row.score),
+        Array.from(truth.scoresDesc.subarray(offset!, offset! + PAGE)),
+      );
       for (const row of r) userRow(truth, row, row.$id as number);
     }),
     scenario('shortest_path', inputs(2, n), requestFor.shortest_path, (body, [a, b]) => {
@@ -120,7 +150,8 @@ export function readScenarios(truth: Truth, seed: number): Scenario[] {
       deepEqual(path.length, hops + 1, `path length from ${a} to ${b}`);
       if (hops < 0) return;
       deepEqual([path[0], path.at(-1)], [a, b]);
-      for (let k = 1; k < path.length; k++) if (!truth.hasEdge(path[k - 1]!, path[k]!)) throw new Error(`no edge ${path[k - 1]} -> ${path[k]}`);
+      for (let k = 1; k < path.length; k++)
+        if (!truth.hasEdge(path[k - 1]!, path[k]!)) throw new Error(`no edge ${path[k - 1]} -> ${path[k]}`);
     }),
   ];
 }

@@ -75,11 +75,19 @@ class KuzuAdapter implements Adapter {
     const t2 = performance.now();
     await this.exec(`COPY FOLLOWS FROM '${follows}' (HEADER=true)`);
     const t3 = performance.now();
-    return { generateAndWriteCsv: Math.round(t1 - t0), copyNodes: Math.round(t2 - t1), copyEdges: Math.round(t3 - t2), copyFrom: Math.round(t3 - t1) };
+    return {
+      generateAndWriteCsv: Math.round(t1 - t0),
+      copyNodes: Math.round(t2 - t1),
+      copyEdges: Math.round(t3 - t2),
+      copyFrom: Math.round(t3 - t1),
+    };
   }
 
   async point(uid: number): Promise<UserProps | null> {
-    const rows = await this.run('MATCH (u:User {uid: $x}) RETURN u.uid AS uid, u.name AS name, u.age AS age, u.status AS status, u.score AS score', { x: uid });
+    const rows = await this.run(
+      'MATCH (u:User {uid: $x}) RETURN u.uid AS uid, u.name AS name, u.age AS age, u.status AS status, u.score AS score',
+      { x: uid },
+    );
     return (rows[0] as UserProps | undefined) ?? null;
   }
   async oneHop(uid: number): Promise<number[]> {

@@ -17,7 +17,10 @@ import { parseChildArgs, runEmbedded, type Adapter } from '../lib/peer-types.js'
 const NODE_BATCH = 5_000;
 const EDGE_BATCH = 10_000;
 // The package's exports hide package.json; it sits beside dist/ in bench/peers/node_modules.
-const pkg = JSON.parse(readFileSync(new URL('../../node_modules/@surrealdb/node/package.json', import.meta.url), 'utf8')) as { version: string; surreal?: string };
+const pkg = JSON.parse(readFileSync(new URL('../../node_modules/@surrealdb/node/package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  surreal?: string;
+};
 
 type UserRecord = { id: RecordId; name: string; age: number; status: UserProps['status']; score: number };
 const user = (uid: number) => new RecordId('user', uid);
@@ -54,7 +57,8 @@ class SurrealAdapter implements Adapter {
     const e = generateEdges(seed, size);
     for (let start = 0; start < size.edges; start += EDGE_BATCH) {
       const rows = [];
-      for (let k = start; k < Math.min(size.edges, start + EDGE_BATCH); k++) rows.push({ in: user(e.from[k]!), out: user(e.to[k]!), since: e.since[k]! });
+      for (let k = start; k < Math.min(size.edges, start + EDGE_BATCH); k++)
+        rows.push({ in: user(e.from[k]!), out: user(e.to[k]!), since: e.since[k]! });
       await this.one('INSERT RELATION INTO follows $rows RETURN NONE', { rows });
     }
     return { nodes: Math.round(t1 - t0), edges: Math.round(performance.now() - t1) };
@@ -79,7 +83,10 @@ class SurrealAdapter implements Adapter {
     return rows.map((r) => uidOf(r.id));
   }
   async insert(u: UserProps): Promise<void> {
-    await this.one('CREATE $r CONTENT $c RETURN NONE', { r: user(u.uid), c: { name: u.name, age: u.age, status: u.status, score: u.score } });
+    await this.one('CREATE $r CONTENT $c RETURN NONE', {
+      r: user(u.uid),
+      c: { name: u.name, age: u.age, status: u.status, score: u.score },
+    });
   }
   async close(): Promise<void> {
     await this.db.close();

@@ -23,7 +23,10 @@ export const ERROR_REGISTRY = {
   method_not_allowed: spec(405, 'The route exists but not for this HTTP method.'),
   payload_too_large: spec(413, 'The body is larger than the limit (16 MiB local, 2 MiB gateway); rejected before parsing.'),
   invalid_request_body: spec(400, 'The request body could not be read (client disconnected or sent a malformed body).'),
-  invalid_query_json: spec(400, 'The body is not valid query JSON: syntax, shape, unknown key or tag, parameter schema; the msg names the JSON path.'),
+  invalid_query_json: spec(
+    400,
+    'The body is not valid query JSON: syntax, shape, unknown key or tag, parameter schema; the msg names the JSON path.',
+  ),
   invalid_request_option: spec(400, 'A request header has a bad value or does not apply to this request type.'),
   invalid_request: spec(400, 'The request is incompatible with the service mode.'),
   // Planning (static validation, nothing has run)
@@ -33,7 +36,10 @@ export const ERROR_REGISTRY = {
   invalid_empty_name: spec(400, 'An entry name, label, property, variable, parameter or return name is empty.'),
   duplicate_return_variable: spec(400, 'A name appears twice in returns.'),
   unknown_return_variable: spec(400, 'A name in returns is not bound by any entry of the batch.'),
-  unknown_variable: spec(400, 'A variable is referenced (var reference, select, inject, within, without, condition) but nothing in the batch binds it.'),
+  unknown_variable: spec(
+    400,
+    'A variable is referenced (var reference, select, inject, within, without, condition) but nothing in the batch binds it.',
+  ),
   duplicate_element_id: spec(400, 'The same id appears twice in an ids reference.'),
   duplicate_property_assignment: spec(400, 'The same property is assigned twice in one mutation.'),
   duplicate_property_selection: spec(400, 'A property name repeats in values or value_map.'),
@@ -53,8 +59,14 @@ export const ERROR_REGISTRY = {
   invalid_after_bind_operation: spec(400, 'An operation that cannot follow bind is used after bind.'),
   read_only_traversal_in_write_batch: spec(400, 'bind or project_bindings is used in a write batch.'),
   mutation_in_read_batch: spec(400, 'A read batch contains a mutation (at any depth); send it as a write request.'),
-  invalid_property_name: spec(400, 'A mutation assigns or removes a reserved property ($label where not allowed, $id, $from, $to, $distance, $score, __proto__).'),
-  incompatible_comparison: spec(400, 'An ordering or string predicate has an operand known before execution (constant or parameter) of a kind it cannot compare.'),
+  invalid_property_name: spec(
+    400,
+    'A mutation assigns or removes a reserved property ($label where not allowed, $id, $from, $to, $distance, $score, __proto__).',
+  ),
+  incompatible_comparison: spec(
+    400,
+    'An ordering or string predicate has an operand known before execution (constant or parameter) of a kind it cannot compare.',
+  ),
   unsupported_edge_all_target: spec(400, '"all" is used as an edge mutation target.'),
   internal_planner_error: spec(400, 'The plan has a shape the planner does not support (for example a step after a terminal).'),
   limit_exceeded: spec(400, 'The request exceeds a documented limit (nesting depth, repeat depth, result size).'),
@@ -63,9 +75,15 @@ export const ERROR_REGISTRY = {
   node_not_found: spec(400, 'A node the query needs (for example an add_e endpoint) does not exist.'),
   edge_not_found: spec(400, 'An edge the query needs does not exist.'),
   invalid_node_id: spec(400, 'A supplied node id is not a valid unsigned 64-bit id.'),
-  active_text_mutation_limit_exceeded: spec(400, 'A write exceeds a per-document text bound; nothing commits; retrying the same write does not help.'),
+  active_text_mutation_limit_exceeded: spec(
+    400,
+    'A write exceeds a per-document text bound; nothing commits; retrying the same write does not help.',
+  ),
   index_operation_batch_too_large: spec(400, 'A write stages more than 8 MiB of queued work for one index; split the write.'),
-  query_timeout: spec(408, 'The query ran past its execution budget (--query-timeout-ms, 30 s by default) and was stopped; a write kept nothing.'),
+  query_timeout: spec(
+    408,
+    'The query ran past its execution budget (--query-timeout-ms, 30 s by default) and was stopped; a write kept nothing.',
+  ),
   // Concurrency and availability
   transaction_conflict: spec(409, 'The transaction conflicted with concurrent work; replaying the whole request is safe.', true),
   writer_mode_required: spec(503, 'A write, or X-Svc-Require-Writer, reached a server in reader mode.'),

@@ -80,7 +80,6 @@ function write(value: unknown, key: string | number, depth: number): boolean {
     out += first ? quoteKey(k) : ',' + quoteKey(k);
     if (write(member, k, depth + 1)) first = false;
     else out = out.slice(0, mark); // a toJSON that returned undefined
-
   }
   out += '}';
   return true;

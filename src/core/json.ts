@@ -258,15 +258,32 @@ function parseEscapedString(start: number, firstEscape: number): string {
     out += src.slice(chunk, i);
     const e = src.charCodeAt(i + 1);
     switch (e) {
-      case 0x22: out += '"'; break;
-      case 0x5c: out += '\\'; break;
-      case 0x2f: out += '/'; break;
-      case 0x62: out += '\b'; break;
-      case 0x66: out += '\f'; break;
-      case 0x6e: out += '\n'; break;
-      case 0x72: out += '\r'; break;
-      case 0x74: out += '\t'; break;
-      case 0x75: { // u
+      case 0x22:
+        out += '"';
+        break;
+      case 0x5c:
+        out += '\\';
+        break;
+      case 0x2f:
+        out += '/';
+        break;
+      case 0x62:
+        out += '\b';
+        break;
+      case 0x66:
+        out += '\f';
+        break;
+      case 0x6e:
+        out += '\n';
+        break;
+      case 0x72:
+        out += '\r';
+        break;
+      case 0x74:
+        out += '\t';
+        break;
+      case 0x75: {
+        // u
         const unit = hex4(i + 2);
         if (unit >= 0xd800 && unit <= 0xdbff) {
           const low = src.charCodeAt(i + 6) === 0x5c && src.charCodeAt(i + 7) === 0x75 ? hex4(i + 8) : -1;

@@ -35,7 +35,11 @@ const AWAIT_DURABLE_TRUE = 4;
 const AWAIT_DURABLE_FALSE = 8;
 
 export function optionFlags(o: PipelineOptions): number {
-  return (o.warm ? WARM : 0) | (o.requireWriter ? REQUIRE_WRITER : 0) | (o.awaitDurable === true ? AWAIT_DURABLE_TRUE : o.awaitDurable === false ? AWAIT_DURABLE_FALSE : 0);
+  return (
+    (o.warm ? WARM : 0) |
+    (o.requireWriter ? REQUIRE_WRITER : 0) |
+    (o.awaitDurable === true ? AWAIT_DURABLE_TRUE : o.awaitDurable === false ? AWAIT_DURABLE_FALSE : 0)
+  );
 }
 
 export function fromOptionFlags(flags: number): PipelineOptions {

@@ -113,7 +113,9 @@ export function cellValue(table: RowTable, c: number, i: number): Value {
 export function rowObject(table: RowTable, i: number): ValueObject {
   const row: ValueObject = {};
   // defineProperty keeps a key named "__proto__" an own member, as the parser does.
-  table.keys.forEach((key, c) => Object.defineProperty(row, key, { value: cellValue(table, c, i), enumerable: true, writable: true, configurable: true }));
+  table.keys.forEach((key, c) =>
+    Object.defineProperty(row, key, { value: cellValue(table, c, i), enumerable: true, writable: true, configurable: true }),
+  );
   return row;
 }
 

@@ -13,18 +13,7 @@
  * - object is a plain record of values.
  */
 export type Value =
-  | null
-  | boolean
-  | bigint
-  | number
-  | string
-  | DateTime
-  | Uint8Array
-  | BigInt64Array
-  | Float64Array
-  | Float32Array
-  | Value[]
-  | ValueObject;
+  null | boolean | bigint | number | string | DateTime | Uint8Array | BigInt64Array | Float64Array | Float32Array | Value[] | ValueObject;
 
 export interface ValueObject {
   [key: string]: Value;
@@ -49,11 +38,11 @@ export function toNumber(v: bigint | number): number {
 }
 
 export function isValueObject(v: unknown): v is ValueObject {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    !Array.isArray(v) &&
-    !ArrayBuffer.isView(v) &&
-    !(v instanceof DateTime)
-  );
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v) && !(v instanceof DateTime);
+}
+
+/** Own-property assignment that is safe for a key named `__proto__`. */
+export function setOwn(target: ValueObject, key: string, value: Value): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }

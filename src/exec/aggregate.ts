@@ -8,7 +8,7 @@
  */
 import { GraphError } from '../core/errors.js';
 import type { Value, ValueObject } from '../core/value.js';
-import { setOwn } from '../wire/values.js';
+import { setOwn } from '../core/value.js';
 import { compareStrings } from './compare.js';
 import type { Exec, Executor } from './context.js';
 import { encodeValue } from './encode.js';
@@ -173,7 +173,10 @@ export const fold: Executor<'fold'> = (node, x, ctx) => {
 export const unfold: Executor<'unfold'> = (node, x, ctx) => {
   const flow = x.run(node.input, ctx);
   if (flow.t !== 'rows') {
-    throw new GraphError('invalid_query', `${node.path}: "unfold" needs a stream or a folded stream, but its input yields ${flow.t === 'values' ? 'a list of values' : `a ${flow.t}`}`);
+    throw new GraphError(
+      'invalid_query',
+      `${node.path}: "unfold" needs a stream or a folded stream, but its input yields ${flow.t === 'values' ? 'a list of values' : `a ${flow.t}`}`,
+    );
   }
   return flow.folded ? { ...flow, folded: false } : flow;
 };

@@ -16,7 +16,10 @@ export function boundValue(x: Exec, bound: StreamBound): number {
   if (bound.kind === 'literal') return bound.n;
   const v = evalExpr(x, NO_ROW, bound.expr);
   if (typeof v === 'bigint' && v >= 0n) return v > SAFE_I64 ? Infinity : Number(v);
-  throw new GraphError('invalid_query', `${bound.path}: a bound must evaluate to a non-negative integer (i64), got ${v === null ? 'null' : typeof v === 'bigint' ? v : typeof v}`);
+  throw new GraphError(
+    'invalid_query',
+    `${bound.path}: a bound must evaluate to a non-negative integer (i64), got ${v === null ? 'null' : typeof v === 'bigint' ? v : typeof v}`,
+  );
 }
 
 /** Items [start, end) of a flow, lazily for row streams. */
@@ -67,7 +70,12 @@ export const range: Executor<'range'> = (node, x, ctx) => {
  * Stable sort by keys; a missing value sorts first ascending and last descending; ties go
  * to the element (nodes before edges, then id), whatever the direction.
  */
-function sortRows(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | null, keys: readonly (readonly [string, Order])[]): RowFlow {
+function sortRows(
+  x: Exec,
+  node: PlanNode & { input: PlanNode },
+  ctx: RowFlow | null,
+  keys: readonly (readonly [string, Order])[],
+): RowFlow {
   const input = x.rows(node.input, ctx, node);
   const rows = x.collect(input.rows, node.path);
   const cached = rows.map((row) => ({ row, values: keys.map(([prop]) => resolveProperty(x, row, prop)) }));

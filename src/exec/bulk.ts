@@ -12,7 +12,7 @@ import type { AddEOp, AddNOp, Assignments } from '../plan/ops.js';
 import type { Entry } from '../plan/batch.js';
 import { SAFE_I64, type Value, type ValueObject } from '../core/value.js';
 import { cellValue, type RowTable } from '../core/row-table.js';
-import { setOwn } from '../wire/values.js';
+import { setOwn } from '../core/value.js';
 import type { Exec } from './context.js';
 import { EMPTY_ROWS, rowFlow, type Flow } from './flow.js';
 import { EDGE, NODE, Row } from './row.js';

@@ -122,7 +122,8 @@ export function totalOrder(a: Value, b: Value): number {
       const ka = Object.keys(a as object).sort();
       const kb = Object.keys(b as object).sort();
       for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
-        const c = compareStrings(ka[i]!, kb[i]!) || totalOrder((a as Record<string, Value>)[ka[i]!]!, (b as Record<string, Value>)[kb[i]!]!);
+        const c =
+          compareStrings(ka[i]!, kb[i]!) || totalOrder((a as Record<string, Value>)[ka[i]!]!, (b as Record<string, Value>)[kb[i]!]!);
         if (c !== 0) return c;
       }
       return Math.sign(ka.length - kb.length);

@@ -39,8 +39,13 @@ export class Exec {
   }
 
   expectRows(flow: Flow, consumer: PlanNode): RowFlow {
-    if (flow.t !== 'rows') throw new GraphError('invalid_query', `${consumer.path}: "${consumer.op}" needs a stream of nodes or edges, but its input yields ${flow.t === 'values' ? 'a list of values' : `a ${flow.t}`}`);
-    if (flow.folded) throw new GraphError('invalid_query', `${consumer.path}: "${consumer.op}" cannot take a folded stream; use unfold first`);
+    if (flow.t !== 'rows')
+      throw new GraphError(
+        'invalid_query',
+        `${consumer.path}: "${consumer.op}" needs a stream of nodes or edges, but its input yields ${flow.t === 'values' ? 'a list of values' : `a ${flow.t}`}`,
+      );
+    if (flow.folded)
+      throw new GraphError('invalid_query', `${consumer.path}: "${consumer.op}" cannot take a folded stream; use unfold first`);
     return flow;
   }
 
@@ -74,7 +79,10 @@ export class Exec {
   /** Guards memory for operations that must hold a whole stream. */
   checkSize(count: number, path: string): void {
     if (count > LIMITS.maxRowsInMemory) {
-      throw new GraphError('limit_exceeded', `${path}: more than ${LIMITS.maxRowsInMemory} rows would be held in memory; add a limit or filter`);
+      throw new GraphError(
+        'limit_exceeded',
+        `${path}: more than ${LIMITS.maxRowsInMemory} rows would be held in memory; add a limit or filter`,
+      );
     }
   }
 

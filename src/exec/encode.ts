@@ -107,5 +107,8 @@ export function encodeResponse(returns: readonly string[], lookup: (name: string
 }
 
 function tooLarge(): GraphError {
-  return new GraphError('limit_exceeded', `the response would exceed ${LIMITS.maxResponseChars} characters; return fewer rows or properties (limit, range, values)`);
+  return new GraphError(
+    'limit_exceeded',
+    `the response would exceed ${LIMITS.maxResponseChars} characters; return fewer rows or properties (limit, range, values)`,
+  );
 }

@@ -43,7 +43,10 @@ export function resolveProperty(x: Exec, row: Row, name: string): Value | undefi
 function numeric(v: Value, path: string, op: string): number {
   if (typeof v === 'number') return v;
   if (typeof v === 'bigint') return Number(v);
-  throw new GraphError('invalid_query', `${path}: "${op}" needs numbers, got ${v === null ? 'null' : typeof v === 'object' ? 'a non-numeric value' : typeof v}`);
+  throw new GraphError(
+    'invalid_query',
+    `${path}: "${op}" needs numbers, got ${v === null ? 'null' : typeof v === 'object' ? 'a non-numeric value' : typeof v}`,
+  );
 }
 
 export function evalExpr(x: Exec, row: Row, e: Expr): Value {

@@ -32,7 +32,8 @@ function filter(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | nu
   return keep(x, x.rows(node.input, ctx, node), test);
 }
 
-const byPredicate = (x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | null, p: Predicate) => filter(x, node, ctx, (row) => evalPredicate(x, row, p));
+const byPredicate = (x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | null, p: Predicate) =>
+  filter(x, node, ctx, (row) => evalPredicate(x, row, p));
 
 export const where: Executor<'where'> = (node, x, ctx) => byPredicate(x, node, ctx, node.predicate);
 

@@ -21,7 +21,10 @@ export class GuardedReader implements GraphReader {
   /** Counts one unit of work; throws query_timeout once the deadline has passed. */
   tick(): void {
     if (++this.calls % CHECK_EVERY === 0 && Date.now() > this.deadline) {
-      throw new GraphError('query_timeout', `the query ran longer than its ${this.timeoutMs} ms budget and was stopped; nothing it wrote was kept`);
+      throw new GraphError(
+        'query_timeout',
+        `the query ran longer than its ${this.timeoutMs} ms budget and was stopped; nothing it wrote was kept`,
+      );
     }
   }
 

@@ -6,14 +6,14 @@
  */
 import { GraphError } from '../core/errors.js';
 import { LIMITS } from '../plan/limits.js';
-import type { PropertyInput } from '../plan/expr.js';
-import type { Assignments } from '../plan/ops.js';
+import type { ElementRef, PropertyInput } from '../plan/expr.js';
+import type { Assignments, PlanNode } from '../plan/ops.js';
 import type { Value, ValueObject } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
 import { evalExpr } from './eval.js';
 import { EMPTY_ROWS, rowFlow, type RowFlow } from './flow.js';
 import { resolveRef } from './refs.js';
-import { setOwn } from '../wire/values.js';
+import { setOwn } from '../core/value.js';
 import { EDGE, NODE, NONE, Row, startRow } from './row.js';
 
 const NO_ROW = new Row(NONE, -1);
@@ -28,7 +28,7 @@ function evalProps(x: Exec, row: Row, assignments: Assignments): ValueObject {
   return props;
 }
 
-function inputRows(x: Exec, node: { input: import('../plan/ops.js').PlanNode | null } & import('../plan/ops.js').PlanNode, ctx: RowFlow | null): Row[] | null {
+function inputRows(x: Exec, node: { input: PlanNode | null } & PlanNode, ctx: RowFlow | null): Row[] | null {
   if (node.input === null) return null;
   return x.collect(x.rows(node.input, ctx, node).rows, node.path);
 }
@@ -71,8 +71,10 @@ export const setProperty: Executor<'set_property'> = (node, x, ctx) => {
       const rec = w.getNode(row.id);
       if (!rec) continue;
       if (node.name === '$label') {
-        if (typeof value !== 'string' || value === '') throw new GraphError('invalid_query', `${node.path}.value: a node label must be a non-empty string`);
-        if (Buffer.byteLength(value) > LIMITS.maxLabelBytes) throw new GraphError('limit_exceeded', `${node.path}.value: a label is at most ${LIMITS.maxLabelBytes} bytes of UTF-8`);
+        if (typeof value !== 'string' || value === '')
+          throw new GraphError('invalid_query', `${node.path}.value: a node label must be a non-empty string`);
+        if (Buffer.byteLength(value) > LIMITS.maxLabelBytes)
+          throw new GraphError('limit_exceeded', `${node.path}.value: a label is at most ${LIMITS.maxLabelBytes} bytes of UTF-8`);
         w.putNode({ id: rec.id, label: value, props: rec.props });
       } else {
         const props = { ...rec.props };
@@ -114,7 +116,16 @@ export const drop: Executor<'drop'> = (node, x, ctx) => {
   return EMPTY_ROWS;
 };
 
-function dropEdgesTo(x: Exec, node: { input: import('../plan/ops.js').PlanNode; to: import('../plan/expr.js').ElementRef; path: string } & import('../plan/ops.js').PlanNode, ctx: RowFlow | null, label: string | undefined) {
+function dropEdgesTo(
+  x: Exec,
+  node: {
+    input: PlanNode;
+    to: ElementRef;
+    path: string;
+  } & PlanNode,
+  ctx: RowFlow | null,
+  label: string | undefined,
+) {
   const w = x.writable;
   const sources = x.collect(x.rows(node.input, ctx, node).rows, node.path).filter((r) => r.kind === NODE);
   if (sources.length === 0) return EMPTY_ROWS;
@@ -135,7 +146,10 @@ export const dropEdgeById: Executor<'drop_edge_by_id'> = (node, x, ctx) => {
     // With an input, the input is a guard: an empty input deletes nothing.
     const guard = x.rows(node.input, ctx, node);
     let any = false;
-    for (const _row of guard.rows) { any = true; break; }
+    for (const _row of guard.rows) {
+      any = true;
+      break;
+    }
     if (!any) return EMPTY_ROWS;
   }
   for (const id of Array.from(resolveRef(x, node.edges, EDGE, `${node.path}.edges`, 'target'))) w.deleteEdge(id);

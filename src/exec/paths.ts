@@ -91,7 +91,7 @@ export const shortestPath: Executor<'shortest_path'> = (node, x) => {
 
 function trace(parent: ReadonlyMap<number, number>, source: number, target: number): bigint[] {
   const ids = [BigInt(target)];
-  for (let at = target; at !== source; ) {
+  for (let at = target; at !== source;) {
     at = parent.get(at)!;
     ids.push(BigInt(at));
   }

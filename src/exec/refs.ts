@@ -3,7 +3,7 @@ import { GraphError } from '../core/errors.js';
 import { SAFE_I64 } from '../core/value.js';
 import type { ElementRef } from '../plan/expr.js';
 import type { Exec } from './context.js';
-import { EDGE, NODE, type Row } from './row.js';
+import { type EDGE, NODE, type Row } from './row.js';
 
 type Kind = typeof NODE | typeof EDGE;
 
@@ -22,7 +22,11 @@ function paramIds(x: Exec, ref: { name: string; path: string }): number[] {
 export function variableRows(x: Exec, name: string, path: string): readonly Row[] | null {
   const flow = x.vars.get(name);
   if (flow === undefined) return null;
-  if (flow.t !== 'rows') throw new GraphError('invalid_query', `${path}: variable "${name}" holds ${flow.t === 'values' ? 'a list of values' : `a ${flow.t}`}, not a stream of nodes or edges`);
+  if (flow.t !== 'rows')
+    throw new GraphError(
+      'invalid_query',
+      `${path}: variable "${name}" holds ${flow.t === 'values' ? 'a list of values' : `a ${flow.t}`}, not a stream of nodes or edges`,
+    );
   return flow.rows as readonly Row[];
 }
 
@@ -44,7 +48,10 @@ export function resolveRef(x: Exec, ref: ElementRef, kind: Kind, path: string, m
     if (mode !== 'required') return ids.filter((id) => Number.isFinite(id) && exists(id));
     for (const id of ids) {
       if (!Number.isFinite(id) || !exists(id)) {
-        throw new GraphError(kind === NODE ? 'node_not_found' : 'edge_not_found', `${path}: ${kind === NODE ? 'node' : 'edge'} ${describeId(id)} does not exist`);
+        throw new GraphError(
+          kind === NODE ? 'node_not_found' : 'edge_not_found',
+          `${path}: ${kind === NODE ? 'node' : 'edge'} ${describeId(id)} does not exist`,
+        );
       }
     }
     return ids as number[];

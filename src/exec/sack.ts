@@ -34,7 +34,10 @@ function describe(v: Value): string {
 /** i64 + i64 stays i64 (overflow is an error); any other numeric pair is f64. */
 function add(x: Exec, sack: Value, v: Value, path: string): Value {
   if (!isNumeric(sack) || !isNumeric(v)) {
-    throw new GraphError('invalid_query', `${path}: sack_add needs numbers, but the sack holds ${describe(sack)} and the property ${describe(v)}`);
+    throw new GraphError(
+      'invalid_query',
+      `${path}: sack_add needs numbers, but the sack holds ${describe(sack)} and the property ${describe(v)}`,
+    );
   }
   if (typeof sack === 'bigint' && typeof v === 'bigint') {
     const sum = sack + v;
@@ -48,7 +51,8 @@ export const sackAdd: Executor<'sack_add'> = (node, x, ctx) =>
   mapRows(x.rows(node.input, ctx, node), (row) => {
     const v = resolveProperty(x, row, node.property);
     if (v === undefined) return row;
-    if (!isNumeric(v)) throw new GraphError('invalid_query', `${node.path}: sack_add needs a number, but "${node.property}" holds ${describe(v)}`);
+    if (!isNumeric(v))
+      throw new GraphError('invalid_query', `${node.path}: sack_add needs a number, but "${node.property}" holds ${describe(v)}`);
     // An empty sack (never set, cleared, or null) takes the value as it is.
     if (row.sack === undefined || row.sack === null) return row.withSack(v);
     return row.withSack(add(x, row.sack, v, node.path));

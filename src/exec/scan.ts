@@ -38,7 +38,9 @@ export function scanOf(node: PlanNode): ScanSpec | null {
       return extend(node.input, hasPredicate(node));
     case 'has_label':
       return extend(node.input, {
-        p: 'compare', op: 'eq', path: node.path,
+        p: 'compare',
+        op: 'eq',
+        path: node.path,
         left: { e: 'property', name: '$label', path: `${node.path}.label` },
         right: { e: 'constant', value: node.label, path: `${node.path}.label` },
       });
@@ -52,7 +54,9 @@ export function scanOf(node: PlanNode): ScanSpec | null {
 /** `has(property, value)` as the predicate it means: property == value. */
 export function hasPredicate(node: Extract<PlanNode, { op: 'has' }>): Predicate {
   return {
-    p: 'compare', op: 'eq', path: node.path,
+    p: 'compare',
+    op: 'eq',
+    path: node.path,
     left: { e: 'property', name: node.property, path: `${node.path}.property` },
     right: { e: 'constant', value: node.value, path: `${node.path}.value` },
   };
@@ -223,7 +227,9 @@ function compileStringTest(x: Exec, p: Extract<Predicate, { p: 'starts_with' | '
   if (p.value.e !== 'property' || !isPlainProperty(p.value.name) || arg === null) return null;
   const s = arg.value;
   const holds = (v: Value | undefined) =>
-    typeof v === 'string' && typeof s === 'string' && (p.p === 'starts_with' ? v.startsWith(s) : p.p === 'ends_with' ? v.endsWith(s) : v.includes(s));
+    typeof v === 'string' &&
+    typeof s === 'string' &&
+    (p.p === 'starts_with' ? v.startsWith(s) : p.p === 'ends_with' ? v.endsWith(s) : v.includes(s));
   return slotTest(p.value.name, holds);
 }
 
@@ -279,7 +285,12 @@ function compile(x: Exec, p: Predicate): Compiled | null {
       const list = known(x, p.values);
       if (p.value.e !== 'property' || !isPlainProperty(p.value.name) || list === null) return null;
       const row = startRow(NODE, 0, false);
-      const probe = (v: Value | undefined) => evalPredicate(x, row, { ...p, value: { e: 'constant', value: v ?? null, path: p.path }, values: { e: 'constant', value: list.value, path: p.path } });
+      const probe = (v: Value | undefined) =>
+        evalPredicate(x, row, {
+          ...p,
+          value: { e: 'constant', value: v ?? null, path: p.path },
+          values: { e: 'constant', value: list.value, path: p.path },
+        });
       return slotTest(p.value.name, probe);
     }
     case 'and':
@@ -289,7 +300,15 @@ function compile(x: Exec, p: Predicate): Compiled | null {
     }
     case 'not': {
       const inner = compile(x, p.predicate);
-      return inner && { properties: inner.properties, mask: (view, out) => { inner.mask(view, out); for (let i = 0; i < SLOTS; i++) out[i] = 1 - out[i]!; } };
+      return (
+        inner && {
+          properties: inner.properties,
+          mask: (view, out) => {
+            inner.mask(view, out);
+            for (let i = 0; i < SLOTS; i++) out[i] = 1 - out[i]!;
+          },
+        }
+      );
     }
   }
 }
@@ -310,7 +329,11 @@ function prepare(x: Exec, spec: ScanSpec): { compiled: Compiled | null; residual
 }
 
 /** Ids of the nodes passing the compiled conjuncts, block by block, ascending. */
-function* candidates(x: Exec, compiled: Compiled | null, extra: readonly string[] = []): Generator<{ view: BlockView; mask: Uint8Array | null }> {
+function* candidates(
+  x: Exec,
+  compiled: Compiled | null,
+  extra: readonly string[] = [],
+): Generator<{ view: BlockView; mask: Uint8Array | null }> {
   const properties = [...new Set([...(compiled?.properties ?? []), ...extra])];
   const index = new Map(properties.map((p, i) => [p, i]));
   const mask = new Uint8Array(SLOTS);
@@ -370,7 +393,15 @@ const DEEP_PAGE = 64;
  * rows up to it are sorted. The order is order_by's: missing values first ascending and
  * last descending, NaN above every number, ties by id. Null when a chunk is not numeric.
  */
-function numericPage(x: Exec, compiled: Compiled | null, residual: readonly Predicate[], key: string, order: Order, start: number, end: number): Row[] | null {
+function numericPage(
+  x: Exec,
+  compiled: Compiled | null,
+  residual: readonly Predicate[],
+  key: string,
+  order: Order,
+  start: number,
+  end: number,
+): Row[] | null {
   let values = new Float64Array(4096);
   let ids = new Float64Array(4096);
   let n = 0;
@@ -482,7 +513,14 @@ function compareCandidates(orders: readonly Order[]): (a: Candidate, b: Candidat
  * with a numeric first key, a row whose key is strictly worse than the heap's worst cannot.
  * The threshold may have tightened since; the caller compares the survivors exactly.
  */
-function contenders(labels: Uint32Array, mask: Uint8Array | null, numbers: NumChunk | null, threshold: number, desc: boolean, out: Uint8Array): Uint8Array {
+function contenders(
+  labels: Uint32Array,
+  mask: Uint8Array | null,
+  numbers: NumChunk | null,
+  threshold: number,
+  desc: boolean,
+  out: Uint8Array,
+): Uint8Array {
   if (numbers === null || threshold !== threshold) {
     if (mask === null) for (let i = 0; i < SLOTS; i++) out[i] = labels[i] === 0 ? 0 : 1;
     else for (let i = 0; i < SLOTS; i++) out[i] = labels[i] === 0 ? 0 : mask[i]!;
@@ -543,7 +581,13 @@ function kthBest(open: Uint8Array, numbers: NumChunk, k: number, desc: boolean):
  * Rows [start, end) of the scan sorted by `keys`, keeping only the best `end` in a heap;
  * null when a key is not a plain property (the generic sort handles it).
  */
-export function scanTopRows(x: Exec, spec: ScanSpec, keys: readonly (readonly [string, Order])[], start: number, end: number): Row[] | null {
+export function scanTopRows(
+  x: Exec,
+  spec: ScanSpec,
+  keys: readonly (readonly [string, Order])[],
+  start: number,
+  end: number,
+): Row[] | null {
   if (!keys.every(([k]) => isPlainProperty(k))) return null;
   if (end <= start) return [];
   const { compiled, residual } = prepare(x, spec);
@@ -614,5 +658,8 @@ export function scanTopRows(x: Exec, spec: ScanSpec, keys: readonly (readonly [s
       settle();
     }
   }
-  return heap.sort(cmp).slice(start).map((c) => startRow(NODE, c.id, x.trackPath));
+  return heap
+    .sort(cmp)
+    .slice(start)
+    .map((c) => startRow(NODE, c.id, x.trackPath));
 }

@@ -2,7 +2,7 @@
 import type { Value, ValueObject } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
 import { evalExpr, resolveProperty } from './eval.js';
-import { setOwn } from '../wire/values.js';
+import { setOwn } from '../core/value.js';
 import { EDGE, NODE, type Row } from './row.js';
 import { scanCount, scanOf } from './scan.js';
 

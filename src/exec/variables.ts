@@ -5,7 +5,7 @@
 import { GraphError } from '../core/errors.js';
 import type { BindingTarget } from '../plan/ops.js';
 import type { Value, ValueObject } from '../core/value.js';
-import { setOwn } from '../wire/values.js';
+import { setOwn } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
 import { encodeValue } from './encode.js';
 import { resolveProperty } from './eval.js';
@@ -43,7 +43,10 @@ export const inject: Executor<'inject'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);
   const value = bound(x, node.variable, path);
   if (value.t !== 'rows') {
-    throw new GraphError('invalid_query', `${path}: variable "${node.variable}" holds ${value.t === 'values' ? 'a list of values' : `a ${value.t}`}, not a stream of nodes or edges`);
+    throw new GraphError(
+      'invalid_query',
+      `${path}: variable "${node.variable}" holds ${value.t === 'values' ? 'a list of values' : `a ${value.t}`}, not a stream of nodes or edges`,
+    );
   }
   return rowFlow(
     (function* () {

@@ -46,8 +46,7 @@ export type PropertyInput = { readonly kind: 'value'; readonly value: Value } | 
 
 /** `{"literal": n}` or `{"expr": ...}`; constants are folded to literals while decoding. */
 export type StreamBound =
-  | { readonly kind: 'literal'; readonly n: number }
-  | { readonly kind: 'expr'; readonly expr: Expr; readonly path: string };
+  { readonly kind: 'literal'; readonly n: number } | { readonly kind: 'expr'; readonly expr: Expr; readonly path: string };
 
 export type ElementRef =
   | { readonly kind: 'all' }

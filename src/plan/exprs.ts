@@ -29,7 +29,13 @@ export function heldBy(node: PlanNode): Held {
     case 'where':
       return { ...NONE, predicates: [node.predicate] };
     case 'shortest_path':
-      return { ...NONE, refs: [{ ref: node.source, path: `${p}.source` }, { ref: node.target, path: `${p}.target` }] };
+      return {
+        ...NONE,
+        refs: [
+          { ref: node.source, path: `${p}.source` },
+          { ref: node.target, path: `${p}.target` },
+        ],
+      };
     case 'edge_has':
     case 'set_property':
       return { ...NONE, exprs: inputExprs([node.value]) };

@@ -48,10 +48,18 @@ export type Direction = 'out' | 'in' | 'both';
 
 // Sources
 export type ContextOp = Base<'context'>;
-export interface NodesOp extends Base<'nodes'> { readonly reference: ElementRef }
-export interface EdgesOp extends Base<'edges'> { readonly reference: ElementRef }
-export interface NodesWhereOp extends Base<'nodes_where'> { readonly predicate: Predicate }
-export interface EdgesWhereOp extends Base<'edges_where'> { readonly predicate: Predicate }
+export interface NodesOp extends Base<'nodes'> {
+  readonly reference: ElementRef;
+}
+export interface EdgesOp extends Base<'edges'> {
+  readonly reference: ElementRef;
+}
+export interface NodesWhereOp extends Base<'nodes_where'> {
+  readonly predicate: Predicate;
+}
+export interface EdgesWhereOp extends Base<'edges_where'> {
+  readonly predicate: Predicate;
+}
 export interface ShortestPathOp extends Base<'shortest_path'> {
   readonly source: ElementRef;
   readonly target: ElementRef;
@@ -64,31 +72,66 @@ export interface HopOp<K extends 'out' | 'in' | 'both' | 'out_e' | 'in_e' | 'bot
   readonly label: string | null;
 }
 // Filters
-export interface WhereOp extends Unary<'where'> { readonly predicate: Predicate }
-export interface HasOp extends Unary<'has'> { readonly property: string; readonly value: Value }
-export interface HasLabelOp<K extends 'has_label' | 'edge_has_label'> extends Unary<K> { readonly label: string }
-export interface HasKeyOp extends Unary<'has_key'> { readonly property: string }
-export interface EdgeHasOp extends Unary<'edge_has'> { readonly property: string; readonly value: PropertyInput }
-export interface VariableOp<K extends 'within' | 'without'> extends Unary<K> { readonly variable: string }
+export interface WhereOp extends Unary<'where'> {
+  readonly predicate: Predicate;
+}
+export interface HasOp extends Unary<'has'> {
+  readonly property: string;
+  readonly value: Value;
+}
+export interface HasLabelOp<K extends 'has_label' | 'edge_has_label'> extends Unary<K> {
+  readonly label: string;
+}
+export interface HasKeyOp extends Unary<'has_key'> {
+  readonly property: string;
+}
+export interface EdgeHasOp extends Unary<'edge_has'> {
+  readonly property: string;
+  readonly value: PropertyInput;
+}
+export interface VariableOp<K extends 'within' | 'without'> extends Unary<K> {
+  readonly variable: string;
+}
 // Bounds and order
-export interface LimitOp<K extends 'limit' | 'skip'> extends Unary<K> { readonly count: StreamBound }
-export interface RangeOp extends Unary<'range'> { readonly start: StreamBound; readonly end: StreamBound }
-export interface OrderByOp extends Unary<'order_by'> { readonly property: string; readonly order: Order }
+export interface LimitOp<K extends 'limit' | 'skip'> extends Unary<K> {
+  readonly count: StreamBound;
+}
+export interface RangeOp extends Unary<'range'> {
+  readonly start: StreamBound;
+  readonly end: StreamBound;
+}
+export interface OrderByOp extends Unary<'order_by'> {
+  readonly property: string;
+  readonly order: Order;
+}
 export interface OrderByMultipleOp extends Unary<'order_by_multiple'> {
   readonly orderings: readonly (readonly [string, Order])[];
 }
 // Variables
-export interface NamedOp<K extends 'as' | 'store' | 'select' | 'bind'> extends Unary<K> { readonly name: string }
-export interface InjectOp extends Base<'inject'> { readonly input: PlanNode | null; readonly variable: string }
+export interface NamedOp<K extends 'as' | 'store' | 'select' | 'bind'> extends Unary<K> {
+  readonly name: string;
+}
+export interface InjectOp extends Base<'inject'> {
+  readonly input: PlanNode | null;
+  readonly variable: string;
+}
 // Terminals
-export interface ValuesOp extends Unary<'values'> { readonly properties: readonly string[] }
-export interface ValueMapOp extends Unary<'value_map'> { readonly properties: readonly string[] | null }
-export interface ProjectOp extends Unary<'project'> { readonly projections: readonly Projection[] }
+export interface ValuesOp extends Unary<'values'> {
+  readonly properties: readonly string[];
+}
+export interface ValueMapOp extends Unary<'value_map'> {
+  readonly properties: readonly string[] | null;
+}
+export interface ProjectOp extends Unary<'project'> {
+  readonly projections: readonly Projection[];
+}
 export interface ProjectBindingsOp extends Unary<'project_bindings'> {
   readonly projections: readonly BindingProjection[];
   readonly distinct: boolean;
 }
-export interface GroupOp<K extends 'group' | 'group_count'> extends Unary<K> { readonly property: string }
+export interface GroupOp<K extends 'group' | 'group_count'> extends Unary<K> {
+  readonly property: string;
+}
 export interface AggregateByOp extends Unary<'aggregate_by'> {
   readonly function: AggregateFunction;
   readonly property: string;
@@ -104,45 +147,121 @@ export interface AddEOp extends Unary<'add_e'> {
   readonly to: ElementRef;
   readonly properties: Assignments;
 }
-export interface SetPropertyOp extends Unary<'set_property'> { readonly name: string; readonly value: PropertyInput }
-export interface RemovePropertyOp extends Unary<'remove_property'> { readonly name: string }
-export interface DropEdgeOp extends Unary<'drop_edge'> { readonly to: ElementRef }
-export interface DropEdgeLabeledOp extends Unary<'drop_edge_labeled'> { readonly to: ElementRef; readonly label: string }
+export interface SetPropertyOp extends Unary<'set_property'> {
+  readonly name: string;
+  readonly value: PropertyInput;
+}
+export interface RemovePropertyOp extends Unary<'remove_property'> {
+  readonly name: string;
+}
+export interface DropEdgeOp extends Unary<'drop_edge'> {
+  readonly to: ElementRef;
+}
+export interface DropEdgeLabeledOp extends Unary<'drop_edge_labeled'> {
+  readonly to: ElementRef;
+  readonly label: string;
+}
 export interface DropEdgeByIdOp extends Base<'drop_edge_by_id'> {
   readonly input: PlanNode | null;
   readonly edges: ElementRef;
 }
 // Branching
-export interface BranchesOp<K extends 'union' | 'coalesce'> extends Unary<K> { readonly traversals: readonly SubTraversal[] }
-export interface OptionalOp extends Unary<'optional'> { readonly traversal: SubTraversal }
+export interface BranchesOp<K extends 'union' | 'coalesce'> extends Unary<K> {
+  readonly traversals: readonly SubTraversal[];
+}
+export interface OptionalOp extends Unary<'optional'> {
+  readonly traversal: SubTraversal;
+}
 export interface ChooseOp extends Unary<'choose'> {
   readonly condition: Predicate;
   readonly then_traversal: SubTraversal;
   readonly else_traversal: SubTraversal | null;
 }
-export interface RepeatOp extends Unary<'repeat'> { readonly config: RepeatConfig }
+export interface RepeatOp extends Unary<'repeat'> {
+  readonly config: RepeatConfig;
+}
 // Sack
-export interface WithSackOp extends Unary<'with_sack'> { readonly initial: Value }
-export interface SackPropertyOp<K extends 'sack_set' | 'sack_add'> extends Unary<K> { readonly property: string }
+export interface WithSackOp extends Unary<'with_sack'> {
+  readonly initial: Value;
+}
+export interface SackPropertyOp<K extends 'sack_set' | 'sack_add'> extends Unary<K> {
+  readonly property: string;
+}
 
 /** Operations whose payload is only `input`. */
 export const INPUT_ONLY_KINDS = [
-  'out_n', 'in_n', 'other_n', 'dedup', 'count', 'exists', 'id', 'label', 'edge_properties',
-  'drop', 'fold', 'unfold', 'path', 'simple_path', 'sack_get',
+  'out_n',
+  'in_n',
+  'other_n',
+  'dedup',
+  'count',
+  'exists',
+  'id',
+  'label',
+  'edge_properties',
+  'drop',
+  'fold',
+  'unfold',
+  'path',
+  'simple_path',
+  'sack_get',
 ] as const;
 export type InputOnlyKind = (typeof INPUT_ONLY_KINDS)[number];
 export type InputOnlyOp = { [K in InputOnlyKind]: Unary<K> }[InputOnlyKind];
 
 export type PlanNode =
-  | ContextOp | NodesOp | EdgesOp | NodesWhereOp | EdgesWhereOp | ShortestPathOp
-  | HopOp<'out'> | HopOp<'in'> | HopOp<'both'> | HopOp<'out_e'> | HopOp<'in_e'> | HopOp<'both_e'>
-  | WhereOp | HasOp | HasLabelOp<'has_label'> | HasLabelOp<'edge_has_label'> | HasKeyOp | EdgeHasOp | VariableOp<'within'> | VariableOp<'without'>
-  | LimitOp<'limit'> | LimitOp<'skip'> | RangeOp | OrderByOp | OrderByMultipleOp
-  | NamedOp<'as'> | NamedOp<'store'> | NamedOp<'select'> | NamedOp<'bind'> | InjectOp
-  | ValuesOp | ValueMapOp | ProjectOp | ProjectBindingsOp | GroupOp<'group'> | GroupOp<'group_count'> | AggregateByOp
-  | AddNOp | AddEOp | SetPropertyOp | RemovePropertyOp | DropEdgeOp | DropEdgeLabeledOp | DropEdgeByIdOp
-  | BranchesOp<'union'> | BranchesOp<'coalesce'> | OptionalOp | ChooseOp | RepeatOp
-  | WithSackOp | SackPropertyOp<'sack_set'> | SackPropertyOp<'sack_add'>
+  | ContextOp
+  | NodesOp
+  | EdgesOp
+  | NodesWhereOp
+  | EdgesWhereOp
+  | ShortestPathOp
+  | HopOp<'out'>
+  | HopOp<'in'>
+  | HopOp<'both'>
+  | HopOp<'out_e'>
+  | HopOp<'in_e'>
+  | HopOp<'both_e'>
+  | WhereOp
+  | HasOp
+  | HasLabelOp<'has_label'>
+  | HasLabelOp<'edge_has_label'>
+  | HasKeyOp
+  | EdgeHasOp
+  | VariableOp<'within'>
+  | VariableOp<'without'>
+  | LimitOp<'limit'>
+  | LimitOp<'skip'>
+  | RangeOp
+  | OrderByOp
+  | OrderByMultipleOp
+  | NamedOp<'as'>
+  | NamedOp<'store'>
+  | NamedOp<'select'>
+  | NamedOp<'bind'>
+  | InjectOp
+  | ValuesOp
+  | ValueMapOp
+  | ProjectOp
+  | ProjectBindingsOp
+  | GroupOp<'group'>
+  | GroupOp<'group_count'>
+  | AggregateByOp
+  | AddNOp
+  | AddEOp
+  | SetPropertyOp
+  | RemovePropertyOp
+  | DropEdgeOp
+  | DropEdgeLabeledOp
+  | DropEdgeByIdOp
+  | BranchesOp<'union'>
+  | BranchesOp<'coalesce'>
+  | OptionalOp
+  | ChooseOp
+  | RepeatOp
+  | WithSackOp
+  | SackPropertyOp<'sack_set'>
+  | SackPropertyOp<'sack_add'>
   | InputOnlyOp;
 
 export type OpKind = PlanNode['op'];

@@ -25,7 +25,16 @@ function reject(code: ErrorCode, path: string, msg: string): never {
 const LIST_STEPS: ReadonlySet<OpKind> = new Set(['limit', 'skip', 'range', 'dedup', 'count']);
 /** Operations rejected once the stream carries bind bindings (reference §5.5). */
 const NOT_AFTER_BIND: ReadonlySet<OpKind> = new Set([
-  'order_by', 'order_by_multiple', 'choose', 'repeat', 'id', 'label', 'values', 'value_map', 'project', 'edge_properties',
+  'order_by',
+  'order_by_multiple',
+  'choose',
+  'repeat',
+  'id',
+  'label',
+  'values',
+  'value_map',
+  'project',
+  'edge_properties',
 ]);
 /**
  * Property names a mutation cannot assign: they name the element's identity or a search
@@ -43,7 +52,19 @@ interface StreamInfo {
 const UNKNOWN: StreamInfo = { bound: false, kind: 'any' };
 
 const NODE_OUTPUT: ReadonlySet<OpKind> = new Set([
-  'nodes', 'nodes_where', 'add_n', 'out', 'in', 'both', 'out_n', 'in_n', 'other_n', 'drop', 'drop_edge', 'drop_edge_labeled', 'drop_edge_by_id',
+  'nodes',
+  'nodes_where',
+  'add_n',
+  'out',
+  'in',
+  'both',
+  'out_n',
+  'in_n',
+  'other_n',
+  'drop',
+  'drop_edge',
+  'drop_edge_labeled',
+  'drop_edge_by_id',
 ]);
 const EDGE_OUTPUT: ReadonlySet<OpKind> = new Set(['edges', 'edges_where', 'add_e', 'out_e', 'in_e', 'both_e']);
 const FRESH_OUTPUT: ReadonlySet<OpKind> = new Set(['select', 'inject']);
@@ -62,11 +83,17 @@ class Budget {
   parts = 0;
 
   entry(path: string): void {
-    if (++this.entries > LIMITS.maxEntries) reject('limit_exceeded', path, `a batch may hold at most ${LIMITS.maxEntries} entries (for_each bodies included); loop with for_each over parameters instead`);
+    if (++this.entries > LIMITS.maxEntries)
+      reject(
+        'limit_exceeded',
+        path,
+        `a batch may hold at most ${LIMITS.maxEntries} entries (for_each bodies included); loop with for_each over parameters instead`,
+      );
   }
 
   part(path: string): void {
-    if (++this.parts > LIMITS.maxPlanParts) reject('limit_exceeded', path, `a request may hold at most ${LIMITS.maxPlanParts} operations, predicates and expressions`);
+    if (++this.parts > LIMITS.maxPlanParts)
+      reject('limit_exceeded', path, `a request may hold at most ${LIMITS.maxPlanParts} operations, predicates and expressions`);
   }
 }
 
@@ -131,7 +158,11 @@ class Checker {
     }
     const input = inputOf(node);
     if (scope.context !== null && input === null) {
-      reject('invalid_sub_traversal_operation', node.path, `"${node.op}" starts a new traversal, which is not allowed inside a sub-traversal (start from "context")`);
+      reject(
+        'invalid_sub_traversal_operation',
+        node.path,
+        `"${node.op}" starts a new traversal, which is not allowed inside a sub-traversal (start from "context")`,
+      );
     }
     if (scope.context !== null && node.op === 'project_bindings') {
       reject('invalid_sub_traversal_operation', node.path, 'project_bindings is not allowed inside a sub-traversal');
@@ -148,13 +179,21 @@ class Checker {
     const branches = subTraversalsOf(node).map((sub) => {
       const info = this.node(sub.root, { ...scope, context: incoming ?? UNKNOWN }, depth + 1);
       if (yieldsValues(sub.root)) {
-        reject('invalid_sub_traversal_operation', sub.root.path, `a "${node.op}" body must yield nodes or edges, but "${sub.root.op}" ends the traversal`);
+        reject(
+          'invalid_sub_traversal_operation',
+          sub.root.path,
+          `a "${node.op}" body must yield nodes or edges, but "${sub.root.op}" ends the traversal`,
+        );
       }
       return info;
     });
     const out = outputOf(node, incoming, branches);
     if (node.op === 'union' && out.bound && mixesKinds(branches)) {
-      reject('invalid_after_bind_operation', node.path, 'on a stream with bindings, the union branches must all yield nodes or all yield edges');
+      reject(
+        'invalid_after_bind_operation',
+        node.path,
+        'on a stream with bindings, the union branches must all yield nodes or all yield edges',
+      );
     }
     checkPayload(node);
     this.held(node, scope);
@@ -215,7 +254,11 @@ class Checker {
         if (known === null) continue;
         const f = orderFamily(known.value);
         if (f === null) {
-          reject('incompatible_comparison', operand.path, `${describeKind(known.value)} has no order; "${p.p === 'compare' ? p.op : p.p}" compares numbers, strings or date-times`);
+          reject(
+            'incompatible_comparison',
+            operand.path,
+            `${describeKind(known.value)} has no order; "${p.p === 'compare' ? p.op : p.p}" compares numbers, strings or date-times`,
+          );
         }
         if (family !== null && f !== family) reject('incompatible_comparison', p.path, `cannot order a ${family} against a ${f}`);
         family = f;
@@ -281,7 +324,8 @@ function describeKind(v: Value): string {
 /** Stored property names are index keys (the column dictionary), like labels. */
 function checkNameLength(name: string, path: string): void {
   const bytes = Buffer.byteLength(name);
-  if (bytes > LIMITS.maxLabelBytes) reject('limit_exceeded', path, `a property name is at most ${LIMITS.maxLabelBytes} bytes of UTF-8, this one is ${bytes}`);
+  if (bytes > LIMITS.maxLabelBytes)
+    reject('limit_exceeded', path, `a property name is at most ${LIMITS.maxLabelBytes} bytes of UTF-8, this one is ${bytes}`);
 }
 
 function duplicates(names: readonly string[], path: string, code: ErrorCode, what: string): void {
@@ -297,17 +341,30 @@ function checkPayload(node: PlanNode): void {
   switch (node.op) {
     case 'add_n':
     case 'add_e':
-      duplicates(node.properties.map(([k]) => k), `${p}.properties`, 'duplicate_property_assignment', 'property');
+      duplicates(
+        node.properties.map(([k]) => k),
+        `${p}.properties`,
+        'duplicate_property_assignment',
+        'property',
+      );
       node.properties.forEach(([k], i) => {
-        if (k === '$label') reject('invalid_property_name', `${p}.properties[${i}][0]`, '"$label" cannot be assigned here; it is the operation\'s label');
-        if (RESERVED_PROPERTIES.has(k)) reject('invalid_property_name', `${p}.properties[${i}][0]`, `"${k}" is reserved and cannot be stored`);
+        if (k === '$label')
+          reject('invalid_property_name', `${p}.properties[${i}][0]`, '"$label" cannot be assigned here; it is the operation\'s label');
+        if (RESERVED_PROPERTIES.has(k))
+          reject('invalid_property_name', `${p}.properties[${i}][0]`, `"${k}" is reserved and cannot be stored`);
         checkNameLength(k, `${p}.properties[${i}][0]`);
       });
       return;
     case 'set_property':
     case 'remove_property':
-      if (node.op === 'remove_property' && node.name === '$label') reject('invalid_property_name', `${p}.name`, 'the label cannot be removed');
-      if (RESERVED_PROPERTIES.has(node.name)) reject('invalid_property_name', `${p}.name`, `"${node.name}" is reserved and cannot be ${node.op === 'set_property' ? 'set' : 'removed'}`);
+      if (node.op === 'remove_property' && node.name === '$label')
+        reject('invalid_property_name', `${p}.name`, 'the label cannot be removed');
+      if (RESERVED_PROPERTIES.has(node.name))
+        reject(
+          'invalid_property_name',
+          `${p}.name`,
+          `"${node.name}" is reserved and cannot be ${node.op === 'set_property' ? 'set' : 'removed'}`,
+        );
       checkNameLength(node.name, `${p}.name`);
       return;
     case 'values':
@@ -320,36 +377,53 @@ function checkPayload(node: PlanNode): void {
     case 'project':
     case 'project_bindings':
       if (node.projections.length === 0) reject('invalid_projection_arity', `${p}.projections`, 'a projection needs at least one item');
-      duplicates(node.projections.map((x) => x.alias), `${p}.projections`, 'duplicate_projection_alias', 'alias');
+      duplicates(
+        node.projections.map((x) => x.alias),
+        `${p}.projections`,
+        'duplicate_projection_alias',
+        'alias',
+      );
       if (node.op === 'project_bindings') {
         node.projections.forEach((x, i) => {
-          if (x.kind === 'coalesce' && x.refs.length === 0) reject('invalid_projection_arity', `${p}.projections[${i}].coalesce.refs`, 'coalesce needs at least one ref');
+          if (x.kind === 'coalesce' && x.refs.length === 0)
+            reject('invalid_projection_arity', `${p}.projections[${i}].coalesce.refs`, 'coalesce needs at least one ref');
         });
       }
       return;
     case 'order_by_multiple':
       if (node.orderings.length === 0) reject('invalid_order_keys', `${p}.orderings`, 'order_by_multiple needs at least one key');
-      duplicates(node.orderings.map(([k]) => k), `${p}.orderings`, 'duplicate_order_key', 'sort key');
+      duplicates(
+        node.orderings.map(([k]) => k),
+        `${p}.orderings`,
+        'duplicate_order_key',
+        'sort key',
+      );
       return;
     case 'union':
-      if (node.traversals.length < 2) reject('invalid_branch_arity', `${p}.traversals`, `union needs at least 2 branches, got ${node.traversals.length}`);
-      if (node.traversals.length > LIMITS.maxBranches) reject('limit_exceeded', `${p}.traversals`, `at most ${LIMITS.maxBranches} branches`);
+      if (node.traversals.length < 2)
+        reject('invalid_branch_arity', `${p}.traversals`, `union needs at least 2 branches, got ${node.traversals.length}`);
+      if (node.traversals.length > LIMITS.maxBranches)
+        reject('limit_exceeded', `${p}.traversals`, `at most ${LIMITS.maxBranches} branches`);
       return;
     case 'coalesce':
       if (node.traversals.length < 1) reject('invalid_branch_arity', `${p}.traversals`, 'coalesce needs at least 1 branch');
-      if (node.traversals.length > LIMITS.maxBranches) reject('limit_exceeded', `${p}.traversals`, `at most ${LIMITS.maxBranches} branches`);
+      if (node.traversals.length > LIMITS.maxBranches)
+        reject('limit_exceeded', `${p}.traversals`, `at most ${LIMITS.maxBranches} branches`);
       return;
     case 'repeat': {
       const c = node.config;
       if (c.times === 0) reject('invalid_repeat_count', `${p}.config.times`, 'times must be at least 1');
       if (c.max_depth === 0) reject('invalid_repeat_count', `${p}.config.max_depth`, 'max_depth must be at least 1');
-      if (c.max_depth > LIMITS.maxRepeatDepth) reject('limit_exceeded', `${p}.config.max_depth`, `max_depth is limited to ${LIMITS.maxRepeatDepth}`);
-      if (c.emit_predicate !== null && c.emit !== 'after') reject('invalid_repeat_emit', `${p}.config.emit_predicate`, 'emit_predicate requires emit "after"');
+      if (c.max_depth > LIMITS.maxRepeatDepth)
+        reject('limit_exceeded', `${p}.config.max_depth`, `max_depth is limited to ${LIMITS.maxRepeatDepth}`);
+      if (c.emit_predicate !== null && c.emit !== 'after')
+        reject('invalid_repeat_emit', `${p}.config.emit_predicate`, 'emit_predicate requires emit "after"');
       return;
     }
     case 'shortest_path':
       if (node.max_depth === 0) reject('invalid_shortest_path_count', `${p}.max_depth`, 'max_depth must be at least 1');
-      if (node.max_depth > LIMITS.maxRepeatDepth) reject('limit_exceeded', `${p}.max_depth`, `max_depth is limited to ${LIMITS.maxRepeatDepth}`);
+      if (node.max_depth > LIMITS.maxRepeatDepth)
+        reject('limit_exceeded', `${p}.max_depth`, `max_depth is limited to ${LIMITS.maxRepeatDepth}`);
       return;
     case 'range':
       if (node.start.kind === 'literal' && node.end.kind === 'literal' && node.start.n > node.end.n) {
@@ -380,7 +454,8 @@ function checkVariables(entries: readonly Entry[], entryNames: ReadonlySet<strin
     });
   });
   for (const ref of refs) {
-    if (!bound.has(ref.name)) reject('unknown_variable', ref.path, `variable "${ref.name}" is not bound by any entry, as or store in this batch`);
+    if (!bound.has(ref.name))
+      reject('unknown_variable', ref.path, `variable "${ref.name}" is not bound by any entry, as or store in this batch`);
   }
 }
 

@@ -29,7 +29,11 @@ export class ReadPool {
   /** Tasks sent and not answered yet (at most one per worker). */
   private inFlight = 0;
 
-  constructor(workerFile: URL, workerData: WorkerSettings, readonly threads: number) {
+  constructor(
+    workerFile: URL,
+    workerData: WorkerSettings,
+    readonly threads: number,
+  ) {
     this.piscina = new Piscina({
       filename: workerFile.href,
       minThreads: threads,

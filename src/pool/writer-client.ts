@@ -72,7 +72,8 @@ export class WriterClient {
 
   /** Runs a write plan (a msgpack PlanMessage, as a read worker encoded it). */
   write(plan: Uint8Array, awaitDurable: boolean): Promise<Reply> {
-    if (!this.alive) return Promise.resolve({ ok: false, error: { error: 'not_ready', msg: 'the writer thread is starting; retry shortly' } });
+    if (!this.alive)
+      return Promise.resolve({ ok: false, error: { error: 'not_ready', msg: 'the writer thread is starting; retry shortly' } });
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);

@@ -63,7 +63,10 @@ function decodeTable(bytes: Uint8Array, fields: number): Entry[] {
 }
 
 export function encodeRequests(requests: readonly RequestFrame[]): Uint8Array {
-  return encodeTable(requests.map((r) => ({ fields: [r.flags], payload: r.body })), 1);
+  return encodeTable(
+    requests.map((r) => ({ fields: [r.flags], payload: r.body })),
+    1,
+  );
 }
 
 export function decodeRequests(bytes: Uint8Array): RequestFrame[] {
@@ -72,7 +75,9 @@ export function decodeRequests(bytes: Uint8Array): RequestFrame[] {
 
 const encoder = new TextEncoder();
 
-export function encodeAnswers(answers: readonly (AnswerFrame | { readonly kind: 'response'; readonly status: number; readonly text: string })[]): Uint8Array {
+export function encodeAnswers(
+  answers: readonly (AnswerFrame | { readonly kind: 'response'; readonly status: number; readonly text: string })[],
+): Uint8Array {
   return encodeTable(
     answers.map((a) =>
       a.kind === 'write'

@@ -37,8 +37,7 @@ export interface WorkerSettings {
  * request alone fails.
  */
 export type WriterRequest =
-  | { readonly kind: 'write'; readonly id: number; readonly plan: Uint8Array; readonly awaitDurable: boolean }
-  | { readonly kind: 'close' };
+  { readonly kind: 'write'; readonly id: number; readonly plan: Uint8Array; readonly awaitDurable: boolean } | { readonly kind: 'close' };
 
 export type WriterEvent =
   | { readonly kind: 'ready' }

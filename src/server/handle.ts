@@ -20,7 +20,8 @@ async function handleQuery(service: QueryService, req: HttpRequest): Promise<Htt
     const options = parseRequestOptions(req.headers);
     // Only start-up blocks every query; a writer thread being replaced fails writes alone
     // (the service answers not_ready for them) while reads carry on.
-    if (service.health().index_runtime !== 'ready') return errorResponse({ error: 'not_ready', msg: 'the database is still opening; retry shortly' });
+    if (service.health().index_runtime !== 'ready')
+      return errorResponse({ error: 'not_ready', msg: 'the database is still opening; retry shortly' });
     const reply = await service.query(req.body, options);
     return { status: reply.status, headers: JSON_TYPE, body: reply.body };
   } catch (err) {

@@ -27,7 +27,10 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   if (options.mode === 'writer') mkdirSync(options.dataDir, { recursive: true });
-  const service = new ThreadedService({ dataDir: options.dataDir, mode: options.mode, queryTimeoutMs: options.queryTimeoutMs }, options.workers);
+  const service = new ThreadedService(
+    { dataDir: options.dataDir, mode: options.mode, queryTimeoutMs: options.queryTimeoutMs },
+    options.workers,
+  );
   const http = await startHttpServer({
     host: options.host,
     port: options.port,

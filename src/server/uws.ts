@@ -28,13 +28,35 @@ export interface HttpServer {
 }
 
 const REASONS: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content',
-  301: 'Moved Permanently', 302: 'Found', 304: 'Not Modified', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
-  400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone',
-  411: 'Length Required', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway',
-  503: 'Service Unavailable', 504: 'Gateway Timeout',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  304: 'Not Modified',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  411: 'Length Required',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 const statusLines = new Map<number, string>();
 for (const [code, reason] of Object.entries(REASONS)) statusLines.set(Number(code), `${code} ${reason}`);
@@ -48,7 +70,15 @@ function statusLine(status: number): string {
   return line;
 }
 
-const METHODS: Record<string, string> = { get: 'GET', post: 'POST', head: 'HEAD', put: 'PUT', delete: 'DELETE', options: 'OPTIONS', patch: 'PATCH' };
+const METHODS: Record<string, string> = {
+  get: 'GET',
+  post: 'POST',
+  head: 'HEAD',
+  put: 'PUT',
+  delete: 'DELETE',
+  options: 'OPTIONS',
+  patch: 'PATCH',
+};
 const EMPTY = Buffer.alloc(0);
 const INTERNAL_ERROR: HttpResponse = { status: 500, body: JSON.stringify({ error: 'internal_error', msg: 'internal error' }) };
 

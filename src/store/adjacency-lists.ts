@@ -21,7 +21,15 @@ const MORE = 1;
 const chunkPairs = (value: Uint8Array): Pairs => decodePairs(value, HEADER, value.length);
 
 /** Writes a chunk: flags, then the pairs of others/edges in [from, to). */
-function putChunk(db: ListDb, key: Buffer, flags: number, others: ArrayLike<number>, edges: ArrayLike<number>, from: number, to: number): void {
+function putChunk(
+  db: ListDb,
+  key: Buffer,
+  flags: number,
+  others: ArrayLike<number>,
+  edges: ArrayLike<number>,
+  from: number,
+  to: number,
+): void {
   const size = HEADER + (to - from) * 16;
   const out = scratch(size);
   out.words[0] = flags;
@@ -66,7 +74,16 @@ export class ListEdits {
    * Appends pairs [from, to) of others/edges to a list; `fresh` when the caller knows the
    * list has no chunk yet (no lookup then).
    */
-  append(node: number, dir: Dir, labelId: number, others: ArrayLike<number>, edges: ArrayLike<number>, from: number, to: number, fresh: boolean): void {
+  append(
+    node: number,
+    dir: Dir,
+    labelId: number,
+    others: ArrayLike<number>,
+    edges: ArrayLike<number>,
+    from: number,
+    to: number,
+    fresh: boolean,
+  ): void {
     const tail = fresh ? null : this.reader.tail(node, dir, labelId);
     let chunk = tail?.chunk ?? 0;
     let flags = tail?.flags ?? 0;
@@ -76,7 +93,10 @@ export class ListEdits {
       const take = Math.min(ADJACENCY_CHUNK - tail.pairs.others.length, to - at);
       const newFlags = chunk === 0 && at + take < to ? flags | MORE : flags;
       if (take > 0 || newFlags !== flags) {
-        const added = { others: Array.prototype.slice.call(others, at, at + take), edges: Array.prototype.slice.call(edges, at, at + take) };
+        const added = {
+          others: Array.prototype.slice.call(others, at, at + take),
+          edges: Array.prototype.slice.call(edges, at, at + take),
+        };
         const merged = concatPairs([tail.pairs, added]);
         putChunk(this.db, chunkKey(node, dir, labelId, chunk), newFlags, merged.others, merged.edges, 0, merged.others.length);
       }

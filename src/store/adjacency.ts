@@ -211,7 +211,8 @@ export class AdjacencyEdits {
     this.flush();
     const slot = slotOf(node);
     const found: { labelId: number; value: Buffer }[] = [];
-    for (const { key, value } of this.blocks.getRange(adjacencyRange(blockOf(node), dir))) found.push({ labelId: blockKeyLabel(key), value: Buffer.from(value) });
+    for (const { key, value } of this.blocks.getRange(adjacencyRange(blockOf(node), dir)))
+      found.push({ labelId: blockKeyLabel(key), value: Buffer.from(value) });
     for (const { labelId, value } of found) {
       let mask = largeMask(value);
       if (isLarge(mask, slot)) {
@@ -220,7 +221,18 @@ export class AdjacencyEdits {
       } else if (slotEnd(value, slot) === slotStart(value, slot)) {
         continue;
       }
-      this.putOrRemove(blockOf(node), dir, labelId, buildBlock(value, mask, () => 0, () => {}, slot));
+      this.putOrRemove(
+        blockOf(node),
+        dir,
+        labelId,
+        buildBlock(
+          value,
+          mask,
+          () => 0,
+          () => {},
+          slot,
+        ),
+      );
     }
   }
 

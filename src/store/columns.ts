@@ -233,7 +233,13 @@ export function encodeChunk(slots: readonly (Value | undefined)[], version = 0):
     const lengths = new Uint32Array(dict.length);
     for (let i = 0; i < dict.length; i++) lengths[i] = dict[i]!.length;
     const text = Buffer.from(dict.join(''), 'utf8');
-    return Buffer.concat([header(KIND_STR, n, dict.length, version), present, new Uint8Array(codes.buffer), new Uint8Array(lengths.buffer), text]);
+    return Buffer.concat([
+      header(KIND_STR, n, dict.length, version),
+      present,
+      new Uint8Array(codes.buffer),
+      new Uint8Array(lengths.buffer),
+      text,
+    ]);
   }
   const values = Array.from({ length: n }, (_, i) => slots[i] ?? null);
   return Buffer.concat([header(KIND_GEN, n, 0, version), present, packr.pack(values)]);
@@ -293,7 +299,12 @@ export class ChunkCache {
 
   constructor(private readonly budget: number) {}
 
-  get<T extends ColumnChunk | LabelChunk>(key: string, generation: number, read: () => Buffer | undefined, decode: (b: Buffer) => T): T | null {
+  get<T extends ColumnChunk | LabelChunk>(
+    key: string,
+    generation: number,
+    read: () => Buffer | undefined,
+    decode: (b: Buffer) => T,
+  ): T | null {
     const hit = this.entries.get(key);
     if (hit !== undefined && hit.validated === generation) return hit.chunk as T | null;
     const stored = read();

@@ -382,7 +382,12 @@ export class EdgeEdits {
     const labelId = block.labels[slot]!;
     if (labelId === 0) return undefined;
     const at = block.propsAt[slot]!;
-    return { labelId, from: block.from[slot]!, to: block.to[slot]!, props: decodeProps(block.arena.subarray(at, at + block.propsLen[slot]!)) };
+    return {
+      labelId,
+      from: block.from[slot]!,
+      to: block.to[slot]!,
+      props: decodeProps(block.arena.subarray(at, at + block.propsLen[slot]!)),
+    };
   }
 
   put(id: number, labelId: number, from: number, to: number, props: ValueObject): void {

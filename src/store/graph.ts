@@ -10,8 +10,8 @@
 import type { Database } from 'lmdb';
 import type { ValueObject } from '../core/value.js';
 import { AdjacencyEdits, AdjacencyReader, type BlockDb, type ListDb, type Pairs } from './adjacency.js';
-import { ChunkCache, ColumnEdits, ColumnReader, SlotCache, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
-import { BatchDictionary, Dictionary, storableName, type NameKind } from './dictionary.js';
+import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
+import { BatchDictionary, type Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type EdgeDb, type StoredEdge } from './edge-blocks.js';
 import { scratchIdKey as idKey } from './keys.js';
 import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dir, type StoredNode } from './layout.js';

@@ -210,4 +210,3 @@ function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
     };
   });
 }
-

@@ -12,11 +12,16 @@ interface Scratch {
 let scratchBuffer = withViews(Buffer.from(new ArrayBuffer(64 * 1024)));
 
 function withViews(bytes: Buffer): Scratch {
-  return { bytes, doubles: new Float64Array(bytes.buffer, bytes.byteOffset, bytes.length / 8), words: new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) };
+  return {
+    bytes,
+    doubles: new Float64Array(bytes.buffer, bytes.byteOffset, bytes.length / 8),
+    words: new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4),
+  };
 }
 
 /** The buffer, at least `size` bytes long, with f64 and u32 views of it (platform byte order). */
 export function scratch(size: number): Scratch {
-  if (size > scratchBuffer.bytes.length) scratchBuffer = withViews(Buffer.from(new ArrayBuffer(Math.max(size, scratchBuffer.bytes.length * 2))));
+  if (size > scratchBuffer.bytes.length)
+    scratchBuffer = withViews(Buffer.from(new ArrayBuffer(Math.max(size, scratchBuffer.bytes.length * 2))));
   return scratchBuffer;
 }

@@ -42,7 +42,12 @@ const neg = struct({ expr: required(expr) });
 export const predicate: Field<Predicate> = (json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'a predicate');
   switch (tag) {
-    case 'eq': case 'neq': case 'gt': case 'gte': case 'lt': case 'lte': {
+    case 'eq':
+    case 'neq':
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
       const b = binary(body, bodyPath);
       return { p: 'compare', op: tag, left: b.left, right: b.right, path: bodyPath };
     }
@@ -54,7 +59,9 @@ export const predicate: Field<Predicate> = (json, path) => {
       const b = betweenBody(body, bodyPath);
       return { p: 'between', value: b.value, min: b.min, max: b.max, path: bodyPath };
     }
-    case 'has_key': case 'is_null': case 'is_not_null':
+    case 'has_key':
+    case 'is_null':
+    case 'is_not_null':
       return { p: tag, property: propertyBody(body, bodyPath).property, path: bodyPath };
     case 'starts_with':
       return { p: tag, ...pair(startsWith(body, bodyPath), 'prefix'), path: bodyPath };
@@ -66,7 +73,8 @@ export const predicate: Field<Predicate> = (json, path) => {
       const b = isIn(body, bodyPath);
       return { p: 'is_in', value: b.value, values: b.values, path: bodyPath };
     }
-    case 'and': case 'or': {
+    case 'and':
+    case 'or': {
       const b = logic(body, bodyPath);
       if (b.predicates.length === 0) fail(`${bodyPath}.predicates`, `"${tag}" needs at least one predicate`, 'invalid_predicate_arity');
       return { p: tag, predicates: b.predicates, path: bodyPath };

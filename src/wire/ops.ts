@@ -43,9 +43,13 @@ const bindingRef = struct({ target: required(bindingTarget), source: required(na
 const bindingProjection: Field<BindingProjection> = (json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'a binding projection');
   if (tag === 'property') {
-    return { kind: 'property', ...struct({ target: required(bindingTarget), source: required(name), alias: required(name) })(body, bodyPath) };
+    return {
+      kind: 'property',
+      ...struct({ target: required(bindingTarget), source: required(name), alias: required(name) })(body, bodyPath),
+    };
   }
-  if (tag === 'coalesce') return { kind: 'coalesce', ...struct({ refs: required(list(bindingRef)), alias: required(name) })(body, bodyPath) };
+  if (tag === 'coalesce')
+    return { kind: 'coalesce', ...struct({ refs: required(list(bindingRef)), alias: required(name) })(body, bodyPath) };
   return fail(path, `unknown binding projection "${tag}"`);
 };
 
@@ -84,7 +88,12 @@ export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
     max_depth: required(u64),
   }),
   inject: op('inject', { input: maybeInput, variable: required(name) }),
-  out: hop('out'), in: hop('in'), both: hop('both'), out_e: hop('out_e'), in_e: hop('in_e'), both_e: hop('both_e'),
+  out: hop('out'),
+  in: hop('in'),
+  both: hop('both'),
+  out_e: hop('out_e'),
+  in_e: hop('in_e'),
+  both_e: hop('both_e'),
   where: op('where', { input, predicate: required(predicate) }),
   has: op('has', { input, property: required(name), value: required(propertyValue) }),
   has_label: op('has_label', { input, label: required(label) }),

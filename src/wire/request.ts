@@ -5,7 +5,23 @@
  */
 import type { Batch, Condition, Entry, QueryPlan, RequestType } from '../plan/batch.js';
 import type { Value } from '../core/value.js';
-import { describe, fail, isObject, list, name, oneOf, optional, required, str, struct, tagged, tuple, u64, withDefault, type Field } from './schema.js';
+import {
+  describe,
+  fail,
+  isObject,
+  list,
+  name,
+  oneOf,
+  optional,
+  required,
+  str,
+  struct,
+  tagged,
+  tuple,
+  u64,
+  withDefault,
+  type Field,
+} from './schema.js';
 import { planNode } from './ops.js';
 import { paramType, typedValue, untypedValue, type ParamType } from './values.js';
 
@@ -47,7 +63,7 @@ const batch: Field<Batch> = struct({ entries: required(list(entry)), returns: wi
 const envelope = struct({
   request_type: required(oneOf(['read', 'write'] as const)),
   query_name: optional(str),
-  query: required((json, path) => json),
+  query: required((json) => json),
   parameters: optional((json, path) => (isObject(json) ? json : fail(path, `expected an object, got ${describe(json)}`))),
   parameter_types: optional((json, path) => (isObject(json) ? json : fail(path, `expected an object, got ${describe(json)}`))),
 });
@@ -56,7 +72,8 @@ export function decodeRequest(json: unknown): QueryPlan {
   const env = envelope(json, 'request');
   const q = tagged(env.query, 'query', 'a query ({"read": batch} or {"write": batch})');
   if (q.tag !== 'read' && q.tag !== 'write') fail('query', `expected "read" or "write", got "${q.tag}"`);
-  if (q.tag !== env.request_type) fail('query', `request_type is "${env.request_type}" but the query holds a "${q.tag}" batch; they must match`);
+  if (q.tag !== env.request_type)
+    fail('query', `request_type is "${env.request_type}" but the query holds a "${q.tag}" batch; they must match`);
   const decoded = batch(q.body, q.bodyPath);
   return {
     type: env.request_type as RequestType,

@@ -27,7 +27,8 @@ export function isObject(json: unknown): json is Record<string, unknown> {
   return typeof json === 'object' && json !== null && !Array.isArray(json);
 }
 
-export const str: Field<string> = (json, path) => (typeof json === 'string' ? json : fail(path, `expected a string, got ${describe(json)}`));
+export const str: Field<string> = (json, path) =>
+  typeof json === 'string' ? json : fail(path, `expected a string, got ${describe(json)}`);
 
 /** A name that must not be empty (labels, properties, variables): 400 invalid_empty_name. */
 export const name: Field<string> = (json, path) => {
@@ -43,7 +44,8 @@ export const label: Field<string> = (json, path) => {
     : fail(path, `a label is at most ${LIMITS.maxLabelBytes} bytes of UTF-8, this one is ${Buffer.byteLength(s)}`, 'limit_exceeded');
 };
 
-export const bool: Field<boolean> = (json, path) => (typeof json === 'boolean' ? json : fail(path, `expected true or false, got ${describe(json)}`));
+export const bool: Field<boolean> = (json, path) =>
+  typeof json === 'boolean' ? json : fail(path, `expected true or false, got ${describe(json)}`);
 
 /**
  * A non-negative integer (u64/usize on the wire). Values beyond 2^53 cannot be a count we

@@ -2,7 +2,7 @@
  * Values on the wire: tagged literals in the operation tree (reference §4.1), untagged
  * parameter values (§2.2) and typed parameters (`parameter_types`, contract and D6/D7).
  */
-import { DateTime, I64_MAX, I64_MIN, type Value, type ValueObject } from '../core/value.js';
+import { DateTime, I64_MAX, I64_MIN, setOwn, type Value, type ValueObject } from '../core/value.js';
 import { MAX_DATE_MS, parseRfc3339 } from '../core/datetime.js';
 import { describe, fail, isObject, tagged, type Field } from './schema.js';
 import { rowObject, tableOf, type RowTable } from '../core/row-table.js';
@@ -40,7 +40,8 @@ function arrayOf<T>(json: unknown, path: string, item: (v: unknown, p: string) =
 
 function dateTimeMillis(json: unknown, path: string): DateTime {
   const ms = i64(json, path);
-  if (ms > BigInt(MAX_DATE_MS) || ms < -BigInt(MAX_DATE_MS)) return fail(path, `date_time ${ms} ms is outside the supported range (±8.64e15 ms)`);
+  if (ms > BigInt(MAX_DATE_MS) || ms < -BigInt(MAX_DATE_MS))
+    return fail(path, `date_time ${ms} ms is outside the supported range (±8.64e15 ms)`);
   return new DateTime(Number(ms));
 }
 
@@ -64,7 +65,9 @@ export const propertyValue: Field<Value> = (json, path) => {
       return typeof body === 'string' ? body : fail(bodyPath, `expected a string, got ${describe(body)}`);
     case 'bytes':
       return Uint8Array.from(
-        arrayOf(body, bodyPath, (v, p) => (typeof v === 'bigint' && v >= 0n && v <= 255n ? Number(v) : fail(p, `expected a byte 0-255, got ${describe(v)}`))),
+        arrayOf(body, bodyPath, (v, p) =>
+          typeof v === 'bigint' && v >= 0n && v <= 255n ? Number(v) : fail(p, `expected a byte 0-255, got ${describe(v)}`),
+        ),
       );
     case 'i64_array':
       return BigInt64Array.from(arrayOf(body, bodyPath, i64));
@@ -94,12 +97,6 @@ export const propertyValue: Field<Value> = (json, path) => {
  */
 export function storableKey(key: string, path: string): string {
   return key === '__proto__' ? fail(path, PROTO_KEY) : key;
-}
-
-/** Own-property assignment that is safe for a key named `__proto__`. */
-export function setOwn(target: ValueObject, key: string, value: Value): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }
 
 /**
@@ -210,7 +207,9 @@ export function typedValue(type: ParamType, json: unknown, path: string): Value 
       return typeof json === 'string' ? json : fail(path, `declared string but got ${describe(json)}`);
     case 'date_time': {
       const ms = typeof json === 'string' ? parseRfc3339(json) : null;
-      return ms === null ? fail(path, `declared date_time but got ${describe(json)}; expected an RFC 3339 date-time such as "2026-01-01T00:00:00.000Z"`) : new DateTime(ms);
+      return ms === null
+        ? fail(path, `declared date_time but got ${describe(json)}; expected an RFC 3339 date-time such as "2026-01-01T00:00:00.000Z"`)
+        : new DateTime(ms);
     }
     case 'object':
       return isObject(json) ? untypedValue(json, path) : fail(path, `declared object but got ${describe(json)}`);

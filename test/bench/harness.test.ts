@@ -41,19 +41,39 @@ function truthReader(seed: number, wrongTwoHopOf?: number): Reader {
     oneHop: async (uid) => [...outs[uid]!].reverse(), // any order is accepted
     twoHopCount: async (uid) => outs[uid]!.reduce((s, m) => s + outs[m]!.length, 0) + (uid === wrongTwoHopOf ? 1 : 0),
     filteredCount: async () => users.filter((u) => u.age >= 30 && u.status === 'active').length,
-    topK: async (k) => [...users].sort((x, y) => y.score - x.score || x.uid - y.uid).slice(0, k).map((u) => u.uid),
+    topK: async (k) =>
+      [...users]
+        .sort((x, y) => y.score - x.score || x.uid - y.uid)
+        .slice(0, k)
+        .map((u) => u.uid),
   };
 }
 
 test('the cross-check accepts the right answers and rejects a system that differs, naming the check', async () => {
   const reference = referenceAnswers(7, SIZES.tiny);
   await crossCheck('truth', truthReader(7), reference);
-  await assert.rejects(crossCheck('off-by-one', truthReader(7, 0), reference), /off-by-one answers differ from the reference on 1 check\(s\):\n  two_hop_count 0\n/);
+  await assert.rejects(
+    crossCheck('off-by-one', truthReader(7, 0), reference),
+    /off-by-one answers differ from the reference on 1 check\(s\):\n {2}two_hop_count 0\n/,
+  );
 });
 
 const report = (system: string, size: 'small' | 'medium', opsPerSec: number, loadPhasesMs: Record<string, number>): SystemReport => ({
-  system, version: '1', size, nodes: SIZES[size].nodes, edges: SIZES[size].edges, loadMs: 1, loadPhasesMs, maxRssMb: 1, notes: [],
-  queries: Object.fromEntries(['point', 'one_hop', 'two_hop_count', 'filtered_count', 'top_k', 'mixed'].map((q) => [q, { ops: 10, seconds: 1, opsPerSec, p50Ms: 1, p99Ms: 2 }])),
+  system,
+  version: '1',
+  size,
+  nodes: SIZES[size].nodes,
+  edges: SIZES[size].edges,
+  loadMs: 1,
+  loadPhasesMs,
+  maxRssMb: 1,
+  notes: [],
+  queries: Object.fromEntries(
+    ['point', 'one_hop', 'two_hop_count', 'filtered_count', 'top_k', 'mixed'].map((q) => [
+      q,
+      { ops: 10, seconds: 1, opsPerSec, p50Ms: 1, p99Ms: 2 },
+    ]),
+  ),
 });
 
 test('the summary: ratios to the faster peer, cost growth between sizes, load targets against COPY FROM, and the Markdown of all three', () => {
@@ -72,10 +92,13 @@ test('the summary: ratios to the faster peer, cost growth between sizes, load ta
   assert.equal(s.growth['point']!['trellis']!['small->medium'], 2); // twice the time per op
   assert.equal(s.growth['load']!['trellis']!['small->medium'], 20);
   const load = s.targets.filter((t) => t.target.startsWith('bulk load'));
-  assert.deepEqual(load.map((t) => [t.target, t.got, t.met]), [
-    ['bulk load vs kuzu (Trellis time / peer time)', 2, true],
-    ['bulk load over HTTP vs kuzu (Trellis time / peer time)', 4, false],
-  ]);
+  assert.deepEqual(
+    load.map((t) => [t.target, t.got, t.met]),
+    [
+      ['bulk load vs kuzu (Trellis time / peer time)', 2, true],
+      ['bulk load over HTTP vs kuzu (Trellis time / peer time)', 4, false],
+    ],
+  );
   const md = toMarkdown(s);
   assert.match(md, /### small \(10,000 nodes \/ 100,000 edges\)/);
   assert.match(md, /\| point \| 1000 \(1 \/ 2\) \| 200 \(1 \/ 2\) \| 250 \(1 \/ 2\) \| 4 \| - \|/);

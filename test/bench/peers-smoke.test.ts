@@ -10,26 +10,39 @@ import { ALL_QUERIES, READ_QUERIES, type Summary } from '../../bench/lib/peer-ty
 
 const compare = fileURLToPath(new URL('../../bench/compare.js', import.meta.url));
 
-test('compare.js --systems trellis --size tiny reports every query, embedded and HTTP, and the median of repeated loads in both', { timeout: 120_000 }, async () => {
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, [compare, '--systems', 'trellis', '--size', 'tiny', '--budget-ms', '50', '--max-ops', '50', '--load-repeat', '3'], { maxBuffer: 16 << 20 }, (err, out, errText) =>
-      err ? reject(new Error(`${err.message}\n${errText}`)) : resolve(out),
-    );
-  });
-  const summary = JSON.parse(stdout) as Summary;
-  assert.deepEqual(summary.failures, []);
-  const embedded = summary.results['tiny']?.['trellis'];
-  const http = summary.results['tiny']?.['trellis-http'];
-  assert.ok(embedded && http);
-  assert.deepEqual(Object.keys(embedded.queries).sort(), [...ALL_QUERIES].sort());
-  assert.deepEqual(Object.keys(http.queries).sort(), [...READ_QUERIES].sort());
-  for (const stats of [...Object.values(embedded.queries), ...Object.values(http.queries)]) assert.ok(stats.ops >= 5);
-  assert.ok(embedded.loadMs > 0 && embedded.maxRssMb > 0);
-  // Three loads into fresh stores (over HTTP: fresh servers); the reported time is their median.
-  for (const [report, where] of [[embedded, 'stores'], [http, 'servers']] as const) {
-    const trials = new RegExp(`median of 3 loads into fresh ${where} \\(([\\d, ]+) ms\\)`).exec(report.notes.join(' '));
-    assert.ok(trials, `no load note in ${JSON.stringify(report.notes)}`);
-    const times = trials[1]!.split(', ').map(Number).sort((a, b) => a - b);
-    assert.equal(report.loadMs, times[1]);
-  }
-});
+test(
+  'compare.js --systems trellis --size tiny reports every query, embedded and HTTP, and the median of repeated loads in both',
+  { timeout: 120_000 },
+  async () => {
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [compare, '--systems', 'trellis', '--size', 'tiny', '--budget-ms', '50', '--max-ops', '50', '--load-repeat', '3'],
+        { maxBuffer: 16 << 20 },
+        (err, out, errText) => (err ? reject(new Error(`${err.message}\n${errText}`)) : resolve(out)),
+      );
+    });
+    const summary = JSON.parse(stdout) as Summary;
+    assert.deepEqual(summary.failures, []);
+    const embedded = summary.results['tiny']?.['trellis'];
+    const http = summary.results['tiny']?.['trellis-http'];
+    assert.ok(embedded && http);
+    assert.deepEqual(Object.keys(embedded.queries).sort(), [...ALL_QUERIES].sort());
+    assert.deepEqual(Object.keys(http.queries).sort(), [...READ_QUERIES].sort());
+    for (const stats of [...Object.values(embedded.queries), ...Object.values(http.queries)]) assert.ok(stats.ops >= 5);
+    assert.ok(embedded.loadMs > 0 && embedded.maxRssMb > 0);
+    // Three loads into fresh stores (over HTTP: fresh servers); the reported time is their median.
+    for (const [report, where] of [
+      [embedded, 'stores'],
+      [http, 'servers'],
+    ] as const) {
+      const trials = new RegExp(`median of 3 loads into fresh ${where} \\(([\\d, ]+) ms\\)`).exec(report.notes.join(' '));
+      assert.ok(trials, `no load note in ${JSON.stringify(report.notes)}`);
+      const times = trials[1]!
+        .split(', ')
+        .map(Number)
+        .sort((a, b) => a - b);
+      assert.equal(report.loadMs, times[1]);
+    }
+  },
+);

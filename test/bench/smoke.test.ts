@@ -55,6 +55,9 @@ test('load-steps bench: one timed step per load request, in order, and a profile
   assert.ok(recorded.nodes.length > 0 && Array.isArray(recorded.samples), 'a CPU profile of the edge requests');
   assert.deepEqual(report.batches, { nodes: 1_000_000, edges: 300 });
   // 200 nodes in one request, then 1,000 edges in requests of 300.
-  assert.deepEqual(report.steps.map((s: { rows: string }) => s.rows), ['nodes', 'edges', 'edges', 'edges', 'edges']);
+  assert.deepEqual(
+    report.steps.map((s: { rows: string }) => s.rows),
+    ['nodes', 'edges', 'edges', 'edges', 'edges'],
+  );
   for (const s of report.steps) assert.ok(s.ms > 0 && s.file_mb > 0);
 });

@@ -18,6 +18,9 @@ test('every code is snake_case with a 4xx/5xx status and a meaning', () => {
 });
 
 test('foreign errors become internal_error without leaking their message', () => {
-  assert.deepEqual(toErrorBody(new TypeError('x is undefined at /secret/path.js')), { error: 'internal_error', msg: 'internal error (TypeError)' });
+  assert.deepEqual(toErrorBody(new TypeError('x is undefined at /secret/path.js')), {
+    error: 'internal_error',
+    msg: 'internal error (TypeError)',
+  });
   assert.deepEqual(toErrorBody(new GraphError('invalid_query', 'p: bad')), { error: 'invalid_query', msg: 'p: bad' });
 });

@@ -12,10 +12,12 @@ import type { RowTable } from '../../src/core/row-table.js';
 const asRows = (table: RowTable): unknown => ({
   table: table.columns.map((c) => c.kind),
   rows: Array.from({ length: table.length }, (_, i) =>
-    Object.fromEntries(table.keys.map((k, c) => {
-      const col = table.columns[c]!;
-      return [k, col.kind === 'int' ? BigInt(col.values[i]!) : col.values[i]];
-    })),
+    Object.fromEntries(
+      table.keys.map((k, c) => {
+        const col = table.columns[c]!;
+        return [k, col.kind === 'int' ? BigInt(col.values[i]!) : col.values[i]];
+      }),
+    ),
   ),
 });
 const withTables = (text: string, minRows = 3) => parseJson(text, { tables: { minRows, make: asRows } });
@@ -34,7 +36,14 @@ describe('parseJson table mode', () => {
     const text = '{"rows":[{"a":1,"b":1.5,"c":"x"},{"a":-0,"b":-0.0,"c":null},{"a":3,"b":-4.25,"c":true}]}';
     const parsed = withTables(text) as { rows: { rows: { b: number }[] } };
     assert.deepEqual(parsed, {
-      rows: { table: ['int', 'float', 'any'], rows: [{ a: 1n, b: 1.5, c: 'x' }, { a: 0n, b: -0, c: null }, { a: 3n, b: -4.25, c: true }] },
+      rows: {
+        table: ['int', 'float', 'any'],
+        rows: [
+          { a: 1n, b: 1.5, c: 'x' },
+          { a: 0n, b: -0, c: null },
+          { a: 3n, b: -4.25, c: true },
+        ],
+      },
     });
     // The float -0.0 keeps its sign (the integer token -0 is 0, as in the ordinary parse).
     assert.ok(Object.is(parsed.rows.rows[1]!.b, -0));
@@ -42,7 +51,14 @@ describe('parseJson table mode', () => {
 
   it('turns a column of mixed kinds or of long integers into values, exactly', () => {
     const text = '[{"a":1,"b":12345678901234567890},{"a":2.5,"b":1},{"a":3,"b":2}]';
-    assert.deepEqual(withTables(text), { table: ['any', 'any'], rows: [{ a: 1n, b: 12345678901234567890n }, { a: 2.5, b: 1n }, { a: 3n, b: 2n }] });
+    assert.deepEqual(withTables(text), {
+      table: ['any', 'any'],
+      rows: [
+        { a: 1n, b: 12345678901234567890n },
+        { a: 2.5, b: 1n },
+        { a: 3n, b: 2n },
+      ],
+    });
   });
 
   it('leaves short arrays, differing rows, nested values and escaped keys to the ordinary parse', () => {
@@ -84,23 +100,45 @@ describe('parseJson table mode', () => {
         return null;
       })();
       assert.ok(plain instanceof JsonSyntaxError, text);
-      assert.throws(() => withTables(text), (err: unknown) => err instanceof JsonSyntaxError && err.message === plain.message, text);
+      assert.throws(
+        () => withTables(text),
+        (err: unknown) => err instanceof JsonSyntaxError && err.message === plain.message,
+        text,
+      );
     }
     // Rows one level too deep fail on depth as before.
-    assert.throws(() => parseJson('[[{"a":1},{"a":2},{"a":3}]]', { maxDepth: 2, tables: { minRows: 1, make: asRows } }), /nesting deeper than 2 levels/);
+    assert.throws(
+      () => parseJson('[[{"a":1},{"a":2},{"a":3}]]', { maxDepth: 2, tables: { minRows: 1, make: asRows } }),
+      /nesting deeper than 2 levels/,
+    );
   });
 
   it('gives the same values as the ordinary parse for any rows (property)', () => {
-    const scalar = fc.oneof(fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string(), fc.boolean(), fc.constant(null));
+    const scalar = fc.oneof(
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.string(),
+      fc.boolean(),
+      fc.constant(null),
+    );
     // Each key's column is all small integers, all doubles, or any scalars, so typed columns occur.
     const columnKinds = [fc.bigInt({ min: -(2n ** 53n), max: 2n ** 53n }), fc.double({ noNaN: true, noDefaultInfinity: true }), scalar];
     const rows = fc.uniqueArray(fc.string({ maxLength: 3 }), { minLength: 1, maxLength: 4 }).chain((keys) =>
       fc.tuple(...keys.map(() => fc.integer({ min: 0, max: 2 }))).chain((kinds) =>
-        fc.array(fc.tuple(...kinds.map((k) => columnKinds[k]!)).map((values) => Object.fromEntries(keys.map((k, i) => [k, values[i]]))), { minLength: 0, maxLength: 12 }),
+        fc.array(
+          fc.tuple(...kinds.map((k) => columnKinds[k]!)).map((values) => Object.fromEntries(keys.map((k, i) => [k, values[i]]))),
+          { minLength: 0, maxLength: 12 },
+        ),
       ),
     );
     const json = (v: unknown): string =>
-      JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `@@${x}@@` : typeof x === 'number' ? `@@${Object.is(x, -0) ? '-0.0' : Number.isInteger(x) && Math.abs(x) < 1e15 ? `${x}.0` : String(x)}@@` : x)).replace(/"@@(-?[0-9.e+]+)@@"/g, '$1');
+      JSON.stringify(v, (_k, x) =>
+        typeof x === 'bigint'
+          ? `@@${x}@@`
+          : typeof x === 'number'
+            ? `@@${Object.is(x, -0) ? '-0.0' : Number.isInteger(x) && Math.abs(x) < 1e15 ? `${x}.0` : String(x)}@@`
+            : x,
+      ).replace(/"@@(-?[0-9.e+]+)@@"/g, '$1');
     fc.assert(
       fc.property(rows, (value) => {
         const text = json({ rows: value, other: [value] });

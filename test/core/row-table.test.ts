@@ -27,11 +27,23 @@ async function fresh(): Promise<Database> {
 const rows = (n: number, row: (i: number) => Record<string, Value>): Value[] => Array.from({ length: n }, (_, i) => row(i));
 
 test('uniform rows become typed columns where every value allows it, and come back exactly', () => {
-  const value = rows(100, (i) => ({ id: BigInt(i), score: i + 0.5, name: `n${i}`, big: i === 7 ? 2n ** 60n : BigInt(i), mixed: i % 2 === 0 ? 1n : 1.5 }));
+  const value = rows(100, (i) => ({
+    id: BigInt(i),
+    score: i + 0.5,
+    name: `n${i}`,
+    big: i === 7 ? 2n ** 60n : BigInt(i),
+    mixed: i % 2 === 0 ? 1n : 1.5,
+  }));
   const table = tabulate(value)!;
   assert.deepEqual(table.keys, ['id', 'score', 'name', 'big', 'mixed']);
-  assert.deepEqual(table.columns.map((c) => c.kind), ['int', 'float', 'any', 'any', 'any']);
-  assert.deepEqual(Array.from({ length: 100 }, (_, i) => rowObject(table, i)), value);
+  assert.deepEqual(
+    table.columns.map((c) => c.kind),
+    ['int', 'float', 'any', 'any', 'any'],
+  );
+  assert.deepEqual(
+    Array.from({ length: 100 }, (_, i) => rowObject(table, i)),
+    value,
+  );
   // 2^53 - 1 is the last integer a double holds exactly; one more is not a typed column.
   assert.equal(tabulate(rows(MIN_TABLE_ROWS, (i) => ({ v: i === 0 ? 2n ** 53n - 1n : 0n })))!.columns[0]!.kind, 'int');
   assert.equal(tabulate(rows(MIN_TABLE_ROWS, (i) => ({ v: i === 0 ? -(2n ** 53n) : 0n })))!.columns[0]!.kind, 'any');
@@ -62,8 +74,14 @@ test('a table array is an ordinary array to whoever looks, built on first look',
 /** Every node and edge with its properties, as the store has them. */
 async function dump(db: Database): Promise<string> {
   const read = (root: unknown) => ({ query: { name: 'x', root } });
-  const nodes = await db.queryText({ request_type: 'read', query: { read: { entries: [read({ nodes: { reference: 'all' } })], returns: ['x'] } } });
-  const edges = await db.queryText({ request_type: 'read', query: { read: { entries: [read({ edge_properties: { input: { edges: { reference: 'all' } } } })], returns: ['x'] } } });
+  const nodes = await db.queryText({
+    request_type: 'read',
+    query: { read: { entries: [read({ nodes: { reference: 'all' } })], returns: ['x'] } },
+  });
+  const edges = await db.queryText({
+    request_type: 'read',
+    query: { read: { entries: [read({ edge_properties: { input: { edges: { reference: 'all' } } } })], returns: ['x'] } },
+  });
   return nodes + edges;
 }
 
@@ -72,11 +90,29 @@ async function dump(db: Database): Promise<string> {
  * parser makes row tables), through the writer's message path (tables as typed arrays),
  * and with every table replaced by its plain array of row objects (the baseline).
  */
-async function threeWays(text: string): Promise<{ embedded: string; viaMessage: string; plain: string; parsedTable: boolean; messageTable: boolean }> {
-  const outcome = (p: Promise<string>) => p.then((body) => `ok ${body}`, (err: { code?: string; msg?: string }) => `error ${err.code}: ${err.msg}`);
+async function threeWays(
+  text: string,
+): Promise<{ embedded: string; viaMessage: string; plain: string; parsedTable: boolean; messageTable: boolean }> {
+  const outcome = (p: Promise<string>) =>
+    p.then(
+      (body) => `ok ${body}`,
+      (err: { code?: string; msg?: string }) => `error ${err.code}: ${err.msg}`,
+    );
   const setup = JSON.stringify({
     request_type: 'write',
-    query: { write: { entries: [{ for_each: { param: 'rows', body: [{ query: { root: { add_n: { label: 'P', properties: [['k', { expr: { param: 'k' } }]] } } } }] } }], returns: [] } },
+    query: {
+      write: {
+        entries: [
+          {
+            for_each: {
+              param: 'rows',
+              body: [{ query: { root: { add_n: { label: 'P', properties: [['k', { expr: { param: 'k' } }]] } } } }],
+            },
+          },
+        ],
+        returns: [],
+      },
+    },
     parameters: { rows: Array.from({ length: 10 }, (_, k) => ({ k })) },
   });
   const run = async (write: (db: Database) => Promise<string>): Promise<string> => {
@@ -91,7 +127,9 @@ async function threeWays(text: string): Promise<{ embedded: string; viaMessage: 
   const carried = fromPlanMessage(decodeMessage<PlanMessage>(encodeMessage(toPlanMessage(preparePlan(text)))));
   const messageTable = tableOf(carried.params.get('rows')!) !== undefined;
   const viaMessage = await run((db) => runWrite(db.store, carried, { timeoutMs: 30_000 }));
-  const plainParams = new Map([...parsed.params].map(([k, v]): [string, Value] => [k, tableOf(v) === undefined ? v : Array.from(v as Value[])]));
+  const plainParams = new Map(
+    [...parsed.params].map(([k, v]): [string, Value] => [k, tableOf(v) === undefined ? v : Array.from(v as Value[])]),
+  );
   assert.ok([...plainParams.values()].every((v) => tableOf(v) === undefined));
   const plain = await run((db) => runWrite(db.store, { ...parsed, params: plainParams }, { timeoutMs: 30_000 }));
   const embedded = await run((db) => db.queryText(text));
@@ -107,7 +145,23 @@ const edgeLoad = (rowsOf: (i: number) => unknown, returns: string[] = ['last'], 
           {
             for_each: {
               param: 'rows',
-              body: [{ query: { root: { add_e: { input: { nodes: { reference: { param: 'a' } } }, label: 'E', to: { param: 'b' }, properties: [['w', { expr: { param: 'w' } }], ['c', { value: { string: 'lit' } }]] } } } }],
+              body: [
+                {
+                  query: {
+                    root: {
+                      add_e: {
+                        input: { nodes: { reference: { param: 'a' } } },
+                        label: 'E',
+                        to: { param: 'b' },
+                        properties: [
+                          ['w', { expr: { param: 'w' } }],
+                          ['c', { value: { string: 'lit' } }],
+                        ],
+                      },
+                    },
+                  },
+                },
+              ],
             },
           },
           { query: { name: 'last', root: { count: { input: { edges: { reference: 'all' } } } } } },
@@ -140,7 +194,12 @@ for (const [name, text, flat] of [
 test('a table parameter used as a plain value elsewhere is the same array', async () => {
   const text = JSON.stringify({
     request_type: 'write',
-    query: { write: { entries: [{ query: { name: 'x', root: { add_n: { label: 'Holder', properties: [['all', { expr: { param: 'rows' } }]] } } } }], returns: ['x'] } },
+    query: {
+      write: {
+        entries: [{ query: { name: 'x', root: { add_n: { label: 'Holder', properties: [['all', { expr: { param: 'rows' } }]] } } } }],
+        returns: ['x'],
+      },
+    },
     parameters: { rows: Array.from({ length: 70 }, (_, i) => ({ i, s: `s${i}` })) },
   });
   const { embedded, viaMessage, plain, parsedTable, messageTable } = await threeWays(text);
@@ -158,7 +217,8 @@ test('bad values in a table parameter are reported where the rows as objects wou
     }
     return 'no error';
   };
-  const request = (rows: string[]) => `{"request_type":"write","query":{"write":{"entries":[{"for_each":{"param":"rows","body":[{"query":{"root":{"add_n":{"label":"P","properties":[]}}}}]}}],"returns":[]}},"parameters":{"rows":[${rows.join(',')}]}}`;
+  const request = (rows: string[]) =>
+    `{"request_type":"write","query":{"write":{"entries":[{"for_each":{"param":"rows","body":[{"query":{"root":{"add_n":{"label":"P","properties":[]}}}}]}}],"returns":[]}},"parameters":{"rows":[${rows.join(',')}]}}`;
   // The same rows, as a table and (a key written with an escape in row 1) as objects.
   const cases: [string, string][] = [
     ['{"a":99999999999999999999,"__proto__":1}', '{"a":1,"__proto__":1}'],
@@ -173,4 +233,3 @@ test('bad values in a table parameter are reported where the rows as objects wou
     assert.notEqual(error(plain), 'no error');
   }
 });
-

@@ -67,7 +67,12 @@ function examples(markdown: string): Example[] {
     if (next === undefined || !isResponse(next)) throw new Error(`line ${b.line}: request block has no response block after it`);
     const title = /title="([^"]*)"/.exec(b.info)?.[1] ?? `example at line ${b.line}`;
     const status = Number(/status=(\d+)/.exec(next.info)?.[1] ?? 200);
-    out.push({ title, request: b.body, line: b.line, response: { body: next.body, status, exact: /\bexact\b/.test(next.info), line: next.line } });
+    out.push({
+      title,
+      request: b.body,
+      line: b.line,
+      response: { body: next.body, status, exact: /\bexact\b/.test(next.info), line: next.line },
+    });
     i++;
   }
   return out;

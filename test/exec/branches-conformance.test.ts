@@ -25,8 +25,18 @@ before(async () => {
     q(null, { add_e: { input: { nodes: { reference: { var: from } } }, label: l, to: { var: to }, properties: [] } });
   const made = await t.write(
     [
-      node('n0', 0, [['nick', { value: 'null' }]]), node('n1', 1, [['nick', s('one')]]), node('n2', 1), node('n3', 2), node('n4', 3), node('n5', 9),
-      edge('n0', 'n1', 'E'), edge('n0', 'n2', 'E'), edge('n1', 'n3', 'E'), edge('n2', 'n3', 'E'), edge('n3', 'n4', 'E'), edge('n4', 'n0', 'F'),
+      node('n0', 0, [['nick', { value: 'null' }]]),
+      node('n1', 1, [['nick', s('one')]]),
+      node('n2', 1),
+      node('n3', 2),
+      node('n4', 3),
+      node('n5', 9),
+      edge('n0', 'n1', 'E'),
+      edge('n0', 'n2', 'E'),
+      edge('n1', 'n3', 'E'),
+      edge('n2', 'n3', 'E'),
+      edge('n3', 'n4', 'E'),
+      edge('n4', 'n0', 'F'),
       q('edges', { id: { input: { edges: { reference: 'all' } } } }),
     ],
     ['n0', 'n5', 'edges'],
@@ -58,14 +68,14 @@ test('repeat emit none: the final frontier, duplicates included', async () => {
   assert.deepEqual(await idsOf(repeat(ids(), { times: 1 })), []);
 });
 
-test('repeat emit after: every round\'s result, in round order', async () => {
+test("repeat emit after: every round's result, in round order", async () => {
   assert.deepEqual(await idsOf(repeat(ids(0), { emit: 'after', times: 1 })), [1, 2]);
   assert.deepEqual(await idsOf(repeat(ids(0), { emit: 'after', times: 3 })), [1, 2, 3, 3, 4, 4]);
   assert.deepEqual(await idsOf(repeat(ids(0), { emit: 'after' })), [1, 2, 3, 3, 4, 4]);
   assert.deepEqual(await idsOf(repeat(ids(5), { emit: 'after' })), []);
 });
 
-test('repeat emit before: each round\'s frontier before the body runs', async () => {
+test("repeat emit before: each round's frontier before the body runs", async () => {
   assert.deepEqual(await idsOf(repeat(ids(0), { emit: 'before', times: 1 })), [0]);
   assert.deepEqual(await idsOf(repeat(ids(0), { emit: 'before', times: 3 })), [0, 1, 2, 3, 3]);
   // Without times, the fourth round emits [4, 4], then its body yields nothing.
@@ -169,12 +179,18 @@ test('shortest_path endpoints: equal gives [source], a missing node gives [], pa
   assert.deepEqual(await sp(99, 0, 'both'), []);
   assert.deepEqual(await read1({ shortest_path: { source: { ids: [] }, target: { ids: [1] }, direction: 'out', max_depth: 3 } }), []);
   assert.deepEqual(
-    await read1({ shortest_path: { source: { param: 'a' }, target: { param: 'b' }, direction: 'both', label: 'E', max_depth: 5 } }, { a: 4, b: 2 }),
+    await read1(
+      { shortest_path: { source: { param: 'a' }, target: { param: 'b' }, direction: 'both', label: 'E', max_depth: 5 } },
+      { a: 4, b: 2 },
+    ),
     [4, 3, 2],
   );
   const res = await t.read(
-    [q('from', ids(2)), q('to', { has: { input: { nodes: { reference: 'all' } }, property: 'name', value: { string: 'n4' } } }),
-      q('r', { shortest_path: { source: { var: 'from' }, target: { var: 'to' }, direction: 'out', max_depth: 5 } })],
+    [
+      q('from', ids(2)),
+      q('to', { has: { input: { nodes: { reference: 'all' } }, property: 'name', value: { string: 'n4' } } }),
+      q('r', { shortest_path: { source: { var: 'from' }, target: { var: 'to' }, direction: 'out', max_depth: 5 } }),
+    ],
     ['r'],
   );
   assert.deepEqual(res, { r: [2, 3, 4] });
@@ -193,11 +209,14 @@ const pb = (projections: unknown[], distinct: boolean) => read1({ project_bindin
 const item = (target: unknown, source: string, alias: string) => ({ property: { target, source, alias } });
 
 test('project_bindings: one object per row from the binding and the current element', async () => {
-  assert.deepEqual(await pb([item({ binding: 'u' }, 'name', 'from'), item('current', 'name', 'to'), item({ binding: 'u' }, '$id', 'uid')], false), [
-    { from: 'n0', to: 'n1', uid: 0 },
-    { from: 'n0', to: 'n2', uid: 0 },
-    { from: 'n1', to: 'n3', uid: 1 },
-  ]);
+  assert.deepEqual(
+    await pb([item({ binding: 'u' }, 'name', 'from'), item('current', 'name', 'to'), item({ binding: 'u' }, '$id', 'uid')], false),
+    [
+      { from: 'n0', to: 'n1', uid: 0 },
+      { from: 'n0', to: 'n2', uid: 0 },
+      { from: 'n1', to: 'n3', uid: 1 },
+    ],
+  );
 });
 
 test('project_bindings distinct false keeps repeated objects; distinct true drops them, first kept', async () => {
@@ -205,31 +224,72 @@ test('project_bindings distinct false keeps repeated objects; distinct true drop
   assert.deepEqual(await pb([item({ binding: 'u' }, 'name', 'from')], true), [{ from: 'n0' }, { from: 'n1' }]);
   assert.deepEqual(await pb([item('current', 'lvl', 'l')], true), [{ l: 1 }, { l: 2 }]);
   assert.deepEqual(await pb([item('current', 'lvl', 'l'), item('current', 'name', 'n')], true), [
-    { l: 1, n: 'n1' }, { l: 1, n: 'n2' }, { l: 2, n: 'n3' },
+    { l: 1, n: 'n1' },
+    { l: 1, n: 'n2' },
+    { l: 2, n: 'n3' },
   ]);
 });
 
 test('project_bindings property items are omitted when the value or the binding is missing (a stored null is present)', async () => {
-  assert.deepEqual(await pb([item({ binding: 'u' }, 'nick', 'nick'), item({ binding: 'nobody' }, 'name', 'x'), item('current', 'nick', 'cn')], false), [
-    { nick: null, cn: 'one' },
-    { nick: null },
-    { nick: 'one' },
-  ]);
+  assert.deepEqual(
+    await pb([item({ binding: 'u' }, 'nick', 'nick'), item({ binding: 'nobody' }, 'name', 'x'), item('current', 'nick', 'cn')], false),
+    [{ nick: null, cn: 'one' }, { nick: null }, { nick: 'one' }],
+  );
   assert.deepEqual(await pb([item('current', 'missing', 'm')], true), [{}]);
 });
 
 test('project_bindings coalesce takes the first ref that resolves to a non-null value, else omits the item', async () => {
-  const coalesce = (refs: [unknown, string][], alias: string) => ({ coalesce: { refs: refs.map(([target, source]) => ({ target, source })), alias } });
+  const coalesce = (refs: [unknown, string][], alias: string) => ({
+    coalesce: { refs: refs.map(([target, source]) => ({ target, source })), alias },
+  });
   // n0's nick is a stored null, so it falls through to the current name.
-  assert.deepEqual(await pb([coalesce([[{ binding: 'u' }, 'nick'], ['current', 'name']], 'who')], false), [
-    { who: 'n1' }, { who: 'n2' }, { who: 'one' },
-  ]);
-  assert.deepEqual(await pb([coalesce([[{ binding: 'gone' }, 'name'], ['current', 'missing'], [{ binding: 'u' }, 'lvl']], 'x')], false), [
-    { x: 0 }, { x: 0 }, { x: 1 },
-  ]);
-  assert.deepEqual(await pb([coalesce([['current', 'missing'], [{ binding: 'u' }, 'nope']], 'x'), item('current', '$id', 'id')], false), [
-    { id: 1 }, { id: 2 }, { id: 3 },
-  ]);
+  assert.deepEqual(
+    await pb(
+      [
+        coalesce(
+          [
+            [{ binding: 'u' }, 'nick'],
+            ['current', 'name'],
+          ],
+          'who',
+        ),
+      ],
+      false,
+    ),
+    [{ who: 'n1' }, { who: 'n2' }, { who: 'one' }],
+  );
+  assert.deepEqual(
+    await pb(
+      [
+        coalesce(
+          [
+            [{ binding: 'gone' }, 'name'],
+            ['current', 'missing'],
+            [{ binding: 'u' }, 'lvl'],
+          ],
+          'x',
+        ),
+      ],
+      false,
+    ),
+    [{ x: 0 }, { x: 0 }, { x: 1 }],
+  );
+  assert.deepEqual(
+    await pb(
+      [
+        coalesce(
+          [
+            ['current', 'missing'],
+            [{ binding: 'u' }, 'nope'],
+          ],
+          'x',
+        ),
+        item('current', '$id', 'id'),
+      ],
+      false,
+    ),
+    [{ id: 1 }, { id: 2 }, { id: 3 }],
+  );
   assert.deepEqual(await pb([coalesce([[{ binding: 'u' }, 'name']], 'who')], true), [{ who: 'n0' }, { who: 'n1' }]);
 });
 
@@ -238,10 +298,16 @@ test('project_bindings coalesce takes the first ref that resolves to a non-null 
 test('union is row-major: for each input row, each branch in order', async () => {
   assert.deepEqual(await idsOf({ union: { input: ids(0, 3), traversals: [sub(out(ctx, 'E')), sub(inn(ctx, 'E'))] } }), [1, 2, 4, 1, 2]);
   assert.deepEqual(await idsOf({ union: { input: ids(3, 0), traversals: [sub(inn(ctx, 'E')), sub(out(ctx, 'E'))] } }), [1, 2, 4, 1, 2]);
-  assert.deepEqual(await idsOf({ union: { input: ids(0, 3), traversals: [sub(ctx), sub(out(ctx, 'E')), sub(ctx)] } }), [0, 1, 2, 0, 3, 4, 3]);
+  assert.deepEqual(
+    await idsOf({ union: { input: ids(0, 3), traversals: [sub(ctx), sub(out(ctx, 'E')), sub(ctx)] } }),
+    [0, 1, 2, 0, 3, 4, 3],
+  );
   assert.deepEqual(await idsOf({ union: { input: ids(5), traversals: [sub(out(ctx)), sub(inn(ctx))] } }), []);
   // Each branch runs on one row at a time: a dedup in a branch does not see other rows.
-  assert.deepEqual(await idsOf({ union: { input: ids(1, 2), traversals: [sub({ dedup: { input: out(ctx, 'E') } }), sub(ctx)] } }), [3, 1, 3, 2]);
+  assert.deepEqual(
+    await idsOf({ union: { input: ids(1, 2), traversals: [sub({ dedup: { input: out(ctx, 'E') } }), sub(ctx)] } }),
+    [3, 1, 3, 2],
+  );
 });
 
 test('coalesce: per row, the first branch with output; rows where every branch is empty vanish', async () => {
@@ -249,7 +315,11 @@ test('coalesce: per row, the first branch with output; rows where every branch i
   assert.deepEqual(await idsOf({ coalesce: { input: ids(0, 4, 5), traversals: branches } }), [1, 2, 0]);
   assert.deepEqual(await idsOf({ coalesce: { input: ids(4, 0), traversals: branches } }), [0, 1, 2]);
   assert.deepEqual(await idsOf({ coalesce: { input: ids(5, 3), traversals: [sub(out(ctx, 'F')), sub(ctx)] } }), [5, 3]);
-  assert.deepEqual(await idsOf({ coalesce: { input: ids(0, 1), traversals: [sub(ctx), sub(out(ctx))] } }), [0, 1], 'a later branch never runs once one yields');
+  assert.deepEqual(
+    await idsOf({ coalesce: { input: ids(0, 1), traversals: [sub(ctx), sub(out(ctx))] } }),
+    [0, 1],
+    'a later branch never runs once one yields',
+  );
 });
 
 test('optional: per row, the branch output or the row itself when the branch is empty', async () => {
@@ -281,7 +351,12 @@ test('choose with else: then(passing rows) first, then else(failing rows), each 
 
 test('choose runs each branch on its rows together: a dedup in the branch sees all of them', async () => {
   const root = {
-    choose: { input: ids(0, 1, 2, 4), condition: lvl('eq', 1), then_traversal: sub({ dedup: { input: out(ctx, 'E') } }), else_traversal: sub({ dedup: { input: out(ctx) } }) },
+    choose: {
+      input: ids(0, 1, 2, 4),
+      condition: lvl('eq', 1),
+      then_traversal: sub({ dedup: { input: out(ctx, 'E') } }),
+      else_traversal: sub({ dedup: { input: out(ctx) } }),
+    },
   };
   assert.deepEqual(await idsOf(root), [3, 1, 2, 0]);
 });

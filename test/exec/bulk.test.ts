@@ -11,9 +11,13 @@ import { openTestDb, q, type TestDb } from '../helpers/embedded.js';
 let t: TestDb;
 before(async () => {
   t = await openTestDb();
-  await t.write([{ for_each: { param: 'rows', body: [q(null, { add_n: { label: 'P', properties: [['i', { expr: { param: 'i' } }]] } })] } }], [], {
-    rows: Array.from({ length: 5 }, (_, i) => ({ i })),
-  });
+  await t.write(
+    [{ for_each: { param: 'rows', body: [q(null, { add_n: { label: 'P', properties: [['i', { expr: { param: 'i' } }]] } })] } }],
+    [],
+    {
+      rows: Array.from({ length: 5 }, (_, i) => ({ i })),
+    },
+  );
 });
 after(() => t.close());
 
@@ -28,13 +32,22 @@ test('edges from parameters: fields shadow outer parameters, a missing source ad
   const before = (await edges()).length;
   const res = await t.write([loop(edgeBody()), q('n', { count: { input: { edges: { reference: 'all' } } } })], ['n'], {
     w: 'outer',
-    rows: [{ a: 0, b: 1 }, { a: 1, b: 2, w: 'inner' }, { a: 99, b: 3 }, { a: 3, b: 4 }],
+    rows: [
+      { a: 0, b: 1 },
+      { a: 1, b: 2, w: 'inner' },
+      { a: 99, b: 3 },
+      { a: 3, b: 4 },
+    ],
   });
   assert.deepEqual(res, { n: [before + 3] });
   const added = (await edges()).slice(before);
   assert.deepEqual(
     added.map((e: any) => [e.$from, e.$to, e.w]),
-    [[0, 1, 'outer'], [1, 2, 'inner'], [3, 4, 'outer']],
+    [
+      [0, 1, 'outer'],
+      [1, 2, 'inner'],
+      [3, 4, 'outer'],
+    ],
   );
   // The for_each entry's result is the body's last result: prev_not_empty sees it.
   const chained = await t.write(
@@ -43,39 +56,112 @@ test('edges from parameters: fields shadow outer parameters, a missing source ad
     { w: 1, rows: [{ a: 4, b: 0 }] },
   );
   assert.deepEqual(chained, { after: [5] });
-  const empty = await t.write([loop(edgeBody()), q('after', { count: { input: { nodes: { reference: 'all' } } } }, 'prev_not_empty')], ['after'], {
-    w: 1,
-    rows: [{ a: 77, b: 0 }],
-  });
+  const empty = await t.write(
+    [loop(edgeBody()), q('after', { count: { input: { nodes: { reference: 'all' } } } }, 'prev_not_empty')],
+    ['after'],
+    {
+      w: 1,
+      rows: [{ a: 77, b: 0 }],
+    },
+  );
   assert.deepEqual(empty, { after: [] });
 });
 
 test('elements the fast path does not take still work: id lists, and errors name the place', async () => {
   const before = (await edges()).length;
-  await t.write([loop(edgeBody([]))], [], { rows: [{ a: [0, 1], b: 2 }, { a: 2, b: [3, 4] }] });
-  assert.deepEqual((await edges()).slice(before).map((e: any) => [e.$from, e.$to]), [[0, 2], [1, 2], [2, 3], [2, 4]]);
+  await t.write([loop(edgeBody([]))], [], {
+    rows: [
+      { a: [0, 1], b: 2 },
+      { a: 2, b: [3, 4] },
+    ],
+  });
+  assert.deepEqual(
+    (await edges()).slice(before).map((e: any) => [e.$from, e.$to]),
+    [
+      [0, 2],
+      [1, 2],
+      [2, 3],
+      [2, 4],
+    ],
+  );
   const fails = async (rows: unknown[], code: string, msg: RegExp) =>
-    assert.rejects(t.write([loop(edgeBody())], [], { w: 1, rows }), (err: unknown) => err instanceof GraphError && err.code === code && msg.test(err.msg));
-  await fails([{ a: 0, b: 1 }, { a: 0, b: 50 }], 'node_not_found', /for_each\.body\[0\]\.query\.root\.add_e\.to: node 50 does not exist/);
+    assert.rejects(
+      t.write([loop(edgeBody())], [], { w: 1, rows }),
+      (err: unknown) => err instanceof GraphError && err.code === code && msg.test(err.msg),
+    );
+  await fails(
+    [
+      { a: 0, b: 1 },
+      { a: 0, b: 50 },
+    ],
+    'node_not_found',
+    /for_each\.body\[0\]\.query\.root\.add_e\.to: node 50 does not exist/,
+  );
   await fails([{ a: 0 }], 'invalid_query', /add_e\.to\.param: parameter "b" is not bound/);
-  await fails([{ a: 0, b: 1, w: 2 }, { a: -1, b: 1 }], 'invalid_query', /add_e\.input\.nodes\.reference\.param: parameter "a" must hold a non-negative integer id/);
-  await assert.rejects(t.write([loop(edgeBody([['w', param('missing')]]))], [], { rows: [{ a: 0, b: 1 }] }), /parameter "missing" is not bound/);
+  await fails(
+    [
+      { a: 0, b: 1, w: 2 },
+      { a: -1, b: 1 },
+    ],
+    'invalid_query',
+    /add_e\.input\.nodes\.reference\.param: parameter "a" must hold a non-negative integer id/,
+  );
+  await assert.rejects(
+    t.write([loop(edgeBody([['w', param('missing')]]))], [], { rows: [{ a: 0, b: 1 }] }),
+    /parameter "missing" is not bound/,
+  );
   // Nothing of the failed batches was kept.
   assert.equal((await edges()).length, before + 4);
 });
 
 test('nodes from parameters, literals and constants, with shadowing', async () => {
   const res = await t.write(
-    [{ for_each: { param: 'rows', body: [q(null, { add_n: { label: 'Q', properties: [['x', param('x')], ['k', { value: { string: 'lit' } }], ['c', { expr: { constant: { i64: 7 } } }], ['o', param('o')]] } })] } }],
+    [
+      {
+        for_each: {
+          param: 'rows',
+          body: [
+            q(null, {
+              add_n: {
+                label: 'Q',
+                properties: [
+                  ['x', param('x')],
+                  ['k', { value: { string: 'lit' } }],
+                  ['c', { expr: { constant: { i64: 7 } } }],
+                  ['o', param('o')],
+                ],
+              },
+            }),
+          ],
+        },
+      },
+    ],
     [],
     { o: 'outer', rows: [{ x: 1 }, { x: 2.5, o: 'inner' }] },
   );
   assert.deepEqual(res, {});
-  const nodes = await t.read([q('q', { value_map: { input: { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: 'Q' } } } } } } } })], ['q']);
-  assert.deepEqual(nodes.q.map((n: any) => [n.x, n.k, n.c, n.o]), [[1, 'lit', 7, 'outer'], [2.5, 'lit', 7, 'inner']]);
+  const nodes = await t.read(
+    [
+      q('q', {
+        value_map: {
+          input: { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: 'Q' } } } } } },
+        },
+      }),
+    ],
+    ['q'],
+  );
+  assert.deepEqual(
+    nodes.q.map((n: any) => [n.x, n.k, n.c, n.o]),
+    [
+      [1, 'lit', 7, 'outer'],
+      [2.5, 'lit', 7, 'inner'],
+    ],
+  );
   // The array parameter itself is hidden inside the body.
   await assert.rejects(
-    t.write([{ for_each: { param: 'rows', body: [q(null, { add_n: { label: 'Q', properties: [['r', param('rows')]] } })] } }], [], { rows: [{}] }),
+    t.write([{ for_each: { param: 'rows', body: [q(null, { add_n: { label: 'Q', properties: [['r', param('rows')]] } })] } }], [], {
+      rows: [{}],
+    }),
     /parameter "rows" is not bound/,
   );
 });

@@ -33,7 +33,10 @@ const badWrite = (root: unknown, code: string, suffix: string, parameters?: Reco
 const bind = (input: unknown, name = 'u') => ({ bind: { input, name } });
 const out = (input: unknown) => ({ out: { input } });
 const countsOf = (db: TestDb) =>
-  db.read([q('n', { count: { input: { nodes: { reference: 'all' } } } }), q('e', { count: { input: { edges: { reference: 'all' } } } })], ['n', 'e']);
+  db.read(
+    [q('n', { count: { input: { nodes: { reference: 'all' } } } }), q('e', { count: { input: { edges: { reference: 'all' } } } })],
+    ['n', 'e'],
+  );
 const counts = () => countsOf(t);
 
 async function withFreshDb(fn: (db: TestDb) => Promise<void>): Promise<void> {
@@ -49,29 +52,60 @@ async function withFreshDb(fn: (db: TestDb) => Promise<void>): Promise<void> {
 
 test('invalid_after_bind_operation: order_by and value_map after bind, directly and after other steps', async () => {
   await badRead({ order_by: { input: bind(ids(0, 1)), property: 'name', order: 'asc' } }, 'invalid_after_bind_operation', '.order_by');
-  await badRead({ order_by: { input: out(bind(ids(0, 1))), property: 'name', order: 'desc' } }, 'invalid_after_bind_operation', '.order_by');
+  await badRead(
+    { order_by: { input: out(bind(ids(0, 1))), property: 'name', order: 'desc' } },
+    'invalid_after_bind_operation',
+    '.order_by',
+  );
   await badRead({ value_map: { input: bind(ids(0)) } }, 'invalid_after_bind_operation', '.value_map');
-  await badRead({ value_map: { input: { limit: { input: out(bind(ids(0))), count: { literal: 1 } } }, properties: ['name'] } }, 'invalid_after_bind_operation', '.value_map');
+  await badRead(
+    { value_map: { input: { limit: { input: out(bind(ids(0))), count: { literal: 1 } } }, properties: ['name'] } },
+    'invalid_after_bind_operation',
+    '.value_map',
+  );
   // The place is named even when the bind is deep inside the input chain.
-  await badRead({ count: { input: { order_by: { input: { dedup: { input: bind(ids(0)) } }, property: 'name', order: 'asc' } } } }, 'invalid_after_bind_operation', '.count.input.order_by');
+  await badRead(
+    { count: { input: { order_by: { input: { dedup: { input: bind(ids(0)) } }, property: 'name', order: 'asc' } } } },
+    'invalid_after_bind_operation',
+    '.count.input.order_by',
+  );
 });
 
 test('invalid_after_bind_operation: the other operations the reference lists', async () => {
   const b = bind(ids(0));
   await badRead({ order_by_multiple: { input: b, orderings: [['name', 'asc']] } }, 'invalid_after_bind_operation', '.order_by_multiple');
-  await badRead({ choose: { input: b, condition: { is_null: { property: 'x' } }, then_traversal: sub(ctx) } }, 'invalid_after_bind_operation', '.choose');
-  await badRead({ repeat: { input: b, config: { traversal: sub(out(ctx)), emit: 'none', max_depth: 2 } } }, 'invalid_after_bind_operation', '.repeat');
+  await badRead(
+    { choose: { input: b, condition: { is_null: { property: 'x' } }, then_traversal: sub(ctx) } },
+    'invalid_after_bind_operation',
+    '.choose',
+  );
+  await badRead(
+    { repeat: { input: b, config: { traversal: sub(out(ctx)), emit: 'none', max_depth: 2 } } },
+    'invalid_after_bind_operation',
+    '.repeat',
+  );
   await badRead({ id: { input: b } }, 'invalid_after_bind_operation', '.id');
   await badRead({ label: { input: b } }, 'invalid_after_bind_operation', '.label');
   await badRead({ values: { input: b, properties: ['name'] } }, 'invalid_after_bind_operation', '.values');
-  await badRead({ project: { input: b, projections: [{ property: { source: 'name', alias: 'n' } }] } }, 'invalid_after_bind_operation', '.project');
+  await badRead(
+    { project: { input: b, projections: [{ property: { source: 'name', alias: 'n' } }] } },
+    'invalid_after_bind_operation',
+    '.project',
+  );
   await badRead({ edge_properties: { input: { out_e: { input: b } } } }, 'invalid_after_bind_operation', '.edge_properties');
 });
 
 test('edge_has and edge_has_label after bind are invalid unless the current element is an edge', async () => {
   await badRead({ edge_has_label: { input: bind(ids(0)), label: 'K' } }, 'invalid_after_bind_operation', '.edge_has_label');
-  await badRead({ edge_has: { input: out(bind(ids(0))), property: 'name', value: { value: { string: 'b' } } } }, 'invalid_after_bind_operation', '.edge_has');
-  const ok = await t.read([q('r', { count: { input: { edge_has_label: { input: { out_e: { input: bind(ids(0)) } }, label: 'K' } } } })], ['r']);
+  await badRead(
+    { edge_has: { input: out(bind(ids(0))), property: 'name', value: { value: { string: 'b' } } } },
+    'invalid_after_bind_operation',
+    '.edge_has',
+  );
+  const ok = await t.read(
+    [q('r', { count: { input: { edge_has_label: { input: { out_e: { input: bind(ids(0)) } }, label: 'K' } } } })],
+    ['r'],
+  );
   assert.deepEqual(ok, { r: [1] });
 });
 
@@ -79,9 +113,25 @@ test('after bind, navigation, filters, dedup, bounds, branches, count, exists an
   const b = bind(ids(0, 1));
   const res = await t.read(
     [
-      q('count', { count: { input: { dedup: { input: { limit: { input: { where: { input: out(b), predicate: { is_not_null: { property: 'name' } } } }, count: { literal: 5 } } } } } } }),
+      q('count', {
+        count: {
+          input: {
+            dedup: {
+              input: {
+                limit: { input: { where: { input: out(b), predicate: { is_not_null: { property: 'name' } } } }, count: { literal: 5 } },
+              },
+            },
+          },
+        },
+      }),
       q('exists', { exists: { input: { union: { input: b, traversals: [sub(ctx), sub(out(ctx))] } } } }),
-      q('pb', { project_bindings: { input: { optional: { input: out(b), traversal: sub(out(ctx)) } }, projections: [{ property: { target: { binding: 'u' }, source: 'name', alias: 'u' } }], distinct: false } }),
+      q('pb', {
+        project_bindings: {
+          input: { optional: { input: out(b), traversal: sub(out(ctx)) } },
+          projections: [{ property: { target: { binding: 'u' }, source: 'name', alias: 'u' } }],
+          distinct: false,
+        },
+      }),
     ],
     ['count', 'exists', 'pb'],
   );
@@ -90,7 +140,9 @@ test('after bind, navigation, filters, dedup, bounds, branches, count, exists an
 
 // invalid_repeat_emit, invalid_repeat_count, invalid_shortest_path_count
 
-const repeat = (config: Record<string, unknown>) => ({ repeat: { input: ids(0), config: { traversal: sub(out(ctx)), emit: 'none', max_depth: 5, ...config } } });
+const repeat = (config: Record<string, unknown>) => ({
+  repeat: { input: ids(0), config: { traversal: sub(out(ctx)), emit: 'none', max_depth: 5, ...config } },
+});
 
 test('invalid_repeat_emit: emit_predicate with emit none, before or all', async () => {
   const pred = { is_not_null: { property: 'name' } };
@@ -105,7 +157,12 @@ test('invalid_repeat_count: times 0 and max_depth 0, also inside a branch', asyn
   await badRead(repeat({ max_depth: 0 }), 'invalid_repeat_count', '.repeat.config.max_depth');
   await badRead(repeat({ times: 0, max_depth: 0, emit: 'after' }), 'invalid_repeat_count', '.repeat.config');
   await badRead(
-    { union: { input: ids(0), traversals: [sub(ctx), sub({ repeat: { input: ctx, config: { traversal: sub(out(ctx)), emit: 'none', max_depth: 0 } } })] } },
+    {
+      union: {
+        input: ids(0),
+        traversals: [sub(ctx), sub({ repeat: { input: ctx, config: { traversal: sub(out(ctx)), emit: 'none', max_depth: 0 } } })],
+      },
+    },
     'invalid_repeat_count',
     '.union.traversals[1].root.repeat.config.max_depth',
   );
@@ -138,7 +195,13 @@ test('node_not_found: add_e to a node that does not exist, by literal id, parame
   await badWrite(addE({ param: 'to' }), 'node_not_found', '.add_e.to', { to: [2, 999] });
   // An earlier entry's writes roll back with the failing one.
   await rejects400(
-    t.write([q('n', { add_n: { label: 'Tmp', properties: [] } }), q(null, { add_e: { input: { nodes: { reference: { var: 'n' } } }, label: 'K', to: { ids: [999] }, properties: [] } })], []),
+    t.write(
+      [
+        q('n', { add_n: { label: 'Tmp', properties: [] } }),
+        q(null, { add_e: { input: { nodes: { reference: { var: 'n' } } }, label: 'K', to: { ids: [999] }, properties: [] } }),
+      ],
+      [],
+    ),
     'node_not_found',
     atPath('.add_e.to', 'query.write.entries[1].query.root'),
   );
@@ -177,7 +240,11 @@ test('node_not_found: add_e to a variable whose node was dropped earlier in the 
 test('unbound_context: "context" outside a sub-traversal, in reads, writes and for_each bodies', async () => {
   await badRead(ctx, 'unbound_context', '');
   await badRead({ count: { input: ctx } }, 'unbound_context', '.count.input');
-  await badRead({ value_map: { input: out({ has_label: { input: ctx, label: 'P' } }) } }, 'unbound_context', '.value_map.input.out.input.has_label.input');
+  await badRead(
+    { value_map: { input: out({ has_label: { input: ctx, label: 'P' } }) } },
+    'unbound_context',
+    '.value_map.input.out.input.has_label.input',
+  );
   await badWrite({ add_n: { input: ctx, label: 'X', properties: [] } }, 'unbound_context', '.add_n.input');
   await rejects400(
     t.read([q(null, ids(0)), { for_each: { param: 'rows', body: [q('r', out(ctx))] } }], [], { rows: [] }),
@@ -189,20 +256,59 @@ test('unbound_context: "context" outside a sub-traversal, in reads, writes and f
 // invalid_sub_traversal_operation
 
 test('invalid_sub_traversal_operation: a source or project_bindings inside a branch or repeat body', async () => {
-  await badRead({ union: { input: ids(0), traversals: [sub(ctx), sub(out({ nodes: { reference: 'all' } }))] } }, 'invalid_sub_traversal_operation', '.union.traversals[1].root.out.input');
-  await badRead({ coalesce: { input: ids(0), traversals: [sub({ edges_where: { predicate: { is_null: { property: 'x' } } } })] } }, 'invalid_sub_traversal_operation', '.coalesce.traversals[0].root');
-  await badRead({ optional: { input: ids(0), traversal: sub({ inject: { variable: 'r' } }) } }, 'invalid_sub_traversal_operation', '.optional.traversal.root');
   await badRead(
-    { repeat: { input: ids(0), config: { traversal: sub({ shortest_path: { source: { ids: [0] }, target: { ids: [1] }, direction: 'out', max_depth: 2 } }), emit: 'none', max_depth: 2 } } },
+    { union: { input: ids(0), traversals: [sub(ctx), sub(out({ nodes: { reference: 'all' } }))] } },
+    'invalid_sub_traversal_operation',
+    '.union.traversals[1].root.out.input',
+  );
+  await badRead(
+    { coalesce: { input: ids(0), traversals: [sub({ edges_where: { predicate: { is_null: { property: 'x' } } } })] } },
+    'invalid_sub_traversal_operation',
+    '.coalesce.traversals[0].root',
+  );
+  await badRead(
+    { optional: { input: ids(0), traversal: sub({ inject: { variable: 'r' } }) } },
+    'invalid_sub_traversal_operation',
+    '.optional.traversal.root',
+  );
+  await badRead(
+    {
+      repeat: {
+        input: ids(0),
+        config: {
+          traversal: sub({ shortest_path: { source: { ids: [0] }, target: { ids: [1] }, direction: 'out', max_depth: 2 } }),
+          emit: 'none',
+          max_depth: 2,
+        },
+      },
+    },
     'invalid_sub_traversal_operation',
     '.repeat.config.traversal.root',
   );
   await badRead(
-    { union: { input: ids(0), traversals: [sub(ctx), sub({ project_bindings: { input: bind(ctx), projections: [{ property: { target: 'current', source: '$id', alias: 'i' } }], distinct: false } })] } },
+    {
+      union: {
+        input: ids(0),
+        traversals: [
+          sub(ctx),
+          sub({
+            project_bindings: {
+              input: bind(ctx),
+              projections: [{ property: { target: 'current', source: '$id', alias: 'i' } }],
+              distinct: false,
+            },
+          }),
+        ],
+      },
+    },
     'invalid_sub_traversal_operation',
     '.union.traversals[1].root',
   );
-  await badWrite({ union: { input: ids(0), traversals: [sub(ctx), sub({ add_n: { label: 'X', properties: [] } })] } }, 'invalid_sub_traversal_operation', '.union.traversals[1].root');
+  await badWrite(
+    { union: { input: ids(0), traversals: [sub(ctx), sub({ add_n: { label: 'X', properties: [] } })] } },
+    'invalid_sub_traversal_operation',
+    '.union.traversals[1].root',
+  );
 });
 
 test('invalid_sub_traversal_operation: a terminal as the root of a branch or repeat body, even if the branch never runs', async () => {
@@ -210,13 +316,51 @@ test('invalid_sub_traversal_operation: a terminal as the root of a branch or rep
     [{ union: { input: ids(0), traversals: [sub(ctx), sub({ count: { input: ctx } })] } }, '.union.traversals[1].root'],
     [{ coalesce: { input: ids(0), traversals: [sub(ctx), sub({ value_map: { input: ctx } })] } }, '.coalesce.traversals[1].root'],
     [{ optional: { input: ids(), traversal: sub({ id: { input: ctx } }) } }, '.optional.traversal.root'],
-    [{ choose: { input: ids(), condition: { is_null: { property: 'x' } }, then_traversal: sub({ exists: { input: ctx } }) } }, '.choose.then_traversal.root'],
-    [{ choose: { input: ids(0), condition: { is_not_null: { property: 'name' } }, then_traversal: sub(ctx), else_traversal: sub({ label: { input: ctx } }) } }, '.choose.else_traversal.root'],
-    [{ repeat: { input: ids(), config: { traversal: sub({ values: { input: out(ctx), properties: ['name'] } }), emit: 'none', max_depth: 2 } } }, '.repeat.config.traversal.root'],
-    [{ union: { input: ids(), traversals: [sub({ project: { input: ctx, projections: [{ property: { source: 'name', alias: 'n' } }] } }), sub(ctx)] } }, '.union.traversals[0].root'],
-    [{ optional: { input: ids(0), traversal: sub({ edge_properties: { input: { out_e: { input: ctx } } } }) } }, '.optional.traversal.root'],
-    [{ coalesce: { input: ids(0), traversals: [sub(ctx), sub({ group_count: { input: ctx, property: 'name' } })] } }, '.coalesce.traversals[1].root'],
-    [{ union: { input: ids(0), traversals: [sub(ctx), sub({ aggregate_by: { input: ctx, function: 'count', property: 'name' } })] } }, '.union.traversals[1].root'],
+    [
+      { choose: { input: ids(), condition: { is_null: { property: 'x' } }, then_traversal: sub({ exists: { input: ctx } }) } },
+      '.choose.then_traversal.root',
+    ],
+    [
+      {
+        choose: {
+          input: ids(0),
+          condition: { is_not_null: { property: 'name' } },
+          then_traversal: sub(ctx),
+          else_traversal: sub({ label: { input: ctx } }),
+        },
+      },
+      '.choose.else_traversal.root',
+    ],
+    [
+      {
+        repeat: {
+          input: ids(),
+          config: { traversal: sub({ values: { input: out(ctx), properties: ['name'] } }), emit: 'none', max_depth: 2 },
+        },
+      },
+      '.repeat.config.traversal.root',
+    ],
+    [
+      {
+        union: {
+          input: ids(),
+          traversals: [sub({ project: { input: ctx, projections: [{ property: { source: 'name', alias: 'n' } }] } }), sub(ctx)],
+        },
+      },
+      '.union.traversals[0].root',
+    ],
+    [
+      { optional: { input: ids(0), traversal: sub({ edge_properties: { input: { out_e: { input: ctx } } } }) } },
+      '.optional.traversal.root',
+    ],
+    [
+      { coalesce: { input: ids(0), traversals: [sub(ctx), sub({ group_count: { input: ctx, property: 'name' } })] } },
+      '.coalesce.traversals[1].root',
+    ],
+    [
+      { union: { input: ids(0), traversals: [sub(ctx), sub({ aggregate_by: { input: ctx, function: 'count', property: 'name' } })] } },
+      '.union.traversals[1].root',
+    ],
   ];
   for (const [root, suffix] of cases) await badRead({ count: { input: root } }, 'invalid_sub_traversal_operation', `.count.input${suffix}`);
 });
@@ -224,11 +368,21 @@ test('invalid_sub_traversal_operation: a terminal as the root of a branch or rep
 // read_only_traversal_in_write_batch
 
 test('read_only_traversal_in_write_batch: bind and project_bindings anywhere in a write batch', async () => {
-  const pb = { project_bindings: { input: bind(ids(0)), projections: [{ property: { target: { binding: 'u' }, source: 'name', alias: 'n' } }], distinct: true } };
+  const pb = {
+    project_bindings: {
+      input: bind(ids(0)),
+      projections: [{ property: { target: { binding: 'u' }, source: 'name', alias: 'n' } }],
+      distinct: true,
+    },
+  };
   await badWrite(bind(ids(0)), 'read_only_traversal_in_write_batch', '');
   await badWrite(pb, 'read_only_traversal_in_write_batch', '');
   await badWrite({ count: { input: out(bind(ids(0))) } }, 'read_only_traversal_in_write_batch', '.count.input.out.input');
-  await badWrite({ union: { input: ids(0), traversals: [sub(ctx), sub(bind(ctx))] } }, 'read_only_traversal_in_write_batch', '.union.traversals[1].root');
+  await badWrite(
+    { union: { input: ids(0), traversals: [sub(ctx), sub(bind(ctx))] } },
+    'read_only_traversal_in_write_batch',
+    '.union.traversals[1].root',
+  );
   await badWrite({ add_n: { input: bind(ids(0)), label: 'X', properties: [] } }, 'read_only_traversal_in_write_batch', '.add_n.input');
   await rejects400(
     t.write([{ for_each: { param: 'rows', body: [q(null, ids(0)), q('r', pb)] } }], [], { rows: [] }),
@@ -244,8 +398,16 @@ test('duplicate_element_id: a repeated id in any ids reference', async () => {
   await badRead(ids(0, 1, 0), 'duplicate_element_id', '.nodes.reference.ids[2]');
   await badRead({ edges: { reference: { ids: [1, 1] } } }, 'duplicate_element_id', '.edges.reference.ids[1]');
   await badRead(out(ids(2, 2)), 'duplicate_element_id', '.out.input.nodes.reference.ids[1]');
-  await badRead({ shortest_path: { source: { ids: [0] }, target: { ids: [2, 2] }, direction: 'out', max_depth: 3 } }, 'duplicate_element_id', '.shortest_path.target.ids[1]');
-  await badWrite({ add_e: { input: ids(0), label: 'K', to: { ids: [1, 2, 1] }, properties: [] } }, 'duplicate_element_id', '.add_e.to.ids[2]');
+  await badRead(
+    { shortest_path: { source: { ids: [0] }, target: { ids: [2, 2] }, direction: 'out', max_depth: 3 } },
+    'duplicate_element_id',
+    '.shortest_path.target.ids[1]',
+  );
+  await badWrite(
+    { add_e: { input: ids(0), label: 'K', to: { ids: [1, 2, 1] }, properties: [] } },
+    'duplicate_element_id',
+    '.add_e.to.ids[2]',
+  );
   await badWrite({ drop_edge_by_id: { edges: { ids: [0, 0] } } }, 'duplicate_element_id', '.drop_edge_by_id.edges.ids[1]');
   await badWrite({ drop_edge: { input: ids(0), to: { ids: [1, 1] } } }, 'duplicate_element_id', '.drop_edge.to.ids[1]');
   assert.deepEqual(await counts(), { n: [3], e: [2] });
@@ -258,7 +420,11 @@ test('invalid_stream_range: a literal (or constant) range with start above end',
   await badRead(range({ literal: 3 }, { literal: 1 }), 'invalid_stream_range', '.range');
   await badRead(range({ expr: { constant: { i64: 5 } } }, { literal: 2 }), 'invalid_stream_range', '.range');
   await badRead(range({ literal: 2 }, { expr: { constant: { i64: 1 } } }), 'invalid_stream_range', '.range');
-  await badRead({ union: { input: ids(0), traversals: [sub(ctx), sub({ range: { input: out(ctx), start: { literal: 1 }, end: { literal: 0 } } })] } }, 'invalid_stream_range', '.union.traversals[1].root.range');
+  await badRead(
+    { union: { input: ids(0), traversals: [sub(ctx), sub({ range: { input: out(ctx), start: { literal: 1 }, end: { literal: 0 } } })] } },
+    'invalid_stream_range',
+    '.union.traversals[1].root.range',
+  );
   // start == end is an empty range, not an error.
   assert.deepEqual((await t.read([q('r', range({ literal: 1 }, { literal: 1 }))], ['r'])).r, []);
   assert.deepEqual((await t.read([q('r', range({ literal: 1 }, { literal: 2 }))], ['r'])).r, idRows(1));
@@ -267,11 +433,23 @@ test('invalid_stream_range: a literal (or constant) range with start above end',
 test('invalid_stream_bound_expression: a constant bound other than a non-negative i64', async () => {
   const all = { nodes: { reference: 'all' } };
   await badRead({ limit: { input: all, count: { expr: { constant: { i64: -1 } } } } }, 'invalid_stream_bound_expression', '.limit.count');
-  await badRead({ limit: { input: all, count: { expr: { constant: { bool: true } } } } }, 'invalid_stream_bound_expression', '.limit.count');
+  await badRead(
+    { limit: { input: all, count: { expr: { constant: { bool: true } } } } },
+    'invalid_stream_bound_expression',
+    '.limit.count',
+  );
   await badRead({ skip: { input: all, count: { expr: { constant: { string: '1' } } } } }, 'invalid_stream_bound_expression', '.skip.count');
   await badRead({ skip: { input: all, count: { expr: { constant: 'null' } } } }, 'invalid_stream_bound_expression', '.skip.count');
-  await badRead({ range: { input: all, start: { literal: 0 }, end: { expr: { constant: { f64: 2 } } } } }, 'invalid_stream_bound_expression', '.range.end');
-  await badRead({ range: { input: all, start: { expr: { constant: { i64_array: [1] } } }, end: { literal: 2 } } }, 'invalid_stream_bound_expression', '.range.start');
+  await badRead(
+    { range: { input: all, start: { literal: 0 }, end: { expr: { constant: { f64: 2 } } } } },
+    'invalid_stream_bound_expression',
+    '.range.end',
+  );
+  await badRead(
+    { range: { input: all, start: { expr: { constant: { i64_array: [1] } } }, end: { literal: 2 } } },
+    'invalid_stream_bound_expression',
+    '.range.start',
+  );
   // A non-negative i64 constant is a literal.
   assert.deepEqual((await t.read([q('r', { limit: { input: all, count: { expr: { constant: { i64: 2 } } } } })], ['r'])).r, idRows(0, 1));
 });
@@ -282,11 +460,17 @@ test('mutation_in_read_batch: a mutation anywhere in a read batch', async () => 
   const addN = { add_n: { label: 'X', properties: [] } };
   await badRead(addN, 'mutation_in_read_batch', '');
   await badRead({ count: { input: { drop: { input: ids(0) } } } }, 'mutation_in_read_batch', '.count.input');
-  await badRead({ union: { input: ids(0), traversals: [sub(ctx), sub({ set_property: { input: ctx, name: 'x', value: { value: { i64: 1 } } } })] } }, 'mutation_in_read_batch', '.union.traversals[1].root');
+  await badRead(
+    { union: { input: ids(0), traversals: [sub(ctx), sub({ set_property: { input: ctx, name: 'x', value: { value: { i64: 1 } } } })] } },
+    'mutation_in_read_batch',
+    '.union.traversals[1].root',
+  );
   await badRead({ drop_edge_by_id: { edges: { ids: [0] } } }, 'mutation_in_read_batch', '');
   await badRead({ add_e: { input: ids(0), label: 'K', to: { ids: [1] }, properties: [] } }, 'mutation_in_read_batch', '');
   await rejects400(
-    t.read([{ for_each: { param: 'rows', body: [q(null, ids(0)), q(null, { remove_property: { input: ids(0), name: 'name' } })] } }], [], { rows: [] }),
+    t.read([{ for_each: { param: 'rows', body: [q(null, ids(0)), q(null, { remove_property: { input: ids(0), name: 'name' } })] } }], [], {
+      rows: [],
+    }),
     'mutation_in_read_batch',
     atPath('', 'query.read.entries[0].for_each.body[1].query.root'),
   );
@@ -308,8 +492,22 @@ test('invalid_property_name: $id, $from, $to, $distance and $score cannot be ass
     );
     const bad = (root: unknown, suffix: string) => rejects400(t.write([q('r', root)], []), 'invalid_property_name', atPath(suffix, W));
     for (const name of ['$id', '$from', '$to', '$distance', '$score']) {
-      await bad({ add_n: { label: 'X', properties: [['ok', { value: { i64: 1 } }], [name, { value: { i64: 1 } }]] } }, '.add_n.properties[1]');
-      await bad({ add_e: { input: ids(0), label: 'K', to: { ids: [1] }, properties: [[name, { value: { i64: 1 } }]] } }, '.add_e.properties[0]');
+      await bad(
+        {
+          add_n: {
+            label: 'X',
+            properties: [
+              ['ok', { value: { i64: 1 } }],
+              [name, { value: { i64: 1 } }],
+            ],
+          },
+        },
+        '.add_n.properties[1]',
+      );
+      await bad(
+        { add_e: { input: ids(0), label: 'K', to: { ids: [1] }, properties: [[name, { value: { i64: 1 } }]] } },
+        '.add_e.properties[0]',
+      );
       await bad({ set_property: { input: ids(0), name, value: { value: { i64: 1 } } } }, '.set_property');
       await bad({ set_property: { input: { edges: { reference: { ids: [0] } } }, name, value: { expr: prop('name') } } }, '.set_property');
     }
@@ -320,7 +518,15 @@ test('invalid_property_name: $id, $from, $to, $distance and $score cannot be ass
 test('other $-prefixed property names are ordinary properties', async () => {
   const res = await t.write(
     [
-      q('x', { add_n: { label: 'X', properties: [['$custom', { value: { i64: 1 } }], ['$ID', { value: { string: 'up' } }]] } }),
+      q('x', {
+        add_n: {
+          label: 'X',
+          properties: [
+            ['$custom', { value: { i64: 1 } }],
+            ['$ID', { value: { string: 'up' } }],
+          ],
+        },
+      }),
       q('r', { value_map: { input: { nodes: { reference: { var: 'x' } } }, properties: ['$custom', '$ID'] } }),
       q(null, { drop: { input: { nodes: { reference: { var: 'x' } } } } }),
     ],
@@ -334,7 +540,11 @@ test('set_property $label still relabels a node (not an invalid_property_name)',
   const res = await t.write(
     [
       q('x', { add_n: { label: 'X', properties: [] } }),
-      q('r', { label: { input: { set_property: { input: { nodes: { reference: { var: 'x' } } }, name: '$label', value: { value: { string: 'Y' } } } } } }),
+      q('r', {
+        label: {
+          input: { set_property: { input: { nodes: { reference: { var: 'x' } } }, name: '$label', value: { value: { string: 'Y' } } } },
+        },
+      }),
       q(null, { drop: { input: { nodes: { reference: { var: 'x' } } } } }),
     ],
     ['r'],

@@ -1,7 +1,7 @@
 /** The issue-2 operation set and batch semantics, run in-process on a real LMDB folder. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GraphError } from '../../src/core/errors.js';
+import { type GraphError } from '../../src/core/errors.js';
 import { all, ci, cs, i, ids, label, openTestDb, prop, q, s, type TestDb } from '../helpers/embedded.js';
 
 let t: TestDb;
@@ -9,15 +9,27 @@ let t: TestDb;
 // Graph: 0 alice(30) -KNOWS-> 1 bob(25) -KNOWS-> 2 carol(35); 0 -LIKES-> 2; 3 acme (Company)
 before(async () => {
   t = await openTestDb();
-  const person = (name: string, age: number) => ({ add_n: { label: 'Person', properties: [['name', s(name)], ['age', i(age)]] } });
+  const person = (name: string, age: number) => ({
+    add_n: {
+      label: 'Person',
+      properties: [
+        ['name', s(name)],
+        ['age', i(age)],
+      ],
+    },
+  });
   const edge = (from: string, to: string, l: string, since?: number) => ({
     add_e: { input: { nodes: { reference: { var: from } } }, label: l, to: { var: to }, properties: since ? [['since', i(since)]] : [] },
   });
   await t.write(
     [
-      q('a', person('alice', 30)), q('b', person('bob', 25)), q('c', person('carol', 35)),
+      q('a', person('alice', 30)),
+      q('b', person('bob', 25)),
+      q('c', person('carol', 35)),
       q('acme', { add_n: { label: 'Company', properties: [['name', s('acme')]] } }),
-      q(null, edge('a', 'b', 'KNOWS', 2020)), q(null, edge('b', 'c', 'KNOWS')), q(null, edge('a', 'c', 'LIKES')),
+      q(null, edge('a', 'b', 'KNOWS', 2020)),
+      q(null, edge('b', 'c', 'KNOWS')),
+      q(null, edge('a', 'c', 'LIKES')),
     ],
     [],
   );
@@ -37,22 +49,64 @@ test('nodes_where on $label uses the label and count returns [n]', async () => {
 
 test('where with comparison and logic predicates', async () => {
   const where = (predicate: unknown) => ({ value_map: { input: { where: { input: label('Person'), predicate } }, properties: ['name'] } });
-  assert.deepEqual(await t.read([q('r', where({ gte: { left: prop('age'), right: ci(30) } }))], ['r']), { r: [{ name: 'alice' }, { name: 'carol' }] });
+  assert.deepEqual(await t.read([q('r', where({ gte: { left: prop('age'), right: ci(30) } }))], ['r']), {
+    r: [{ name: 'alice' }, { name: 'carol' }],
+  });
   assert.deepEqual(
-    await t.read([q('r', where({ and: { predicates: [{ gt: { left: prop('age'), right: ci(20) } }, { not: { predicate: { eq: { left: prop('name'), right: cs('bob') } } } }] } }))], ['r']),
+    await t.read(
+      [
+        q(
+          'r',
+          where({
+            and: {
+              predicates: [
+                { gt: { left: prop('age'), right: ci(20) } },
+                { not: { predicate: { eq: { left: prop('name'), right: cs('bob') } } } },
+              ],
+            },
+          }),
+        ),
+      ],
+      ['r'],
+    ),
     { r: [{ name: 'alice' }, { name: 'carol' }] },
   );
-  assert.deepEqual(await t.read([q('r', where({ or: { predicates: [{ starts_with: { value: prop('name'), prefix: cs('car') } }, { lt: { left: prop('age'), right: { constant: { f64: 26.5 } } } }] } }))], ['r']), {
-    r: [{ name: 'bob' }, { name: 'carol' }],
-  });
+  assert.deepEqual(
+    await t.read(
+      [
+        q(
+          'r',
+          where({
+            or: {
+              predicates: [
+                { starts_with: { value: prop('name'), prefix: cs('car') } },
+                { lt: { left: prop('age'), right: { constant: { f64: 26.5 } } } },
+              ],
+            },
+          }),
+        ),
+      ],
+      ['r'],
+    ),
+    {
+      r: [{ name: 'bob' }, { name: 'carol' }],
+    },
+  );
   // Incomparable types are false, not errors.
   assert.deepEqual(await t.read([q('r', where({ gt: { left: prop('name'), right: ci(1) } }))], ['r']), { r: [] });
 });
 
 test('has, has_label and limit', async () => {
-  assert.deepEqual(await t.read([q('r', { has: { input: all, property: 'name', value: { string: 'acme' } } })], ['r']), { r: [{ $id: 3 }] });
-  assert.deepEqual(await t.read([q('r', { limit: { input: { has_label: { input: all, label: 'Person' } }, count: { literal: 2 } } })], ['r']), { r: [{ $id: 0 }, { $id: 1 }] });
-  assert.deepEqual(await t.read([q('r', { limit: { input: all, count: { expr: { param: 'n' } } } })], ['r'], { n: 1 }), { r: [{ $id: 0 }] });
+  assert.deepEqual(await t.read([q('r', { has: { input: all, property: 'name', value: { string: 'acme' } } })], ['r']), {
+    r: [{ $id: 3 }],
+  });
+  assert.deepEqual(
+    await t.read([q('r', { limit: { input: { has_label: { input: all, label: 'Person' } }, count: { literal: 2 } } })], ['r']),
+    { r: [{ $id: 0 }, { $id: 1 }] },
+  );
+  assert.deepEqual(await t.read([q('r', { limit: { input: all, count: { expr: { param: 'n' } } } })], ['r'], { n: 1 }), {
+    r: [{ $id: 0 }],
+  });
 });
 
 test('out, in, both: distinct neighbours in ascending id order, label filter', async () => {
@@ -65,13 +119,28 @@ test('out, in, both: distinct neighbours in ascending id order, label filter', a
 });
 
 test('value_map without a list has $id and $label; edge_properties has endpoints', async () => {
-  assert.deepEqual(await t.read([q('r', { value_map: { input: ids(1) } })], ['r']), { r: [{ $id: 1, $label: 'Person', name: 'bob', age: 25 }] });
+  assert.deepEqual(await t.read([q('r', { value_map: { input: ids(1) } })], ['r']), {
+    r: [{ $id: 1, $label: 'Person', name: 'bob', age: 25 }],
+  });
   assert.deepEqual(await t.read([q('r', { edge_properties: { input: { edges: { reference: { ids: [0] } } } } })], ['r']), {
     r: [{ $id: 0, $label: 'KNOWS', $from: 0, $to: 1, since: 2020 }],
   });
-  assert.deepEqual(await t.read([q('r', { value_map: { input: { edges_where: { predicate: { eq: { left: prop('$label'), right: cs('LIKES') } } } }, properties: ['$from', '$to'] } })], ['r']), {
-    r: [{ $from: 0, $to: 2 }],
-  });
+  assert.deepEqual(
+    await t.read(
+      [
+        q('r', {
+          value_map: {
+            input: { edges_where: { predicate: { eq: { left: prop('$label'), right: cs('LIKES') } } } },
+            properties: ['$from', '$to'],
+          },
+        }),
+      ],
+      ['r'],
+    ),
+    {
+      r: [{ $from: 0, $to: 2 }],
+    },
+  );
 });
 
 test('conditions: var_not_empty, var_empty, var_min_size, prev_not_empty chains skips', async () => {
@@ -94,14 +163,38 @@ test('conditions: var_not_empty, var_empty, var_min_size, prev_not_empty chains 
 test('for_each binds element fields as parameters and keeps the last iteration', async () => {
   const res = await t.write(
     [
-      { for_each: { param: 'rows', body: [q('made', { add_n: { label: 'Event', properties: [['code', { expr: { param: 'code' } }], ['n', { expr: { param: 'n' } }]] } })] } },
+      {
+        for_each: {
+          param: 'rows',
+          body: [
+            q('made', {
+              add_n: {
+                label: 'Event',
+                properties: [
+                  ['code', { expr: { param: 'code' } }],
+                  ['n', { expr: { param: 'n' } }],
+                ],
+              },
+            }),
+          ],
+        },
+      },
       q('events', { value_map: { input: label('Event'), properties: ['code', 'n'] } }),
     ],
     ['made', 'events'],
-    { rows: [{ code: 'x', n: 1 }, { code: 'y', n: 2.5 }], code: 'shadowed' },
+    {
+      rows: [
+        { code: 'x', n: 1 },
+        { code: 'y', n: 2.5 },
+      ],
+      code: 'shadowed',
+    },
   );
   assert.equal(res.made.length, 1);
-  assert.deepEqual(res.events, [{ code: 'x', n: 1 }, { code: 'y', n: 2.5 }]);
+  assert.deepEqual(res.events, [
+    { code: 'x', n: 1 },
+    { code: 'y', n: 2.5 },
+  ]);
   await assert.rejects(
     t.write([{ for_each: { param: 'rows', body: [q(null, { add_n: { label: 'E', properties: [] } })] } }], [], { rows: [1] }),
     (err: GraphError) => err.code === 'invalid_query' && /element 0/.test(err.msg),
@@ -128,7 +221,13 @@ test('drop removes nodes with their edges and edge rows; results are []', async 
 
 test('add_e to a missing node is node_not_found (400) and nothing commits', async () => {
   await assert.rejects(
-    t.write([q('n', { add_n: { label: 'Orphan', properties: [] } }), q(null, { add_e: { input: { nodes: { reference: { var: 'n' } } }, label: 'X', to: { ids: [999] }, properties: [] } })], []),
+    t.write(
+      [
+        q('n', { add_n: { label: 'Orphan', properties: [] } }),
+        q(null, { add_e: { input: { nodes: { reference: { var: 'n' } } }, label: 'X', to: { ids: [999] }, properties: [] } }),
+      ],
+      [],
+    ),
     (err: GraphError) => err.code === 'node_not_found' && err.status === 400,
   );
   assert.deepEqual(await t.read([q('n', { count: { input: label('Orphan') } })], ['n']), { n: [0] });

@@ -29,13 +29,34 @@ before(async () => {
   t = await openTestDb();
   const made = await t.write(
     [
-      q('n0', { add_n: { label: 'X', properties: [
-        ['a', i(4)], ['b', i(1)], ['x', { value: { f64: 2.5 } }], ['z', i(0)], ['fz', { value: { f64: 0 } }], ['s', s('str')],
-        ['big', { value: { i64: I64_MAX } }], ['min', { value: { i64: I64_MIN } }], ['tiny', { value: { f32: 0.1 } }],
-        ['obj', { value: { object: { inner: { object: { deep: { string: 'v' }, n: { i64: 7 } } }, list: { i64_array: [1] } } } }],
-        ['dot.ted', s('direct')], ['dot', { value: { object: { ted: { string: 'walked' } } } }],
-      ] } }),
-      q('n1', { add_n: { label: 'X', properties: [['a', i(-3)], ['s', s('other')]] } }),
+      q('n0', {
+        add_n: {
+          label: 'X',
+          properties: [
+            ['a', i(4)],
+            ['b', i(1)],
+            ['x', { value: { f64: 2.5 } }],
+            ['z', i(0)],
+            ['fz', { value: { f64: 0 } }],
+            ['s', s('str')],
+            ['big', { value: { i64: I64_MAX } }],
+            ['min', { value: { i64: I64_MIN } }],
+            ['tiny', { value: { f32: 0.1 } }],
+            ['obj', { value: { object: { inner: { object: { deep: { string: 'v' }, n: { i64: 7 } } }, list: { i64_array: [1] } } } }],
+            ['dot.ted', s('direct')],
+            ['dot', { value: { object: { ted: { string: 'walked' } } } }],
+          ],
+        },
+      }),
+      q('n1', {
+        add_n: {
+          label: 'X',
+          properties: [
+            ['a', i(-3)],
+            ['s', s('other')],
+          ],
+        },
+      }),
       q('e', { add_e: { input: { nodes: { reference: { var: 'n0' } } }, label: 'L', to: { var: 'n1' }, properties: [['w', i(5)]] } }),
     ],
     ['n0', 'n1', 'e'],
@@ -44,8 +65,11 @@ before(async () => {
 });
 after(() => t.close());
 
-const project = (input: unknown, items: [string, unknown][]) => ({ project: { input, projections: items.map(([alias, expr]) => ({ expr: { alias, expr } })) } });
-const text = (root: unknown, parameters?: Record<string, unknown>) => t.db.queryText(requestText('read', [q('r', root)], ['r'], parameters));
+const project = (input: unknown, items: [string, unknown][]) => ({
+  project: { input, projections: items.map(([alias, expr]) => ({ expr: { alias, expr } })) },
+});
+const text = (root: unknown, parameters?: Record<string, unknown>) =>
+  t.db.queryText(requestText('read', [q('r', root)], ['r'], parameters));
 
 /** The JSON text of one expression evaluated on one row (node 0 unless told). */
 async function one(expr: unknown, input: unknown = ids(0), parameters?: Record<string, unknown>): Promise<string> {
@@ -80,14 +104,26 @@ test('date_time_now is the current time, printed as RFC 3339 UTC with millisecon
 });
 
 test('timestamp and date_time_now are one instant for the whole request (docs/queries.md)', async () => {
-  const body = await text(project(ids(0, 1), [['t', 'timestamp'], ['d', 'date_time_now']]));
+  const body = await text(
+    project(ids(0, 1), [
+      ['t', 'timestamp'],
+      ['d', 'date_time_now'],
+    ]),
+  );
   const m = /^\{"r":\[\{"t":(\d+),"d":"([^"]+)"\},\{"t":(\d+),"d":"([^"]+)"\}\]\}$/.exec(body);
   assert.ok(m, body);
   assert.equal(m[1], m[3]);
   assert.equal(m[2], m[4]);
   assert.equal(Date.parse(m[2]!), Number(m[1]));
   // A date_time_now is a real date_time: it compares with stored date_times.
-  const res = await t.read([q('r', { id: { input: { where: { input: ids(0), predicate: { gt: { left: 'date_time_now', right: { constant: { date_time: 0 } } } } } } } })], ['r']);
+  const res = await t.read(
+    [
+      q('r', {
+        id: { input: { where: { input: ids(0), predicate: { gt: { left: 'date_time_now', right: { constant: { date_time: 0 } } } } } } },
+      }),
+    ],
+    ['r'],
+  );
   assert.deepEqual(res, { r: [0] });
 });
 
@@ -178,14 +214,19 @@ test('case: the first matching branch wins; else_expr when none matches', async 
     },
   };
   assert.equal(await text(project(ids(0, 1), [['v', sign]])), '{"r":[{"v":"pos"},{"v":"neg"}]}');
-  const computed = { case: { when_then: [{ when: { eq: { left: prop('s'), right: cs('str') } }, then: mul(prop('a'), ci(2)) }], else_expr: prop('a') } };
+  const computed = {
+    case: { when_then: [{ when: { eq: { left: prop('s'), right: cs('str') } }, then: mul(prop('a'), ci(2)) }], else_expr: prop('a') },
+  };
   assert.equal(await text(project(ids(0, 1), [['v', computed]])), '{"r":[{"v":8.0},{"v":-3}]}');
 });
 
 test('case without else_expr (or with else_expr null) is null when no branch matches', async () => {
   const positive = { when: { gt: { left: prop('a'), right: ci(0) } }, then: cs('pos') };
   assert.equal(await text(project(ids(0, 1), [['v', { case: { when_then: [positive] } }]])), '{"r":[{"v":"pos"},{"v":null}]}');
-  assert.equal(await text(project(ids(0, 1), [['v', { case: { when_then: [positive], else_expr: null } }]])), '{"r":[{"v":"pos"},{"v":null}]}');
+  assert.equal(
+    await text(project(ids(0, 1), [['v', { case: { when_then: [positive], else_expr: null } }]])),
+    '{"r":[{"v":"pos"},{"v":null}]}',
+  );
 });
 
 // constant, param, id
@@ -225,7 +266,13 @@ test('id yields the current element id as an i64, for nodes and edges', async ()
   assert.equal(await text(project(ids(1, 0), [['v', 'id']])), '{"r":[{"v":1},{"v":0}]}');
   assert.equal(await one('id', { edges: { reference: 'all' } }), '0');
   assert.equal(await one(add('id', ci(1)), ids(1)), '2.0');
-  assert.deepEqual(await t.read([q('r', { id: { input: { where: { input: { nodes: { reference: 'all' } }, predicate: { eq: { left: 'id', right: ci(1) } } } } } })], ['r']), { r: [1] });
+  assert.deepEqual(
+    await t.read(
+      [q('r', { id: { input: { where: { input: { nodes: { reference: 'all' } }, predicate: { eq: { left: 'id', right: ci(1) } } } } } })],
+      ['r'],
+    ),
+    { r: [1] },
+  );
 });
 
 // property
@@ -251,8 +298,19 @@ test('a stored property whose name contains a dot wins over the dotted path', as
 test('property on edges: $from/$to ids and dotted paths through the endpoint nodes', async () => {
   const e = { edges: { reference: 'all' } };
   assert.equal(
-    await text(project(e, [['from', prop('$from')], ['to', prop('$to')], ['w', prop('w')], ['fs', prop('$from.s')], ['ta', prop('$to.a')],
-      ['fid', prop('$from.$id')], ['deep', prop('$from.obj.inner.deep')], ['lbl', prop('$label')], ['none', prop('$to.obj')]])),
+    await text(
+      project(e, [
+        ['from', prop('$from')],
+        ['to', prop('$to')],
+        ['w', prop('w')],
+        ['fs', prop('$from.s')],
+        ['ta', prop('$to.a')],
+        ['fid', prop('$from.$id')],
+        ['deep', prop('$from.obj.inner.deep')],
+        ['lbl', prop('$label')],
+        ['none', prop('$to.obj')],
+      ]),
+    ),
     '{"r":[{"from":0,"to":1,"w":5,"fs":"str","ta":-3,"fid":0,"deep":"v","lbl":"L","none":null}]}',
   );
 });

@@ -28,15 +28,50 @@ before(async () => {
   const f = (v: number) => ({ value: { f64: v } });
   await t.write(
     [
-      q('n0', node('P', [['name', s('a')], ['age', i(30)], ['w', f(1.5)]])),
-      q('n1', node('P', [['name', s('b')], ['age', i(25)], ['w', i(2)]])),
-      q('n2', node('P', [['name', s('c')], ['age', i(35)], ['w', s('x')]])),
-      q('n3', node('P', [['name', s('d')], ['w', s('4.5')]])),
+      q(
+        'n0',
+        node('P', [
+          ['name', s('a')],
+          ['age', i(30)],
+          ['w', f(1.5)],
+        ]),
+      ),
+      q(
+        'n1',
+        node('P', [
+          ['name', s('b')],
+          ['age', i(25)],
+          ['w', i(2)],
+        ]),
+      ),
+      q(
+        'n2',
+        node('P', [
+          ['name', s('c')],
+          ['age', i(35)],
+          ['w', s('x')],
+        ]),
+      ),
+      q(
+        'n3',
+        node('P', [
+          ['name', s('d')],
+          ['w', s('4.5')],
+        ]),
+      ),
       q('n4', node('Q', [['name', s('e')]])),
-      q(null, edge('n0', 'n1', 'KNOWS')), q(null, edge('n1', 'n2', 'KNOWS')), q(null, edge('n2', 'n3', 'KNOWS')),
-      q(null, edge('n0', 'n2', 'KNOWS')), q(null, edge('n3', 'n0', 'KNOWS')), q(null, edge('n1', 'n4', 'LIKES')),
-      q(null, node('G', [['g', i(10)]])), q(null, node('G', [['g', i(9)]])), q(null, node('G', [['g', s('1')]])),
-      q(null, node('G', [['g', f(1)]])), q(null, node('G', [['g', i(1)]])), q(null, node('G', [])),
+      q(null, edge('n0', 'n1', 'KNOWS')),
+      q(null, edge('n1', 'n2', 'KNOWS')),
+      q(null, edge('n2', 'n3', 'KNOWS')),
+      q(null, edge('n0', 'n2', 'KNOWS')),
+      q(null, edge('n3', 'n0', 'KNOWS')),
+      q(null, edge('n1', 'n4', 'LIKES')),
+      q(null, node('G', [['g', i(10)]])),
+      q(null, node('G', [['g', i(9)]])),
+      q(null, node('G', [['g', s('1')]])),
+      q(null, node('G', [['g', f(1)]])),
+      q(null, node('G', [['g', i(1)]])),
+      q(null, node('G', [])),
       q(null, node('G', [['g', s('null')]])),
     ],
     [],
@@ -49,7 +84,8 @@ const ctx = 'context';
 const sub = (root: unknown) => ({ root });
 const idRows = (...list: number[]) => list.map(($id) => ({ $id }));
 const read1 = async (root: unknown, parameters?: Record<string, unknown>) => (await t.read([q('r', root)], ['r'], parameters)).r;
-const readText = async (root: unknown) => t.db.queryText({ request_type: 'read', query: { read: { entries: [q('r', root)], returns: ['r'] } } });
+const readText = async (root: unknown) =>
+  t.db.queryText({ request_type: 'read', query: { read: { entries: [q('r', root)], returns: ['r'] } } });
 
 async function fails(entries: unknown[], code: ErrorCode, msg: RegExp, parameters?: Record<string, unknown>): Promise<void> {
   await assert.rejects(t.read(entries, [], parameters), (err: unknown) => {
@@ -71,17 +107,28 @@ test('as stores the stream mid-traversal and passes it on; select replaces the s
   assert.deepEqual(res, { kept: idRows(1, 2), again: idRows(1, 2) });
   // The variable holds what `as` saw, not what later steps made of it.
   assert.deepEqual(
-    await t.read([q(null, { count: { input: out({ as: { input: ids(0, 1), name: 'x' } }) } }), q('x2', { nodes: { reference: { var: 'x' } } })], ['x2']),
+    await t.read(
+      [q(null, { count: { input: out({ as: { input: ids(0, 1), name: 'x' } }) } }), q('x2', { nodes: { reference: { var: 'x' } } })],
+      ['x2'],
+    ),
     { x2: idRows(0, 1) },
   );
 });
 
 test('select over an empty input still yields the variable; an unbound variable is an error', async () => {
   assert.deepEqual(await read1({ select: { input: out({ as: { input: ids(4), name: 's' } }), name: 's' } }), idRows(4));
-  await fails([q('r', { select: { input: ids(0), name: 'nope' } })], 'unknown_variable', /root\.select\.name: variable "nope" is not bound/);
+  await fails(
+    [q('r', { select: { input: ids(0), name: 'nope' } })],
+    'unknown_variable',
+    /root\.select\.name: variable "nope" is not bound/,
+  );
   // Bound in the batch but by an entry that was skipped: unbound at run time.
   await fails(
-    [q('none', { nodes: { reference: { ids: [] } } }), q('later', ids(0), 'prev_not_empty'), q('r', { select: { input: ids(0), name: 'later' } })],
+    [
+      q('none', { nodes: { reference: { ids: [] } } }),
+      q('later', ids(0), 'prev_not_empty'),
+      q('r', { select: { input: ids(0), name: 'later' } }),
+    ],
     'invalid_query',
     /variable "later" is not bound/,
   );
@@ -101,7 +148,11 @@ test('inject: the value as-is without input, input rows first with input, errors
   assert.deepEqual(res, { alone: idRows(2, 3), after: idRows(0, 2, 3), count: [1] });
   await fails([q('r', { inject: { variable: 'nope' } })], 'unknown_variable', /"nope" is not bound/);
   await fails([q('r', { inject: { input: ids(0), variable: 'nope' } })], 'unknown_variable', /"nope" is not bound/);
-  await fails([q('c', { count: { input: ids(0) } }), q('r', { inject: { input: ids(0), variable: 'c' } })], 'invalid_query', /holds a count/);
+  await fails(
+    [q('c', { count: { input: ids(0) } }), q('r', { inject: { input: ids(0), variable: 'c' } })],
+    'invalid_query',
+    /holds a count/,
+  );
 });
 
 test('bind records the element per row; raw output uses the row envelope', async () => {
@@ -125,18 +176,41 @@ test('project_bindings: property items from current or a binding, omitted when m
         { property: { target: 'current', source: 'nothing', alias: 'absent' } },
       ]),
     ),
-    [{ from: 'a', to: 'b' }, { from: 'a', to: 'c' }, { from: 'b', to: 'c' }],
+    [
+      { from: 'a', to: 'b' },
+      { from: 'a', to: 'c' },
+      { from: 'b', to: 'c' },
+    ],
   );
   // Node 3 has no age: the coalesce falls through to the bound node 2's age; $id works through a binding.
   assert.deepEqual(
     await read1(
       pb(out({ bind: { input: ids(2, 3), name: 'src' } }), [
-        { coalesce: { refs: [{ target: 'current', source: 'age' }, { target: { binding: 'src' }, source: 'age' }], alias: 'age' } },
+        {
+          coalesce: {
+            refs: [
+              { target: 'current', source: 'age' },
+              { target: { binding: 'src' }, source: 'age' },
+            ],
+            alias: 'age',
+          },
+        },
         { property: { target: { binding: 'src' }, source: '$id', alias: 'src_id' } },
-        { coalesce: { refs: [{ target: 'current', source: 'none' }, { target: { binding: 'x' }, source: 'age' }], alias: 'never' } },
+        {
+          coalesce: {
+            refs: [
+              { target: 'current', source: 'none' },
+              { target: { binding: 'x' }, source: 'age' },
+            ],
+            alias: 'never',
+          },
+        },
       ]),
     ),
-    [{ age: 35, src_id: 2 }, { age: 30, src_id: 3 }],
+    [
+      { age: 35, src_id: 2 },
+      { age: 30, src_id: 3 },
+    ],
   );
   const from = [{ property: { target: { binding: 'src' }, source: 'name', alias: 'from' } }];
   assert.deepEqual(await read1(pb(bound, from)), [{ from: 'a' }, { from: 'a' }, { from: 'b' }]);
@@ -189,9 +263,21 @@ test('repeat: times, emit modes, emit_predicate, until, max_depth and dead ends'
 });
 
 test('a branch body that ends in a terminal is rejected before running, even if it would never run', async () => {
-  await fails([q('r', { union: { input: ids(0), traversals: [sub({ count: { input: ctx } }), sub(ctx)] } })], 'invalid_sub_traversal_operation', /traversals\[0\]\.root\.count: a "union" body must yield nodes or edges/);
-  await fails([q('r', { optional: { input: ids(0), traversal: sub({ limit: { input: { id: { input: ctx } }, count: { literal: 1 } } }) } })], 'invalid_sub_traversal_operation', /optional/);
-  await fails([q('r', { choose: { input: ids(), condition: { is_null: { property: 'x' } }, then_traversal: sub({ value_map: { input: ctx } }) } })], 'invalid_sub_traversal_operation', /then_traversal\.root/);
+  await fails(
+    [q('r', { union: { input: ids(0), traversals: [sub({ count: { input: ctx } }), sub(ctx)] } })],
+    'invalid_sub_traversal_operation',
+    /traversals\[0\]\.root\.count: a "union" body must yield nodes or edges/,
+  );
+  await fails(
+    [q('r', { optional: { input: ids(0), traversal: sub({ limit: { input: { id: { input: ctx } }, count: { literal: 1 } } }) } })],
+    'invalid_sub_traversal_operation',
+    /optional/,
+  );
+  await fails(
+    [q('r', { choose: { input: ids(), condition: { is_null: { property: 'x' } }, then_traversal: sub({ value_map: { input: ctx } }) } })],
+    'invalid_sub_traversal_operation',
+    /then_traversal\.root/,
+  );
 });
 
 // Grouping and aggregation
@@ -211,7 +297,10 @@ test('group keys and orders by display string: 1, 1.0 and "1" merge, 10 before 9
   ]);
   assert.deepEqual(await read1({ group_count: { input: label('Nobody'), property: 'g' } }), []);
   assert.deepEqual(await read1({ group_count: { input: label('P'), property: 'age' } }), [
-    { age: 25, count: 1 }, { age: 30, count: 1 }, { age: 35, count: 1 }, { age: null, count: 1 },
+    { age: 25, count: 1 },
+    { age: 30, count: 1 },
+    { age: 35, count: 1 },
+    { age: null, count: 1 },
   ]);
 });
 
@@ -247,15 +336,22 @@ test('fold serialises like the stream; unfold restores it; folded input is refus
   assert.deepEqual(await read1({ unfold: { input: ids(3) } }), idRows(3));
   await fails([q('r', { count: { input: { fold: { input: ids(0) } } } })], 'invalid_query', /folded stream; use unfold/);
   await fails([q('r', { group_count: { input: { fold: { input: ids(0) } }, property: 'name' } })], 'invalid_query', /folded/);
-  await fails([q('r', { aggregate_by: { input: { fold: { input: ids(0) } }, function: 'sum', property: 'w' } })], 'invalid_query', /folded/);
+  await fails(
+    [q('r', { aggregate_by: { input: { fold: { input: ids(0) } }, function: 'sum', property: 'w' } })],
+    'invalid_query',
+    /folded/,
+  );
   // A folded variable has size 1 for conditions.
-  const res = await t.read([q('f', { fold: { input: out(ids(0)) } }), q('ok', ids(4), { var_min_size: ['f', 1] }), q('no', ids(4), { var_min_size: ['f', 2] })], ['ok', 'no']);
+  const res = await t.read(
+    [q('f', { fold: { input: out(ids(0)) } }), q('ok', ids(4), { var_min_size: ['f', 1] }), q('no', ids(4), { var_min_size: ['f', 2] })],
+    ['ok', 'no'],
+  );
   assert.deepEqual(res, { ok: idRows(4), no: [] });
 });
 
 // Paths
 
-test('path shows each row\'s path; simple_path drops rows that revisit an element', async () => {
+test("path shows each row's path; simple_path drops rows that revisit an element", async () => {
   assert.deepEqual(await read1({ path: { input: out(out(ids(0))) } }), [
     { current: { node: 2 }, bindings: {}, path: [{ node: 0 }, { node: 1 }, { node: 2 }] },
     { current: { node: 3 }, bindings: {}, path: [{ node: 0 }, { node: 2 }, { node: 3 }] },
@@ -296,8 +392,17 @@ test('needsPaths finds path readers in inputs, sub-traversals and for_each bodie
   assert.equal(needsPaths(plan({ op: 'count', path: 'c', input: { op: 'path', path: 'p', input: nodesAll } })), true);
   assert.equal(needsPaths(plan({ op: 'other_n', path: 'o', input: nodesAll }, true)), true);
   const repeat: PlanNode = {
-    op: 'repeat', path: 'r', input: nodesAll,
-    config: { traversal: { root: { op: 'simple_path', path: 's', input: ctxNode } }, times: 1, until: null, emit: 'none', emit_predicate: null, max_depth: 1 },
+    op: 'repeat',
+    path: 'r',
+    input: nodesAll,
+    config: {
+      traversal: { root: { op: 'simple_path', path: 's', input: ctxNode } },
+      times: 1,
+      until: null,
+      emit: 'none',
+      emit_predicate: null,
+      max_depth: 1,
+    },
   };
   assert.equal(needsPaths(plan(repeat)), true);
   assert.equal(needsPaths(plan({ op: 'union', path: 'u', input: nodesAll, traversals: [{ root: ctxNode }, { root: ctxNode }] })), false);
@@ -318,7 +423,10 @@ test('shortest_path: BFS in ascending id order, direction, label, max_depth, end
   assert.deepEqual(await sp({ ids: [] }, { ids: [1] }), []);
   assert.deepEqual(await sp({ param: 'one' }, { ids: [2] }), [1, 2]);
   assert.deepEqual(await sp({ ids: [4] }, { ids: [0] }), []);
-  const res = await t.read([q('v', ids(0)), q('r', { shortest_path: { source: { var: 'v' }, target: { ids: [1] }, direction: 'out', max_depth: 2 } })], ['r']);
+  const res = await t.read(
+    [q('v', ids(0)), q('r', { shortest_path: { source: { var: 'v' }, target: { ids: [1] }, direction: 'out', max_depth: 2 } })],
+    ['r'],
+  );
   assert.deepEqual(res, { r: [0, 1] });
   const spEntry = (source: unknown) => q('r', { shortest_path: { source, target: { ids: [1] }, direction: 'out', max_depth: 2 } });
   await fails([spEntry({ ids: [0, 1] })], 'invalid_query', /at most one node/);
@@ -340,10 +448,15 @@ test('with_sack, sack_add (i64 stays i64, mixed is f64) and sack_get carried alo
   assert.equal(await readText(get(add(sack({ i64: 1 })))), '{"r":[{"current":{"node":0},"bindings":{},"sack":31}]}');
   assert.equal(await readText(get(add(sack({ f64: 0.5 })))), '{"r":[{"current":{"node":0},"bindings":{},"sack":30.5}]}');
   assert.equal(await readText(get(add(sack({ i64: 0 }), 'w'))), '{"r":[{"current":{"node":0},"bindings":{},"sack":1.5}]}');
-  assert.equal(await readText(get(add({ with_sack: { input: ids(1), initial: { f64: 1 } } }, 'w'))), '{"r":[{"current":{"node":1},"bindings":{},"sack":3.0}]}');
+  assert.equal(
+    await readText(get(add({ with_sack: { input: ids(1), initial: { f64: 1 } } }, 'w'))),
+    '{"r":[{"current":{"node":1},"bindings":{},"sack":3.0}]}',
+  );
   // An empty sack takes the value; a missing property leaves the sack alone.
   assert.deepEqual(await read1(get(add(ids(0)))), [{ current: { node: 0 }, bindings: {}, sack: 30 }]);
-  assert.deepEqual(await read1(get(add({ with_sack: { input: ids(3), initial: { i64: 7 } } }))), [{ current: { node: 3 }, bindings: {}, sack: 7 }]);
+  assert.deepEqual(await read1(get(add({ with_sack: { input: ids(3), initial: { i64: 7 } } }))), [
+    { current: { node: 3 }, bindings: {}, sack: 7 },
+  ]);
   assert.deepEqual(await read1(get(ids(3))), [{ current: { node: 3 }, bindings: {}, sack: null }]);
   // Without sack_get the rows stay plain.
   assert.deepEqual(await read1(add(sack({ i64: 0 }))), idRows(0));
@@ -356,9 +469,15 @@ test('sack_set copies the property or clears the sack; sack_add errors on non-nu
     { current: { node: 0 }, bindings: {}, sack: 30 },
     { current: { node: 3 }, bindings: {}, sack: null },
   ]);
-  assert.deepEqual(await read1(get({ sack_set: { input: ids(2), property: 'name' } })), [{ current: { node: 2 }, bindings: {}, sack: 'c' }]);
+  assert.deepEqual(await read1(get({ sack_set: { input: ids(2), property: 'name' } })), [
+    { current: { node: 2 }, bindings: {}, sack: 'c' },
+  ]);
   await fails([q('r', { sack_add: { input: ids(0), property: 'name' } })], 'invalid_query', /needs a number/);
-  await fails([q('r', { sack_add: { input: { with_sack: { input: ids(0), initial: { string: 'x' } } }, property: 'age' } })], 'invalid_query', /needs numbers/);
+  await fails(
+    [q('r', { sack_add: { input: { with_sack: { input: ids(0), initial: { string: 'x' } } }, property: 'age' } })],
+    'invalid_query',
+    /needs numbers/,
+  );
   await fails(
     [q('r', { sack_add: { input: { with_sack: { input: ids(0), initial: { i64: 9223372036854775807n } } }, property: 'age' } })],
     'invalid_query',

@@ -26,8 +26,17 @@ before(async () => {
   });
   const made = await t.write(
     [
-      q('a', node('P', 'a')), q('b', node('P', 'b')), q('c', node('P', 'c')), q('d', node('Q', 'd')),
-      q('e0', edge('a', 'b', 'KNOWS', [['w', i(1)], ['tag', s('x')]])),
+      q('a', node('P', 'a')),
+      q('b', node('P', 'b')),
+      q('c', node('P', 'c')),
+      q('d', node('Q', 'd')),
+      q(
+        'e0',
+        edge('a', 'b', 'KNOWS', [
+          ['w', i(1)],
+          ['tag', s('x')],
+        ]),
+      ),
       q('e1', edge('a', 'b', 'LIKES', [['w', i(2)]])),
       q('e2', edge('c', 'a', 'KNOWS', [['w', f(1)]])),
       q('e3', edge('a', 'a', 'KNOWS', [['w', i(3)]])),
@@ -39,8 +48,17 @@ before(async () => {
   );
   // The fixture relies on fresh ids; check them once so every expectation below is meaningful.
   assert.deepEqual(made, {
-    a: idRows(0), b: idRows(1), c: idRows(2), d: idRows(3),
-    e0: idRows(0), e1: idRows(1), e2: idRows(2), e3: idRows(3), e4: idRows(4), e5: idRows(5), e6: idRows(6),
+    a: idRows(0),
+    b: idRows(1),
+    c: idRows(2),
+    d: idRows(3),
+    e0: idRows(0),
+    e1: idRows(1),
+    e2: idRows(2),
+    e3: idRows(3),
+    e4: idRows(4),
+    e5: idRows(5),
+    e6: idRows(6),
   });
 });
 after(() => t.close());
@@ -88,7 +106,10 @@ test('edge_has filters the rows it gets, keeping their order; on nodes it behave
   assert.deepEqual(await edgeIds(fromNodes), [4, 6, 0, 1, 3]);
   assert.deepEqual(await edgeIds({ edge_has: { input: fromNodes, property: 'w', value: { value: { i64: 1 } } } }), [0]);
   assert.deepEqual(await edgeIds({ edge_has: { input: fromNodes, property: '$to', value: { value: { i64: 2 } } } }), [4, 6]);
-  assert.deepEqual(await edgeIds({ edge_has: { input: { nodes: { reference: 'all' } }, property: 'name', value: { value: { string: 'c' } } } }), [2]);
+  assert.deepEqual(
+    await edgeIds({ edge_has: { input: { nodes: { reference: 'all' } }, property: 'name', value: { value: { string: 'c' } } } }),
+    [2],
+  );
   assert.deepEqual(await edgeIds({ edge_has: { input: ids(), property: 'w', value: { value: 'null' } } }), []);
 });
 
@@ -198,7 +219,9 @@ test('edges reached by in_e and both_e carry their data: edge_properties and val
   // The f64 1.0 on e2 stays a float and the i64 3 on e3 an integer.
   const text = await t.db.queryText({
     request_type: 'read',
-    query: { read: { entries: [q('r', { values: { input: { in_e: { input: ids(0), label: 'KNOWS' } }, properties: ['w'] } })], returns: ['r'] } },
+    query: {
+      read: { entries: [q('r', { values: { input: { in_e: { input: ids(0), label: 'KNOWS' } }, properties: ['w'] } })], returns: ['r'] },
+    },
   });
   assert.equal(text, '{"r":[{"w":1.0},{"w":3}]}');
 });

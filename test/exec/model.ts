@@ -59,7 +59,8 @@ export type Source =
   | { readonly op: 'ids'; readonly ids: readonly number[] }
   | { readonly op: 'label'; readonly label: string }
   | { readonly op: 'edges_all' };
-export type Terminal = { readonly op: 'stream' | 'id' | 'count' } | { readonly op: 'value_map'; readonly properties: readonly string[] | null };
+export type Terminal =
+  { readonly op: 'stream' | 'id' | 'count' } | { readonly op: 'value_map'; readonly properties: readonly string[] | null };
 
 export interface Traversal {
   readonly source: Source;
@@ -211,7 +212,10 @@ function extend(row: Row, next: Elem): Row {
 
 function otherEnds(g: MGraph, row: Row): number[] {
   const e = g.edges[row.id]!;
-  const before = row.path.slice(0, -1).reverse().find((x) => x.kind === 'node');
+  const before = row.path
+    .slice(0, -1)
+    .reverse()
+    .find((x) => x.kind === 'node');
   if (before === undefined) return e.from === e.to ? [e.from] : [e.from, e.to];
   return [before.id === e.from ? e.to : e.from];
 }

@@ -33,9 +33,27 @@ async function rejectsWith(p: Promise<unknown>, code: ErrorCode, where: RegExp):
 async function seed(t: TestDb): Promise<void> {
   await t.write(
     [
-      q('a', addN('P', [['name', s('a')], ['n', i(1)]])),
-      q('b', addN('P', [['name', s('b')], ['n', i(2)]])),
-      q('c', addN('P', [['name', s('c')], ['n', i(3)]])),
+      q(
+        'a',
+        addN('P', [
+          ['name', s('a')],
+          ['n', i(1)],
+        ]),
+      ),
+      q(
+        'b',
+        addN('P', [
+          ['name', s('b')],
+          ['n', i(2)],
+        ]),
+      ),
+      q(
+        'c',
+        addN('P', [
+          ['name', s('c')],
+          ['n', i(3)],
+        ]),
+      ),
       q(null, addE(nodeVar('a'), { var: 'b' }, 'KNOWS')),
       q(null, addE(nodeVar('a'), { var: 'b' }, 'LIKES')),
       q(null, addE(nodeVar('b'), { var: 'a' }, 'KNOWS')),
@@ -70,11 +88,18 @@ test('set_property on edges writes the edge; $label on an edge is invalid_query'
   await withDb(async (t) => {
     await seed(t);
     const res = await t.write(
-      [q('e', { set_property: { input: edgeIds(1), name: 'w', value: { value: { f64: 0.5 } } } }), q('p', { edge_properties: { input: edgeIds(1) } })],
+      [
+        q('e', { set_property: { input: edgeIds(1), name: 'w', value: { value: { f64: 0.5 } } } }),
+        q('p', { edge_properties: { input: edgeIds(1) } }),
+      ],
       ['e', 'p'],
     );
     assert.deepEqual(res, { e: idRows(1), p: [{ $id: 1, $label: 'LIKES', $from: 0, $to: 1, w: 0.5 }] });
-    await rejectsWith(t.write([q('e', { set_property: { input: edgeIds(0), name: '$label', value: s('X') } })], []), 'invalid_query', /entries\[0\].*set_property/);
+    await rejectsWith(
+      t.write([q('e', { set_property: { input: edgeIds(0), name: '$label', value: s('X') } })], []),
+      'invalid_query',
+      /entries\[0\].*set_property/,
+    );
   });
 });
 
@@ -86,12 +111,23 @@ test('set_property $label relabels a node; a non-string or empty label is invali
     assert.deepEqual(after, { p: [0, 2], q: [{ $id: 1, $label: 'Q', name: 'b', n: 2 }] });
     for (const value of [i(5), { value: 'null' }, s('')]) {
       await rejectsWith(
-        t.write([q(null, { set_property: { input: ids(0), name: 'n', value: i(99) } }), q(null, { set_property: { input: ids(2), name: '$label', value } })], []),
+        t.write(
+          [
+            q(null, { set_property: { input: ids(0), name: 'n', value: i(99) } }),
+            q(null, { set_property: { input: ids(2), name: '$label', value } }),
+          ],
+          [],
+        ),
         'invalid_query',
         /entries\[1\].*set_property/,
       );
     }
-    assert.deepEqual(await t.read([q('r', { values: { input: ids(0, 2), properties: ['$label', 'n'] } })], ['r']), { r: [{ $label: 'P', n: 1 }, { $label: 'P', n: 3 }] });
+    assert.deepEqual(await t.read([q('r', { values: { input: ids(0, 2), properties: ['$label', 'n'] } })], ['r']), {
+      r: [
+        { $label: 'P', n: 1 },
+        { $label: 'P', n: 3 },
+      ],
+    });
   });
 });
 
@@ -112,10 +148,18 @@ test('remove_property removes from nodes and edges, ignores missing keys, passes
     assert.deepEqual(res, {
       r: idRows(0, 1),
       none: idRows(2),
-      v: [{ $id: 0, $label: 'P', name: 'a' }, { $id: 1, $label: 'P', name: 'b' }, { $id: 2, $label: 'P', name: 'c', n: 3 }],
+      v: [
+        { $id: 0, $label: 'P', name: 'a' },
+        { $id: 1, $label: 'P', name: 'b' },
+        { $id: 2, $label: 'P', name: 'c', n: 3 },
+      ],
       e: [{ $id: 0, $label: 'KNOWS', $from: 0, $to: 1 }],
     });
-    await rejectsWith(t.write([q(null, { remove_property: { input: ids(0), name: '$label' } })], []), 'invalid_property_name', /entries\[0\]\.query\.root\.remove_property\.name/);
+    await rejectsWith(
+      t.write([q(null, { remove_property: { input: ids(0), name: '$label' } })], []),
+      'invalid_property_name',
+      /entries\[0\]\.query\.root\.remove_property\.name/,
+    );
   });
 });
 
@@ -141,8 +185,16 @@ test('drop_edge_by_id: without input, with a non-empty guard, with an empty guar
     assert.equal(await edgeCount(t), 3);
     await t.write([q('d', { drop_edge_by_id: { input: ids(2), edges: { ids: [1, 3] } } })], ['d']);
     assert.deepEqual(await t.read([q('e', { id: { input: { edges: { reference: 'all' } } } })], ['e']), { e: [2] });
-    await rejectsWith(t.write([q('d', { drop_edge_by_id: { edges: 'all' } })], []), 'unsupported_edge_all_target', /entries\[0\]\.query\.root\.drop_edge_by_id\.edges/);
-    await rejectsWith(t.write([q('d', { drop_edge_by_id: { input: ids(0), edges: 'all' } })], []), 'unsupported_edge_all_target', /drop_edge_by_id\.edges/);
+    await rejectsWith(
+      t.write([q('d', { drop_edge_by_id: { edges: 'all' } })], []),
+      'unsupported_edge_all_target',
+      /entries\[0\]\.query\.root\.drop_edge_by_id\.edges/,
+    );
+    await rejectsWith(
+      t.write([q('d', { drop_edge_by_id: { input: ids(0), edges: 'all' } })], []),
+      'unsupported_edge_all_target',
+      /drop_edge_by_id\.edges/,
+    );
   });
 });
 
@@ -151,7 +203,18 @@ test('add_n with input: one node per input row, ids contiguous, expressions eval
     await seed(t);
     const res = await t.write(
       [
-        q('made', addN('Copy', [['from', { expr: { property: 'name' } }], ['twice', { expr: { add: { left: prop('n'), right: prop('n') } } }], ['k', s('x')]], ids(2, 0))),
+        q(
+          'made',
+          addN(
+            'Copy',
+            [
+              ['from', { expr: { property: 'name' } }],
+              ['twice', { expr: { add: { left: prop('n'), right: prop('n') } } }],
+              ['k', s('x')],
+            ],
+            ids(2, 0),
+          ),
+        ),
         q('all', { value_map: { input: label('Copy') } }),
       ],
       ['made', 'all'],
@@ -193,7 +256,10 @@ test('add_e: one edge per source x target, properties evaluated per source row; 
 
 test('ids are sequential from 0, separate for nodes and edges, and never reused after a drop or a rollback', async () => {
   await withDb(async (t) => {
-    const first = await t.write([q('a', addN('T')), q('b', addN('T')), q('e', addE(nodeVar('a'), { var: 'b' })), q('f', addE(nodeVar('b'), { var: 'a' }))], ['a', 'b', 'e', 'f']);
+    const first = await t.write(
+      [q('a', addN('T')), q('b', addN('T')), q('e', addE(nodeVar('a'), { var: 'b' })), q('f', addE(nodeVar('b'), { var: 'a' }))],
+      ['a', 'b', 'e', 'f'],
+    );
     assert.deepEqual(first, { a: idRows(0), b: idRows(1), e: idRows(0), f: idRows(1) });
     await t.write([q(null, { drop: { input: ids(1) } })], []);
     assert.equal(await edgeCount(t), 0);
@@ -203,7 +269,9 @@ test('ids are sequential from 0, separate for nodes and edges, and never reused 
     await rejectsWith(t.write([q(null, addN('T')), q(null, addE(ids(0), { ids: [999] }))], []), 'node_not_found', /999/);
     const third = await t.write([q('d', addN('T'))], ['d']);
     assert.ok(third.d[0].$id > second.c[0].$id);
-    assert.deepEqual(await t.read([q('n', { id: { input: { nodes: { reference: 'all' } } } })], ['n']), { n: [0, second.c[0].$id, third.d[0].$id] });
+    assert.deepEqual(await t.read([q('n', { id: { input: { nodes: { reference: 'all' } } } })], ['n']), {
+      n: [0, second.c[0].$id, third.d[0].$id],
+    });
   });
 });
 
@@ -243,7 +311,11 @@ test('a failing entry rolls back every write before it, in earlier entries and f
       /entries\[4\].*mod/,
     );
     const res = await t.read(
-      [q('r', { count: { input: label('R') } }), q('p', { values: { input: label('P'), properties: ['name'] } }), q('e', { id: { input: { edges: { reference: 'all' } } } })],
+      [
+        q('r', { count: { input: label('R') } }),
+        q('p', { values: { input: label('P'), properties: ['name'] } }),
+        q('e', { id: { input: { edges: { reference: 'all' } } } }),
+      ],
       ['r', 'p', 'e'],
     );
     assert.deepEqual(res, { r: [0], p: [{ name: 'a' }, { name: 'b' }, { name: 'c' }], e: [0, 1, 2, 3] });
@@ -254,10 +326,19 @@ test('the mutations in one traversal see each other: add_e from freshly relabell
   await withDb(async (t) => {
     await seed(t);
     const res = await t.write(
-      [q('e', addE({ set_property: { input: label('P'), name: '$label', value: s('Z') } }, { ids: [0] }, 'SELF')), q('z', { count: { input: label('Z') } })],
+      [
+        q('e', addE({ set_property: { input: label('P'), name: '$label', value: s('Z') } }, { ids: [0] }, 'SELF')),
+        q('z', { count: { input: label('Z') } }),
+      ],
       ['e', 'z'],
     );
     assert.deepEqual(res, { e: idRows(4, 5, 6), z: [3] });
-    assert.deepEqual(await t.read([q('p', { count: { input: label('P') } }), q('in', { id: { input: { in: { input: ids(0), label: 'SELF' } } } })], ['p', 'in']), { p: [0], in: [0, 1, 2] });
+    assert.deepEqual(
+      await t.read(
+        [q('p', { count: { input: label('P') } }), q('in', { id: { input: { in: { input: ids(0), label: 'SELF' } } } })],
+        ['p', 'in'],
+      ),
+      { p: [0], in: [0, 1, 2] },
+    );
   });
 });

@@ -18,21 +18,54 @@ before(async () => {
   await t.write([q(null, e(0, 5)), q(null, e(0, 4)), q(null, e(0, 3)), q(null, e(1, 3)), q(null, e(0, 5, 'M'))], []);
   await t.write([q(null, { drop: { input: ids(6) } })], []);
   const v = (x: unknown) => ({ value: x });
-  const o = (props: [string, unknown][]) => q(null, n('O', props.map(([k, x]) => [k, v(x)])));
+  const o = (props: [string, unknown][]) =>
+    q(
+      null,
+      n(
+        'O',
+        props.map(([k, x]) => [k, v(x)]),
+      ),
+    );
   await t.write(
     [
-      o([['k', { i64: 2 }], ['s', { string: 'b' }], ['g', { i64: 1 }]]), // 7
-      o([['s', { string: 'a' }], ['g', { i64: 2 }]]), // 8: k missing
-      o([['k', { i64: 1 }], ['s', { string: 'a' }], ['g', { i64: 1 }]]), // 9
-      o([['k', { f64: 2.0 }], ['s', { string: 'a' }], ['g', { i64: 2 }]]), // 10
-      o([['s', { string: 'b' }], ['g', { i64: 1 }]]), // 11: k missing
+      o([
+        ['k', { i64: 2 }],
+        ['s', { string: 'b' }],
+        ['g', { i64: 1 }],
+      ]), // 7
+      o([
+        ['s', { string: 'a' }],
+        ['g', { i64: 2 }],
+      ]), // 8: k missing
+      o([
+        ['k', { i64: 1 }],
+        ['s', { string: 'a' }],
+        ['g', { i64: 1 }],
+      ]), // 9
+      o([
+        ['k', { f64: 2.0 }],
+        ['s', { string: 'a' }],
+        ['g', { i64: 2 }],
+      ]), // 10
+      o([
+        ['s', { string: 'b' }],
+        ['g', { i64: 1 }],
+      ]), // 11: k missing
     ],
     [],
   );
   await t.write(
     [
-      ['string', { string: 'a' }], ['i64', { i64: 3 }], ['f64', { f64: -1.5 }], ['true', { bool: true }], ['false', { bool: false }],
-      ['null', 'null'], ['dt', { date_time: 0 }], ['missing', null], ['emoji', { string: '\u{1f600}' }], ['fullwidth', { string: '\uff5e' }],
+      ['string', { string: 'a' }],
+      ['i64', { i64: 3 }],
+      ['f64', { f64: -1.5 }],
+      ['true', { bool: true }],
+      ['false', { bool: false }],
+      ['null', 'null'],
+      ['dt', { date_time: 0 }],
+      ['missing', null],
+      ['emoji', { string: '\u{1f600}' }],
+      ['fullwidth', { string: '\uff5e' }],
     ].map(([name, x]) => q(null, n('M', [['name', s(name as string)], ...(x === null ? [] : [['m', v(x)]])]))),
     [],
   );
@@ -48,7 +81,10 @@ test('nodes all and edges all come in ascending id, dropped ids leave gaps; ids 
   assert.deepEqual(await idsOf(label('S')), [0, 1, 2, 3, 4, 5]);
   const allIds: number[] = await idsOf({ nodes: { reference: 'all' } });
   assert.deepEqual(allIds.slice(0, 7), [0, 1, 2, 3, 4, 5, 7]);
-  assert.deepEqual(allIds, [...allIds].sort((a, b) => a - b));
+  assert.deepEqual(
+    allIds,
+    [...allIds].sort((a, b) => a - b),
+  );
   assert.deepEqual(await idsOf({ edges: { reference: 'all' } }), [0, 1, 2, 3, 4]);
   assert.deepEqual(await idsOf(ids(5, 0, 3, 42, 1)), [5, 0, 3, 1]);
   assert.deepEqual(await idsOf({ edges: { reference: { ids: [3, 0, 2] } } }), [3, 0, 2]);
@@ -67,7 +103,10 @@ test('navigation is per input row, neighbours ascending by node id, edges ascend
 
 test('union is row-major; choose puts then-rows before else-rows', async () => {
   const outs = { out: { input: 'context' } };
-  assert.deepEqual(await idsOf({ union: { input: ids(1, 0, 2), traversals: [sub(outs), sub('context'), sub(outs)] } }), [3, 1, 3, 3, 4, 5, 0, 3, 4, 5, 2]);
+  assert.deepEqual(
+    await idsOf({ union: { input: ids(1, 0, 2), traversals: [sub(outs), sub('context'), sub(outs)] } }),
+    [3, 1, 3, 3, 4, 5, 0, 3, 4, 5, 2],
+  );
   const isZero = { eq: { left: { property: '$id' }, right: { constant: { i64: 0 } } } };
   assert.deepEqual(
     await idsOf({ choose: { input: ids(2, 0, 1), condition: isZero, then_traversal: sub(outs), else_traversal: sub('context') } }),
@@ -88,11 +127,20 @@ test('order_by: missing first ascending and last descending, ties by element asc
   const expected = [{ $id: 0 }, { $id: 1 }, { $id: 0 }, { $id: 1 }, { $id: 2 }, { $id: 3 }, { $id: 4 }];
   assert.deepEqual(await read1(orderBy(mixed, 'zz', 'asc')), expected);
   assert.deepEqual(await read1(orderBy(mixed, 'zz', 'desc')), expected);
-  assert.deepEqual(await read1({ value_map: { input: orderBy(mixed, 'zz', 'asc'), properties: ['$from'] } }), [{}, {}, { $from: 0 }, { $from: 0 }, { $from: 0 }, { $from: 1 }, { $from: 0 }]);
+  assert.deepEqual(await read1({ value_map: { input: orderBy(mixed, 'zz', 'asc'), properties: ['$from'] } }), [
+    {},
+    {},
+    { $from: 0 },
+    { $from: 0 },
+    { $from: 0 },
+    { $from: 1 },
+    { $from: 0 },
+  ]);
 });
 
 test('order_by across types: null < bool < number < date_time < string (UTF-8 byte order)', async () => {
-  const names = async (order: 'asc' | 'desc') => (await read1({ values: { input: orderBy(label('M'), 'm', order), properties: ['name'] } })).map((x: { name: string }) => x.name);
+  const names = async (order: 'asc' | 'desc') =>
+    (await read1({ values: { input: orderBy(label('M'), 'm', order), properties: ['name'] } })).map((x: { name: string }) => x.name);
   const asc = ['missing', 'null', 'false', 'true', 'f64', 'i64', 'dt', 'string', 'fullwidth', 'emoji'];
   assert.deepEqual(await names('asc'), asc);
   assert.deepEqual(await names('desc'), [...asc.slice(1).reverse(), 'missing']);
@@ -100,9 +148,27 @@ test('order_by across types: null < bool < number < date_time < string (UTF-8 by
 
 test('order_by_multiple: lexicographic over keys, each with its own direction, ties by element', async () => {
   const om = (input: unknown, orderings: [string, string][]) => idsOf({ order_by_multiple: { input, orderings } });
-  assert.deepEqual(await om(label('O'), [['g', 'asc'], ['k', 'desc']]), [7, 9, 11, 10, 8]);
-  assert.deepEqual(await om(ids(11, 10, 9, 8, 7), [['s', 'desc'], ['g', 'asc']]), [7, 11, 9, 8, 10]);
-  assert.deepEqual(await om(ids(11, 10, 9, 8, 7), [['g', 'desc'], ['zz', 'asc']]), [8, 10, 7, 9, 11]);
+  assert.deepEqual(
+    await om(label('O'), [
+      ['g', 'asc'],
+      ['k', 'desc'],
+    ]),
+    [7, 9, 11, 10, 8],
+  );
+  assert.deepEqual(
+    await om(ids(11, 10, 9, 8, 7), [
+      ['s', 'desc'],
+      ['g', 'asc'],
+    ]),
+    [7, 11, 9, 8, 10],
+  );
+  assert.deepEqual(
+    await om(ids(11, 10, 9, 8, 7), [
+      ['g', 'desc'],
+      ['zz', 'asc'],
+    ]),
+    [8, 10, 7, 9, 11],
+  );
   // One key behaves as order_by.
   assert.deepEqual(await om(label('O'), [['k', 'asc']]), await idsOf(orderBy(label('O'), 'k', 'asc')));
 });

@@ -29,14 +29,47 @@ before(async () => {
   const w = (props: [string, unknown][]) => q(null, { add_n: { label: 'W', properties: props } });
   await t.write(
     [
-      w([['name', s('a0')], ['s', s('apple pie')], ['n', i(1)], ['f', f(1.5)], ['dt', dt(1000)], ['nul', { value: 'null' }],
+      w([
+        ['name', s('a0')],
+        ['s', s('apple pie')],
+        ['n', i(1)],
+        ['f', f(1.5)],
+        ['dt', dt(1000)],
+        ['nul', { value: 'null' }],
         ['arr', { value: { string_array: ['apple', 'pie'] } }],
-        ['obj', { value: { object: { k: { i64: 1 }, inner: { object: { z: 'null' } } } } }]]),
-      w([['name', s('a1')], ['s', s('banana')], ['n', i(2)], ['f', f(2)], ['dt', dt(2000)]]),
-      w([['name', s('a2')], ['s', s('Apple')], ['n', f(1)], ['dt', dt(3000)], ['nul', i(0)]]),
-      w([['name', s('a3')], ['s', s('pineapple')], ['n', i(10)], ['f', s('1.5')], ['dt', s('1970-01-01T00:00:02.000Z')]]),
-      w([['name', s('a4')], ['s', s('\uFFFD')], ['n', { value: { bool: true } }]]),
-      w([['name', s('a5')], ['s', s('😀')], ['n', { value: 'null' }]]),
+        ['obj', { value: { object: { k: { i64: 1 }, inner: { object: { z: 'null' } } } } }],
+      ]),
+      w([
+        ['name', s('a1')],
+        ['s', s('banana')],
+        ['n', i(2)],
+        ['f', f(2)],
+        ['dt', dt(2000)],
+      ]),
+      w([
+        ['name', s('a2')],
+        ['s', s('Apple')],
+        ['n', f(1)],
+        ['dt', dt(3000)],
+        ['nul', i(0)],
+      ]),
+      w([
+        ['name', s('a3')],
+        ['s', s('pineapple')],
+        ['n', i(10)],
+        ['f', s('1.5')],
+        ['dt', s('1970-01-01T00:00:02.000Z')],
+      ]),
+      w([
+        ['name', s('a4')],
+        ['s', s('\uFFFD')],
+        ['n', { value: { bool: true } }],
+      ]),
+      w([
+        ['name', s('a5')],
+        ['s', s('😀')],
+        ['n', { value: 'null' }],
+      ]),
       w([['name', s('a6')]]),
     ],
     [],
@@ -93,7 +126,10 @@ test('eq compares numbers by value across i64 and f64 (1 == 1.0); other kinds by
   // Equality of compound values: same kind, same elements.
   assert.deepEqual(await keep({ eq: { left: prop('arr'), right: { constant: { string_array: ['apple', 'pie'] } } } }), [0]);
   assert.deepEqual(await keep({ eq: { left: prop('arr'), right: { constant: { string_array: ['pie', 'apple'] } } } }), []);
-  assert.deepEqual(await keep({ eq: { left: prop('obj'), right: { constant: { object: { inner: { object: { z: 'null' } }, k: { i64: 1 } } } } } }), [0]);
+  assert.deepEqual(
+    await keep({ eq: { left: prop('obj'), right: { constant: { object: { inner: { object: { z: 'null' } }, k: { i64: 1 } } } } } }),
+    [0],
+  );
 });
 
 test('neq is the negation of eq: true on missing properties unless compared with null', async () => {
@@ -130,10 +166,15 @@ test('date_time comparisons: only against date_times, never numbers or RFC 3339 
 test('a typed date_time parameter compares with stored date_times (D7)', async () => {
   const res = await t.db.query({
     request_type: 'read',
-    query: { read: { entries: [
-      q('gt', { id: { input: { where: { input: all, predicate: { gt: { left: prop('dt'), right: { param: 'd' } } } } } } }),
-      q('eq', { id: { input: { where: { input: all, predicate: { eq: { left: prop('dt'), right: { param: 'e' } } } } } } }),
-    ], returns: ['gt', 'eq'] } },
+    query: {
+      read: {
+        entries: [
+          q('gt', { id: { input: { where: { input: all, predicate: { gt: { left: prop('dt'), right: { param: 'd' } } } } } } }),
+          q('eq', { id: { input: { where: { input: all, predicate: { eq: { left: prop('dt'), right: { param: 'e' } } } } } } }),
+        ],
+        returns: ['gt', 'eq'],
+      },
+    },
     parameters: { d: '1970-01-01T00:00:01.500Z', e: '1970-01-01T01:00:02+01:00' },
     parameter_types: { d: 'date_time', e: 'date_time' },
   });
@@ -148,7 +189,11 @@ test('contains: substring of a string only, never array membership', async () =>
   assert.deepEqual(await keep({ contains: { value: prop('s'), substring: cs('apple') } }), [0, 3]);
   assert.deepEqual(await keep({ contains: { value: prop('s'), substring: cs('pple') } }), [0, 2, 3]);
   assert.deepEqual(await keep({ contains: { value: prop('s'), substring: cs('') } }), [0, 1, 2, 3, 4, 5]);
-  assert.deepEqual(await keep({ contains: { value: prop('arr'), substring: cs('apple') } }), [], 'a string_array does not "contain" its element');
+  assert.deepEqual(
+    await keep({ contains: { value: prop('arr'), substring: cs('apple') } }),
+    [],
+    'a string_array does not "contain" its element',
+  );
   assert.deepEqual(await keep({ contains: { value: prop('n'), substring: cs('1') } }), [], 'numbers are not strings');
   assert.deepEqual(await keep({ contains: { value: prop('s'), substring: { param: 'x' } } }, { x: 'nan' }), [1]);
   assert.deepEqual(await keep({ contains: { value: cs('xx banana xx'), substring: prop('s') } }), [1]);
@@ -202,12 +247,18 @@ test('is_in with an array literal and typed array literals', async () => {
   assert.deepEqual(await keep({ is_in: { value: prop('n'), values: { constant: { i64_array: [2, 10] } } } }), [1, 3]);
   assert.deepEqual(await keep({ is_in: { value: prop('n'), values: { constant: { f64_array: [1, 2.5] } } } }), [0, 2]);
   assert.deepEqual(await keep({ is_in: { value: prop('f'), values: { constant: { f32_array: [1.5] } } } }), [0]);
-  assert.deepEqual(await keep({ is_in: { value: prop('s'), values: { constant: { string_array: ['Apple', 'banana', 'nope'] } } } }), [1, 2]);
+  assert.deepEqual(
+    await keep({ is_in: { value: prop('s'), values: { constant: { string_array: ['Apple', 'banana', 'nope'] } } } }),
+    [1, 2],
+  );
   assert.deepEqual(await keep({ is_in: { value: prop('n'), values: { constant: { string_array: ['1', '2'] } } } }), []);
   assert.deepEqual(await keep({ is_in: { value: prop('n'), values: { constant: { array: [] } } } }), []);
   assert.deepEqual(await keep({ is_in: { value: prop('n'), values: { constant: { array: ['null'] } } } }), [5, 6]);
   // Elements are compared whole: an array is in an array of arrays, a string is not "in" a string_array value.
-  assert.deepEqual(await keep({ is_in: { value: prop('arr'), values: { constant: { array: [{ string_array: ['apple', 'pie'] }] } } } }), [0]);
+  assert.deepEqual(
+    await keep({ is_in: { value: prop('arr'), values: { constant: { array: [{ string_array: ['apple', 'pie'] }] } } } }),
+    [0],
+  );
   assert.deepEqual(await keep({ is_in: { value: cs('apple'), values: prop('arr') } }), [0], 'the values may be a stored array');
 });
 
@@ -245,8 +296,15 @@ test('between over stored values of another kind is false; known ends of two dif
   assert.deepEqual(await keep({ between: { value: prop('missing'), min: ci(0), max: ci(5) } }), []);
   assert.deepEqual(await keep({ not: { predicate: { between: { value: prop('s'), min: ci(0), max: ci(5) } } } }), ALL);
   // min "a" and max 5 can never both hold: the request has a bug, said before anything runs.
-  for (const [min, max] of [[cs('a'), ci(5)], [ci(0), cs('z')]]) {
-    await rejects400(t.read([q('r', { where: { input: all, predicate: { between: { value: prop('n'), min, max } } } })], ['r']), 'incompatible_comparison', atPath('.where.predicate.between'));
+  for (const [min, max] of [
+    [cs('a'), ci(5)],
+    [ci(0), cs('z')],
+  ]) {
+    await rejects400(
+      t.read([q('r', { where: { input: all, predicate: { between: { value: prop('n'), min, max } } } })], ['r']),
+      'incompatible_comparison',
+      atPath('.where.predicate.between'),
+    );
   }
 });
 
@@ -268,7 +326,10 @@ test('gt/gte/lt/lte/between with a constant of an unorderable kind is a static 4
   await bad({ between: { value: prop('n'), min: ci(0), max: { constant: { object: {} } } } }, '.between');
   await bad({ between: { value: prop('n'), min: cnull, max: ci(5) } }, '.between');
   await bad({ compare: { left: prop('n'), op: 'gt', right: { constant: { f64_array: [1] } } } }, '.compare');
-  await bad({ and: { predicates: [{ eq: { left: prop('n'), right: ci(1) } }, { lt: { left: prop('n'), right: { constant: { bool: true } } } }] } }, '.and');
+  await bad(
+    { and: { predicates: [{ eq: { left: prop('n'), right: ci(1) } }, { lt: { left: prop('n'), right: { constant: { bool: true } } } }] } },
+    '.and',
+  );
   // Also in a source predicate.
   await rejects400(
     t.read([q('r', { nodes_where: { predicate: { gt: { left: prop('n'), right: { constant: { bool: true } } } } } })], ['r']),
@@ -298,7 +359,19 @@ test('comparisons with a constant of an orderable kind stay legal: false on rows
   // Parameter values are known before execution too, so they are checked like constants.
   assert.deepEqual(await keep({ gt: { left: prop('n'), right: { param: 'p' } } }, { p: 1 }), [1, 3]);
   const where = (predicate: unknown, p: unknown) => t.read([q('r', { where: { input: all, predicate } })], ['r'], { p });
-  await rejects400(where({ gt: { left: prop('n'), right: { param: 'p' } } }, true), 'incompatible_comparison', atPath('.where.predicate.gt.right.param'));
-  await rejects400(where({ contains: { value: prop('s'), substring: { param: 'p' } } }, 1), 'incompatible_comparison', atPath('.where.predicate.contains.substring.param'));
-  await rejects400(where({ between: { value: prop('n'), min: { param: 'p' }, max: ci(5) } }, null), 'incompatible_comparison', atPath('.where.predicate.between.min.param'));
+  await rejects400(
+    where({ gt: { left: prop('n'), right: { param: 'p' } } }, true),
+    'incompatible_comparison',
+    atPath('.where.predicate.gt.right.param'),
+  );
+  await rejects400(
+    where({ contains: { value: prop('s'), substring: { param: 'p' } } }, 1),
+    'incompatible_comparison',
+    atPath('.where.predicate.contains.substring.param'),
+  );
+  await rejects400(
+    where({ between: { value: prop('n'), min: { param: 'p' }, max: ci(5) } }, null),
+    'incompatible_comparison',
+    atPath('.where.predicate.between.min.param'),
+  );
 });

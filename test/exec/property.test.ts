@@ -8,8 +8,19 @@ import fc from 'fast-check';
 import { open } from '../../src/index.js';
 import { tempDir } from '../helpers/server.js';
 import {
-  evaluate, kindAfter,
-  type MEdge, type MGraph, type MNode, type Operand, type Order, type Pred, type PropVal, type Source, type Step, type Terminal, type Traversal,
+  evaluate,
+  kindAfter,
+  type MEdge,
+  type MGraph,
+  type MNode,
+  type Operand,
+  type Order,
+  type Pred,
+  type PropVal,
+  type Source,
+  type Step,
+  type Terminal,
+  type Traversal,
 } from './model.js';
 
 const NODE_LABELS = ['A', 'B', 'C'];
@@ -37,7 +48,10 @@ const nodeArb: fc.Arbitrary<MNode> = fc.record({ label: fc.constantFrom(...NODE_
 const graphArb: fc.Arbitrary<MGraph> = fc
   .tuple(
     fc.array(nodeArb, { minLength: 1, maxLength: 15, size: 'max' }),
-    fc.array(fc.record({ from: fc.nat(99), to: fc.nat(99), label: fc.constantFrom(...EDGE_LABELS), props: propsArb }), { maxLength: 40, size: 'max' }),
+    fc.array(fc.record({ from: fc.nat(99), to: fc.nat(99), label: fc.constantFrom(...EDGE_LABELS), props: propsArb }), {
+      maxLength: 40,
+      size: 'max',
+    }),
   )
   .map(([nodes, raw]) => ({
     nodes,
@@ -72,7 +86,10 @@ const predArb: fc.Arbitrary<Pred> = fc.letrec<{ pred: Pred }>((tie) => ({
       .record({
         op: fc.constant('starts_with' as const),
         value: operandArb,
-        prefix: fc.oneof(fc.constantFrom(...STRINGS).map((v): Operand => ({ constant: { t: 'string', v } })), operandArb),
+        prefix: fc.oneof(
+          fc.constantFrom(...STRINGS).map((v): Operand => ({ constant: { t: 'string', v } })),
+          operandArb,
+        ),
       })
       .filter((p) => stringOperand(p.value) && stringOperand(p.prefix)),
     fc.record({ op: fc.constantFrom('and', 'or' as const), preds: fc.array(tie('pred'), { minLength: 1, maxLength: 3 }) }),
@@ -97,7 +114,22 @@ const stepSeedArb = fc.record({
 });
 type StepSeed = typeof stepSeedArb extends fc.Arbitrary<infer T> ? T : never;
 
-const COMMON = ['has', 'has_label', 'has_key', 'where', 'where', 'dedup', 'as', 'limit', 'skip', 'range', 'order_by', 'order_by', 'order_by_multiple', 'order_by_multiple'] as const;
+const COMMON = [
+  'has',
+  'has_label',
+  'has_key',
+  'where',
+  'where',
+  'dedup',
+  'as',
+  'limit',
+  'skip',
+  'range',
+  'order_by',
+  'order_by',
+  'order_by_multiple',
+  'order_by_multiple',
+] as const;
 const NODE_ONLY = ['out', 'in', 'both', 'out_e', 'in_e', 'both_e', 'out', 'in', 'both', 'out_e', 'both_e', 'both'] as const;
 const EDGE_ONLY = ['out_n', 'in_n', 'other_n', 'out_n', 'in_n', 'other_n', 'other_n'] as const;
 
@@ -118,9 +150,17 @@ function buildSteps(startKind: 'node' | 'edge', seeds: readonly StepSeed[]): Ste
 
 function makeStep(op: string, s: StepSeed): Step {
   switch (op) {
-    case 'out': case 'in': case 'both': case 'out_e': case 'in_e': case 'both_e':
+    case 'out':
+    case 'in':
+    case 'both':
+    case 'out_e':
+    case 'in_e':
+    case 'both_e':
       return { op, label: s.edgeLabel };
-    case 'out_n': case 'in_n': case 'other_n': case 'dedup':
+    case 'out_n':
+    case 'in_n':
+    case 'other_n':
+    case 'dedup':
       return { op };
     case 'has':
       return { op, property: s.name, value: s.value };
@@ -130,9 +170,12 @@ function makeStep(op: string, s: StepSeed): Step {
       return { op, property: s.name };
     case 'where':
       return { op, pred: s.pred };
-    case 'as': case 'within': case 'without':
+    case 'as':
+    case 'within':
+    case 'without':
       return { op, name: 'v' };
-    case 'limit': case 'skip':
+    case 'limit':
+    case 'skip':
       return { op, n: s.n };
     case 'range':
       return { op, start: Math.min(s.n, s.m), end: Math.max(s.n, s.m) };
@@ -154,7 +197,9 @@ const sourceArb: fc.Arbitrary<Source> = fc.oneof(
 
 const terminalArb: fc.Arbitrary<Terminal> = fc.oneof(
   fc.constantFrom<Terminal>({ op: 'stream' }, { op: 'id' }, { op: 'count' }, { op: 'value_map', properties: null }),
-  fc.uniqueArray(fc.constantFrom(...PROPS, '$id', '$label', '$from', 'zz'), { minLength: 1, maxLength: 3 }).map((properties): Terminal => ({ op: 'value_map', properties })),
+  fc
+    .uniqueArray(fc.constantFrom(...PROPS, '$id', '$label', '$from', 'zz'), { minLength: 1, maxLength: 3 })
+    .map((properties): Terminal => ({ op: 'value_map', properties })),
 );
 
 const traversalArb: fc.Arbitrary<Traversal> = fc
@@ -173,7 +218,8 @@ function expr(o: Operand): unknown {
 
 function predWire(p: Pred): unknown {
   switch (p.op) {
-    case 'and': case 'or':
+    case 'and':
+    case 'or':
       return { [p.op]: { predicates: p.preds.map(predWire) } };
     case 'not':
       return { not: { predicate: predWire(p.pred) } };
@@ -188,9 +234,17 @@ function predWire(p: Pred): unknown {
 
 function stepWire(input: unknown, s: Step): unknown {
   switch (s.op) {
-    case 'out': case 'in': case 'both': case 'out_e': case 'in_e': case 'both_e':
+    case 'out':
+    case 'in':
+    case 'both':
+    case 'out_e':
+    case 'in_e':
+    case 'both_e':
       return { [s.op]: { input, ...(s.label === null ? {} : { label: s.label }) } };
-    case 'out_n': case 'in_n': case 'other_n': case 'dedup':
+    case 'out_n':
+    case 'in_n':
+    case 'other_n':
+    case 'dedup':
       return { [s.op]: { input } };
     case 'has':
       return { has: { input, property: s.property, value: tagged(s.value) } };
@@ -202,9 +256,11 @@ function stepWire(input: unknown, s: Step): unknown {
       return { where: { input, predicate: predWire(s.pred) } };
     case 'as':
       return { as: { input, name: s.name } };
-    case 'within': case 'without':
+    case 'within':
+    case 'without':
       return { [s.op]: { input, variable: s.name } };
-    case 'limit': case 'skip':
+    case 'limit':
+    case 'skip':
       return { [s.op]: { input, count: { literal: s.n } } };
     case 'range':
       return { range: { input, start: { literal: s.start }, end: { literal: s.end } } };
@@ -218,10 +274,13 @@ function stepWire(input: unknown, s: Step): unknown {
 function traversalWire(t: Traversal): unknown {
   const s = t.source;
   let root: unknown =
-    s.op === 'all' ? { nodes: { reference: 'all' } }
-    : s.op === 'ids' ? { nodes: { reference: { ids: s.ids } } }
-    : s.op === 'edges_all' ? { edges: { reference: 'all' } }
-    : { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: s.label } } } } } };
+    s.op === 'all'
+      ? { nodes: { reference: 'all' } }
+      : s.op === 'ids'
+        ? { nodes: { reference: { ids: s.ids } } }
+        : s.op === 'edges_all'
+          ? { edges: { reference: 'all' } }
+          : { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: s.label } } } } } };
   for (const step of t.steps) root = stepWire(root, step);
   const term = t.terminal;
   if (term.op === 'stream') return root;
@@ -234,14 +293,21 @@ function loadRequest(g: MGraph): object {
   const entries = [
     ...g.nodes.map((n) => ({ query: { root: { add_n: { label: n.label, properties: props(n.props) } } } })),
     ...g.edges.map((e) => ({
-      query: { root: { add_e: { input: { nodes: { reference: { ids: [e.from] } } }, label: e.label, to: { ids: [e.to] }, properties: props(e.props) } } },
+      query: {
+        root: {
+          add_e: { input: { nodes: { reference: { ids: [e.from] } } }, label: e.label, to: { ids: [e.to] }, properties: props(e.props) },
+        },
+      },
     })),
   ];
   if (entries.length === 0) entries.push({ query: { root: { nodes: { reference: 'all' } } } } as never);
   return { request_type: 'write', query: { write: { entries, returns: [] } } };
 }
 
-const readRequest = (root: unknown): object => ({ request_type: 'read', query: { read: { entries: [{ query: { name: 'r', root } }], returns: ['r'] } } });
+const readRequest = (root: unknown): object => ({
+  request_type: 'read',
+  query: { read: { entries: [{ query: { name: 'r', root } }], returns: ['r'] } },
+});
 
 test('random traversals over random graphs agree with the model, order included', async () => {
   await fc.assert(
@@ -257,7 +323,7 @@ test('random traversals over random graphs agree with the model, order included'
           try {
             actual = (await db.query(request)).r;
           } catch (err) {
-            throw new Error(`request failed: ${String(err)}\nrequest: ${JSON.stringify(request)}`);
+            throw new Error(`request failed: ${String(err)}\nrequest: ${JSON.stringify(request)}`, { cause: err });
           }
           assert.deepEqual(actual, expected, `request: ${JSON.stringify(request)}`);
         }

@@ -30,10 +30,14 @@ before(async () => {
   const rows = Array.from({ length: N }, (_, i) => row(i));
   const props = (keys: string[]) => keys.map((k) => [k, { expr: { param: k } }]);
   // Each row is its own one-element for_each, so ids follow i while every row has exactly its own keys.
-  const body = (r: Record<string, unknown>) => ({ add_n: { label: r.label, properties: props(Object.keys(r).filter((k) => k !== 'label')) } });
+  const body = (r: Record<string, unknown>) => ({
+    add_n: { label: r.label, properties: props(Object.keys(r).filter((k) => k !== 'label')) },
+  });
   for (let start = 0; start < N; start += 200) {
     const entries = rows.slice(start, start + 200).map((r, k) => ({ for_each: { param: `r${k}`, body: [q(null, body(r))] } }));
-    const parameters = Object.fromEntries(rows.slice(start, start + 200).map((r, k) => [`r${k}`, [Object.fromEntries(Object.entries(r).filter(([key]) => key !== 'label'))]]));
+    const parameters = Object.fromEntries(
+      rows.slice(start, start + 200).map((r, k) => [`r${k}`, [Object.fromEntries(Object.entries(r).filter(([key]) => key !== 'label'))]]),
+    );
     await t.write(entries, [], parameters);
   }
   // Delete a few, so blocks have holes.
@@ -50,16 +54,24 @@ const constArb = fc.oneof(
 );
 const nameArb = fc.constantFrom('n', 's', 'f', 'missing', '$id');
 const leafArb = fc.oneof(
-  fc.record({ op: fc.constantFrom('eq', 'neq', 'gt', 'gte', 'lt', 'lte'), name: nameArb, c: constArb, flip: fc.boolean() }).map(({ op, name, c, flip }) =>
-    ({ [op]: flip ? { left: c, right: prop(name) } : { left: prop(name), right: c } })),
-  fc.record({ op: fc.constantFrom('has_key', 'is_null', 'is_not_null'), name: nameArb }).map(({ op, name }) => ({ [op]: { property: name } })),
+  fc
+    .record({ op: fc.constantFrom('eq', 'neq', 'gt', 'gte', 'lt', 'lte'), name: nameArb, c: constArb, flip: fc.boolean() })
+    .map(({ op, name, c, flip }) => ({ [op]: flip ? { left: c, right: prop(name) } : { left: prop(name), right: c } })),
+  fc
+    .record({ op: fc.constantFrom('has_key', 'is_null', 'is_not_null'), name: nameArb })
+    .map(({ op, name }) => ({ [op]: { property: name } })),
   fc.record({ op: fc.constantFrom('starts_with', 'ends_with', 'contains'), s: fc.constantFrom('x', 'y', '') }).map(({ op, s }) => ({
-    [op]: { value: prop('s'), [op === 'starts_with' ? 'prefix' : op === 'ends_with' ? 'suffix' : 'substring']: { constant: { string: s } } },
+    [op]: {
+      value: prop('s'),
+      [op === 'starts_with' ? 'prefix' : op === 'ends_with' ? 'suffix' : 'substring']: { constant: { string: s } },
+    },
   })),
   fc.constantFrom('A', 'B', 'C').map((l) => ({ eq: { left: prop('$label'), right: { constant: { string: l } } } })),
   // Not compilable: a comparison between two properties is evaluated on records.
   fc.constant({ gt: { left: prop('n'), right: prop('f') } }),
-  fc.record({ lo: fc.integer({ min: 0, max: 12 }), hi: fc.integer({ min: 0, max: 12 }) }).map(({ lo, hi }) => ({ between: { value: prop('n'), min: { constant: { i64: lo } }, max: { constant: { i64: hi } } } })),
+  fc
+    .record({ lo: fc.integer({ min: 0, max: 12 }), hi: fc.integer({ min: 0, max: 12 }) })
+    .map(({ lo, hi }) => ({ between: { value: prop('n'), min: { constant: { i64: lo } }, max: { constant: { i64: hi } } } })),
   fc.constant({ is_in: { value: prop('s'), values: { constant: { string_array: ['x', 'z'] } } } }),
 );
 const predArb: fc.Arbitrary<unknown> = fc.letrec<{ p: unknown }>((tie) => ({
@@ -102,13 +114,40 @@ test('property: filters, counts and ordered pages over columns equal the row-by-
         const listWhere = { where: { input: { where: { input: listSource(), predicate: p1 } }, predicate: p2 } };
         await both({ id: { input: scanWhere } }, { id: { input: listWhere } });
         await both({ count: { input: scanWhere } }, { count: { input: listWhere } });
-        const page = (input: unknown) => ({ id: { input: { range: { input: { order_by_multiple: { input, orderings: [[key, order], ['n', 'asc']] } }, start: { literal: start }, end: { literal: start + size } } } } });
-        await both(page(scanWhere), page(listWhere));
-        await both({ id: { input: { limit: { input: { order_by: { input: scanSource, property: key, order } }, count: { literal: size } } } } }, {
-          id: { input: { limit: { input: { order_by: { input: listSource(), property: key, order } }, count: { literal: size } } } },
+        const page = (input: unknown) => ({
+          id: {
+            input: {
+              range: {
+                input: {
+                  order_by_multiple: {
+                    input,
+                    orderings: [
+                      [key, order],
+                      ['n', 'asc'],
+                    ],
+                  },
+                },
+                start: { literal: start },
+                end: { literal: start + size },
+              },
+            },
+          },
         });
+        await both(page(scanWhere), page(listWhere));
+        await both(
+          { id: { input: { limit: { input: { order_by: { input: scanSource, property: key, order } }, count: { literal: size } } } } },
+          {
+            id: { input: { limit: { input: { order_by: { input: listSource(), property: key, order } }, count: { literal: size } } } },
+          },
+        );
         // Deep pages of one key take the sorted-copy path when the key is numeric.
-        const deepPage = (input: unknown) => ({ id: { input: { range: { input: { order_by: { input, property: key, order } }, start: { literal: deep }, end: { literal: deep + size } } } } });
+        const deepPage = (input: unknown) => ({
+          id: {
+            input: {
+              range: { input: { order_by: { input, property: key, order } }, start: { literal: deep }, end: { literal: deep + size } },
+            },
+          },
+        });
         await both(deepPage(scanWhere), deepPage(listWhere));
         await both(deepPage(scanSource), deepPage(listSource()));
       },

@@ -27,14 +27,39 @@ before(async () => {
   const pairs = rows.flatMap((a) => rows.filter((b) => b.i !== a.i).map((b) => ({ a: a.i, b: b.i })));
   await db.query({
     request_type: 'write',
-    query: { write: { entries: [{ for_each: { param: 'rows', body: [{ query: { root: { add_n: { label: 'K', properties: [['i', { expr: { param: 'i' } }]] } } } }] } }], returns: [] } },
+    query: {
+      write: {
+        entries: [
+          {
+            for_each: {
+              param: 'rows',
+              body: [{ query: { root: { add_n: { label: 'K', properties: [['i', { expr: { param: 'i' } }]] } } } }],
+            },
+          },
+        ],
+        returns: [],
+      },
+    },
     parameters: { rows },
   });
   await db.query({
     request_type: 'write',
     query: {
       write: {
-        entries: [{ for_each: { param: 'pairs', body: [{ query: { root: { add_e: { input: { nodes: { reference: { param: 'a' } } }, label: 'E', to: { param: 'b' }, properties: [] } } } }] } }],
+        entries: [
+          {
+            for_each: {
+              param: 'pairs',
+              body: [
+                {
+                  query: {
+                    root: { add_e: { input: { nodes: { reference: { param: 'a' } } }, label: 'E', to: { param: 'b' }, properties: [] } },
+                  },
+                },
+              ],
+            },
+          },
+        ],
         returns: [],
       },
     },
@@ -57,13 +82,20 @@ const isTimeout = (err: unknown) => {
 test('a read that would run for hours stops with query_timeout', async () => {
   await assert.rejects(db.query(readRequest([{ query: { name: 'n', root: explode } }], ['n']) as object), isTimeout);
   // The handle keeps serving.
-  assert.deepEqual(await db.query(readRequest([{ query: { name: 'n', root: { count: { input: hops(1) } } } }], ['n']) as object), { n: [COMPLETE * (COMPLETE - 1)] });
+  assert.deepEqual(await db.query(readRequest([{ query: { name: 'n', root: { count: { input: hops(1) } } } }], ['n']) as object), {
+    n: [COMPLETE * (COMPLETE - 1)],
+  });
 });
 
 test('a write batch that times out commits nothing', async () => {
   const write = {
     request_type: 'write',
-    query: { write: { entries: [{ query: { root: { add_n: { label: 'Doomed', properties: [] } } } }, { query: { name: 'n', root: explode } }], returns: ['n'] } },
+    query: {
+      write: {
+        entries: [{ query: { root: { add_n: { label: 'Doomed', properties: [] } } } }, { query: { name: 'n', root: explode } }],
+        returns: ['n'],
+      },
+    },
   };
   await assert.rejects(db.query(write), isTimeout);
   const count = readRequest([{ query: { name: 'n', root: { count: { input: { nodes: { reference: 'all' } } } } } }], ['n']) as object;
@@ -77,7 +109,10 @@ test('over HTTP the timeout is a 408 with a QueryError body, and the server keep
     assert.equal(res.status, 408, res.text);
     assert.deepEqual(Object.keys(res.body), ['error', 'msg']);
     assert.equal(res.body.error, 'query_timeout');
-    const ok = await post(`${server.url}/v2/query`, readRequest([{ query: { name: 'n', root: { count: { input: { nodes: { reference: 'all' } } } } } }], ['n']));
+    const ok = await post(
+      `${server.url}/v2/query`,
+      readRequest([{ query: { name: 'n', root: { count: { input: { nodes: { reference: 'all' } } } } } }], ['n']),
+    );
     assert.equal(ok.text, `{"n":[${COMPLETE}]}`);
   } finally {
     await server.stop();

@@ -21,13 +21,40 @@ let seq = 0;
  */
 async function roundTrip(literal: unknown): Promise<string> {
   const key = `k${seq++}`;
-  await t.db.queryText(requestText('write', [q(null, { add_n: { label: 'V', properties: [['key', { value: { string: key } }], ['v', { value: literal }]] } })], []));
+  await t.db.queryText(
+    requestText(
+      'write',
+      [
+        q(null, {
+          add_n: {
+            label: 'V',
+            properties: [
+              ['key', { value: { string: key } }],
+              ['v', { value: literal }],
+            ],
+          },
+        }),
+      ],
+      [],
+    ),
+  );
   return readBack(key);
 }
 
 async function readBack(key: string): Promise<string> {
   const body = await t.db.queryText(
-    requestText('read', [q('r', { value_map: { input: { has: { input: { nodes: { reference: 'all' } }, property: 'key', value: { string: key } } }, properties: ['v'] } })], ['r']),
+    requestText(
+      'read',
+      [
+        q('r', {
+          value_map: {
+            input: { has: { input: { nodes: { reference: 'all' } }, property: 'key', value: { string: key } } },
+            properties: ['v'],
+          },
+        }),
+      ],
+      ['r'],
+    ),
   );
   const m = /^\{"r":\[\{"v":(.*)\}\]\}$/s.exec(body);
   assert.ok(m, `unexpected response ${body}`);
@@ -36,14 +63,30 @@ async function readBack(key: string): Promise<string> {
 
 /** Stores parameter-supplied properties (raw JSON text for `parameters` and optional `parameter_types`). */
 async function storeFromParams(key: string, names: string[], parametersJson: string, typesJson?: string): Promise<void> {
-  const entries = [q(null, { add_n: { label: 'V', properties: [['key', { value: { string: key } }], ...names.map((n) => [n, { expr: { param: n } }])] } })];
-  const body = requestText('write', entries, []).replace(/\}$/, `,"parameters":${parametersJson}${typesJson ? `,"parameter_types":${typesJson}` : ''}}`);
+  const entries = [
+    q(null, { add_n: { label: 'V', properties: [['key', { value: { string: key } }], ...names.map((n) => [n, { expr: { param: n } }])] } }),
+  ];
+  const body = requestText('write', entries, []).replace(
+    /\}$/,
+    `,"parameters":${parametersJson}${typesJson ? `,"parameter_types":${typesJson}` : ''}}`,
+  );
   assert.equal(await t.db.queryText(body), '{}');
 }
 
 async function readProps(key: string, names: string[]): Promise<string> {
   return t.db.queryText(
-    requestText('read', [q('r', { value_map: { input: { has: { input: { nodes: { reference: 'all' } }, property: 'key', value: { string: key } } }, properties: names } })], ['r']),
+    requestText(
+      'read',
+      [
+        q('r', {
+          value_map: {
+            input: { has: { input: { nodes: { reference: 'all' } }, property: 'key', value: { string: key } } },
+            properties: names,
+          },
+        }),
+      ],
+      ['r'],
+    ),
   );
 }
 
@@ -66,8 +109,14 @@ test('i64: exact digits, including the extremes and values beyond 2^53', async (
 
 test('i64 outside the i64 range and i64 with a fraction are rejected', async () => {
   const addV = (literal: string) =>
-    t.db.queryText(`{"request_type":"write","query":{"write":{"entries":[{"query":{"root":{"add_n":{"label":"V","properties":[["v",{"value":${literal}}]]}}}}],"returns":[]}}}`);
-  await rejects400(addV('{"i64":9223372036854775808}'), 'invalid_query_json', /^query\.write\.entries\[0\]\.query\.root\.add_n\.properties\[0\]/);
+    t.db.queryText(
+      `{"request_type":"write","query":{"write":{"entries":[{"query":{"root":{"add_n":{"label":"V","properties":[["v",{"value":${literal}}]]}}}}],"returns":[]}}}`,
+    );
+  await rejects400(
+    addV('{"i64":9223372036854775808}'),
+    'invalid_query_json',
+    /^query\.write\.entries\[0\]\.query\.root\.add_n\.properties\[0\]/,
+  );
   await rejects400(addV('{"i64":1.5}'), 'invalid_query_json', /^query\.write\.entries\[0\]\.query\.root\.add_n\.properties\[0\]/);
 });
 
@@ -116,7 +165,10 @@ test('bytes: an array of integers 0-255', async () => {
 });
 
 test('typed arrays: i64_array exact, f64_array with fractions, f32_array widened, string_array', async () => {
-  assert.equal(await roundTrip({ i64_array: [1, -2, 9223372036854775807n, -9223372036854775808n] }), '[1,-2,9223372036854775807,-9223372036854775808]');
+  assert.equal(
+    await roundTrip({ i64_array: [1, -2, 9223372036854775807n, -9223372036854775808n] }),
+    '[1,-2,9223372036854775807,-9223372036854775808]',
+  );
   assert.equal(await roundTrip({ i64_array: [] }), '[]');
   assert.equal(await roundTrip({ f64_array: [1, 2.5, -0.5] }), '[1.0,2.5,-0.5]');
   assert.equal(await roundTrip({ f32_array: [1, 0.1, 0] }), '[1.0,0.10000000149011612,0.0]');
@@ -125,10 +177,25 @@ test('typed arrays: i64_array exact, f64_array with fractions, f32_array widened
 
 test('array: heterogeneous and nested, elements untagged', async () => {
   const literal = {
-    array: ['null', { i64: 1 }, { f64: 2 }, { f32: 0.1 }, { string: 's' }, { bool: false }, { date_time: 0 }, { bytes: [7] },
-      { array: [{ i64: 3 }, { array: [] }] }, { object: { k: { f64: 0.5 } } }, { i64_array: [4] }, { string_array: ['x'] }],
+    array: [
+      'null',
+      { i64: 1 },
+      { f64: 2 },
+      { f32: 0.1 },
+      { string: 's' },
+      { bool: false },
+      { date_time: 0 },
+      { bytes: [7] },
+      { array: [{ i64: 3 }, { array: [] }] },
+      { object: { k: { f64: 0.5 } } },
+      { i64_array: [4] },
+      { string_array: ['x'] },
+    ],
   };
-  assert.equal(await roundTrip(literal), '[null,1,2.0,0.10000000149011612,"s",false,"1970-01-01T00:00:00.000Z",[7],[3,[]],{"k":0.5},[4],["x"]]');
+  assert.equal(
+    await roundTrip(literal),
+    '[null,1,2.0,0.10000000149011612,"s",false,"1970-01-01T00:00:00.000Z",[7],[3,[]],{"k":0.5},[4],["x"]]',
+  );
   assert.equal(await roundTrip({ array: [] }), '[]');
 });
 
@@ -142,7 +209,10 @@ test('object: nested, values untagged', async () => {
       h: { array: [{ object: { i: { bool: true } } }] },
     },
   };
-  assert.equal(await roundTrip(literal), '{"a":9223372036854775807,"b":{"c":["x"],"d":null,"e":{}},"f":1.0,"g":"1969-12-31T23:59:59.999Z","h":[{"i":true}]}');
+  assert.equal(
+    await roundTrip(literal),
+    '{"a":9223372036854775807,"b":{"c":["x"],"d":null,"e":{}},"f":1.0,"g":"1969-12-31T23:59:59.999Z","h":[{"i":true}]}',
+  );
   assert.equal(await roundTrip({ object: {} }), '{}');
 });
 
@@ -162,7 +232,21 @@ test('untyped parameters: integer tokens are i64, other numbers f64, arrays and 
       '"po":{"a":1,"b":{"c":1.0}},"pd":"2026-04-12T13:20:00Z"}]}',
   );
   // An untyped RFC 3339 string stays a string (only a typed date_time parameter converts, D7).
-  const res = await t.read([q('r', { count: { input: { where: { input: { nodes: { reference: 'all' } }, predicate: { eq: { left: { property: 'pd' }, right: { constant: { string: '2026-04-12T13:20:00Z' } } } } } } } })], ['r']);
+  const res = await t.read(
+    [
+      q('r', {
+        count: {
+          input: {
+            where: {
+              input: { nodes: { reference: 'all' } },
+              predicate: { eq: { left: { property: 'pd' }, right: { constant: { string: '2026-04-12T13:20:00Z' } } } },
+            },
+          },
+        },
+      }),
+    ],
+    ['r'],
+  );
   assert.deepEqual(res, { r: [1] });
 });
 
@@ -185,7 +269,11 @@ test('untyped integers outside the i64 range and non-finite numbers are 400 inva
   await rejects400(t.db.queryText(inf), 'invalid_query_json', new RegExp(`line 1 column ${inf.indexOf('1e400') + 1}\\b`));
   await rejects400(t.db.queryText(req('{"deep":{"x":[1,18446744073709551616]}}')), 'invalid_query_json', /^parameters\.deep\.x\[1\]/);
   // A scalar member of a row object (how bulk loads send values) is checked in place.
-  await rejects400(t.db.queryText(req('{"rows":[{"id":1,"big":9223372036854775808}]}')), 'invalid_query_json', /^parameters\.rows\[0\]\.big: 9223372036854775808 is outside the i64 range/);
+  await rejects400(
+    t.db.queryText(req('{"rows":[{"id":1,"big":9223372036854775808}]}')),
+    'invalid_query_json',
+    /^parameters\.rows\[0\]\.big: 9223372036854775808 is outside the i64 range/,
+  );
 });
 
 test('typed parameters: each declared type stored and printed as that type', async () => {
@@ -215,7 +303,18 @@ test('a typed date_time parameter becomes a real date_time (D7): equal to the li
   // The untyped twin of the same text is a string.
   await storeFromParams('dt-untyped', ['d'], '{"d":"2026-04-12T13:20:00.000Z"}');
   const untyped = { has: { input: { nodes: { reference: 'all' } }, property: 'key', value: { string: 'dt-untyped' } } };
-  const res = await t.read([q('r', { count: { input: { where: { input: untyped, predicate: { eq: { left: { property: 'd' }, right: { constant: { date_time: 1776000000000 } } } } } } } })], ['r']);
+  const res = await t.read(
+    [
+      q('r', {
+        count: {
+          input: {
+            where: { input: untyped, predicate: { eq: { left: { property: 'd' }, right: { constant: { date_time: 1776000000000 } } } } },
+          },
+        },
+      }),
+    ],
+    ['r'],
+  );
   assert.deepEqual(res, { r: [0] });
 });
 

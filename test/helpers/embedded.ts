@@ -31,8 +31,12 @@ export const s = (v: string) => ({ value: { string: v } });
 export const i = (v: number) => ({ value: { i64: v } });
 export const all = { nodes: { reference: 'all' } };
 export const ids = (...list: number[]) => ({ nodes: { reference: { ids: list } } });
-export const label = (l: string) => ({ nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: l } } } } } });
-export const q = (name: string | null, root: unknown, condition?: unknown) => ({ query: { ...(name ? { name } : {}), root, ...(condition ? { condition } : {}) } });
+export const label = (l: string) => ({
+  nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: l } } } } },
+});
+export const q = (name: string | null, root: unknown, condition?: unknown) => ({
+  query: { ...(name ? { name } : {}), root, ...(condition ? { condition } : {}) },
+});
 export const prop = (p: string) => ({ property: p });
 export const cs = (v: string) => ({ constant: { string: v } });
 export const ci = (v: number) => ({ constant: { i64: v } });

@@ -119,7 +119,12 @@ export function readRequest(entries: unknown[], returns: string[] = []): unknown
 
 export const str = (s: string) => ({ value: { string: s } });
 export const countLabel = (name: string, label: string) => ({
-  query: { name, root: { count: { input: { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: label } } } } } } } } },
+  query: {
+    name,
+    root: {
+      count: { input: { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: label } } } } } } },
+    },
+  },
 });
 
 /**
@@ -133,7 +138,9 @@ export async function postLarge(url: string, body: Buffer): Promise<Reply> {
     const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
       let text = '';
       res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, body: text ? JSON.parse(text) : undefined, headers: new Headers() }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text, body: text ? JSON.parse(text) : undefined, headers: new Headers() }),
+      );
       res.on('error', () => undefined);
     });
     req.on('error', (err) => setTimeout(() => reject(err), 1000));

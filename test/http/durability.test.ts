@@ -19,7 +19,10 @@ test('a write acknowledged with X-Svc-Await-Durable survives kill -9', async () 
     server = await startTestServer(['--data', dir.path]);
     const res = await post(`${server.url}/v2/query`, readRequest([countLabel('c', 'Durable')], ['c']));
     assert.deepEqual(res.body, { c: [5] });
-    const next = await post(`${server.url}/v2/query`, writeRequest([{ query: { name: 'n', root: { add_n: { label: 'Durable', properties: [] } } } }], ['n']));
+    const next = await post(
+      `${server.url}/v2/query`,
+      writeRequest([{ query: { name: 'n', root: { add_n: { label: 'Durable', properties: [] } } } }], ['n']),
+    );
     assert.deepEqual(next.body, { n: [{ $id: 5 }] }, 'ids continue after the crash, never reused');
     await server.stop();
   } finally {
@@ -40,7 +43,19 @@ test('concurrent readers never see a half-applied write batch', async () => {
       { query: { root: { add_e: { input: { nodes: { reference: { var: 'a' } } }, label: 'LINK', to: { var: 'b' }, properties: [] } } } },
     ]);
     const check = readRequest(
-      [countLabel('pairs', 'Pair'), { query: { name: 'links', root: { count: { input: { edges_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: 'LINK' } } } } } } } } } }],
+      [
+        countLabel('pairs', 'Pair'),
+        {
+          query: {
+            name: 'links',
+            root: {
+              count: {
+                input: { edges_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: 'LINK' } } } } } },
+              },
+            },
+          },
+        },
+      ],
       ['pairs', 'links'],
     );
     let writing = true;
@@ -74,7 +89,9 @@ test('reader mode serves reads and refuses writes with 503 writer_mode_required'
   const dir = tempDir();
   try {
     const writer = await startTestServer(['--data', dir.path]);
-    await post(`${writer.url}/v2/query`, writeRequest([{ query: { root: { add_n: { label: 'R', properties: [] } } } }]), { 'X-Svc-Await-Durable': 'true' });
+    await post(`${writer.url}/v2/query`, writeRequest([{ query: { root: { add_n: { label: 'R', properties: [] } } } }]), {
+      'X-Svc-Await-Durable': 'true',
+    });
     await writer.stop();
     const reader = await startTestServer(['--data', dir.path, '--mode', 'reader']);
     try {

@@ -21,11 +21,21 @@ test('the worked example of the reference: add two users, an edge, read neighbou
       [
         { query: { name: 'alice', root: { add_n: { label: 'Person', properties: [['name', str('Alice')]] } } } },
         { query: { name: 'bob', root: { add_n: { label: 'Person', properties: [['name', str('Bob')]] } } } },
-        { query: { name: 'e', root: { add_e: { input: { nodes: { reference: { var: 'alice' } } }, label: 'FOLLOWS', to: { var: 'bob' }, properties: [] } } } },
+        {
+          query: {
+            name: 'e',
+            root: { add_e: { input: { nodes: { reference: { var: 'alice' } } }, label: 'FOLLOWS', to: { var: 'bob' }, properties: [] } },
+          },
+        },
         {
           query: {
             name: 'friends',
-            root: { value_map: { input: { out: { input: { nodes: { reference: { var: 'alice' } } }, label: 'FOLLOWS' } }, properties: ['$id', 'name'] } },
+            root: {
+              value_map: {
+                input: { out: { input: { nodes: { reference: { var: 'alice' } } }, label: 'FOLLOWS' } },
+                properties: ['$id', 'name'],
+              },
+            },
           },
         },
       ],
@@ -42,7 +52,10 @@ test('the worked example of the reference: add two users, an edge, read neighbou
 
 test('a read issued after a write response sees that write, every time', async () => {
   for (let i = 0; i < 30; i++) {
-    const w = await post(q(), writeRequest([{ query: { name: 'n', root: { add_n: { label: 'Seq', properties: [['i', { value: { i64: i } }]] } } } }], ['n']));
+    const w = await post(
+      q(),
+      writeRequest([{ query: { name: 'n', root: { add_n: { label: 'Seq', properties: [['i', { value: { i64: i } }]] } } } }], ['n']),
+    );
     assert.equal(w.status, 200, w.text);
     const r = await post(q(), readRequest([countLabel('c', 'Seq')], ['c']));
     assert.deepEqual(r.body, { c: [i + 1] });
@@ -94,7 +107,11 @@ test('bad input gets a clear 4xx and the server keeps serving', async () => {
   const bad: [string, number, string][] = [
     ['{not json', 400, 'invalid_query_json'],
     [JSON.stringify({ request_type: 'read', query: { read: { entries: [] } } }), 400, 'invalid_batch_arity'],
-    [JSON.stringify(readRequest([{ query: { name: 'n', root: { add_n: { label: 'X', properties: [] } } } }])), 400, 'mutation_in_read_batch'],
+    [
+      JSON.stringify(readRequest([{ query: { name: 'n', root: { add_n: { label: 'X', properties: [] } } } }])),
+      400,
+      'mutation_in_read_batch',
+    ],
   ];
   for (const [body, status, code] of bad) {
     const res = await post(q(), body);
@@ -112,7 +129,8 @@ test('bad input gets a clear 4xx and the server keeps serving', async () => {
 });
 
 test('bigint-safe ids and i64 values round trip over HTTP', async () => {
-  const text = '{"request_type":"write","query":{"write":{"entries":[{"query":{"name":"n","root":{"value_map":{"input":{"add_n":{"label":"Big","properties":[["v",{"value":{"i64":9223372036854775807}}],["f",{"value":{"f64":2}}]]}},"properties":["v","f"]}}}}],"returns":["n"]}}}';
+  const text =
+    '{"request_type":"write","query":{"write":{"entries":[{"query":{"name":"n","root":{"value_map":{"input":{"add_n":{"label":"Big","properties":[["v",{"value":{"i64":9223372036854775807}}],["f",{"value":{"f64":2}}]]}},"properties":["v","f"]}}}}],"returns":["n"]}}}';
   const res = await post(q(), text);
   assert.equal(res.status, 200, res.text);
   assert.equal(res.text, '{"n":[{"v":9223372036854775807,"f":2.0}]}');

@@ -45,7 +45,10 @@ test('every value kind, date-times included, round-trips through the writer thre
   const w = await post(q(), text(writeRequest([{ query: { name: 'n', root: { add_n: { label: 'V', properties: props } } } }], ['n'])));
   assert.equal(w.status, 200, w.text);
   assert.equal(w.text, '{"n":[{"$id":0}]}');
-  const r = await post(q(), readRequest([{ query: { name: 'v', root: { value_map: { input: { nodes: { reference: { ids: [0] } } } } } } }], ['v']));
+  const r = await post(
+    q(),
+    readRequest([{ query: { name: 'v', root: { value_map: { input: { nodes: { reference: { ids: [0] } } } } } } }], ['v']),
+  );
   assert.equal(r.status, 200, r.text);
   assert.equal(r.text, `{"v":[${EXPECTED}]}`);
 });
@@ -54,7 +57,10 @@ test('date-time literals and typed date_time parameters compare as date-times in
   const whereDt = (right: unknown) => ({
     count: { input: { where: { input: { nodes: { reference: 'all' } }, predicate: { gte: { left: { property: 'dt' }, right } } } } },
   });
-  const literal = await post(q(), readRequest([{ query: { name: 'c', root: whereDt({ constant: { date_time: 1776000000000 } }) } }], ['c']));
+  const literal = await post(
+    q(),
+    readRequest([{ query: { name: 'c', root: whereDt({ constant: { date_time: 1776000000000 } }) } }], ['c']),
+  );
   assert.equal(literal.text, '{"c":[1]}');
   const typed = await post(q(), {
     ...(readRequest([{ query: { name: 'c', root: whereDt({ param: 'since' }) } }], ['c']) as object),
@@ -71,7 +77,17 @@ test('date-time literals and typed date_time parameters compare as date-times in
   assert.equal(later.text, '{"c":[0]}');
   // A typed date_time parameter stored by a write comes back as a date-time.
   const w = await post(q(), {
-    ...(writeRequest([{ query: { name: 'n', root: { value_map: { input: { add_n: { label: 'W', properties: [['at', { expr: { param: 'at' } }]] } }, properties: ['at'] } } } }], ['n']) as object),
+    ...(writeRequest(
+      [
+        {
+          query: {
+            name: 'n',
+            root: { value_map: { input: { add_n: { label: 'W', properties: [['at', { expr: { param: 'at' } }]] } }, properties: ['at'] } },
+          },
+        },
+      ],
+      ['n'],
+    ) as object),
     parameters: { at: '2026-01-02T03:04:05.678+01:00' },
     parameter_types: { at: 'date_time' },
   });
@@ -80,7 +96,26 @@ test('date-time literals and typed date_time parameters compare as date-times in
 });
 
 test('concurrent reads carrying date-times are all answered, and the server stays ready', async () => {
-  const dtRead = readRequest([{ query: { name: 'c', root: { count: { input: { where: { input: { nodes: { reference: 'all' } }, predicate: { lt: { left: { property: 'dt' }, right: { constant: { date_time: 0 } } } } } } } } } }], ['c']);
+  const dtRead = readRequest(
+    [
+      {
+        query: {
+          name: 'c',
+          root: {
+            count: {
+              input: {
+                where: {
+                  input: { nodes: { reference: 'all' } },
+                  predicate: { lt: { left: { property: 'dt' }, right: { constant: { date_time: 0 } } } },
+                },
+              },
+            },
+          },
+        },
+      },
+    ],
+    ['c'],
+  );
   const plain = readRequest([{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], ['c']);
   const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => post(q(), i % 4 === 0 ? dtRead : plain)));
   for (const [i, reply] of replies.entries()) {

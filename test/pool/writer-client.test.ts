@@ -13,8 +13,15 @@ import { tempDir } from '../helpers/server.js';
 const DYING = new URL('../fixtures/dying-writer.js', import.meta.url);
 /** A write plan as a read worker hands it to the writer. */
 const plan = (request: unknown) => encodeMessage(toPlanMessage(preparePlan(JSON.stringify(request))));
-const addNode = (label: string) => plan({ request_type: 'write', query: { write: { entries: [{ query: { name: 'n', root: { add_n: { label, properties: [] } } } }], returns: ['n'] } } });
-const countAll = plan({ request_type: 'write', query: { write: { entries: [{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['c'] } } });
+const addNode = (label: string) =>
+  plan({
+    request_type: 'write',
+    query: { write: { entries: [{ query: { name: 'n', root: { add_n: { label, properties: [] } } } }], returns: ['n'] } },
+  });
+const countAll = plan({
+  request_type: 'write',
+  query: { write: { entries: [{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['c'] } },
+});
 
 test('a writer thread that dies fails its pending write and is replaced', async () => {
   const dir = tempDir();

@@ -8,7 +8,10 @@ test('requests: flags and bodies, empty ones included, in order', () => {
   const bodies = ['{"a":1}', '', 'é'.repeat(1000)].map((s) => new TextEncoder().encode(s));
   const frames = bodies.map((body, i) => ({ flags: i * 3, body }));
   const decoded = decodeRequests(encodeRequests(frames));
-  assert.deepEqual(decoded.map((f) => [f.flags, Buffer.from(f.body).toString()]), frames.map((f) => [f.flags, Buffer.from(f.body).toString()]));
+  assert.deepEqual(
+    decoded.map((f) => [f.flags, Buffer.from(f.body).toString()]),
+    frames.map((f) => [f.flags, Buffer.from(f.body).toString()]),
+  );
   assert.deepEqual(decodeRequests(encodeRequests([])), []);
 });
 

@@ -33,8 +33,14 @@ const request = (method: string, path: string, body = '', headers: Record<string
   headers: new Map(Object.entries(headers)),
   body: Buffer.from(body),
 });
-const readBody = JSON.stringify({ request_type: 'read', query: { read: { entries: [{ query: { name: 'r', root: { nodes: { reference: 'all' } } } }], returns: ['r'] } } });
-const writeBody = JSON.stringify({ request_type: 'write', query: { write: { entries: [{ query: { root: { add_n: { label: 'X', properties: [] } } } }] } } });
+const readBody = JSON.stringify({
+  request_type: 'read',
+  query: { read: { entries: [{ query: { name: 'r', root: { nodes: { reference: 'all' } } } }], returns: ['r'] } },
+});
+const writeBody = JSON.stringify({
+  request_type: 'write',
+  query: { write: { entries: [{ query: { root: { add_n: { label: 'X', properties: [] } } } }] } },
+});
 
 async function call(svc: QueryService, req: HttpRequest): Promise<HttpResponse & { json: any }> {
   const res = await createHandler(svc)(req);

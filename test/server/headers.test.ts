@@ -28,8 +28,18 @@ test('no headers: defaults, await-durable unset', () => {
 for (const [suffix, field] of BOOLEANS) {
   test(`x-svc-${suffix}: every accepted boolean form, under both names`, () => {
     const forms: [string, boolean][] = [
-      ['true', true], ['TRUE', true], ['True', true], ['tRuE', true], ['1', true], [' true ', true], ['\t1', true],
-      ['false', false], ['FALSE', false], ['False', false], ['0', false], ['  0  ', false],
+      ['true', true],
+      ['TRUE', true],
+      ['True', true],
+      ['tRuE', true],
+      ['1', true],
+      [' true ', true],
+      ['\t1', true],
+      ['false', false],
+      ['FALSE', false],
+      ['False', false],
+      ['0', false],
+      ['  0  ', false],
     ];
     for (const prefix of ['x-svc-', 'x-helix-']) {
       for (const [value, expected] of forms) {
@@ -51,7 +61,10 @@ for (const [suffix, field] of BOOLEANS) {
     assert.equal(parse({ [`x-svc-${suffix}`]: 'false', [`x-helix-${suffix}`]: 'true' })[field], false);
     // The alias is not even looked at when the canonical header is present.
     assert.equal(parse({ [`x-svc-${suffix}`]: '0', [`x-helix-${suffix}`]: 'garbage' })[field], false);
-    rejects(() => parse({ [`x-svc-${suffix}`]: 'garbage', [`x-helix-${suffix}`]: '1' }), `x-svc-${suffix} must be true, false, 1 or 0, got "garbage"`);
+    rejects(
+      () => parse({ [`x-svc-${suffix}`]: 'garbage', [`x-helix-${suffix}`]: '1' }),
+      `x-svc-${suffix} must be true, false, 1 or 0, got "garbage"`,
+    );
   });
 }
 
@@ -78,7 +91,13 @@ test('tenant id: trimmed, alias accepted, canonical wins, empty treated as absen
 
 test('all options together', () => {
   assert.deepEqual(
-    parse({ 'x-svc-warm': '1', 'x-helix-require-writer': 'TRUE', 'x-svc-await-durable': '0', 'x-svc-database-id': 'd', 'x-helix-tenant-id': 't' }),
+    parse({
+      'x-svc-warm': '1',
+      'x-helix-require-writer': 'TRUE',
+      'x-svc-await-durable': '0',
+      'x-svc-database-id': 'd',
+      'x-helix-tenant-id': 't',
+    }),
     { warm: true, requireWriter: true, awaitDurable: false, databaseId: 'd', tenantId: 't' },
   );
 });

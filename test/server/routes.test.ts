@@ -4,7 +4,9 @@ import type { HttpRequest, HttpResponse } from '../../src/server/http-types.js';
 import { createRouter } from '../../src/server/routes.js';
 
 const req = (method: string, path: string, body = ''): HttpRequest => ({ method, path, headers: new Map(), body: Buffer.from(body) });
-const ok = (tag: string) => (r: HttpRequest): HttpResponse => ({ status: 200, body: JSON.stringify({ tag, method: r.method, body: r.body.toString() }) });
+const ok =
+  (tag: string) =>
+  (r: HttpRequest): HttpResponse => ({ status: 200, body: JSON.stringify({ tag, method: r.method, body: r.body.toString() }) });
 const json = (r: HttpResponse | Promise<HttpResponse>) => JSON.parse((r as HttpResponse).body as string) as Record<string, unknown>;
 
 const routes = [
@@ -25,7 +27,13 @@ test('exact routes dispatch by method; HEAD runs the GET handler', () => {
 
 test('unknown path: 404 not_found envelope', () => {
   const router = createRouter(routes);
-  for (const [method, path] of [['GET', '/x'], ['POST', '/v2/query/'], ['GET', '/'], ['DELETE', '/nope'], ['POST', '/Healthz']]) {
+  for (const [method, path] of [
+    ['GET', '/x'],
+    ['POST', '/v2/query/'],
+    ['GET', '/'],
+    ['DELETE', '/nope'],
+    ['POST', '/Healthz'],
+  ]) {
     const res = router(req(method!, path!)) as HttpResponse;
     assert.equal(res.status, 404);
     assert.equal(res.headers?.['content-type'], 'application/json');
@@ -87,5 +95,8 @@ test('without a fallback, query-name paths are 404', () => {
 });
 
 test('a duplicate route is a programming error', () => {
-  assert.throws(() => createRouter([...routes, { method: 'GET', path: '/healthz', handler: ok('again') }]), /duplicate route GET \/healthz/);
+  assert.throws(
+    () => createRouter([...routes, { method: 'GET', path: '/healthz', handler: ok('again') }]),
+    /duplicate route GET \/healthz/,
+  );
 });

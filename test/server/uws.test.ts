@@ -7,7 +7,11 @@ import { startHttpServer, type HttpServer } from '../../src/server/uws.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/server/http-types.js';
 
 /** Sends raw bytes, returns everything the server wrote until it closed (or `waitMs` passed). */
-function raw(port: number, chunks: (string | Buffer)[], opts: { waitMs?: number; gapMs?: number; destroyAfter?: boolean } = {}): Promise<string> {
+function raw(
+  port: number,
+  chunks: (string | Buffer)[],
+  opts: { waitMs?: number; gapMs?: number; destroyAfter?: boolean } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let out = '';
@@ -92,7 +96,11 @@ describe('uWS transport', () => {
       case '/status':
         return { status: Number(req.headers.get('x-status')), body: req.headers.get('x-status') === '204' ? '' : '{}' };
       case '/text':
-        return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'x-extra': 'yes', 'content-length': '999' }, body: 'héllo' };
+        return {
+          status: 200,
+          headers: { 'Content-Type': 'text/plain; charset=utf-8', 'x-extra': 'yes', 'content-length': '999' },
+          body: 'héllo',
+        };
       case '/bytes':
         return { status: 200, body: new Uint8Array([123, 125]) };
       default:
@@ -154,7 +162,9 @@ describe('uWS transport', () => {
   });
 
   test('repeated headers: the first value wins', async () => {
-    const out = await raw(server.port, ['GET /h HTTP/1.1\r\nHost: x\r\nX-Svc-Warm: first\r\nx-svc-warm: second\r\nConnection: close\r\n\r\n']);
+    const out = await raw(server.port, [
+      'GET /h HTTP/1.1\r\nHost: x\r\nX-Svc-Warm: first\r\nx-svc-warm: second\r\nConnection: close\r\n\r\n',
+    ]);
     assert.equal((JSON.parse(bodyOf(out)) as Echo).headers['x-svc-warm'], 'first');
   });
 
@@ -162,7 +172,11 @@ describe('uWS transport', () => {
     const before = calls;
     const started = Date.now();
     // Only the head is sent and the socket stays open: the answer cannot depend on the body.
-    const out = await raw(server.port, ['POST /v2/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\n\r\n'], { waitMs: 5000 });
+    const out = await raw(
+      server.port,
+      ['POST /v2/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\n\r\n'],
+      { waitMs: 5000 },
+    );
     assert.ok(Date.now() - started < 4000, 'the server closed the connection itself');
     assert.match(out, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
     assert.equal(headerOf(out, 'content-type'), 'application/json');
@@ -196,7 +210,10 @@ describe('uWS transport', () => {
 
   test('an aborted client mid-body does not crash the server and the handler is not called', async () => {
     const before = calls;
-    await raw(server.port, ['POST /v2/query HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n', '0123456789'], { destroyAfter: true, gapMs: 20 });
+    await raw(server.port, ['POST /v2/query HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n', '0123456789'], {
+      destroyAfter: true,
+      gapMs: 20,
+    });
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(calls, before);
     const res = await fetch(`${base}/still-alive`, { method: 'POST', body: 'x' });
@@ -251,11 +268,20 @@ describe('uWS transport', () => {
   });
 
   test('status lines carry reason phrases; 204 has no body and no content-length', async () => {
-    for (const [code, reason] of [[404, 'Not Found'], [405, 'Method Not Allowed'], [409, 'Conflict'], [503, 'Service Unavailable'], [429, 'Too Many Requests'], [299, 'Status 299']] as const) {
+    for (const [code, reason] of [
+      [404, 'Not Found'],
+      [405, 'Method Not Allowed'],
+      [409, 'Conflict'],
+      [503, 'Service Unavailable'],
+      [429, 'Too Many Requests'],
+      [299, 'Status 299'],
+    ] as const) {
       const out = await raw(server.port, [`GET /status HTTP/1.1\r\nHost: x\r\nX-Status: ${code}\r\nConnection: close\r\n\r\n`]);
       assert.match(out, new RegExp(`^HTTP/1\\.1 ${code} ${reason}\\r\\n`));
     }
-    const out = await raw(server.port, ['GET /status HTTP/1.1\r\nHost: x\r\nX-Status: 204\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
+    const out = await raw(server.port, [
+      'GET /status HTTP/1.1\r\nHost: x\r\nX-Status: 204\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    ]);
     const [first, second] = out.split(/(?=HTTP\/1\.1 )/);
     assert.match(first!, /^HTTP\/1\.1 204 No Content\r\n/);
     assert.equal(headerOf(first!, 'content-length'), undefined);

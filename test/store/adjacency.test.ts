@@ -55,7 +55,8 @@ function checkNode(r: GraphReader, model: Map<number, ModelEdge>, node: number, 
   for (const dir of ['out', 'in'] as const) {
     const read = (label?: string) => [...(dir === 'out' ? r.outEdges(node, label) : r.inEdges(node, label))];
     assert.deepEqual(read(), expected(model.values(), node, dir), `${where}: ${dir} edges of node ${node}`);
-    for (const label of LABELS) assert.deepEqual(read(label), expected(model.values(), node, dir, label), `${where}: ${dir} ${label} edges of node ${node}`);
+    for (const label of LABELS)
+      assert.deepEqual(read(label), expected(model.values(), node, dir, label), `${where}: ${dir} ${label} edges of node ${node}`);
   }
 }
 
@@ -76,7 +77,9 @@ for (const seed of [1, 2, 3]) {
     });
     const pick = (): number => {
       const live = [...alive];
-      return rand() < 0.4 ? (hubs.find((h) => alive.has(h) && rand() < 0.5) ?? live[Math.floor(rand() * live.length)]!) : live[Math.floor(rand() * live.length)]!;
+      return rand() < 0.4
+        ? (hubs.find((h) => alive.has(h) && rand() < 0.5) ?? live[Math.floor(rand() * live.length)]!)
+        : live[Math.floor(rand() * live.length)]!;
     };
     for (let batch = 0; batch < 12; batch++) {
       const rollBack = batch % 5 === 4;
@@ -153,7 +156,12 @@ test('a list moves to its own keys past 128 pairs, and leaves them when its node
   assert.equal(keyCount(path, 'adjacency_lists'), 1);
 
   const third = await openStore({ path });
-  third.read((r) => assert.deepEqual(r.neighbourIds(0, 'out'), Array.from({ length: 129 }, (_, i) => i + 1)));
+  third.read((r) =>
+    assert.deepEqual(
+      r.neighbourIds(0, 'out'),
+      Array.from({ length: 129 }, (_, i) => i + 1),
+    ),
+  );
   await third.write((w) => assert.equal(w.deleteNode(0), true));
   third.read((r) => {
     assert.deepEqual(r.neighbourIds(0, 'out'), []);
@@ -190,6 +198,9 @@ test('node ids stop below 2^52 (adjacency sorts keys of twice the id as exact do
   });
   assert.equal(last, 2 ** 52 - 1);
   again.read((r) => assert.deepEqual(r.neighbourIds(last, 'out'), [last]));
-  await assert.rejects(again.write((w) => w.createNode('N', {})), /node ids are exhausted/);
+  await assert.rejects(
+    again.write((w) => w.createNode('N', {})),
+    /node ids are exhausted/,
+  );
   await again.close();
 });

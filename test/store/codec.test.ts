@@ -56,7 +56,10 @@ test('a node with every value kind round-trips, also after close and reopen', as
   const path = newDir();
   let store = await openStore({ path });
   const id = await store.write((w) => w.createNode('Kinds', everyKind));
-  assertSame(store.read((r) => r.getNode(id)?.props), everyKind);
+  assertSame(
+    store.read((r) => r.getNode(id)?.props),
+    everyKind,
+  );
   const nodeId = await store.write((w) => w.createEdge('E', id, id, everyKind));
   await store.close();
   store = await openStore({ path });
@@ -65,7 +68,10 @@ test('a node with every value kind round-trips, also after close and reopen', as
   for (const [k, v] of Object.entries(everyKind)) assertSame(node.props[k], v, k);
   assert.equal(typeof node.props['small'], 'bigint');
   assert.equal(typeof node.props['whole'], 'number');
-  assertSame(store.read((r) => r.getEdge(nodeId)?.props), everyKind);
+  assertSame(
+    store.read((r) => r.getEdge(nodeId)?.props),
+    everyKind,
+  );
   await store.close();
 });
 
@@ -99,7 +105,10 @@ test('property: random values round-trip through put and get', async () => {
   await fc.assert(
     fc.asyncProperty(fc.dictionary(key, value, { noNullPrototype: true }), async (props) => {
       const id = await store.write((w) => w.createNode('P', props));
-      assertSame(store.read((r) => r.getNode(id)?.props), props);
+      assertSame(
+        store.read((r) => r.getNode(id)?.props),
+        props,
+      );
     }),
     { numRuns: 200 },
   );

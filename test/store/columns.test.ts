@@ -28,7 +28,16 @@ test('chunks keep numbers, strings and anything else exactly, absent slots absen
   const strs: (Value | undefined)[] = ['a', undefined, 'é', 'a', ''];
   assert.deepEqual(roundTrip(strs), strs);
   assert.equal(decodeChunk(encodeChunk(strs)!).kind, 'str');
-  const mixed: (Value | undefined)[] = [9007199254740993n, 'x', null, true, new DateTime(5), { k: [1n, 'v'] }, new Float32Array([0.5]), undefined];
+  const mixed: (Value | undefined)[] = [
+    9007199254740993n,
+    'x',
+    null,
+    true,
+    new DateTime(5),
+    { k: [1n, 'v'] },
+    new Float32Array([0.5]),
+    undefined,
+  ];
   assert.deepEqual(roundTrip(mixed), mixed);
   assert.equal(decodeChunk(encodeChunk(mixed)!).kind, 'gen');
   assert.equal(encodeChunk([undefined, undefined]), null);
@@ -61,7 +70,10 @@ const valueArb: fc.Arbitrary<Value> = fc.oneof(
   fc.constant(null),
 );
 const propsArb: fc.Arbitrary<ValueObject> = fc.dictionary(fc.constantFrom('p', 'q', 'r'), valueArb, { maxKeys: 3 });
-type Op = { op: 'create'; label: string; props: ValueObject } | { op: 'put'; pick: number; label: string; props: ValueObject } | { op: 'delete'; pick: number };
+type Op =
+  | { op: 'create'; label: string; props: ValueObject }
+  | { op: 'put'; pick: number; label: string; props: ValueObject }
+  | { op: 'delete'; pick: number };
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('create' as const), label: fc.constantFrom('A', 'B'), props: propsArb }),
   fc.record({ op: fc.constant('put' as const), pick: fc.nat(), label: fc.constantFrom('A', 'B'), props: propsArb }),
@@ -99,7 +111,14 @@ test('a reader that cached chunks sees every later commit (chunk versions), dele
   const dir = tempDir('trellis-columns-');
   dirs.push(dir);
   const store = await openStore({ path: dir.path });
-  const values = () => store.read((r) => [...r.nodeColumns(['v'])].flatMap((b) => Array.from(b.labels.keys()).filter((i) => b.labels[i] !== 0).map((i) => (b.columns[0] ? chunkValue(b.columns[0], i) : undefined))));
+  const values = () =>
+    store.read((r) =>
+      [...r.nodeColumns(['v'])].flatMap((b) =>
+        Array.from(b.labels.keys())
+          .filter((i) => b.labels[i] !== 0)
+          .map((i) => (b.columns[0] ? chunkValue(b.columns[0], i) : undefined)),
+      ),
+    );
   await store.write((w) => {
     for (let i = 0; i < 3; i++) w.createNode('A', { v: BigInt(i) });
   });
@@ -119,7 +138,10 @@ test('a rolled-back batch leaves neither its chunks nor its cached edits behind'
   const dir = tempDir('trellis-columns-');
   dirs.push(dir);
   const store = await openStore({ path: dir.path });
-  const values = () => store.read((r) => [...r.nodeColumns(['v'])].flatMap((b) => [0, 1].map((i) => (b.columns[0] ? chunkValue(b.columns[0], i) : undefined))));
+  const values = () =>
+    store.read((r) =>
+      [...r.nodeColumns(['v'])].flatMap((b) => [0, 1].map((i) => (b.columns[0] ? chunkValue(b.columns[0], i) : undefined))),
+    );
   await store.write((w) => [w.createNode('A', { v: 1n }), w.createNode('A', { v: 2n })]);
   await assert.rejects(
     store.write((w) => {

@@ -30,11 +30,24 @@ test('flat maps and anything else read back exactly', () => {
 });
 
 test('property: random flat maps round-trip', () => {
-  const scalar = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.double(), fc.string({ maxLength: 300 }), fc.boolean(), fc.constant(null));
+  const scalar = fc.oneof(
+    fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+    fc.double(),
+    fc.string({ maxLength: 300 }),
+    fc.boolean(),
+    fc.constant(null),
+  );
   fc.assert(
-    fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 40 }).filter((k) => k !== '__proto__'), scalar, { maxKeys: 20 }), (v) => {
-      const plain = { ...v } as ValueObject;
-      assert.deepEqual(roundTrip(plain), plain);
-    }),
+    fc.property(
+      fc.dictionary(
+        fc.string({ minLength: 1, maxLength: 40 }).filter((k) => k !== '__proto__'),
+        scalar,
+        { maxKeys: 20 },
+      ),
+      (v) => {
+        const plain = { ...v } as ValueObject;
+        assert.deepEqual(roundTrip(plain), plain);
+      },
+    ),
   );
 });

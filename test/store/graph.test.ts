@@ -1,5 +1,5 @@
 /** Graph layout on a real LMDB folder: ids, ordering of scans, cascades, counts, laziness. */
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../src/store/index.js';
 import type { Adjacent, Store } from '../../src/store/types.js';
@@ -24,8 +24,14 @@ test('ids start at 0, are sequential, and continue after close and reopen', asyn
   await store.close();
   const again = await openStore({ path });
   assert.deepEqual(await again.write((w) => [w.createNode('A', {}), w.createEdge('E', 1, 2, {})]), [3, 1]);
-  assert.equal(again.read((r) => r.nodeCount()), 4);
-  assert.equal(again.read((r) => r.edgeCount()), 2);
+  assert.equal(
+    again.read((r) => r.nodeCount()),
+    4,
+  );
+  assert.equal(
+    again.read((r) => r.edgeCount()),
+    2,
+  );
   await again.close();
 });
 
@@ -40,7 +46,10 @@ test('a rolled-back batch may leave a gap but never reuses an id', async () => {
   );
   const next = await store.write((w) => w.createNode('A', {}));
   assert.ok(next >= 1);
-  assert.deepEqual(store.read((r) => [...r.nodeIds()]), [0, next]);
+  assert.deepEqual(
+    store.read((r) => [...r.nodeIds()]),
+    [0, next],
+  );
   await store.close();
 });
 
@@ -53,14 +62,35 @@ test('node and label scans are ascending by numeric id, and labels that prefix o
   const range = (from: number, to: number, pred: (i: number) => boolean) =>
     Array.from({ length: to - from + 1 }, (_, k) => from + k).filter(pred);
   store.read((r) => {
-    assert.deepEqual([...r.nodeIds()], range(0, 1000, () => true));
-    assert.deepEqual([...r.nodeIdsByLabel('A')], range(0, 1000, (i) => i % 3 === 0));
-    assert.deepEqual([...r.nodeIdsByLabel('AB')], range(0, 1000, (i) => i % 3 === 1));
-    assert.deepEqual([...r.nodeIdsByLabel('')], range(0, 1000, (i) => i % 3 === 2));
+    assert.deepEqual(
+      [...r.nodeIds()],
+      range(0, 1000, () => true),
+    );
+    assert.deepEqual(
+      [...r.nodeIdsByLabel('A')],
+      range(0, 1000, (i) => i % 3 === 0),
+    );
+    assert.deepEqual(
+      [...r.nodeIdsByLabel('AB')],
+      range(0, 1000, (i) => i % 3 === 1),
+    );
+    assert.deepEqual(
+      [...r.nodeIdsByLabel('')],
+      range(0, 1000, (i) => i % 3 === 2),
+    );
     assert.deepEqual([...r.nodeIdsByLabel('B')], []);
-    assert.deepEqual([...r.edgeIds()], range(0, 299, () => true));
-    assert.deepEqual([...r.edgeIdsByLabel('A')], range(0, 299, (i) => i % 2 === 0));
-    assert.deepEqual([...r.edgeIdsByLabel('AB')], range(0, 299, (i) => i % 2 === 1));
+    assert.deepEqual(
+      [...r.edgeIds()],
+      range(0, 299, () => true),
+    );
+    assert.deepEqual(
+      [...r.edgeIdsByLabel('A')],
+      range(0, 299, (i) => i % 2 === 0),
+    );
+    assert.deepEqual(
+      [...r.edgeIdsByLabel('AB')],
+      range(0, 299, (i) => i % 2 === 1),
+    );
     assert.equal(r.nodeCount(), 1001);
     assert.equal(r.edgeCount(), 300);
   });
@@ -120,7 +150,10 @@ test('a list longer than one chunk reads whole, in order, and loses single edges
   store.read((r) => {
     const expected = Array.from({ length: n }, (_, k) => k + 1).filter((i) => i !== 1 && i !== 1501);
     assert.deepEqual(r.neighbourIds(0, 'out', 'E'), expected);
-    assert.deepEqual(r.incidentEdgeIds(0, 'out'), expected.map((i) => i - 1));
+    assert.deepEqual(
+      r.incidentEdgeIds(0, 'out'),
+      expected.map((i) => i - 1),
+    );
     assert.deepEqual(r.neighbourIds(1501, 'in'), []);
     assert.deepEqual(r.neighbourIds(2, 'in'), [0]);
     assert.equal(r.edgeCount(), n - 2);
@@ -183,7 +216,10 @@ test('putNode moves the label entry; putEdgeProps keeps label and endpoints', as
     assert.deepEqual(r.getEdge(0), { id: 0, label: 'E', from: 0, to: 1, props: { w: 2 } });
     assert.equal(r.nodeCount(), 2);
   });
-  await assert.rejects(store.write((w) => w.putNode({ id: 7, label: 'X', props: {} })), /does not exist/);
+  await assert.rejects(
+    store.write((w) => w.putNode({ id: 7, label: 'X', props: {} })),
+    /does not exist/,
+  );
   await store.close();
 });
 
@@ -195,7 +231,8 @@ test('edge blocks keep every edge property when edits within a batch reorder the
   await store.write((w) => {
     w.createNode('N', {});
     w.createNode('N', {});
-    for (let i = 0; i < 600; i++) expected.set(w.createEdge('E', i % 2, 1 - (i % 2), i % 7 === 0 ? {} : { i: BigInt(i), s: 'x'.repeat(i % 40) }), {});
+    for (let i = 0; i < 600; i++)
+      expected.set(w.createEdge('E', i % 2, 1 - (i % 2), i % 7 === 0 ? {} : { i: BigInt(i), s: 'x'.repeat(i % 40) }), {});
     for (const [id] of expected) expected.set(id, id % 7 === 0 ? {} : { i: BigInt(id), s: 'x'.repeat(id % 40) });
     for (const id of [3, 300, 599]) {
       w.putEdgeProps(id, { moved: BigInt(id) });
@@ -255,11 +292,14 @@ test('counts are correct inside a write transaction', async () => {
     return [...afterCreate, w.nodeCount(), w.edgeCount()];
   });
   assert.deepEqual(seen, [2, 1, 1, 0]);
-  assert.deepEqual(store.read((r) => [r.nodeCount(), r.edgeCount()]), [1, 0]);
+  assert.deepEqual(
+    store.read((r) => [r.nodeCount(), r.edgeCount()]),
+    [1, 0],
+  );
   await store.close();
 });
 
-test('scans in a write see the batch\'s earlier nodes and edges; scans are lazy iterators', async () => {
+test("scans in a write see the batch's earlier nodes and edges; scans are lazy iterators", async () => {
   const { store } = await fresh();
   const seen = await store.write((w) => {
     for (let i = 0; i < 2050; i++) w.createNode(i % 2 ? 'A' : 'B', {});

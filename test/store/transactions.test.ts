@@ -69,7 +69,7 @@ test('concurrent writes in one event turn: the failing one rolls back, the other
   await store.close();
 });
 
-test('inside a write, reads see the batch\'s own writes', async () => {
+test("inside a write, reads see the batch's own writes", async () => {
   const store = await openStore({ path: newDir() });
   await store.write((w) => {
     const a = w.createNode('P', { name: 'a' });
@@ -90,12 +90,21 @@ test('a read handle sees a commit made through another handle on the same folder
   const path = newDir();
   const writer = await openStore({ path });
   const reader = await openStore({ path });
-  assert.equal(reader.read((r) => r.nodeCount()), 0);
+  assert.equal(
+    reader.read((r) => r.nodeCount()),
+    0,
+  );
   const id = await writer.write((w) => w.createNode('N', { v: 1n }));
-  assert.deepEqual(reader.read((r) => r.getNode(id)), { id, label: 'N', props: { v: 1n } });
+  assert.deepEqual(
+    reader.read((r) => r.getNode(id)),
+    { id, label: 'N', props: { v: 1n } },
+  );
   await reader.close();
   // Closing one handle leaves the other usable.
-  assert.equal(writer.read((r) => r.nodeCount()), 1);
+  assert.equal(
+    writer.read((r) => r.nodeCount()),
+    1,
+  );
   await writer.close();
 });
 
@@ -106,8 +115,14 @@ test('read-only: reads work, writes reject clearly, a missing folder fails to op
   await writer.close();
   const ro = await openStore({ path, readOnly: true });
   assert.equal(ro.readOnly, true);
-  assert.equal(ro.read((r) => r.nodeCount()), 1);
-  await assert.rejects(ro.write((w) => w.createNode('N', {})), /read-only/);
+  assert.equal(
+    ro.read((r) => r.nodeCount()),
+    1,
+  );
+  await assert.rejects(
+    ro.write((w) => w.createNode('N', {})),
+    /read-only/,
+  );
   await ro.close();
   const missing = join(path, 'nope');
   await assert.rejects(openStore({ path: missing, readOnly: true }), /does not exist/);
@@ -125,7 +140,10 @@ test('flushed resolves once the writes so far are on disk; close waits for pendi
   await store.close();
   assert.equal(await late, 1);
   const again = await openStore({ path });
-  assert.equal(again.read((r) => r.nodeCount()), 2);
+  assert.equal(
+    again.read((r) => r.nodeCount()),
+    2,
+  );
   await again.close();
 });
 
@@ -133,7 +151,10 @@ test('a closed store refuses work', async () => {
   const store = await openStore({ path: newDir() });
   await store.close();
   assert.throws(() => store.read((r) => r.nodeCount()), /closed/);
-  await assert.rejects(store.write((w) => w.createNode('N', {})), /closed/);
+  await assert.rejects(
+    store.write((w) => w.createNode('N', {})),
+    /closed/,
+  );
 });
 
 test('an async write function is refused and rolled back', async () => {
@@ -142,6 +163,9 @@ test('an async write function is refused and rolled back', async () => {
     store.write(async (w) => w.createNode('N', {})),
     /synchronous/,
   );
-  assert.equal(store.read((r) => r.nodeCount()), 0);
+  assert.equal(
+    store.read((r) => r.nodeCount()),
+    0,
+  );
   await store.close();
 });

@@ -1,0 +1,68 @@
+/**
+ * The layer rule of docs/architecture.md, checked by dependency-cruiser (`npm run lint`):
+ * each layer names the layers it may import; anything else is an error. Third-party
+ * packages have one importer each where the architecture says so.
+ */
+const LAYERS = {
+  'src/core': [],
+  'src/store': ['src/core'],
+  'src/plan': ['src/core'],
+  'src/wire': ['src/plan', 'src/core'],
+  'src/exec': ['src/plan', 'src/store', 'src/core'],
+  'src/database.ts': ['src/wire', 'src/plan', 'src/exec', 'src/store', 'src/core'],
+  'src/protocol': ['src/plan', 'src/core'],
+  'src/pool': ['src/protocol', 'src/core'],
+  'src/config.ts': ['src/plan', 'src/core'],
+  'src/server': ['src/pool', 'src/protocol', 'src/database.ts', 'src/wire', 'src/plan', 'src/exec', 'src/store', 'src/core'],
+  workers: ['src/database.ts', 'src/protocol', 'src/store', 'src/plan', 'src/core'],
+};
+
+const escapeDots = (path) => path.replace(/[.]/g, '\\.');
+const prefix = (path) => `^${escapeDots(path)}${path.endsWith('.ts') ? '$' : '/'}`;
+const SRC = [
+  'src/core',
+  'src/store',
+  'src/plan',
+  'src/wire',
+  'src/exec',
+  'src/database.ts',
+  'src/protocol',
+  'src/pool',
+  'src/config.ts',
+  'src/server',
+  'src/index.ts',
+  'src/cli.ts',
+  'workers',
+];
+
+const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
+  name: `layer:${layer}`,
+  comment: `${layer} may import only ${allowed.length === 0 ? 'node built-ins and packages' : allowed.join(', ')} (docs/architecture.md, Layers)`,
+  severity: 'error',
+  from: { path: prefix(layer) },
+  to: { path: SRC.filter((p) => p !== layer && !allowed.includes(p)).map(prefix) },
+}));
+
+const soleImporter = (pkg, owner) => ({
+  name: `only-${owner}-imports-${pkg}`,
+  comment: `${pkg} is imported only by ${owner}`,
+  severity: 'error',
+  from: { pathNot: prefix(owner) },
+  to: { path: `node_modules/${escapeDots(pkg)}/` },
+});
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    soleImporter('lmdb', 'src/store'),
+    soleImporter('piscina', 'src/pool'),
+    soleImporter('uWebSockets.js', 'src/server/uws.ts'),
+    { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    exclude: { path: '^(dist|bench/peers/node_modules)/' },
+  },
+};
