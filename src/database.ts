@@ -75,8 +75,9 @@ export function runRead(store: Store, plan: QueryPlan, options: ExecOptions): st
   return store.read((reader) => executePlan(plan, reader, null, options));
 }
 
-export function runWrite(store: Store, plan: QueryPlan, options: ExecOptions): Promise<string> {
-  return store.write((writer) => executePlan(plan, writer, writer, options));
+/** Runs a write plan; answers once its commit is visible, or flushed to disk when `durable`. */
+export function runWrite(store: Store, plan: QueryPlan, options: ExecOptions, durable = false): Promise<string> {
+  return store.write((writer) => executePlan(plan, writer, writer, options), { durable });
 }
 
 export interface OpenOptions {
@@ -108,9 +109,7 @@ export class Database {
       return runRead(this.store, plan, this.exec);
     }
     if (this.store.readOnly) throw new GraphError('writer_mode_required', 'this database is open read-only; writes need a writer');
-    const body = await runWrite(this.store, plan, this.exec);
-    if (options.awaitDurable) await this.store.flushed();
-    return body;
+    return runWrite(this.store, plan, this.exec, options.awaitDurable === true);
   }
 
   /** As queryText, parsed: integers within 2^53 become numbers, larger ones bigints. */

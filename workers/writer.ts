@@ -41,8 +41,7 @@ async function handleWrite(id: number, bytes: Uint8Array, awaitDurable: boolean)
   try {
     // A plan that does not decode is a bug on our side: that request alone fails.
     const plan = fromPlanMessage(decodeMessage<PlanMessage>(bytes));
-    const body = await runWrite(store, plan, exec);
-    if (awaitDurable) await store.flushed();
+    const body = await runWrite(store, plan, exec, awaitDurable);
     reply = { ok: true, body };
   } catch (err) {
     reply = { ok: false, error: toErrorBody(err) };

@@ -398,6 +398,10 @@ export class SlotCache {
     return hit !== undefined && hit.version === version ? hit.slots.slice() : undefined;
   }
 
+  clear(): void {
+    this.entries.clear();
+  }
+
   put(key: string, version: number, slots: readonly (Value | undefined)[]): void {
     this.entries.delete(key);
     this.entries.set(key, { version, slots });

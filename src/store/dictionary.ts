@@ -49,6 +49,14 @@ export class Dictionary {
     return name;
   }
 
+  /** Forgets every cached name (after a failed commit whose names it may have cached). */
+  forget(): void {
+    for (const kind of ['label', 'property'] as const) {
+      this.ids[kind].clear();
+      this.names[kind].clear();
+    }
+  }
+
   remember(kind: NameKind, name: string, id: number): void {
     this.ids[kind].set(name, id);
     this.names[kind].set(id, name);

@@ -1,3 +1,3 @@
 /** The storage engine: `openStore` is the only entry point; everything else is types. */
 export { openStore } from './open.js';
-export type { Adjacent, EdgeRecord, GraphReader, GraphWriter, NodeRecord, Store, StoreOptions } from './types.js';
+export type { Adjacent, EdgeRecord, GraphReader, GraphWriter, NodeRecord, Store, StoreOptions, WriteOptions } from './types.js';

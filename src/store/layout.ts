@@ -42,6 +42,8 @@ export const META = {
   nextProperty: 'next_property',
   /** Id of the last transaction that wrote a column chunk (columns.ts ChunkCache). */
   columnsGeneration: 'columns_generation',
+  /** Sequence number of the last write batch committed (commit-watch.ts). */
+  commitSeq: 'commit_seq',
 } as const;
 
 /** Node slots per column chunk. */

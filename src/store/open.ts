@@ -15,7 +15,8 @@ import type { Dbs, IdState } from './graph.js';
 import { greatestLeadingU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
-import type { GraphReader, GraphWriter, Store, StoreOptions } from './types.js';
+import type { GraphReader, GraphWriter, Store, StoreOptions, WriteOptions } from './types.js';
+import { Committer, type CommitStats } from './committer.js';
 
 /** Chunks the writer keeps decoded for editing (about 40 MiB at 1024 slots each). */
 const SLOT_CACHE_CHUNKS = 4096;
@@ -42,6 +43,8 @@ class LmdbStore implements Store {
   private readonly slots = new SlotCache(SLOT_CACHE_CHUNKS);
   private flushes = 0;
   private closed = false;
+  /** Runs write batches and answers them (none in a read-only store). */
+  private readonly committer: Committer | null;
 
   constructor(
     options: StoreOptions,
@@ -53,6 +56,7 @@ class LmdbStore implements Store {
     this.readOnly = options.readOnly ?? false;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
     this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES));
+    this.committer = this.readOnly ? null : new Committer(env, dbs.meta, this.path, () => this.dropWriterCaches());
   }
 
   read<T>(fn: (r: GraphReader) => T): T {
@@ -69,27 +73,25 @@ class LmdbStore implements Store {
     }
   }
 
-  write<T>(fn: (w: GraphWriter) => T): Promise<T> {
+  write<T>(fn: (w: GraphWriter) => T, options: WriteOptions = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error(`store ${this.path} is closed`));
     if (this.readOnly) {
       return Promise.reject(new Error(`store ${this.path} is open read-only; writes need a writer`));
     }
-    // The callback runs later, inside the batch lmdb-js is committing; a throw aborts only
-    // this child transaction and rejects this promise with the thrown error.
-    let writer: GraphWriteView | undefined;
-    return this.env
-      .childTransaction(() => {
-        writer = new GraphWriteView(this.dbs, this.dictionary, this.ids, this.slots, () => this.newVersion());
-        const result = fn(writer);
-        // lmdb-js would hold the write lock across the await and finish() would run early.
-        if (result instanceof Promise) throw new Error('store.write: the function must be synchronous');
-        writer.finish();
-        return result;
-      })
-      .then((result) => {
-        writer?.committed();
-        return result;
-      });
+    return this.committer!.submit(() => {
+      const writer = new GraphWriteView(this.dbs, this.dictionary, this.ids, this.slots, () => this.newVersion());
+      const value = fn(writer);
+      // lmdb-js would hold the write lock across the await and finish() would run early.
+      if (value instanceof Promise) throw new Error('store.write: the function must be synchronous');
+      writer.finish();
+      return { value, onCommit: () => writer.committed() };
+    }, options.durable ?? false);
+  }
+
+  /** After a failed commit: names and chunks this thread cached may be of that commit. */
+  private dropWriterCaches(): void {
+    this.dictionary.forget();
+    this.slots.clear();
   }
 
   /**
@@ -100,6 +102,10 @@ class LmdbStore implements Store {
     return this.env.getWriteTxnId() * 4096 + (this.flushes++ % 4096);
   }
 
+  commitStats(): CommitStats {
+    return { ...(this.committer?.stats ?? { answeredAtVisibility: 0, answeredAtFlush: 0, commitFailures: 0 }) };
+  }
+
   async flushed(): Promise<void> {
     await this.env.flushed;
   }
@@ -107,6 +113,7 @@ class LmdbStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.committer?.close();
     await this.env.close();
   }
 }
@@ -133,6 +140,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     readOnly,
     ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
     pageSize: PAGE_SIZE,
+    // Writes of one event turn still share a commit (lmdb-js starts it on setImmediate),
+    // but without the turn-batching mode's own start-of-batch promise: nobody can handle
+    // that one, and when a commit failed (a full disk) its rejection ended the writer thread.
+    eventTurnBatching: false,
   });
   try {
     const dbs = openDbs(env, options.path);

@@ -11,8 +11,10 @@
  */
 import type { ValueObject } from '../core/value.js';
 import type { ColumnBlock } from './columns.js';
+import type { CommitStats } from './committer.js';
 
 export type { ColumnBlock, ColumnChunk } from './columns.js';
+export type { CommitStats } from './committer.js';
 export type Direction = 'out' | 'in';
 
 export interface NodeRecord {
@@ -89,6 +91,11 @@ export interface GraphWriter extends GraphReader {
   deleteEdge(id: number): boolean;
 }
 
+export interface WriteOptions {
+  /** Resolve only after the commit is flushed to disk (X-Svc-Await-Durable). */
+  readonly durable?: boolean;
+}
+
 export interface StoreOptions {
   /** Folder holding the LMDB files; created when missing (unless readOnly). */
   readonly path: string;
@@ -108,11 +115,16 @@ export interface Store {
   read<T>(fn: (r: GraphReader) => T): T;
   /**
    * Runs `fn` in its own child write transaction. If `fn` throws, everything it wrote is
-   * rolled back and the promise rejects with that error; otherwise the promise resolves
-   * with `fn`'s result once the transaction is committed (visible to new readers).
-   * Calls made in one event turn share one LMDB commit (group commit).
+   * rolled back and the promise rejects with that error at once; otherwise the promise
+   * resolves with `fn`'s result once the commit is visible to new readers (its pages are
+   * in the OS page cache: a crash of the process cannot lose it), or, with `durable`, once
+   * it is also flushed to disk. Calls made in one event turn share one LMDB commit (group
+   * commit); a commit that fails (disk full) rejects with `storage_error` only the batches
+   * that fail again on their own (committer.ts).
    */
-  write<T>(fn: (w: GraphWriter) => T): Promise<T>;
+  write<T>(fn: (w: GraphWriter) => T, options?: WriteOptions): Promise<T>;
+  /** How write batches were answered so far (diagnostics). */
+  commitStats(): CommitStats;
   /** Resolves when every commit so far is flushed to disk (for X-Svc-Await-Durable). */
   flushed(): Promise<void>;
   close(): Promise<void>;

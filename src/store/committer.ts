@@ -1,0 +1,178 @@
+/**
+ * Runs write batches in child transactions of lmdb-js's asynchronous commits and decides
+ * when each is answered (commit-watch.ts): a plain batch when its commit is visible, a
+ * durable one when it is flushed to disk.
+ *
+ * A commit can fail as a whole (a full disk, an I/O error): lmdb-js groups the batches
+ * started in one event turn into one commit, so every batch of it fails, including ones
+ * that were not to blame. Nothing of a failed commit is kept, so each of its batches is
+ * tried once more on its own, and from then on batches commit one at a time until one
+ * succeeds: the batch that does not fit fails alone with a storage_error, the others
+ * commit. Caches that may hold what the failed commit wrote are dropped first.
+ */
+import type { Database, RootDatabase } from 'lmdb';
+import { GraphError } from '../core/errors.js';
+import { CommitWatch } from './commit-watch.js';
+import { META } from './layout.js';
+import { isStorageFailure, storageFailure } from './storage-failure.js';
+
+/** What a batch leaves once its function returned inside the transaction. */
+export interface BatchOutcome<T> {
+  readonly value: T;
+  /** Called once the batch is known committed (e.g. to share the names it created). */
+  readonly onCommit: () => void;
+}
+
+interface Attempt<T> {
+  /** Settles with the batch's answer: visible (or flushed, when durable), or its error. */
+  readonly answer: Promise<T>;
+  /** Settles once lmdb-js finished the commit, flush included, whatever the outcome. */
+  readonly finished: Promise<void>;
+}
+
+type CommitFailure = Error & { commitError?: Promise<unknown> };
+
+/** How write batches were answered: diagnostics, and the test that answers come early. */
+export interface CommitStats {
+  /** Plain batches answered when their commit became visible, before its flush. */
+  answeredAtVisibility: number;
+  /** Batches answered by their transaction promise, after the flush. */
+  answeredAtFlush: number;
+  /** Batches whose commit failed (each was then tried once more on its own). */
+  commitFailures: number;
+}
+
+export class Committer {
+  readonly stats: CommitStats = { answeredAtVisibility: 0, answeredAtFlush: 0, commitFailures: 0 };
+  private seq: number;
+  private readonly watch: CommitWatch;
+  /** Set by a failed commit: batches then commit one at a time until one succeeds. */
+  private oneAtATime = false;
+  private queueTail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly env: RootDatabase,
+    private readonly meta: Database<number, string>,
+    private readonly path: string,
+    /** Drops what the writer caches between batches (called after a failed commit). */
+    private readonly dropCaches: () => void,
+  ) {
+    this.seq = (meta.get(META.commitSeq) as number | undefined) ?? 0;
+    this.watch = new CommitWatch(env, meta, this.seq);
+  }
+
+  close(): void {
+    this.watch.close();
+  }
+
+  /** Whether plain batches are answered at visibility (false: after the flush). */
+  get answersAtVisibility(): boolean {
+    return this.watch.hooked;
+  }
+
+  submit<T>(run: () => BatchOutcome<T>, durable: boolean): Promise<T> {
+    if (this.oneAtATime) return this.alone(run, durable);
+    const attempt = this.attempt(run, durable);
+    return attempt.answer.catch((err: unknown) => {
+      if (!(err instanceof RetryAlone)) throw err;
+      return this.alone(run, durable);
+    });
+  }
+
+  /** Queues a batch to commit by itself, after every batch queued before it has finished. */
+  private alone<T>(run: () => BatchOutcome<T>, durable: boolean): Promise<T> {
+    const start = this.queueTail.then(() => this.attempt(run, durable, true));
+    this.queueTail = start.then((a) => a.finished);
+    return start.then((a) => a.answer);
+  }
+
+  private attempt<T>(run: () => BatchOutcome<T>, durable: boolean, last = false): Attempt<T> {
+    const seq = ++this.seq;
+    let outcome: BatchOutcome<T> | undefined;
+    let settled = false;
+    let visible = false;
+    let commitFailed = false;
+    let resolveAnswer!: (value: T) => void;
+    let rejectAnswer!: (err: unknown) => void;
+    const answer = new Promise<T>((resolve, reject) => {
+      resolveAnswer = resolve;
+      rejectAnswer = reject;
+    });
+    const succeed = (atFlush: boolean) => {
+      if (settled || commitFailed) return;
+      settled = true;
+      if (atFlush) this.stats.answeredAtFlush++;
+      else this.stats.answeredAtVisibility++;
+      outcome!.onCommit();
+      resolveAnswer(outcome!.value);
+    };
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      this.watch.forget(seq);
+      rejectAnswer(err);
+    };
+
+    // The callback runs later, inside the commit lmdb-js is building; a throw aborts only
+    // this child transaction, and the batch is answered with its error at once.
+    const committed = this.env.childTransaction(() => {
+      try {
+        outcome = run();
+        this.meta.putSync(META.commitSeq, seq);
+        return true;
+      } catch (err) {
+        fail(isStorageFailure(err) ? storageFailure(err, this.path) : err);
+        throw err;
+      }
+    });
+    void this.watch.visibleAt(seq).then(() => {
+      visible = true;
+      if (!durable && outcome !== undefined) succeed(false);
+    });
+    const finished = committed.then(
+      () => {
+        this.watch.reached(seq);
+        this.oneAtATime = false;
+        succeed(true);
+      },
+      async (err: CommitFailure) => {
+        if (settled && !visible) return; // the batch's own function threw: already answered
+        // Before any await: a later commit's visibility must not answer this batch.
+        commitFailed = !visible;
+        if (commitFailed) this.watch.forget(seq);
+        const cause = await commitCause(err);
+        if (visible) {
+          // Committed and seen by readers, but the flush failed: the data may not be on disk.
+          console.error(`trellis: a commit to ${this.path} is visible but could not be flushed to disk:`, cause);
+          fail(
+            new GraphError('storage_error', `the write was committed but could not be flushed to disk in ${this.path}: ${describe(cause)}`),
+          );
+          return;
+        }
+        this.oneAtATime = true;
+        this.stats.commitFailures++;
+        this.dropCaches();
+        fail(last ? storageFailure(cause, this.path) : new RetryAlone());
+      },
+    );
+    return { answer, finished };
+  }
+}
+
+/** A batch of a failed commit that may succeed alone. */
+class RetryAlone extends Error {}
+
+/** lmdb-js rejects every batch of a failed commit with one error whose cause is a promise. */
+async function commitCause(err: CommitFailure): Promise<unknown> {
+  if (err.commitError === undefined) return err;
+  try {
+    await err.commitError;
+    return err;
+  } catch (cause) {
+    return cause;
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message.split(':')[0]! : String(err);
+}

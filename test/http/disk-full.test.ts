@@ -1,0 +1,56 @@
+/**
+ * A full disk, end to end: the write that does not fit gets 500 storage_error saying the
+ * disk is full, the writer thread stays up, writes sent alongside it commit, reads and
+ * health are unaffected, and writes work again as soon as space is freed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { countLabel, post, readRequest, startTestServer, writeRequest } from '../helpers/server.js';
+import { mountTmpfs } from '../helpers/tmpfs.js';
+
+const addNode = (label: string, text: string) =>
+  writeRequest([{ query: { name: 'n', root: { add_n: { label, properties: [['text', { value: { string: text } }]] } } } }], ['n']);
+
+test('a full disk fails only the write that does not fit; the writer, reads and health carry on', async (t) => {
+  const fs = mountTmpfs(12 * 1024 * 1024);
+  if (typeof fs === 'string') {
+    t.skip(fs);
+    return;
+  }
+  const server = await startTestServer(['--data', join(fs.path, 'db')]);
+  try {
+    const q = `${server.url}/v2/query`;
+    for (let i = 0; i < 3; i++) assert.equal((await post(q, addNode('Small', `before ${i}`))).status, 200);
+    const filler = fs.fill(1_500_000);
+    const big = addNode('Big', 'x'.repeat(4_000_000));
+
+    for (let round = 0; round < 2; round++) {
+      // The big write and small ones at once: they may share a commit, which the big one dooms.
+      const [bigRes, ...smalls] = await Promise.all([
+        post(q, big),
+        ...[0, 1, 2].map((i) => post(q, addNode('Small', `round ${round} ${i}`))),
+      ]);
+      assert.equal(bigRes.status, 500, bigRes.text);
+      assert.equal(bigRes.body.error, 'storage_error');
+      assert.match(bigRes.body.msg, /the disk holding .* is full/);
+      assert.deepEqual(Object.keys(bigRes.body).sort(), ['error', 'msg']);
+      for (const s of smalls) assert.equal(s.status, 200, `a write sent alongside the failing one commits: ${s.text}`);
+      const ready = await fetch(`${server.url}/readyz`);
+      assert.equal(ready.status, 200, 'the writer thread stayed up');
+      const count = await post(q, readRequest([countLabel('small', 'Small'), countLabel('big', 'Big')], ['small', 'big']));
+      assert.deepEqual(count.body, { small: [3 + 3 * (round + 1)], big: [0] });
+    }
+
+    rmSync(filler);
+    const again = await post(q, big);
+    assert.equal(again.status, 200, `writes work again once space is freed: ${again.text}`);
+    const count = await post(q, readRequest([countLabel('big', 'Big')], ['big']));
+    assert.deepEqual(count.body, { big: [1] });
+    assert.doesNotMatch(server.output(), /writer thread (failed|stopped)/, 'the writer thread never died');
+  } finally {
+    await server.stop();
+    fs.unmount();
+  }
+});
