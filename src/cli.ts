@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   }
   const server = await startServer(config);
   console.log(
-    `trellis listening on http://${config.host}:${server.port} (mode ${config.mode}, data ${config.dataDir}, ${config.workers} read workers)`,
+    `trellis listening on http://${config.host}:${server.port} (mode ${config.mode}, data ${config.dataDir}, ${config.workers} read workers and ${config.longWorkers} for long queries)`,
   );
   server.ready.then(
     () => console.log('trellis ready'),

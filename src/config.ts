@@ -27,6 +27,12 @@ export interface Config {
   /** The trellis.json that was read, if any. */
   configFile: string | undefined;
   workers: number;
+  /** Worker threads of the lane for long queries (src/pool/read-pool.ts). */
+  longWorkers: number;
+  /** A read running longer than this (ms) moves to the long lane; 0: never. */
+  querySliceMs: number;
+  /** Heap limit of each read worker (MiB); 0: V8's default. */
+  workerHeapMb: number;
   maxBodyBytes: number;
   /** Wall-clock budget of one query's execution; past it the query stops with 408. */
   queryTimeoutMs: number;
@@ -52,6 +58,8 @@ const ModeSchema = Type.Union([Type.Literal('writer'), Type.Literal('reader')]);
 const Workers = Type.Integer({ minimum: 1, maximum: MAX_WORKERS });
 const MaxBody = Type.Integer({ minimum: 1, maximum: bufferConstants.MAX_LENGTH });
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
+const SliceMs = Type.Integer({ minimum: 0, maximum: 60_000 });
+const HeapMb = Type.Integer({ minimum: 0, maximum: 1024 * 1024 });
 const Timeout = Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS });
 
 const FileSchema = Type.Object(
@@ -61,6 +69,9 @@ const FileSchema = Type.Object(
     dataDir: Type.Optional(NonEmpty),
     mode: Type.Optional(ModeSchema),
     workers: Type.Optional(Workers),
+    longWorkers: Type.Optional(Workers),
+    querySliceMs: Type.Optional(SliceMs),
+    workerHeapMb: Type.Optional(HeapMb),
     maxBodyBytes: Type.Optional(MaxBody),
     queryTimeoutMs: Type.Optional(Timeout),
     mcp: Type.Optional(Type.Boolean()),
@@ -69,7 +80,18 @@ const FileSchema = Type.Object(
 );
 type FileConfig = Static<typeof FileSchema>;
 
-type FlagKey = 'port' | 'host' | 'dataDir' | 'mode' | 'project' | 'workers' | 'maxBodyBytes' | 'queryTimeoutMs';
+type FlagKey =
+  | 'port'
+  | 'host'
+  | 'dataDir'
+  | 'mode'
+  | 'project'
+  | 'workers'
+  | 'longWorkers'
+  | 'querySliceMs'
+  | 'workerHeapMb'
+  | 'maxBodyBytes'
+  | 'queryTimeoutMs';
 
 interface Setting {
   readonly key: FlagKey;
@@ -92,6 +114,30 @@ const SETTINGS: readonly Setting[] = [
     env: 'TRELLIS_WORKERS',
     schema: Workers,
     expects: `an integer from 1 to ${MAX_WORKERS}`,
+    numeric: true,
+  },
+  {
+    key: 'longWorkers',
+    flag: '--long-workers',
+    env: 'TRELLIS_LONG_WORKERS',
+    schema: Workers,
+    expects: `an integer from 1 to ${MAX_WORKERS}`,
+    numeric: true,
+  },
+  {
+    key: 'querySliceMs',
+    flag: '--query-slice-ms',
+    env: 'TRELLIS_QUERY_SLICE_MS',
+    schema: SliceMs,
+    expects: 'an integer from 0 to 60000 (milliseconds; 0: never move reads)',
+    numeric: true,
+  },
+  {
+    key: 'workerHeapMb',
+    flag: '--worker-heap-mb',
+    env: 'TRELLIS_WORKER_HEAP_MB',
+    schema: HeapMb,
+    expects: 'an integer from 0 to 1048576 (MiB; 0: the default heap)',
     numeric: true,
   },
   {
@@ -125,6 +171,11 @@ in the project folder (camelCase key), else its default.
   --project <dir>        TRELLIS_PROJECT         folder with trellis.json and .hx files
                                                  (the current folder if it has trellis.json)
   --workers <n>          TRELLIS_WORKERS         read worker threads (CPUs - 1, at least 1)
+  --long-workers <n>     TRELLIS_LONG_WORKERS    read worker threads for long queries (1)
+  --query-slice-ms <n>   TRELLIS_QUERY_SLICE_MS  a read running longer moves to the long
+                                                 queries' threads (2; 0: never)
+  --worker-heap-mb <n>   TRELLIS_WORKER_HEAP_MB  heap limit of each read worker, MiB
+                                                 (0: Node's default)
   --max-body-bytes <n>   TRELLIS_MAX_BODY_BYTES  largest request body (16777216)
   --query-timeout-ms <n> TRELLIS_QUERY_TIMEOUT_MS
                                                  execution budget of one query (30000)
@@ -228,6 +279,9 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     dataDir: resolve(cwd, 'data'),
     mode: 'writer',
     workers: Math.max(1, availableParallelism() - 1),
+    longWorkers: 1,
+    querySliceMs: 2,
+    workerHeapMb: 0,
     maxBodyBytes: 16 * 1024 * 1024,
     queryTimeoutMs: LIMITS.defaultQueryTimeoutMs,
     mcp: false,

@@ -11,6 +11,7 @@ import type { QueryPlan } from './plan/batch.js';
 import { validatePlan } from './plan/validate.js';
 import { decodeRequest } from './wire/request.js';
 import { executePlan, type ExecOptions } from './exec/batch.js';
+import { Preempted } from './exec/guarded-reader.js';
 import { LIMITS } from './plan/limits.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
@@ -40,7 +41,9 @@ export function preparePlan(request: string | Uint8Array | object): QueryPlan {
 /** What one /v2/query request comes to: an answer, or a write for the writer to run. */
 export type QueryAnswer =
   | { readonly kind: 'done'; readonly status: number; readonly body: string }
-  | { readonly kind: 'write'; readonly plan: QueryPlan; readonly awaitDurable: boolean };
+  | { readonly kind: 'write'; readonly plan: QueryPlan; readonly awaitDurable: boolean }
+  /** A read that outran its time slice (ExecOptions.sliceMs): run it again without one. */
+  | { readonly kind: 'preempted' };
 
 /**
  * The query pipeline past header parsing, in the reference's order of checks
@@ -67,6 +70,7 @@ export function answerQuery(
     if (plan.type === 'write') return { kind: 'write', plan, awaitDurable: options.awaitDurable === true };
     return { kind: 'done', status: 200, body: read(plan) };
   } catch (err) {
+    if (err instanceof Preempted) return { kind: 'preempted' };
     return { kind: 'done', ...errorReply(toErrorBody(err)) };
   }
 }

@@ -40,6 +40,9 @@ test('defaults with no flags, no variables, no file', () => {
     project: undefined,
     configFile: undefined,
     workers: Math.max(1, availableParallelism() - 1),
+    longWorkers: 1,
+    querySliceMs: 2,
+    workerHeapMb: 0,
     maxBodyBytes: 16777216,
     queryTimeoutMs: 30000,
     mcp: false,
@@ -118,6 +121,26 @@ test('precedence: flag > environment > file > default, for every setting', () =>
     ],
     [3333, 'localhost', '/abs/flagdata', 'reader', 5, 5000, 3000],
   );
+
+  // The read pool's settings, through each source.
+  const pool = (c: ReturnType<typeof loadConfig>) => [c.longWorkers, c.querySliceMs, c.workerHeapMb];
+  writeConfig(dir, { longWorkers: 2, querySliceMs: 7, workerHeapMb: 256 });
+  assert.deepEqual(pool(loadConfig([], {}, dir)), [2, 7, 256]);
+  const poolEnv = { TRELLIS_LONG_WORKERS: '3', TRELLIS_QUERY_SLICE_MS: '0', TRELLIS_WORKER_HEAP_MB: '512' };
+  assert.deepEqual(pool(loadConfig([], poolEnv, dir)), [3, 0, 512]);
+  assert.deepEqual(pool(loadConfig(['--long-workers', '4', '--query-slice-ms=9', '--worker-heap-mb', '64'], poolEnv, dir)), [4, 9, 64]);
+  assert.throws(() => loadConfig(['--long-workers', '0'], {}, dir), /--long-workers must be an integer from 1/);
+  assert.throws(() => loadConfig(['--query-slice-ms', '-1'], {}, dir), /--query-slice-ms must be an integer from 0 to 60000/);
+  writeConfig(dir, {
+    port: 1111,
+    host: '0.0.0.0',
+    dataDir: 'filedata',
+    mode: 'reader',
+    workers: 3,
+    maxBodyBytes: 3000,
+    queryTimeoutMs: 1000,
+    mcp: true,
+  });
 
   // Mixed: each setting independently takes its highest-precedence source.
   const mixed = loadConfig(['--port', '7000'], { TRELLIS_WORKERS: '9' }, dir);
@@ -206,7 +229,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, { port: 1, prot: 2 });
   configError(
     () => loadConfig([], {}, dir),
-    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, maxBodyBytes, queryTimeoutMs, mcp$/,
+    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp$/,
   );
   writeConfig(dir, { project: '.' });
   configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);

@@ -4,26 +4,46 @@
  * here, each on a fresh snapshot (Store.read renews it); writes come back as plans for the
  * writer thread. Requests arrive as raw bodies and answers leave as response bytes
  * (src/protocol/frames.ts), so the main thread does no per-request parsing.
+ *
+ * A task may carry a time slice: a read that outruns it is answered `preempted` and the
+ * pool runs it again in the lane for long queries, so the reads after it in this task are
+ * not held up. The pool can also ask for this thread's statistics (a `stats` task).
  */
 import { workerData } from 'node:worker_threads';
 import { answerQuery, runRead } from '../src/database.js';
 import { encodeMessage, toPlanMessage } from '../src/protocol/codec.js';
-import { decodeRequests, encodeAnswers } from '../src/protocol/frames.js';
-import type { WorkerSettings } from '../src/protocol/messages.js';
+import { decodeTask, encodeAnswers } from '../src/protocol/frames.js';
+import type { WorkerSettings, WorkerStats } from '../src/protocol/messages.js';
 import { fromOptionFlags } from '../src/core/request-options.js';
 import { openStore } from '../src/store/index.js';
 
 const settings = workerData as WorkerSettings;
 const store = await openStore({ path: settings.dataDir, readOnly: true });
-const exec = { timeoutMs: settings.queryTimeoutMs };
-const read = (plan: Parameters<typeof runRead>[1]) => runRead(store, plan, exec);
+const readerMode = settings.mode === 'reader';
 
-export default function runReadTask(bytes: Uint8Array): Uint8Array {
-  const answers = decodeRequests(bytes).map(({ flags, body }) => {
-    const answer = answerQuery(body, fromOptionFlags(flags), settings.mode === 'reader', read);
-    return answer.kind === 'done'
-      ? { kind: 'response' as const, status: answer.status, text: answer.body }
-      : { kind: 'write' as const, awaitDurable: answer.awaitDurable, plan: encodeMessage(toPlanMessage(answer.plan)) };
+function stats(): WorkerStats {
+  const resources = process.getActiveResourcesInfo();
+  return {
+    timers: resources.filter((r) => r === 'Timeout').length,
+    heapUsedBytes: process.memoryUsage().heapUsed,
+  };
+}
+
+export default function runReadTask(task: Uint8Array | 'stats'): Uint8Array | WorkerStats {
+  if (task === 'stats') return stats();
+  const { sliceMs, requests } = decodeTask(task);
+  const answers = requests.map(({ flags, spentMs, body }) => {
+    const start = performance.now();
+    const exec = { timeoutMs: settings.queryTimeoutMs, spentMs, sliceMs };
+    const answer = answerQuery(body, fromOptionFlags(flags), readerMode, (plan) => runRead(store, plan, exec));
+    switch (answer.kind) {
+      case 'done':
+        return { kind: 'response' as const, status: answer.status, text: answer.body };
+      case 'preempted':
+        return { kind: 'preempted' as const, spentMs: spentMs + (performance.now() - start) };
+      default:
+        return { kind: 'write' as const, awaitDurable: answer.awaitDurable, plan: encodeMessage(toPlanMessage(answer.plan)) };
+    }
   });
   return encodeAnswers(answers);
 }

@@ -90,11 +90,17 @@ function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previ
 export interface ExecOptions {
   /** Wall-clock budget of the execution (408 query_timeout past it). */
   readonly timeoutMs: number;
+  /** Execution time the request already had in earlier, preempted attempts (ms). */
+  readonly spentMs?: number;
+  /** Reads only: stop with `Preempted` after this long (ms); absent or 0: never. */
+  readonly sliceMs?: number;
 }
 
 /** Executes the plan against one transaction and returns the response body. */
 export function executePlan(plan: QueryPlan, reader: GraphReader, writer: GraphWriter | null, options: ExecOptions): string {
-  const guarded = new GuardedReader(reader, Date.now() + options.timeoutMs, options.timeoutMs);
+  const start = performance.now();
+  const slice = writer === null && options.sliceMs ? start + options.sliceMs : Number.POSITIVE_INFINITY;
+  const guarded = new GuardedReader(reader, start + options.timeoutMs - (options.spentMs ?? 0), options.timeoutMs, slice);
   const x = new Exec(guarded, writer, new Map(plan.params), EXECUTORS, needsPaths(plan));
   runEntries(x, plan.batch.entries);
   return encodeResponse(plan.batch.returns, (name) => x.vars.get(name));

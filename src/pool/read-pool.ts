@@ -1,76 +1,108 @@
 /**
- * The pool of read workers (the only importer of piscina). A Piscina task costs ~65 µs of
- * dispatch and wake-ups on this machine, far more than an LMDB read, so requests travel
- * in batches, as raw bodies in one buffer (protocol/frames.ts). Each worker has at most
- * one task in flight: requests that arrive while every worker is busy wait, and leave
- * together as soon as a worker is free. An idle pool sends at the end of the event-loop
- * turn, so a lone request waits for nothing; a loaded one sends large batches.
- * Workers parse, validate and run reads; writes come back as plans for the writer thread.
+ * The read workers (the only importer of piscina), in two lanes:
+ *
+ * - the **short lane** takes every request first. A Piscina task costs tens of µs of
+ *   dispatch and wake-ups, far more than an LMDB read, so requests travel in batches, as
+ *   raw bodies in one buffer (protocol/frames.ts). Each worker has at most one task in
+ *   flight: requests that arrive while every worker is busy wait, and leave together as
+ *   soon as a worker is free. A read that runs past the lane's time slice is stopped
+ *   (GuardedReader) and moved to the long lane, so the requests batched with it are not
+ *   held up by it.
+ * - the **long lane** runs one request per task and never preempts: reads that outran the
+ *   slice, bodies too large to parse quickly, and requests retried after a worker died.
+ *   Long queries wait for each other there, not for short ones, and not the other way.
+ *
+ * Workers run their event loop between tasks (`atomics: 'disabled'`): parked in
+ * Atomics.wait, as Piscina does by default, a thread runs no timers, and lmdb-js arms one
+ * with every read snapshot, so they piled up at about 150 bytes per read until the worker
+ * ran out of heap.
+ *
+ * A worker that dies (out of memory, a crash) is logged and replaced by Piscina; every
+ * request of its task is tried once more, alone, in the long lane. Read workers never
+ * change the database (a write is only parsed there and comes back as a plan), so trying
+ * again is safe for writes too. A request whose second worker dies as well is answered
+ * with an error.
  */
 import { Piscina } from 'piscina';
-import { errorReply, GraphError, toErrorBody } from '../core/errors.js';
-import { decodeAnswers, encodeRequests, type AnswerFrame, type RequestFrame } from '../protocol/frames.js';
-import type { WorkerSettings } from '../protocol/messages.js';
+import { errorReply, GraphError, toErrorBody, type ErrorBody } from '../core/errors.js';
+import { decodeAnswers, encodeTask, type AnswerFrame } from '../protocol/frames.js';
+import type { WorkerSettings, WorkerStats } from '../protocol/messages.js';
+
+export interface ReadPoolOptions {
+  /** Worker threads of the short lane. */
+  readonly workers: number;
+  /** Worker threads of the long lane. */
+  readonly longWorkers: number;
+  /** Reads of the short lane running longer than this move to the long lane (ms). */
+  readonly sliceMs: number;
+  /** Heap limit of each worker (MiB); 0: V8's default. */
+  readonly workerHeapMb: number;
+  /** Called with a line to log (a worker died). */
+  readonly log: (line: string) => void;
+}
 
 interface Pending {
-  readonly request: RequestFrame;
+  readonly body: Uint8Array;
+  readonly flags: number;
+  spentMs: number;
+  /** Already tried again after its worker died. */
+  retried: boolean;
   readonly resolve: (answer: AnswerFrame) => void;
 }
 
-/** Requests per task at most: bounds one task's latency under a burst. */
+/** Requests per short-lane task at most: bounds one task's latency under a burst. */
 const MAX_TASK_SIZE = 256;
+
+/** Bodies larger than this go straight to the long lane: parsing them takes milliseconds. */
+export const LONG_BODY_BYTES = 1024 * 1024;
 
 const encoder = new TextEncoder();
 
-export class ReadPool {
-  private readonly piscina: Piscina;
-  private queue: Pending[] = [];
+class Lane {
+  private readonly queue: Pending[] = [];
   private scheduled = false;
   /** Tasks sent and not answered yet (at most one per worker). */
   private inFlight = 0;
 
   constructor(
-    workerFile: URL,
-    workerData: WorkerSettings,
+    readonly name: string,
+    readonly piscina: Piscina,
     readonly threads: number,
-  ) {
-    this.piscina = new Piscina({
-      filename: workerFile.href,
-      minThreads: threads,
-      maxThreads: threads,
-      idleTimeout: Number.POSITIVE_INFINITY,
-      workerData,
-    });
+    private readonly maxTask: number,
+    private readonly sliceMs: number,
+    private readonly settle: (pending: Pending, answer: AnswerFrame) => void,
+    private readonly died: (pending: readonly Pending[], err: unknown) => void,
+  ) {}
+
+  /** Nothing queued or running: a request sent now starts at once. */
+  get idle(): boolean {
+    return this.inFlight === 0 && this.queue.length === 0;
   }
 
-  /** Resolves when every worker thread has opened the database. */
-  async warm(): Promise<void> {
-    await Promise.all(Array.from({ length: this.threads }, () => this.runTask([])));
-  }
-
-  /** Answers one /v2/query body (`flags`: request-options.ts optionFlags). */
-  submit(body: Uint8Array, flags: number): Promise<AnswerFrame> {
-    return new Promise((resolve) => {
-      this.queue.push({ request: { flags, body }, resolve });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
+  enqueue(pending: Pending): void {
+    this.queue.push(pending);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      // Everything that arrives in this event-loop turn leaves in one task.
+      setImmediate(() => this.flush());
+    }
   }
 
   private flush(): void {
     this.scheduled = false;
     const idle = this.threads - this.inFlight;
     if (idle <= 0 || this.queue.length === 0) return;
-    const size = Math.min(MAX_TASK_SIZE, Math.ceil(this.queue.length / idle));
+    const size = Math.min(this.maxTask, Math.ceil(this.queue.length / idle));
     for (let sent = 0; sent < idle && this.queue.length > 0; sent++) {
       const chunk = this.queue.splice(0, size);
       this.inFlight++;
-      this.runTask(chunk.map((p) => p.request))
+      this.run(chunk)
         .then(
-          (answers) => chunk.forEach((p, j) => p.resolve(answers[j] ?? failure(new Error('a read worker returned too few answers')))),
-          (err: unknown) => chunk.forEach((p) => p.resolve(failure(err))),
+          (answers) =>
+            chunk.forEach((p, j) =>
+              this.settle(p, answers[j] ?? failure({ error: 'internal_error', msg: 'a read worker returned too few answers' })),
+            ),
+          (err: unknown) => this.died(chunk, err),
         )
         .finally(() => {
           this.inFlight--;
@@ -79,19 +111,139 @@ export class ReadPool {
     }
   }
 
-  private async runTask(requests: RequestFrame[]): Promise<AnswerFrame[]> {
-    const task = encodeRequests(requests);
+  private async run(chunk: readonly Pending[]): Promise<AnswerFrame[]> {
+    const task = encodeTask({ sliceMs: this.sliceMs, requests: chunk });
     const bytes: Uint8Array = await this.piscina.run(task, { transferList: [task.buffer as ArrayBuffer] });
     return decodeAnswers(bytes);
   }
+}
 
-  close(): Promise<void> {
-    return this.piscina.destroy();
+export class ReadPool {
+  private readonly short: Lane;
+  private readonly long: Lane;
+
+  constructor(
+    workerFile: URL,
+    workerData: WorkerSettings,
+    private readonly options: ReadPoolOptions,
+  ) {
+    const settle = (p: Pending, answer: AnswerFrame) => {
+      if (answer.kind !== 'preempted') p.resolve(answer);
+      else {
+        p.spentMs = answer.spentMs;
+        this.long.enqueue(p);
+      }
+    };
+    const died = (lane: string) => (pending: readonly Pending[], err: unknown) => this.workerDied(lane, pending, err);
+    this.short = new Lane(
+      'short',
+      this.piscina(workerFile, workerData, options.workers),
+      options.workers,
+      MAX_TASK_SIZE,
+      options.sliceMs,
+      settle,
+      died('short'),
+    );
+    this.long = new Lane(
+      'long',
+      this.piscina(workerFile, workerData, options.longWorkers),
+      options.longWorkers,
+      1,
+      0,
+      settle,
+      died('long'),
+    );
+  }
+
+  private piscina(workerFile: URL, workerData: WorkerSettings, threads: number): Piscina {
+    const pool = new Piscina({
+      filename: workerFile.href,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      atomics: 'disabled',
+      workerData,
+      ...(this.options.workerHeapMb > 0 ? { resourceLimits: { maxOldGenerationSizeMb: this.options.workerHeapMb } } : {}),
+    });
+    // A worker that fails outside a task: Piscina replaces it; without a listener the
+    // 'error' event would end the process.
+    pool.on('error', (err: unknown) => this.options.log(`trellis: a read worker failed between tasks (${describe(err)}); it is replaced`));
+    return pool;
+  }
+
+  /** Resolves when every worker thread has opened the database. */
+  async warm(): Promise<void> {
+    const empty = () => encodeTask({ sliceMs: 0, requests: [] });
+    await Promise.all([this.short, this.long].flatMap((lane) => Array.from({ length: lane.threads }, () => lane.piscina.run(empty()))));
+  }
+
+  /** The short lane is idle: a request sent now would start at once. */
+  get idle(): boolean {
+    return this.short.idle;
+  }
+
+  /** Answers one /v2/query body (`flags`: request-options.ts optionFlags). */
+  submit(body: Uint8Array, flags: number): Promise<AnswerFrame> {
+    return new Promise((resolve) => {
+      const pending: Pending = { body, flags, spentMs: 0, retried: false, resolve };
+      (body.byteLength > LONG_BODY_BYTES ? this.long : this.short).enqueue(pending);
+    });
+  }
+
+  /** Runs a read that already ran for `spentMs` elsewhere and outran its slice there. */
+  submitLong(body: Uint8Array, flags: number, spentMs: number): Promise<AnswerFrame> {
+    return new Promise((resolve) => this.long.enqueue({ body, flags, spentMs, retried: false, resolve }));
+  }
+
+  /** Statistics of every worker (one task per thread; for tests and diagnostics). */
+  async stats(): Promise<WorkerStats[]> {
+    const lanes = [this.short, this.long];
+    return Promise.all(
+      lanes.flatMap((lane) => Array.from({ length: lane.threads }, () => lane.piscina.run('stats') as Promise<WorkerStats>)),
+    );
+  }
+
+  private workerDied(lane: string, pending: readonly Pending[], err: unknown): void {
+    const retry = pending.filter((p) => !p.retried);
+    this.options.log(
+      `trellis: a read worker of the ${lane} lane died (${describe(err)}); it is replaced, ` +
+        `and ${retry.length} of its ${pending.length} requests are tried again in the long lane`,
+    );
+    for (const p of pending) {
+      if (p.retried) p.resolve(failure(diedTwice(err)));
+      else {
+        p.retried = true;
+        this.long.enqueue(p);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.short.piscina.destroy(), this.long.piscina.destroy()]);
   }
 }
 
-function failure(err: unknown): AnswerFrame {
-  const body = err instanceof GraphError ? toErrorBody(err) : { error: 'internal_error' as const, msg: 'a read worker failed' };
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}
+
+/** The answer to a request that two workers died running. */
+function diedTwice(err: unknown): ErrorBody {
+  if (err instanceof GraphError) return toErrorBody(err);
+  if ((err as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return {
+      error: 'limit_exceeded',
+      msg: 'the query needs more memory than a read worker has (--worker-heap-mb); two workers ran out of memory running it: add a limit or a filter',
+    };
+  }
+  return { error: 'internal_error', msg: `the read worker running this request died twice (${describe(err)}); it was not tried again` };
+}
+
+function failure(body: ErrorBody): AnswerFrame {
   const reply = errorReply(body);
   return { kind: 'response', status: reply.status, body: encoder.encode(reply.body) };
 }

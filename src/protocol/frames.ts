@@ -1,24 +1,39 @@
 /**
- * Binary frames for the read pool: every /v2/query request of one event-loop turn goes to
- * a worker as one buffer (raw bodies, unparsed), and comes back as one buffer of answers.
- * The main thread then neither parses JSON nor encodes messages per request: a task is a
- * copy of the bodies, a reply is the response bytes the socket sends.
+ * Binary frames for the read pool: the /v2/query requests of one task go to a worker as one
+ * buffer (raw bodies, unparsed), and come back as one buffer of answers. The main thread
+ * then neither parses JSON nor encodes messages per request: a task is a copy of the
+ * bodies, a reply is the response bytes the socket sends.
  *
- * Task:   [u32 count] then per request [u32 flags, u32 length], then the bodies.
- * Answer: [u32 count] then per answer [u32 kind, u32 status, u32 length], then payloads:
- *         kind 0 is a response body (UTF-8 JSON, with `status`), kind 1 a write plan
- *         (msgpack PlanMessage) for the writer, with `status` 1 when it awaits durability.
+ * Task:   [u32 count][u32 sliceMs] then per request [u32 flags, u32 spentMs, u32 length],
+ *         then the bodies. sliceMs 0: run every request to the end; otherwise a read that
+ *         runs longer is stopped and answered `preempted` (it goes to the heavy lane).
+ *         spentMs: execution time the request already had in earlier attempts.
+ * Answer: [u32 count][u32 0] then per answer [u32 kind, u32 status, u32 length], then
+ *         payloads: kind 0 is a response body (UTF-8 JSON, with `status`), kind 1 a write
+ *         plan (msgpack PlanMessage) for the writer, with `status` 1 when it awaits
+ *         durability, kind 2 a preempted read, with `status` its execution time so far.
  */
-const HEAD = 4;
+/** Count and one u32 of the whole frame (the slice of a task). */
+const HEAD = 8;
 
 export interface RequestFrame {
+  /** request-options.ts optionFlags. */
   readonly flags: number;
+  /** Execution time (ms) the request had in earlier, preempted attempts. */
+  readonly spentMs: number;
   readonly body: Uint8Array;
+}
+
+export interface TaskFrame {
+  /** Preempt reads running longer than this (ms); 0: never. */
+  readonly sliceMs: number;
+  readonly requests: readonly RequestFrame[];
 }
 
 export type AnswerFrame =
   | { readonly kind: 'response'; readonly status: number; readonly body: Uint8Array }
-  | { readonly kind: 'write'; readonly awaitDurable: boolean; readonly plan: Uint8Array };
+  | { readonly kind: 'write'; readonly awaitDurable: boolean; readonly plan: Uint8Array }
+  | { readonly kind: 'preempted'; readonly spentMs: number };
 
 /** Both frames are one table: [u32 count], per entry `fields` u32 and a payload length, then the payloads. */
 interface Entry {
@@ -27,13 +42,14 @@ interface Entry {
 }
 
 /** One buffer of its own (transferable). */
-function encodeTable(entries: readonly Entry[], fields: number): Uint8Array {
+function encodeTable(entries: readonly Entry[], fields: number, extra = 0): Uint8Array {
   const stride = 4 * (fields + 1);
   let size = HEAD + entries.length * stride;
   for (const e of entries) size += e.payload.byteLength;
   const out = new Uint8Array(new ArrayBuffer(size));
   const view = new DataView(out.buffer);
   view.setUint32(0, entries.length, true);
+  view.setUint32(4, extra, true);
   let at = HEAD + entries.length * stride;
   entries.forEach((e, i) => {
     const row = HEAD + i * stride;
@@ -45,7 +61,7 @@ function encodeTable(entries: readonly Entry[], fields: number): Uint8Array {
   return out;
 }
 
-function decodeTable(bytes: Uint8Array, fields: number): Entry[] {
+function decodeTable(bytes: Uint8Array, fields: number): { extra: number; entries: Entry[] } {
   const stride = 4 * (fields + 1);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const count = view.getUint32(0, true);
@@ -59,37 +75,49 @@ function decodeTable(bytes: Uint8Array, fields: number): Entry[] {
     out.push({ fields: values, payload: bytes.subarray(at, at + length) });
     at += length;
   }
-  return out;
+  return { extra: view.getUint32(4, true), entries: out };
 }
 
-export function encodeRequests(requests: readonly RequestFrame[]): Uint8Array {
+export function encodeTask(task: TaskFrame): Uint8Array {
   return encodeTable(
-    requests.map((r) => ({ fields: [r.flags], payload: r.body })),
-    1,
+    task.requests.map((r) => ({ fields: [r.flags, r.spentMs], payload: r.body })),
+    2,
+    task.sliceMs,
   );
 }
 
-export function decodeRequests(bytes: Uint8Array): RequestFrame[] {
-  return decodeTable(bytes, 1).map((e) => ({ flags: e.fields[0]!, body: e.payload }));
+export function decodeTask(bytes: Uint8Array): TaskFrame {
+  const { extra, entries } = decodeTable(bytes, 2);
+  return { sliceMs: extra, requests: entries.map((e) => ({ flags: e.fields[0]!, spentMs: e.fields[1]!, body: e.payload })) };
 }
 
 const encoder = new TextEncoder();
 
-export function encodeAnswers(
-  answers: readonly (AnswerFrame | { readonly kind: 'response'; readonly status: number; readonly text: string })[],
-): Uint8Array {
-  return encodeTable(
-    answers.map((a) =>
-      a.kind === 'write'
-        ? { fields: [1, a.awaitDurable ? 1 : 0], payload: a.plan }
-        : { fields: [0, a.status], payload: 'text' in a ? encoder.encode(a.text) : a.body },
-    ),
-    2,
-  );
+type AnswerToEncode = AnswerFrame | { readonly kind: 'response'; readonly status: number; readonly text: string };
+
+const EMPTY = new Uint8Array(0);
+
+function answerEntry(a: AnswerToEncode): Entry {
+  switch (a.kind) {
+    case 'write':
+      return { fields: [1, a.awaitDurable ? 1 : 0], payload: a.plan };
+    case 'preempted':
+      return { fields: [2, Math.min(0xffffffff, Math.round(a.spentMs))], payload: EMPTY };
+    default:
+      return { fields: [0, a.status], payload: 'text' in a ? encoder.encode(a.text) : a.body };
+  }
+}
+
+export function encodeAnswers(answers: readonly AnswerToEncode[]): Uint8Array {
+  return encodeTable(answers.map(answerEntry), 2);
 }
 
 export function decodeAnswers(bytes: Uint8Array): AnswerFrame[] {
-  return decodeTable(bytes, 2).map(({ fields: [kind, status], payload }) =>
-    kind === 1 ? { kind: 'write', awaitDurable: status === 1, plan: payload } : { kind: 'response', status: status!, body: payload },
+  return decodeTable(bytes, 2).entries.map(({ fields: [kind, status], payload }) =>
+    kind === 1
+      ? { kind: 'write', awaitDurable: status === 1, plan: payload }
+      : kind === 2
+        ? { kind: 'preempted', spentMs: status! }
+        : { kind: 'response', status: status!, body: payload },
   );
 }

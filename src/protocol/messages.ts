@@ -22,6 +22,13 @@ export interface PlanMessage {
 
 export type Reply = { readonly ok: true; readonly body: string } | { readonly ok: false; readonly error: ErrorBody };
 
+/** What a read worker reports of itself (for tests and diagnostics). */
+export interface WorkerStats {
+  /** Pending timers of the thread: a number that grows with every read is a leak. */
+  readonly timers: number;
+  readonly heapUsedBytes: number;
+}
+
 /** What every worker thread is started with (workerData). */
 export interface WorkerSettings {
   readonly dataDir: string;

@@ -14,6 +14,12 @@ export interface ServerOptions {
   readonly dataDir: string;
   readonly mode: Mode;
   readonly workers: number;
+  /** Read worker threads for long queries (default 1). */
+  readonly longWorkers?: number;
+  /** Reads running longer move to the long queries' threads (ms, default 2; 0: never). */
+  readonly querySliceMs?: number;
+  /** Heap limit of each read worker, MiB (default 0: Node's default). */
+  readonly workerHeapMb?: number;
   readonly maxBodyBytes: number;
   readonly queryTimeoutMs: number;
 }
@@ -29,7 +35,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (options.mode === 'writer') mkdirSync(options.dataDir, { recursive: true });
   const service = new ThreadedService(
     { dataDir: options.dataDir, mode: options.mode, queryTimeoutMs: options.queryTimeoutMs },
-    options.workers,
+    {
+      workers: options.workers,
+      longWorkers: options.longWorkers ?? 1,
+      sliceMs: options.querySliceMs ?? 2,
+      workerHeapMb: options.workerHeapMb ?? 0,
+    },
   );
   const http = await startHttpServer({
     host: options.host,

@@ -1,26 +1,35 @@
 /**
- * The QueryService of the real server: requests go to the Piscina pool, which parses them
- * and runs reads; the writes it hands back go to the writer thread (none in reader mode).
- * Ready once the writer has opened the database and every read worker has too.
+ * The QueryService of the real server: a request is answered on the main thread when the
+ * read workers are idle and it is small (inline-queries.ts), else by the read pool, which
+ * parses it and runs reads in two lanes (src/pool/read-pool.ts); writes, parsed either
+ * way, go to the writer thread (none in reader mode). Ready once the writer has opened the
+ * database and every read worker has too.
  */
 import { errorReply } from '../core/errors.js';
-import { ReadPool } from '../pool/read-pool.js';
-import { WriterClient } from '../pool/writer-client.js';
-import type { WorkerSettings } from '../protocol/messages.js';
 import { optionFlags, type PipelineOptions } from '../core/request-options.js';
+import { ReadPool, type ReadPoolOptions } from '../pool/read-pool.js';
+import { WriterClient } from '../pool/writer-client.js';
+import { encodeMessage, toPlanMessage } from '../protocol/codec.js';
+import type { AnswerFrame } from '../protocol/frames.js';
+import type { WorkerSettings } from '../protocol/messages.js';
+import { INLINE_SLICE_MS, InlineQueries } from './inline-queries.js';
 import type { HealthResponse, IndexRuntime, Mode, QueryReply, QueryService } from './service.js';
 
 const READ_WORKER = new URL('../../workers/read-worker.js', import.meta.url);
 const WRITER = new URL('../../workers/writer.js', import.meta.url);
 
+export type PoolOptions = Omit<ReadPoolOptions, 'log'>;
+
 export class ThreadedService implements QueryService {
   private pool: ReadPool | null = null;
+  private inline: InlineQueries | null = null;
   private readonly writer: WriterClient | null;
   private state: IndexRuntime = 'starting';
 
   constructor(
     private readonly settings: WorkerSettings,
-    private readonly readThreads: number,
+    private readonly poolOptions: PoolOptions,
+    private readonly log: (line: string) => void = (line) => console.error(line),
   ) {
     this.writer = settings.mode === 'writer' ? new WriterClient(WRITER, settings) : null;
   }
@@ -33,8 +42,13 @@ export class ThreadedService implements QueryService {
     try {
       // The writer opens (and creates) the environment before any reader opens it.
       await this.writer?.ready;
-      this.pool = new ReadPool(READ_WORKER, this.settings, this.readThreads);
+      this.pool = new ReadPool(READ_WORKER, this.settings, { ...this.poolOptions, log: this.log });
       await this.pool.warm();
+      this.inline = await InlineQueries.open({
+        dataDir: this.settings.dataDir,
+        readerMode: this.settings.mode === 'reader',
+        queryTimeoutMs: this.settings.queryTimeoutMs,
+      });
       this.state = 'ready';
     } catch (err) {
       this.state = 'failed';
@@ -47,22 +61,45 @@ export class ThreadedService implements QueryService {
     return { ready, mode: this.mode, index_runtime: this.state };
   }
 
+  /** The read pool, for statistics in tests. */
+  get readPool(): ReadPool | null {
+    return this.pool;
+  }
+
   async query(body: Uint8Array, options: PipelineOptions): Promise<QueryReply> {
-    if (this.pool === null) return fail('not_ready', 'the read workers are starting');
-    const answer = await this.pool.submit(body, optionFlags(options));
+    const pool = this.pool;
+    if (pool === null) return fail('not_ready', 'the read workers are starting');
+    const answer =
+      this.inline !== null && pool.idle && this.inline.accepts(body)
+        ? await this.answerInline(this.inline, pool, body, options)
+        : await pool.submit(body, optionFlags(options));
     if (answer.kind === 'response') return { status: answer.status, body: answer.body };
+    if (answer.kind === 'preempted') return fail('internal_error', 'a read was preempted in the long lane');
     // Workers refuse writes in reader mode, so a write plan means a writer exists.
     if (this.writer === null) return fail('writer_mode_required', 'this server is in reader mode');
     const reply = await this.writer.write(answer.plan, answer.awaitDurable);
     return reply.ok ? { status: 200, body: reply.body } : errorReply(reply.error);
   }
 
+  private async answerInline(inline: InlineQueries, pool: ReadPool, body: Uint8Array, options: PipelineOptions): Promise<AnswerFrame> {
+    const answer = inline.answer(body, options);
+    switch (answer.kind) {
+      case 'done':
+        return { kind: 'response', status: answer.status, body: Buffer.from(answer.body) };
+      case 'preempted':
+        return pool.submitLong(body, optionFlags(options), INLINE_SLICE_MS);
+      default:
+        return { kind: 'write', awaitDurable: answer.awaitDurable, plan: encodeMessage(toPlanMessage(answer.plan)) };
+    }
+  }
+
   async close(): Promise<void> {
     await this.pool?.close();
+    await this.inline?.close();
     await this.writer?.close();
   }
 }
 
-function fail(code: 'not_ready' | 'writer_mode_required', msg: string): QueryReply {
+function fail(code: 'not_ready' | 'writer_mode_required' | 'internal_error', msg: string): QueryReply {
   return errorReply({ error: code, msg });
 }

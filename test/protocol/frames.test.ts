@@ -1,29 +1,32 @@
 /** Read-pool frames and option flags survive the trip between threads exactly. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeAnswers, decodeRequests, encodeAnswers, encodeRequests } from '../../src/protocol/frames.js';
+import { decodeAnswers, decodeTask, encodeAnswers, encodeTask } from '../../src/protocol/frames.js';
 import { fromOptionFlags, optionFlags } from '../../src/core/request-options.js';
 
-test('requests: flags and bodies, empty ones included, in order', () => {
+test('tasks: the slice, and flags, spent time and bodies of the requests, empty ones included, in order', () => {
   const bodies = ['{"a":1}', '', 'é'.repeat(1000)].map((s) => new TextEncoder().encode(s));
-  const frames = bodies.map((body, i) => ({ flags: i * 3, body }));
-  const decoded = decodeRequests(encodeRequests(frames));
+  const requests = bodies.map((body, i) => ({ flags: i * 3, spentMs: i * 1000 + 7, body }));
+  const decoded = decodeTask(encodeTask({ sliceMs: 5, requests }));
+  assert.equal(decoded.sliceMs, 5);
   assert.deepEqual(
-    decoded.map((f) => [f.flags, Buffer.from(f.body).toString()]),
-    frames.map((f) => [f.flags, Buffer.from(f.body).toString()]),
+    decoded.requests.map((f) => [f.flags, f.spentMs, Buffer.from(f.body).toString()]),
+    requests.map((f) => [f.flags, f.spentMs, Buffer.from(f.body).toString()]),
   );
-  assert.deepEqual(decodeRequests(encodeRequests([])), []);
+  assert.deepEqual(decodeTask(encodeTask({ sliceMs: 0, requests: [] })), { sliceMs: 0, requests: [] });
 });
 
-test('answers: responses with their status and text, write plans with await-durable', () => {
+test('answers: responses with their status and text, write plans with await-durable, preempted reads with their time', () => {
   const plan = new Uint8Array([1, 2, 3]);
   const bytes = encodeAnswers([
     { kind: 'response', status: 200, text: '{"r":["é"]}' },
     { kind: 'write', awaitDurable: true, plan },
     { kind: 'response', status: 408, body: new TextEncoder().encode('{}') },
     { kind: 'write', awaitDurable: false, plan: new Uint8Array(0) },
+    { kind: 'preempted', spentMs: 12.4 },
   ]);
-  const [a, b, c, d] = decodeAnswers(bytes);
+  const [a, b, c, d, e] = decodeAnswers(bytes);
+  assert.deepEqual(e, { kind: 'preempted', spentMs: 12 });
   assert.deepEqual(a?.kind === 'response' && [a.status, Buffer.from(a.body).toString()], [200, '{"r":["é"]}']);
   assert.deepEqual(b?.kind === 'write' && [b.awaitDurable, [...b.plan]], [true, [1, 2, 3]]);
   assert.deepEqual(c?.kind === 'response' && [c.status, Buffer.from(c.body).toString()], [408, '{}']);

@@ -21,6 +21,8 @@ function service(health: HealthResponse): QueryService & { calls: string[] } {
     async query(body, options) {
       const answer = answerQuery(body, options, health.mode === 'reader', () => (calls.push('read'), '{"r":[]}'));
       if (answer.kind === 'done') return { status: answer.status, body: answer.body };
+      assert.equal(answer.kind, 'write', 'reads without a slice are never preempted');
+      if (answer.kind !== 'write') return { status: 500, body: '{}' };
       calls.push(`write durable=${answer.awaitDurable}`);
       return { status: 200, body: '{}' };
     },

@@ -1,0 +1,116 @@
+/**
+ * The read pool with its real worker threads (src/pool/read-pool.ts): workers run their
+ * timers, a long read moves out of the way of the short ones batched with it, and a worker
+ * that dies is replaced while its requests are tried again once.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { optionFlags } from '../../src/core/request-options.js';
+import { ReadPool, type ReadPoolOptions } from '../../src/pool/read-pool.js';
+import type { AnswerFrame } from '../../src/protocol/frames.js';
+import { openStore } from '../../src/store/index.js';
+import { tempDir } from '../helpers/server.js';
+
+const WORKER = new URL('../../workers/read-worker.js', import.meta.url);
+const FLAGS = optionFlags({ warm: false, requireWriter: false, awaitDurable: undefined });
+/** Nodes of the dense graph: every node links to every other, so two hops are N^3 rows. */
+const N = 250;
+
+const dir = tempDir('trellis-pool-');
+after(() => dir.remove());
+
+before(async () => {
+  const store = await openStore({ path: dir.path });
+  await store.write((w) => {
+    for (let i = 0; i < N; i++) w.createNode('Dense', { i: BigInt(i) });
+    for (let a = 0; a < N; a++) for (let b = 0; b < N; b++) if (a !== b) w.createEdge('LINK', a, b, {});
+  });
+  await store.close();
+});
+
+const encode = (request: unknown) => new TextEncoder().encode(JSON.stringify(request));
+const read = (root: unknown) =>
+  encode({ request_type: 'read', query: { read: { entries: [{ query: { name: 'r', root } }], returns: ['r'] } } });
+const all = { nodes: { reference: 'all' } };
+const pointRead = (id: number) => read({ value_map: { input: { nodes: { reference: { ids: [id] } } } } });
+/** Counts two-hop paths: N*(N-1)^2 rows, over a second of work. */
+const longCount = read({ count: { input: { out: { input: { out: { input: all } } } } } });
+/** Collects the two-hop paths as rows: far more memory than a small worker heap. */
+const memoryHog = read({ out: { input: { out: { input: all } } } });
+
+function json(answer: AnswerFrame): unknown {
+  assert.equal(answer.kind, 'response');
+  return answer.kind === 'response' ? { status: answer.status, body: JSON.parse(Buffer.from(answer.body).toString()) } : null;
+}
+
+async function withPool(options: Partial<ReadPoolOptions>, body: (pool: ReadPool, logs: string[]) => Promise<void>): Promise<void> {
+  const logs: string[] = [];
+  const pool = new ReadPool(
+    WORKER,
+    { dataDir: dir.path, mode: 'reader', queryTimeoutMs: 60_000 },
+    { workers: 1, longWorkers: 1, sliceMs: 2, workerHeapMb: 0, log: (line) => logs.push(line), ...options },
+  );
+  try {
+    await pool.warm();
+    await body(pool, logs);
+  } finally {
+    await pool.close();
+  }
+}
+
+test('workers run their timers: thousands of reads leave no timers behind (lmdb-js arms one per snapshot)', async () => {
+  await withPool({}, async (pool) => {
+    for (let round = 0; round < 30; round++) {
+      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => pool.submit(pointRead(i % N), FLAGS)));
+      for (const a of answers) assert.equal((json(a) as { status: number }).status, 200);
+    }
+    // Let the workers reach their event loop once more before asking.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const s of await pool.stats()) assert.ok(s.timers < 20, `a worker holds ${s.timers} timers after 3000 reads`);
+  });
+});
+
+test('a read that outruns the slice moves to the long lane: the short reads batched with it are answered first', async () => {
+  await withPool({}, async (pool) => {
+    const done: string[] = [];
+    // One event-loop turn: the long read and the short ones leave in one short-lane task,
+    // the long one first.
+    const long = pool.submit(longCount, FLAGS).then((a) => (done.push('long'), a));
+    const shorts = Array.from({ length: 20 }, (_, i) => pool.submit(pointRead(i), FLAGS).then((a) => (done.push('short'), a)));
+    const shortAnswers = await Promise.all(shorts);
+    assert.deepEqual(done, Array(20).fill('short'), 'every short read answered while the long one still runs');
+    shortAnswers.forEach((a, i) => assert.deepEqual(json(a), { status: 200, body: { r: [{ $id: i, $label: 'Dense', i }] } }));
+    assert.deepEqual(json(await long), { status: 200, body: { r: [N * (N - 1) * (N - 1)] } }, 'the long read still answers, in full');
+  });
+});
+
+test('a worker that dies is logged and replaced; its requests are tried once more, and one that kills two workers gets an error', async () => {
+  // No slice: the memory hog dies in the short lane, with the point reads of its task.
+  await withPool({ sliceMs: 0, workerHeapMb: 32 }, async (pool, logs) => {
+    const hog = pool.submit(memoryHog, FLAGS);
+    const shorts = Array.from({ length: 5 }, (_, i) => pool.submit(pointRead(i), FLAGS));
+    (await Promise.all(shorts)).forEach((a, i) =>
+      assert.deepEqual(json(a), { status: 200, body: { r: [{ $id: i, $label: 'Dense', i }] } }),
+    );
+    const answer = json(await hog) as { status: number; body: { error: string; msg: string } };
+    assert.equal(answer.status, 400);
+    assert.equal(answer.body.error, 'limit_exceeded');
+    assert.match(answer.body.msg, /more memory than a read worker has/);
+    assert.ok(
+      logs.some(
+        (l) => /read worker of the short lane died \(ERR_WORKER_OUT_OF_MEMORY/.test(l) && /6 of its 6 requests are tried again/.test(l),
+      ),
+      logs.join('\n'),
+    );
+    assert.ok(
+      logs.some((l) => /read worker of the long lane died/.test(l)),
+      logs.join('\n'),
+    );
+    // Both lanes have a working worker again.
+    assert.deepEqual(json(await pool.submit(pointRead(7), FLAGS)), { status: 200, body: { r: [{ $id: 7, $label: 'Dense', i: 7 }] } });
+    assert.deepEqual(json(await pool.submitLong(pointRead(8), FLAGS, 0)), {
+      status: 200,
+      body: { r: [{ $id: 8, $label: 'Dense', i: 8 }] },
+    });
+  });
+});
