@@ -61,3 +61,37 @@ test('load-steps bench: one timed step per load request, in order, and a profile
   );
   for (const s of report.steps) assert.ok(s.ms > 0 && s.file_mb > 0);
 });
+
+test('latency bench: one client against Trellis and the bare uWS server, with the p50 ratio', async () => {
+  const report = await bench('latency', ['--size', 'tiny', '--duration', '0.5', '--repeat', '2']);
+  for (const side of [report.trellis_point_read, report.bare_uws])
+    assert.ok(side.p50_us > 0 && side.p99_us >= side.p50_us && side.requests_per_s > 0);
+  assert.ok(report.ratios.p50_trellis_over_bare > 0);
+});
+
+test('fairness bench: cheap-read latency idle and under heavy reads, with and without the slice', async () => {
+  const report = await bench('fairness', ['--size', 'tiny', '--duration', '1', '--loop-rows', '300']);
+  for (const server of [report.default_server, report.slice_disabled]) {
+    assert.ok(server.idle.cheap_requests > 0 && server.under_heavy_load.cheap_requests > 0);
+    assert.ok(
+      server.under_heavy_load.heavy_done.for_each_100k > 0 && server.under_heavy_load.heavy_done.two_hop_paths > 0,
+      'heavy reads ran and answered 200',
+    );
+    assert.ok(server.p99_ratio > 0);
+  }
+});
+
+test('durability bench: plain and await-durable writes in every workload, and the gain', async () => {
+  const report = await bench('durability', ['--size', 'tiny', '--duration', '0.3', '--repeat', '1', '--connections', '2']);
+  assert.deepEqual(Object.keys(report.results), ['sequential_writes', 'mixed_90_10', 'concurrent_writes_2', 'embedded_sequential_writes']);
+  for (const r of Object.values<Record<string, any>>(report.results))
+    assert.ok(r.plain.per_s > 0 && r.durable.per_s > 0 && r.plain_gain > 0);
+});
+
+test('soak bench: memory samples of the server under the mixed load, without errors', async () => {
+  const report = await bench('soak', ['--size', 'tiny', '--minutes', '0.05', '--sample-s', '1', '--connections', '4']);
+  assert.equal(report.summary.errors, 0);
+  assert.ok(report.summary.requests > 0 && report.summary.writes > 0);
+  assert.ok(report.samples.length >= 2);
+  for (const s of report.samples) assert.ok(s.anon_mib > 0 && s.rss_mib >= s.anon_mib);
+});
