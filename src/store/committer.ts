@@ -82,7 +82,10 @@ export class Committer {
   /** Queues a batch to commit by itself, after every batch queued before it has finished. */
   private alone<T>(run: () => BatchOutcome<T>, durable: boolean): Promise<T> {
     const start = this.queueTail.then(() => this.attempt(run, durable, true));
-    this.queueTail = start.then((a) => a.finished);
+    this.queueTail = start.then(
+      (a) => a.finished,
+      () => undefined,
+    );
     return start.then((a) => a.answer);
   }
 
@@ -162,14 +165,24 @@ export class Committer {
 /** A batch of a failed commit that may succeed alone. */
 class RetryAlone extends Error {}
 
-/** lmdb-js rejects every batch of a failed commit with one error whose cause is a promise. */
+/** How long to wait for lmdb-js to name the cause of a failed commit. */
+const CAUSE_WAIT_MS = 1000;
+
+/**
+ * lmdb-js rejects every batch of a failed commit with one error whose cause is a promise,
+ * rejected when its write thread reports the status; should that never come, the batch is
+ * still answered (with the less precise error).
+ */
 async function commitCause(err: CommitFailure): Promise<unknown> {
   if (err.commitError === undefined) return err;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<unknown>((resolve) => (timer = setTimeout(() => resolve(err), CAUSE_WAIT_MS)));
   try {
-    await err.commitError;
-    return err;
+    return await Promise.race([err.commitError.then(() => err), late]);
   } catch (cause) {
     return cause;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
