@@ -9,6 +9,7 @@
  */
 import { GraphError } from '../core/errors.js';
 import type { RequestOptions } from '../core/request-options.js';
+import { clip } from '../core/clip.js';
 
 export { checkOptionsForRequestType, type RequestOptions } from '../core/request-options.js';
 
@@ -47,7 +48,7 @@ function parseBoolean(headers: ReadonlyMap<string, string>, name: HeaderName): b
     case '0':
       return false;
     default:
-      throw new GraphError('invalid_request_option', `${sentName(headers, name)} must be true, false, 1 or 0, got "${raw}"`);
+      throw new GraphError('invalid_request_option', `${sentName(headers, name)} must be true, false, 1 or 0, got "${clip(raw)}"`);
   }
 }
 
