@@ -2,51 +2,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
 import { startHttpServer, type HttpServer } from '../../src/server/uws.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/server/http-types.js';
-
-/** Sends raw bytes, returns everything the server wrote until it closed (or `waitMs` passed). */
-function raw(
-  port: number,
-  chunks: (string | Buffer)[],
-  opts: { waitMs?: number; gapMs?: number; destroyAfter?: boolean } = {},
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let out = '';
-    let settled = false;
-    const finish = () => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(out);
-    };
-    const timer = setTimeout(finish, opts.waitMs ?? 2000);
-    socket.on('data', (d) => (out += d.toString('latin1')));
-    socket.on('close', finish);
-    socket.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? finish() : reject(err)));
-    socket.on('connect', async () => {
-      for (const chunk of chunks) {
-        if (socket.destroyed) return;
-        socket.write(chunk);
-        if (opts.gapMs) await new Promise((r) => setTimeout(r, opts.gapMs));
-      }
-      if (opts.destroyAfter) finish();
-    });
-  });
-}
-
-function bodyOf(response: string): string {
-  return response.slice(response.indexOf('\r\n\r\n') + 4);
-}
-
-function headerOf(response: string, name: string): string | undefined {
-  const head = response.slice(0, response.indexOf('\r\n\r\n'));
-  const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line?.slice(line.indexOf(':') + 1).trim();
-}
+import { bodyOf, headerOf, raw } from '../helpers/raw.js';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
