@@ -10,7 +10,9 @@ export function renderErrorsDoc(): string {
 Every error response has the body \`{"error": "<code>", "msg": "<text>"}\` and nothing else.
 \`error\` is one of the stable codes below; \`msg\` says what was wrong and where (for request
 mistakes it starts with the JSON path, e.g. \`query.read.entries[0].query.root.count: unknown key "foo"\`).
-Clients should treat an unknown code by its HTTP status.
+Clients should treat an unknown code by its HTTP status. A \`msg\` quotes at most 200 characters
+of any one piece of the request (a path, header value, key or name); longer input is cut and
+marked \`…(cut, N characters)\`.
 
 Client mistakes are 4xx even when they are found while the query runs (an unbound parameter,
 a missing \`add_e\` endpoint); 500 means a fault of the service itself and never carries a
@@ -35,5 +37,9 @@ ${rows}
   \`invalid_request_option\` with 503).
 - Unknown routes are \`404 not_found\` and wrong methods \`405 method_not_allowed\`, with this
   body (HelixDB answers with an empty body).
+- An option header (\`X-Svc-*\` or \`x-helix-*\`) sent twice with different values is
+  \`400 invalid_request_option\` (HelixDB uses the first value); the same value repeated is accepted.
+- \`Content-Length\` sent twice with different values, or a \`Transfer-Encoding\` other than
+  \`chunked\`, is \`400 invalid_request_framing\` and the connection is closed.
 `;
 }

@@ -23,6 +23,10 @@ export const ERROR_REGISTRY = {
   method_not_allowed: spec(405, 'The route exists but not for this HTTP method.'),
   payload_too_large: spec(413, 'The body is larger than the limit (16 MiB local, 2 MiB gateway); rejected before parsing.'),
   invalid_request_body: spec(400, 'The request body could not be read (client disconnected or sent a malformed body).'),
+  invalid_request_framing: spec(
+    400,
+    'The body framing is ambiguous: Content-Length sent twice with different values, or a Transfer-Encoding other than chunked; the connection is closed after this answer.',
+  ),
   invalid_query_json: spec(
     400,
     'The body is not valid query JSON: syntax, shape, unknown key or tag, parameter schema; the msg names the JSON path.',

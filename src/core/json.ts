@@ -13,6 +13,7 @@
 //   and none can be a valid value (every finite double fits in 309 digits).
 
 import { ColumnBuilder, type RowTable } from './row-table.js';
+import { clip } from './clip.js';
 
 export class JsonSyntaxError extends Error {
   override name = 'JsonSyntaxError';
@@ -144,7 +145,7 @@ function parseObject(depth: number): Record<string, unknown> {
     if (src.charCodeAt(pos) !== 0x22) throw unexpected();
     const keyAt = pos;
     const key = parseKey();
-    if (Object.hasOwn(obj, key)) throw fail(keyAt, `duplicate key ${JSON.stringify(key)}`);
+    if (Object.hasOwn(obj, key)) throw fail(keyAt, `duplicate key ${JSON.stringify(clip(key))}`);
     skipWhitespace();
     if (src.charCodeAt(pos) !== 0x3a) throw unexpected();
     pos++;

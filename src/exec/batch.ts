@@ -16,6 +16,7 @@ import { materialize, sizeOf, type Flow } from './flow.js';
 import { EXECUTORS } from './registry.js';
 import { needsPaths } from '../plan/features.js';
 import { GuardedReader } from './guarded-reader.js';
+import { clip } from '../core/clip.js';
 
 /** The result of the previous sibling: a flow, or null when it was skipped. */
 type Previous = Flow | null;
@@ -50,7 +51,7 @@ function runQuery(x: Exec, entry: Extract<Entry, { kind: 'query' }>, previous: P
 function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previous {
   const path = `${entry.path}.param`;
   const list = x.param(entry.param, path);
-  if (!Array.isArray(list)) throw new GraphError('invalid_query', `${path}: parameter "${entry.param}" must be an array of objects`);
+  if (!Array.isArray(list)) throw new GraphError('invalid_query', `${path}: parameter "${clip(entry.param)}" must be an array of objects`);
   let last: Previous = null;
   const outer = new Map(x.params);
   const bulk = bulkInsertOf(entry, x.trackPath);
@@ -67,7 +68,7 @@ function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previ
   for (let i = 0; i < length; i++) {
     if (table === undefined) {
       const item: Value = list[i]!;
-      if (!isValueObject(item)) throw new GraphError('invalid_query', `${path}: element ${i} of "${entry.param}" is not an object`);
+      if (!isValueObject(item)) throw new GraphError('invalid_query', `${path}: element ${i} of "${clip(entry.param)}" is not an object`);
       element = item;
     }
     if (++x.loopIterations > LIMITS.maxLoopIterations) {

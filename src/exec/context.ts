@@ -10,6 +10,7 @@ import type { Value } from '../core/value.js';
 import { LIMITS } from '../plan/limits.js';
 import type { Flow, RowFlow } from './flow.js';
 import { EDGE, NODE, type Row } from './row.js';
+import { clip } from '../core/clip.js';
 
 export type Executor<K extends OpKind> = (node: OpOf<K>, x: Exec, context: RowFlow | null) => Flow;
 export type ExecutorTable = { readonly [K in OpKind]: Executor<K> };
@@ -56,7 +57,7 @@ export class Exec {
 
   param(name: string, path: string): Value {
     const v = this.params.get(name);
-    if (v === undefined) throw new GraphError('invalid_query', `${path}: parameter "${name}" is not bound`);
+    if (v === undefined) throw new GraphError('invalid_query', `${path}: parameter "${clip(name)}" is not bound`);
     return v;
   }
 

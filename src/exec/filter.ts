@@ -11,6 +11,7 @@ import { rowFlow, type RowFlow } from './flow.js';
 import { variableRows } from './refs.js';
 import { encodeValue } from './encode.js';
 import { NONE, type Row } from './row.js';
+import { clip } from '../core/clip.js';
 
 function keep(x: Exec, input: RowFlow, test: (row: Row) => boolean): RowFlow {
   return rowFlow(
@@ -80,7 +81,7 @@ export const dedup: Executor<'dedup'> = (node, x, ctx) => {
 
 function memberSet(x: Exec, variable: string, path: string): Set<number> {
   const rows = variableRows(x, variable, path);
-  if (rows === null) throw new GraphError('invalid_query', `${path}: variable "${variable}" is not bound`);
+  if (rows === null) throw new GraphError('invalid_query', `${path}: variable "${clip(variable)}" is not bound`);
   const keys = new Set<number>();
   for (const row of rows) if (row.kind !== NONE) keys.add(row.key!);
   return keys;

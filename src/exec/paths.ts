@@ -9,6 +9,7 @@ import type { Exec, Executor } from './context.js';
 import { rowFlow } from './flow.js';
 import { resolveRef, variableRows } from './refs.js';
 import { NODE } from './row.js';
+import { clip } from '../core/clip.js';
 
 export const path: Executor<'path'> = (node, x, ctx) => ({ ...x.rows(node.input, ctx, node), showPath: true });
 
@@ -38,7 +39,7 @@ function namedCount(x: Exec, ref: ElementRef, path: string): number {
     }
     case 'var': {
       const rows = variableRows(x, ref.name, path);
-      if (rows === null) throw new GraphError('invalid_query', `${path}: variable "${ref.name}" is not bound`);
+      if (rows === null) throw new GraphError('invalid_query', `${path}: variable "${clip(ref.name)}" is not bound`);
       return new Set(rows.filter((r) => r.kind === NODE).map((r) => r.id)).size;
     }
   }

@@ -4,6 +4,7 @@ import { SAFE_I64 } from '../core/value.js';
 import type { ElementRef } from '../plan/expr.js';
 import type { Exec } from './context.js';
 import { type EDGE, NODE, type Row } from './row.js';
+import { clip } from '../core/clip.js';
 
 type Kind = typeof NODE | typeof EDGE;
 
@@ -11,7 +12,10 @@ function paramIds(x: Exec, ref: { name: string; path: string }): number[] {
   const v = x.param(ref.name, ref.path);
   const one = (item: unknown): number => {
     if (typeof item === 'bigint' && item >= 0n) return item <= SAFE_I64 ? Number(item) : Infinity;
-    throw new GraphError('invalid_query', `${ref.path}: parameter "${ref.name}" must hold a non-negative integer id or an array of them`);
+    throw new GraphError(
+      'invalid_query',
+      `${ref.path}: parameter "${clip(ref.name)}" must hold a non-negative integer id or an array of them`,
+    );
   };
   if (Array.isArray(v)) return v.map(one);
   if (v instanceof BigInt64Array) return Array.from(v, one);
@@ -25,7 +29,7 @@ export function variableRows(x: Exec, name: string, path: string): readonly Row[
   if (flow.t !== 'rows')
     throw new GraphError(
       'invalid_query',
-      `${path}: variable "${name}" holds ${flow.t === 'values' ? 'a list of values' : `a ${flow.t}`}, not a stream of nodes or edges`,
+      `${path}: variable "${clip(name)}" holds ${flow.t === 'values' ? 'a list of values' : `a ${flow.t}`}, not a stream of nodes or edges`,
     );
   return flow.rows as readonly Row[];
 }
@@ -66,7 +70,8 @@ export function resolveRef(x: Exec, ref: ElementRef, kind: Kind, path: string, m
     case 'var': {
       const rows = variableRows(x, ref.name, path);
       if (rows === null) {
-        if (mode !== 'source') throw new GraphError('invalid_query', `${path}: variable "${ref.name}" is not bound (yet) when this runs`);
+        if (mode !== 'source')
+          throw new GraphError('invalid_query', `${path}: variable "${clip(ref.name)}" is not bound (yet) when this runs`);
         return [];
       }
       const ids: number[] = [];

@@ -9,6 +9,7 @@ import type { Exec, Executor } from './context.js';
 import { resolveProperty } from './eval.js';
 import { rowFlow, type RowFlow } from './flow.js';
 import type { Row } from './row.js';
+import { clip } from '../core/clip.js';
 
 function mapRows(input: RowFlow, fn: (row: Row) => Row): RowFlow {
   return rowFlow(
@@ -52,7 +53,7 @@ export const sackAdd: Executor<'sack_add'> = (node, x, ctx) =>
     const v = resolveProperty(x, row, node.property);
     if (v === undefined) return row;
     if (!isNumeric(v))
-      throw new GraphError('invalid_query', `${node.path}: sack_add needs a number, but "${node.property}" holds ${describe(v)}`);
+      throw new GraphError('invalid_query', `${node.path}: sack_add needs a number, but "${clip(node.property)}" holds ${describe(v)}`);
     // An empty sack (never set, cleared, or null) takes the value as it is.
     if (row.sack === undefined || row.sack === null) return row.withSack(v);
     return row.withSack(add(x, row.sack, v, node.path));

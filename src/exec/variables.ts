@@ -11,10 +11,11 @@ import { encodeValue } from './encode.js';
 import { resolveProperty } from './eval.js';
 import { materialize, rowFlow, type Flow } from './flow.js';
 import { keyId, keyKind, Row } from './row.js';
+import { clip } from '../core/clip.js';
 
 function bound(x: Exec, name: string, path: string): Flow {
   const flow = x.vars.get(name);
-  if (flow === undefined) throw new GraphError('invalid_query', `${path}: variable "${name}" is not bound`);
+  if (flow === undefined) throw new GraphError('invalid_query', `${path}: variable "${clip(name)}" is not bound`);
   return flow;
 }
 
@@ -45,7 +46,7 @@ export const inject: Executor<'inject'> = (node, x, ctx) => {
   if (value.t !== 'rows') {
     throw new GraphError(
       'invalid_query',
-      `${path}: variable "${node.variable}" holds ${value.t === 'values' ? 'a list of values' : `a ${value.t}`}, not a stream of nodes or edges`,
+      `${path}: variable "${clip(node.variable)}" holds ${value.t === 'values' ? 'a list of values' : `a ${value.t}`}, not a stream of nodes or edges`,
     );
   }
   return rowFlow(

@@ -16,6 +16,7 @@ import type { Expr, Predicate } from './expr.js';
 import { LIMITS } from './limits.js';
 import type { OpKind, PlanNode } from './ops.js';
 import { walkEntries, walkPlan } from './walk.js';
+import { clip } from '../core/clip.js';
 
 function reject(code: ErrorCode, path: string, msg: string): never {
   throw new GraphError(code, `${path}: ${msg}`);
@@ -107,8 +108,8 @@ export function validatePlan(plan: QueryPlan): void {
   plan.batch.returns.forEach((name, i) => {
     const path = `query.${plan.type}.returns[${i}]`;
     if (name.length === 0) reject('invalid_empty_name', path, 'return names must not be empty');
-    if (seen.has(name)) reject('duplicate_return_variable', path, `"${name}" is listed twice`);
-    if (!bound.has(name)) reject('unknown_return_variable', path, `"${name}" is not the name of any entry in this batch`);
+    if (seen.has(name)) reject('duplicate_return_variable', path, `"${clip(name)}" is listed twice`);
+    if (!bound.has(name)) reject('unknown_return_variable', path, `"${clip(name)}" is not the name of any entry in this batch`);
     seen.add(name);
   });
 }
@@ -125,7 +126,11 @@ class Checker {
       this.budget.entry(entry.path);
       if (entry.kind === 'for_each') {
         if (!scope.inLoop && !this.plan.params.has(entry.param)) {
-          reject('invalid_query', `${entry.path}.param`, `parameter "${entry.param}" is not bound; for_each needs an array of objects`);
+          reject(
+            'invalid_query',
+            `${entry.path}.param`,
+            `parameter "${clip(entry.param)}" is not bound; for_each needs an array of objects`,
+          );
         }
         this.entries(entry.body, `${entry.path}.body`, { ...scope, inLoop: true }, bound);
         return;
@@ -226,7 +231,7 @@ class Checker {
 
   /** Outside for_each bodies every parameter is known before anything runs. */
   private param(name: string, path: string, scope: Scope): void {
-    if (!scope.inLoop && !this.plan.params.has(name)) reject('invalid_query', path, `parameter "${name}" is not bound`);
+    if (!scope.inLoop && !this.plan.params.has(name)) reject('invalid_query', path, `parameter "${clip(name)}" is not bound`);
   }
 
   /** The value an expression is known to have before execution, if any. */
@@ -331,7 +336,7 @@ function checkNameLength(name: string, path: string): void {
 function duplicates(names: readonly string[], path: string, code: ErrorCode, what: string): void {
   const seen = new Set<string>();
   names.forEach((n, i) => {
-    if (seen.has(n)) reject(code, `${path}[${i}]`, `${what} "${n}" appears more than once`);
+    if (seen.has(n)) reject(code, `${path}[${i}]`, `${what} "${clip(n)}" appears more than once`);
     seen.add(n);
   });
 }
@@ -455,7 +460,7 @@ function checkVariables(entries: readonly Entry[], entryNames: ReadonlySet<strin
   });
   for (const ref of refs) {
     if (!bound.has(ref.name))
-      reject('unknown_variable', ref.path, `variable "${ref.name}" is not bound by any entry, as or store in this batch`);
+      reject('unknown_variable', ref.path, `variable "${clip(ref.name)}" is not bound by any entry, as or store in this batch`);
   }
 }
 

@@ -17,7 +17,7 @@ export function errorResponse(body: ErrorBody): HttpResponse {
 
 async function handleQuery(service: QueryService, req: HttpRequest): Promise<HttpResponse> {
   try {
-    const options = parseRequestOptions(req.headers);
+    const options = parseRequestOptions(req.headers, req.repeated);
     // Only start-up blocks every query; a writer thread being replaced fails writes alone
     // (the service answers not_ready for them) while reads carry on.
     if (service.health().index_runtime !== 'ready')

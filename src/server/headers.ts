@@ -2,13 +2,21 @@
  * Request options carried in headers (DECISIONS D2). The contract's `x-svc-*` names are
  * canonical; the reference's `x-helix-*` names are aliases so HelixDB SDKs work unchanged.
  * When both spellings of one option are sent, the canonical header wins and the alias is
- * ignored, even if the alias alone would have been invalid.
+ * ignored, even if the alias alone would have been invalid: that precedence is fixed and
+ * documented, so every reader of the request agrees on it (and a proxy can override an
+ * SDK's alias by setting the canonical header).
+ *
+ * One name sent more than once with different values is 400 (the reference silently uses
+ * the first): a proxy that reads the last value would see a different request than we do.
+ * Repeating the same value is harmless and accepted. This holds for every option header,
+ * the alias too when the canonical one is also present.
  *
  * The tenant id is never an error (the reference uses it for attribution only): an empty
  * one is treated as absent. An empty database id is an error (the contract says min length 1).
  */
 import { GraphError } from '../core/errors.js';
 import type { RequestOptions } from '../core/request-options.js';
+import { clip } from '../core/clip.js';
 
 export { checkOptionsForRequestType, type RequestOptions } from '../core/request-options.js';
 
@@ -26,6 +34,21 @@ const REQUIRE_WRITER = header('require-writer');
 const AWAIT_DURABLE = header('await-durable');
 const DATABASE_ID = header('database-id');
 const TENANT_ID = header('tenant-id');
+const OPTION_NAMES = [WARM, REQUIRE_WRITER, AWAIT_DURABLE, DATABASE_ID, TENANT_ID].flatMap((h) => [h.canonical, h.alias]);
+
+function checkRepeats(repeated: ReadonlyMap<string, readonly string[]>): void {
+  for (const name of OPTION_NAMES) {
+    const values = repeated.get(name);
+    if (values === undefined) continue;
+    const other = values.find((v) => v !== values[0]);
+    if (other !== undefined) {
+      throw new GraphError(
+        'invalid_request_option',
+        `${name} is sent ${values.length} times with different values ("${clip(values[0]!)}" and "${clip(other)}"); send it once`,
+      );
+    }
+  }
+}
 
 function lookup(headers: ReadonlyMap<string, string>, name: HeaderName): string | undefined {
   return headers.get(name.canonical) ?? headers.get(name.alias);
@@ -47,7 +70,7 @@ function parseBoolean(headers: ReadonlyMap<string, string>, name: HeaderName): b
     case '0':
       return false;
     default:
-      throw new GraphError('invalid_request_option', `${sentName(headers, name)} must be true, false, 1 or 0, got "${raw}"`);
+      throw new GraphError('invalid_request_option', `${sentName(headers, name)} must be true, false, 1 or 0, got "${clip(raw)}"`);
   }
 }
 
@@ -59,7 +82,12 @@ function parseId(headers: ReadonlyMap<string, string>, name: HeaderName): string
   return id;
 }
 
-export function parseRequestOptions(headers: ReadonlyMap<string, string>): RequestOptions {
+/** `repeated`: the header names sent more than once, with all their values (HttpRequest.repeated). */
+export function parseRequestOptions(
+  headers: ReadonlyMap<string, string>,
+  repeated?: ReadonlyMap<string, readonly string[]>,
+): RequestOptions {
+  if (repeated !== undefined) checkRepeats(repeated);
   return {
     warm: parseBoolean(headers, WARM) ?? false,
     requireWriter: parseBoolean(headers, REQUIRE_WRITER) ?? false,

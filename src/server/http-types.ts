@@ -7,8 +7,13 @@ export interface HttpRequest {
   method: string;
   /** The path without the query string, as sent (not percent-decoded). */
   path: string;
-  /** Lowercase names; when a header is repeated, the first value wins. */
+  /** Lowercase names; when a header is repeated, the first value is here (see `repeated`). */
   headers: ReadonlyMap<string, string>;
+  /**
+   * The names sent more than once, each with all its values in the order sent; undefined
+   * (the common case, nothing allocated) when no name was repeated.
+   */
+  repeated?: ReadonlyMap<string, readonly string[]>;
   body: Buffer;
 }
 

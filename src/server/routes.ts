@@ -7,6 +7,7 @@
  * HEAD runs the GET handler; the transport sends the head of that response without its body.
  */
 import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
+import { clip } from '../core/clip.js';
 
 export type RouteMethod = 'GET' | 'POST';
 
@@ -30,7 +31,7 @@ function notFound(req: HttpRequest): HttpResponse {
   return {
     status: 404,
     headers: { 'content-type': JSON_TYPE },
-    body: JSON.stringify({ error: 'not_found', msg: `no route for ${req.method} ${req.path}` }),
+    body: JSON.stringify({ error: 'not_found', msg: `no route for ${clip(req.method)} ${clip(req.path)}` }),
   };
 }
 
@@ -38,7 +39,10 @@ function methodNotAllowed(req: HttpRequest, allow: string): HttpResponse {
   return {
     status: 405,
     headers: { 'content-type': JSON_TYPE, allow },
-    body: JSON.stringify({ error: 'method_not_allowed', msg: `${req.method} is not allowed for ${req.path}; allowed: ${allow}` }),
+    body: JSON.stringify({
+      error: 'method_not_allowed',
+      msg: `${clip(req.method)} is not allowed for ${clip(req.path)}; allowed: ${allow}`,
+    }),
   };
 }
 

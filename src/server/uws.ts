@@ -1,7 +1,9 @@
 /**
  * The HTTP transport on uWebSockets.js: the only file that knows uWS. It turns a uWS
- * request into an HttpRequest, enforces the body limit before buffering (DECISIONS D4),
- * and writes the handler's HttpResponse.
+ * request into an HttpRequest, refuses a body framing other parsers could read differently
+ * (400 invalid_request_framing), enforces the body limit before buffering (DECISIONS D4),
+ * and writes the handler's HttpResponse. What uWS drops before this code sees a request is
+ * listed in the README ("Limits of the HTTP transport").
  *
  * uWS rules this code lives by: the request object is valid only during the callback,
  * body chunks are views of a buffer uWS reuses, an aborted response must never be written,
@@ -9,6 +11,7 @@
  */
 import uws from 'uWebSockets.js';
 import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp } from 'uWebSockets.js';
+import { clip } from '../core/clip.js';
 import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
 
 export interface HttpServerOptions {
@@ -82,16 +85,33 @@ const METHODS: Record<string, string> = {
 const EMPTY = Buffer.alloc(0);
 const INTERNAL_ERROR: HttpResponse = { status: 500, body: JSON.stringify({ error: 'internal_error', msg: 'internal error' }) };
 
-// req.forEach is synchronous, so a module-level sink avoids a closure per request.
+// req.forEach is synchronous, so module-level sinks avoid a closure per request.
 let headerSink = new Map<string, string>();
+/** The names seen more than once, with all their values; made only when a name repeats. */
+let repeatSink: Map<string, string[]> | undefined;
 function collectHeader(name: string, value: string): void {
-  if (!headerSink.has(name)) headerSink.set(name, value);
+  const first = headerSink.get(name);
+  if (first === undefined) {
+    headerSink.set(name, value);
+    return;
+  }
+  repeatSink ??= new Map();
+  const values = repeatSink.get(name);
+  if (values === undefined) repeatSink.set(name, [first, value]);
+  else values.push(value);
 }
+/** The first value of each header; the repeated ones are left in `repeatSink`. */
 function readHeaders(req: UwsRequest): Map<string, string> {
   const headers = new Map<string, string>();
   headerSink = headers;
+  repeatSink = undefined;
   req.forEach(collectHeader);
   return headers;
+}
+
+function differ(values: readonly string[]): boolean {
+  for (let i = 1; i < values.length; i++) if (values[i] !== values[0]) return true;
+  return false;
 }
 
 function isValidResponse(r: unknown): r is HttpResponse {
@@ -172,6 +192,36 @@ function tooLarge(res: UwsResponse, msg: string, close: boolean): void {
   send(res, { status: 413, body: JSON.stringify({ error: 'payload_too_large', msg }) }, false, close);
 }
 
+/**
+ * A request whose framing other HTTP parsers could read differently from uWS (request
+ * smuggling): Content-Length headers that disagree (uWS frames the body by the first one,
+ * a proxy in front may have used another), or a Transfer-Encoding other than a single
+ * `chunked` (uWS reads any Transfer-Encoding as chunked). The handler never sees the
+ * request; the answer is 400 and the connection is closed after it.
+ *
+ * The answer waits for the end of the current read (setImmediate): uWS goes on parsing the
+ * bytes it already has after this callback returns, and a response written here would not
+ * stop it from handing the next request of the same read to the handler. With this
+ * response still pending, uWS closes the connection itself when it meets a next request
+ * (what it does to every pipelined request): then the client gets no answer at all, but no
+ * smuggled request runs.
+ */
+function badFraming(res: UwsResponse, msg: string): void {
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  // uWS reads the body by its own framing; it is dropped.
+  res.onData(() => undefined);
+  setImmediate(() => {
+    if (!aborted) send(res, { status: 400, body: JSON.stringify({ error: 'invalid_request_framing', msg }) }, false, true);
+  });
+}
+
+function quoteAll(values: readonly string[]): string {
+  return clip(values.map((v) => `"${clip(v)}"`).join(', '));
+}
+
 /** One request whose answer is not written from inside the uWS callback. */
 class Exchange {
   aborted = false;
@@ -187,6 +237,7 @@ class Exchange {
     readonly method: string,
     readonly path: string,
     readonly headers: Map<string, string>,
+    readonly repeated: Map<string, string[]> | undefined,
     /** The declared content-length, or -1 for a chunked body. */
     readonly expected: number,
   ) {}
@@ -266,8 +317,18 @@ class Server {
     const method = METHODS[raw] ?? raw.toUpperCase();
     const path = req.getUrl();
     const headers = readHeaders(req);
+    const repeated = repeatSink;
+    if (repeated !== undefined) {
+      repeatSink = undefined;
+      const lengths = repeated.get('content-length');
+      if (lengths !== undefined && differ(lengths)) {
+        const n = lengths.length;
+        badFraming(res, `Content-Length is sent ${n} times with different values (${quoteAll(lengths)}); the body's length is ambiguous`);
+        return;
+      }
+    }
     if (method === 'GET' || method === 'HEAD') {
-      this.answerNow(res, { method, path, headers, body: EMPTY });
+      this.answerNow(res, { method, path, headers, repeated, body: EMPTY });
       return;
     }
     let expected = -1;
@@ -285,8 +346,15 @@ class Server {
         return;
       }
       if (!Number.isSafeInteger(expected)) expected = -1;
+    } else {
+      const coding = headers.get('transfer-encoding');
+      if (coding !== undefined && (coding.toLowerCase() !== 'chunked' || repeated?.has('transfer-encoding') === true)) {
+        const sent = quoteAll(repeated?.get('transfer-encoding') ?? [coding]);
+        badFraming(res, `Transfer-Encoding must be "chunked" alone, got ${sent}; send chunked or a Content-Length`);
+        return;
+      }
     }
-    const exchange = new Exchange(this, res, method, path, headers, expected);
+    const exchange = new Exchange(this, res, method, path, headers, repeated, expected);
     res.onAborted(() => {
       exchange.aborted = true;
     });
@@ -304,7 +372,15 @@ class Server {
       return;
     }
     if (isThenable(result)) {
-      const exchange = new Exchange(this, res, request.method, request.path, request.headers as Map<string, string>, 0);
+      const exchange = new Exchange(
+        this,
+        res,
+        request.method,
+        request.path,
+        request.headers as Map<string, string>,
+        request.repeated as Map<string, string[]> | undefined,
+        0,
+      );
       res.onAborted(() => {
         exchange.aborted = true;
       });
@@ -318,7 +394,8 @@ class Server {
   }
 
   dispatch(exchange: Exchange, body: Buffer): void {
-    const request: HttpRequest = { method: exchange.method, path: exchange.path, headers: exchange.headers, body };
+    const { method, path, headers, repeated } = exchange;
+    const request: HttpRequest = { method, path, headers, repeated, body };
     let result: ReturnType<Handler>;
     try {
       result = this.handler(request);

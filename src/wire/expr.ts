@@ -2,6 +2,7 @@
 import type { ArithOp, CompareOp, ElementRef, Expr, Predicate, PropertyInput, StreamBound } from '../plan/expr.js';
 import { describe, fail, isObject, list, name, oneOf, required, str, struct, tagged, u64, type Field } from './schema.js';
 import { propertyValue } from './values.js';
+import { clip } from '../core/clip.js';
 
 const ARITH: readonly string[] = ['add', 'sub', 'mul', 'div', 'mod'];
 const COMPARE = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const;
@@ -32,7 +33,7 @@ export const expr: Field<Expr> = (json, path) => {
         const b = binary(body, bodyPath);
         return { e: tag as ArithOp, left: b.left, right: b.right, path: bodyPath };
       }
-      return fail(path, `unknown expression "${tag}"`);
+      return fail(path, `unknown expression "${clip(tag)}"`);
   }
 };
 
@@ -82,7 +83,7 @@ export const predicate: Field<Predicate> = (json, path) => {
     case 'not':
       return { p: 'not', predicate: notBody(body, bodyPath).predicate, path: bodyPath };
     default:
-      return fail(path, `unknown predicate "${tag}"`);
+      return fail(path, `unknown predicate "${clip(tag)}"`);
   }
 };
 
@@ -109,14 +110,14 @@ export const propertyInput: Field<PropertyInput> = (json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'a property input ({"value": ...} or {"expr": ...})');
   if (tag === 'value') return { kind: 'value', value: propertyValue(body, bodyPath) };
   if (tag === 'expr') return { kind: 'expr', expr: expr(body, bodyPath) };
-  return fail(path, `expected "value" or "expr", got "${tag}"`);
+  return fail(path, `expected "value" or "expr", got "${clip(tag)}"`);
 };
 
 /** A stream bound; a constant i64 >= 0 folds to a literal, any other constant is rejected. */
 export const streamBound: Field<StreamBound> = (json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'a stream bound ({"literal": n} or {"expr": ...})');
   if (tag === 'literal') return { kind: 'literal', n: u64(body, bodyPath) };
-  if (tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${tag}"`);
+  if (tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
   const e = expr(body, bodyPath);
   if (e.e === 'constant') {
     if (typeof e.value === 'bigint' && e.value >= 0n) return { kind: 'literal', n: Number(e.value) };
@@ -147,7 +148,7 @@ export const elementRef: Field<ElementRef> = (json, path) => {
     case 'param':
       return { kind: 'param', name: name(body, bodyPath), path: bodyPath };
     default:
-      return fail(path, `unknown reference "${tag}" (expected "all", "ids", "var" or "param")`);
+      return fail(path, `unknown reference "${clip(tag)}" (expected "all", "ids", "var" or "param")`);
   }
 };
 

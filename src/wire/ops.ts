@@ -8,6 +8,7 @@ import { INPUT_ONLY_KINDS } from '../plan/ops.js';
 import { elementRef, expr, order, predicate, propertyInput, streamBound } from './expr.js';
 import { bool, fail, label, list, name, oneOf, optional, required, str, struct, tagged, tuple, u64, type Field } from './schema.js';
 import { propertyValue } from './values.js';
+import { clip } from '../core/clip.js';
 
 /** Any operation tree node. */
 export const planNode: Field<PlanNode> = (json, path) => {
@@ -16,7 +17,7 @@ export const planNode: Field<PlanNode> = (json, path) => {
     return body === undefined ? { op: 'context', path } : fail(path, '"context" is a bare string, not an object key');
   }
   const decode = Object.hasOwn(OPS, tag) ? OPS[tag as OpKind] : undefined;
-  if (!decode) return fail(path, `unknown operation "${tag}"`);
+  if (!decode) return fail(path, `unknown operation "${clip(tag)}"`);
   if (body === undefined) return fail(path, `operation "${tag}" needs an object payload`);
   return decode(body, bodyPath);
 };
@@ -30,14 +31,14 @@ const projection: Field<Projection> = (json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'a projection');
   if (tag === 'property') return { kind: 'property', ...struct({ source: required(name), alias: required(name) })(body, bodyPath) };
   if (tag === 'expr') return { kind: 'expr', ...struct({ alias: required(name), expr: required(expr) })(body, bodyPath) };
-  return fail(path, `unknown projection "${tag}" (expected "property" or "expr")`);
+  return fail(path, `unknown projection "${clip(tag)}" (expected "property" or "expr")`);
 };
 
 const bindingTarget: Field<BindingTarget> = (json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'a binding target');
   if (tag === 'current') return body === undefined ? { kind: 'current' } : fail(path, '"current" is a bare string');
   if (tag === 'binding') return { kind: 'binding', name: name(body, bodyPath) };
-  return fail(path, `unknown binding target "${tag}"`);
+  return fail(path, `unknown binding target "${clip(tag)}"`);
 };
 const bindingRef = struct({ target: required(bindingTarget), source: required(name) });
 const bindingProjection: Field<BindingProjection> = (json, path) => {
@@ -50,7 +51,7 @@ const bindingProjection: Field<BindingProjection> = (json, path) => {
   }
   if (tag === 'coalesce')
     return { kind: 'coalesce', ...struct({ refs: required(list(bindingRef)), alias: required(name) })(body, bodyPath) };
-  return fail(path, `unknown binding projection "${tag}"`);
+  return fail(path, `unknown binding projection "${clip(tag)}"`);
 };
 
 const repeatConfig: Field<RepeatConfig> = struct({

@@ -24,6 +24,7 @@ import {
 } from './schema.js';
 import { planNode } from './ops.js';
 import { paramType, typedValue, untypedValue, type ParamType } from './values.js';
+import { clip } from '../core/clip.js';
 
 const condition: Field<Condition> = (json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'a batch condition');
@@ -38,7 +39,7 @@ const condition: Field<Condition> = (json, path) => {
       return { kind: 'var_min_size', name: varName, size };
     }
     default:
-      return fail(path, `unknown batch condition "${tag}" (expected prev_not_empty, var_not_empty, var_empty or var_min_size)`);
+      return fail(path, `unknown batch condition "${clip(tag)}" (expected prev_not_empty, var_not_empty, var_empty or var_min_size)`);
   }
 };
 
@@ -54,7 +55,7 @@ const entry: Field<Entry> = (json, path) => {
     const f = forEach(body, bodyPath);
     return { kind: 'for_each', param: f.param, body: f.body, path: bodyPath };
   }
-  return fail(path, `unknown batch entry "${tag}" (expected "query" or "for_each")`);
+  return fail(path, `unknown batch entry "${clip(tag)}" (expected "query" or "for_each")`);
 };
 const forEach = struct({ param: required(name), body: required(list(entry)) });
 
@@ -71,7 +72,7 @@ const envelope = struct({
 export function decodeRequest(json: unknown): QueryPlan {
   const env = envelope(json, 'request');
   const q = tagged(env.query, 'query', 'a query ({"read": batch} or {"write": batch})');
-  if (q.tag !== 'read' && q.tag !== 'write') fail('query', `expected "read" or "write", got "${q.tag}"`);
+  if (q.tag !== 'read' && q.tag !== 'write') fail('query', `expected "read" or "write", got "${clip(q.tag)}"`);
   if (q.tag !== env.request_type)
     fail('query', `request_type is "${env.request_type}" but the query holds a "${q.tag}" batch; they must match`);
   const decoded = batch(q.body, q.bodyPath);
@@ -91,17 +92,17 @@ function decodeParameters(values: Record<string, unknown> | null, types: Record<
     const extra = Object.keys(values).filter((k) => !Object.hasOwn(types, k));
     if (missing.length || extra.length) {
       const parts = [];
-      if (missing.length) parts.push(`declared but not sent: ${missing.join(', ')}`);
-      if (extra.length) parts.push(`sent but not declared: ${extra.join(', ')}`);
+      if (missing.length) parts.push(`declared but not sent: ${clip(missing.join(', '))}`);
+      if (extra.length) parts.push(`sent but not declared: ${clip(extra.join(', '))}`);
       fail('parameter_types', `keys must equal the keys of parameters (typed and untyped parameters cannot be mixed); ${parts.join('; ')}`);
     }
   }
   if (values === null) return params;
   for (const key in values) {
-    const path = `parameters.${key}`;
+    const path = `parameters.${clip(key)}`;
     if (key.length === 0) fail('parameters', 'parameter names must not be empty');
     if (types !== null) {
-      const type: ParamType = paramType(types[key], `parameter_types.${key}`);
+      const type: ParamType = paramType(types[key], `parameter_types.${clip(key)}`);
       params.set(key, typedValue(type, values[key], path));
     } else {
       params.set(key, untypedValue(values[key], path));

@@ -7,6 +7,7 @@
  */
 import { GraphError, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../plan/limits.js';
+import { clip } from '../core/clip.js';
 
 export type Field<T> = (json: unknown, path: string) => T;
 
@@ -17,9 +18,9 @@ export function fail(path: string, msg: string, code: ErrorCode = 'invalid_query
 export function describe(json: unknown): string {
   if (json === null) return 'null';
   if (Array.isArray(json)) return 'an array';
-  if (typeof json === 'bigint') return `the integer ${json}`;
+  if (typeof json === 'bigint') return `the integer ${clip(String(json))}`;
   if (typeof json === 'number') return `the number ${json}`;
-  if (typeof json === 'string') return `the string ${JSON.stringify(json.length > 40 ? json.slice(0, 40) + '...' : json)}`;
+  if (typeof json === 'string') return `the string ${JSON.stringify(clip(json, 40))}`;
   return typeof json === 'object' ? 'an object' : `a ${typeof json}`;
 }
 
@@ -53,8 +54,8 @@ export const bool: Field<boolean> = (json, path) =>
  */
 export const u64: Field<number> = (json, path) => {
   if (typeof json !== 'bigint') return fail(path, `expected a non-negative integer, got ${describe(json)}`);
-  if (json < 0n) return fail(path, `expected a non-negative integer, got ${json}`);
-  if (json >= 1n << 64n) return fail(path, `${json} is larger than the largest u64`);
+  if (json < 0n) return fail(path, `expected a non-negative integer, got ${clip(String(json))}`);
+  if (json >= 1n << 64n) return fail(path, `${clip(String(json))} is larger than the largest u64`);
   return json <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(json) : Number.POSITIVE_INFINITY;
 };
 
@@ -97,7 +98,8 @@ export function struct<S extends Record<string, Field<unknown>>>(shape: S): Fiel
   return (json, path) => {
     if (!isObject(json)) return fail(path, `expected an object, got ${describe(json)}`);
     for (const key in json) {
-      if (!Object.hasOwn(shape, key)) fail(path, `unknown key "${key}" (expected ${keys.map((k) => `"${k}"`).join(', ') || 'no keys'})`);
+      if (!Object.hasOwn(shape, key))
+        fail(path, `unknown key "${clip(key)}" (expected ${keys.map((k) => `"${k}"`).join(', ') || 'no keys'})`);
     }
     const out: Record<string, unknown> = {};
     for (const key of keys) {
@@ -129,7 +131,7 @@ export function tagged(json: unknown, path: string, what: string): { tag: string
   if (!isObject(json)) return fail(path, `expected ${what} (a string or an object with one key), got ${describe(json)}`);
   let tag: string | undefined;
   for (const key in json) {
-    if (tag !== undefined) return fail(path, `${what} must have exactly one key, got "${tag}" and "${key}"`);
+    if (tag !== undefined) return fail(path, `${what} must have exactly one key, got "${clip(tag)}" and "${clip(key)}"`);
     tag = key;
   }
   if (tag === undefined) return fail(path, `${what} must have exactly one key, got an empty object`);

@@ -6,11 +6,12 @@ import { DateTime, I64_MAX, I64_MIN, setOwn, type Value, type ValueObject } from
 import { MAX_DATE_MS, parseRfc3339 } from '../core/datetime.js';
 import { describe, fail, isObject, tagged, type Field } from './schema.js';
 import { rowObject, tableOf, type RowTable } from '../core/row-table.js';
+import { clip } from '../core/clip.js';
 
 const F32_MAX = 3.4028234663852886e38;
 
 const inI64 = (v: bigint) => v <= I64_MAX && v >= I64_MIN;
-const outsideI64 = (v: bigint) => `${v} is outside the i64 range`;
+const outsideI64 = (v: bigint) => `${clip(String(v))} is outside the i64 range`;
 const NOT_FINITE = 'numbers must be finite';
 const PROTO_KEY = 'an object key cannot be "__proto__"';
 
@@ -82,11 +83,11 @@ export const propertyValue: Field<Value> = (json, path) => {
     case 'object': {
       if (!isObject(body)) return fail(bodyPath, `expected an object, got ${describe(body)}`);
       const out: ValueObject = {};
-      for (const key in body) setOwn(out, storableKey(key, bodyPath), propertyValue(body[key], `${bodyPath}.${key}`));
+      for (const key in body) setOwn(out, storableKey(key, bodyPath), propertyValue(body[key], `${bodyPath}.${clip(key)}`));
       return out;
     }
     default:
-      return fail(path, `unknown property value tag "${tag}"`);
+      return fail(path, `unknown property value tag "${clip(tag)}"`);
   }
 };
 
@@ -128,7 +129,7 @@ function tableProblem(table: RowTable): { at: string; msg: string } | null {
       // Typed columns hold i64 values within ±2^53 and finite doubles: nothing to check.
       if (column.kind !== 'any') continue;
       const p = untypedProblem(column.values[i]);
-      if (p !== null) return { at: `[${i}].${key}${p.at}`, msg: p.msg };
+      if (p !== null) return { at: `[${i}].${clip(key)}${p.at}`, msg: p.msg };
     }
   }
   return null;
@@ -165,7 +166,7 @@ function untypedProblem(json: unknown): { at: string; msg: string } | null {
         if (kind === 'string' || kind === 'boolean' || member === null) continue;
         if (kind === 'bigint' && inI64(member as bigint)) continue;
         const p = untypedProblem(member);
-        if (p !== null) return { at: `.${key}${p.at}`, msg: p.msg };
+        if (p !== null) return { at: `.${clip(key)}${p.at}`, msg: p.msg };
       }
       return null;
     }
@@ -186,7 +187,7 @@ export const paramType: Field<ParamType> = (json, path) => {
       return fail(path, `"${json}" is not a declarable parameter type: send floating-point numbers without parameter_types`);
     }
     if (json === 'bytes') return fail(path, 'bytes parameters cannot be sent on this route');
-    return fail(path, `unknown parameter type "${json}" (expected bool, i64, string, date_time, value, object or {"array": T})`);
+    return fail(path, `unknown parameter type "${clip(json)}" (expected bool, i64, string, date_time, value, object or {"array": T})`);
   }
   if (isObject(json) && Object.keys(json).length === 1 && 'array' in json) return { array: paramType(json.array, `${path}.array`) };
   return fail(path, `expected a parameter type, got ${describe(json)}`);

@@ -95,3 +95,18 @@ test('header errors come before body errors (reference order of checks)', async 
   assert.equal(res.status, 400);
   assert.equal(res.json.error, 'invalid_request_option');
 });
+
+test('repeated option headers reach the header rules: 400 before the service is asked', async () => {
+  const svc = service({ ready: true, mode: 'writer', index_runtime: 'ready' });
+  const req = {
+    ...request('POST', '/v2/query', readBody, { 'x-svc-warm': 'true' }),
+    repeated: new Map([['x-svc-warm', ['true', 'false']]]),
+  };
+  const res = await call(svc, req);
+  assert.equal(res.status, 400);
+  assert.deepEqual(res.json, {
+    error: 'invalid_request_option',
+    msg: 'x-svc-warm is sent 2 times with different values ("true" and "false"); send it once',
+  });
+  assert.deepEqual(svc.calls, []);
+});

@@ -113,3 +113,46 @@ test('checkOptionsForRequestType', () => {
   rejects(() => checkOptionsForRequestType(opts({ warm: true }), 'write'), 'X-Svc-Warm is only valid for read requests');
   rejects(() => checkOptionsForRequestType(opts({ awaitDurable: true }), 'read'), 'X-Svc-Await-Durable is only valid for write requests');
 });
+
+const OPTION_NAMES = ['warm', 'require-writer', 'await-durable', 'database-id', 'tenant-id'].flatMap((s) => [`x-svc-${s}`, `x-helix-${s}`]);
+const parseRepeated = (entries: Record<string, string[]>) =>
+  parseRequestOptions(new Map(Object.entries(entries).map(([k, v]) => [k, v[0]!])), new Map(Object.entries(entries)));
+
+test('an option header sent twice with different values is invalid_request_option naming it', () => {
+  for (const name of OPTION_NAMES) {
+    rejects(() => parseRepeated({ [name]: ['1', '0'] }), `${name} is sent 2 times with different values ("1" and "0"); send it once`);
+    rejects(
+      () => parseRepeated({ [name]: ['1', '1', 'true'] }),
+      `${name} is sent 3 times with different values ("1" and "true"); send it once`,
+    );
+  }
+});
+
+test('an option header repeated with the same value is accepted', () => {
+  assert.equal(parseRepeated({ 'x-svc-warm': ['true', 'true'] }).warm, true);
+  assert.equal(parseRepeated({ 'x-helix-database-id': ['d', 'd', 'd'] }).databaseId, 'd');
+  // Other repeated headers are none of this parser's business.
+  assert.equal(parseRepeated({ accept: ['a', 'b'], 'x-svc-warm': ['0'] }).warm, false);
+});
+
+test('a repeated alias with different values is 400 even when the canonical header is present', () => {
+  rejects(
+    () => parseRepeated({ 'x-svc-warm': ['true'], 'x-helix-warm': ['true', 'false'] }),
+    'x-helix-warm is sent 2 times with different values ("true" and "false"); send it once',
+  );
+});
+
+test('canonical and alias with different values: the canonical one wins (not an error)', () => {
+  assert.equal(parseRepeated({ 'x-svc-warm': ['false'], 'x-helix-warm': ['true'] }).warm, false);
+  assert.equal(parseRepeated({ 'x-svc-database-id': ['a'], 'x-helix-database-id': ['b'] }).databaseId, 'a');
+});
+
+test('messages quote at most 200 characters of a header value', () => {
+  const long = 'v'.repeat(65536);
+  const cut = `${'v'.repeat(200)}…(cut, 65536 characters)`;
+  rejects(() => parse({ 'x-svc-warm': long }), `x-svc-warm must be true, false, 1 or 0, got "${cut}"`);
+  rejects(
+    () => parseRepeated({ 'x-svc-tenant-id': [long, 'b'] }),
+    `x-svc-tenant-id is sent 2 times with different values ("${cut}" and "b"); send it once`,
+  );
+});

@@ -100,3 +100,16 @@ test('a duplicate route is a programming error', () => {
     /duplicate route GET \/healthz/,
   );
 });
+
+test('404 and 405 messages quote at most 200 characters of the path', () => {
+  const router = createRouter(routes);
+  const path = `/${'p'.repeat(65535)}`;
+  const cut = `/${'p'.repeat(199)}…(cut, 65536 characters)`;
+  assert.deepEqual(json(router(req('GET', path))), { error: 'not_found', msg: `no route for GET ${cut}` });
+  const named = createRouter(routes, { method: 'POST', handler: ok('named') });
+  const name = `/${'q'.repeat(300)}`;
+  assert.deepEqual(json(named(req('GET', name))), {
+    error: 'method_not_allowed',
+    msg: `GET is not allowed for /${'q'.repeat(199)}…(cut, 301 characters); allowed: POST`,
+  });
+});

@@ -2,51 +2,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
 import { startHttpServer, type HttpServer } from '../../src/server/uws.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/server/http-types.js';
-
-/** Sends raw bytes, returns everything the server wrote until it closed (or `waitMs` passed). */
-function raw(
-  port: number,
-  chunks: (string | Buffer)[],
-  opts: { waitMs?: number; gapMs?: number; destroyAfter?: boolean } = {},
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let out = '';
-    let settled = false;
-    const finish = () => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(out);
-    };
-    const timer = setTimeout(finish, opts.waitMs ?? 2000);
-    socket.on('data', (d) => (out += d.toString('latin1')));
-    socket.on('close', finish);
-    socket.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? finish() : reject(err)));
-    socket.on('connect', async () => {
-      for (const chunk of chunks) {
-        if (socket.destroyed) return;
-        socket.write(chunk);
-        if (opts.gapMs) await new Promise((r) => setTimeout(r, opts.gapMs));
-      }
-      if (opts.destroyAfter) finish();
-    });
-  });
-}
-
-function bodyOf(response: string): string {
-  return response.slice(response.indexOf('\r\n\r\n') + 4);
-}
-
-function headerOf(response: string, name: string): string | undefined {
-  const head = response.slice(0, response.indexOf('\r\n\r\n'));
-  const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line?.slice(line.indexOf(':') + 1).trim();
-}
+import { bodyOf, headerOf, raw } from '../helpers/raw.js';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -54,6 +12,7 @@ interface Echo {
   method: string;
   path: string;
   headers: Record<string, string>;
+  repeated: Record<string, readonly string[]> | null;
   length: number;
   sha: string;
   text: string;
@@ -64,6 +23,7 @@ function echo(req: HttpRequest): HttpResponse {
     method: req.method,
     path: req.path,
     headers: Object.fromEntries(req.headers),
+    repeated: req.repeated === undefined ? null : Object.fromEntries(req.repeated),
     length: req.body.length,
     sha: sha(req.body),
     text: req.body.length <= 1024 ? req.body.toString('utf8') : '',
@@ -161,11 +121,119 @@ describe('uWS transport', () => {
     assert.equal((JSON.parse(bodyOf(out)) as Echo).length, 0);
   });
 
-  test('repeated headers: the first value wins', async () => {
+  test('repeated headers: the first value is in headers, every value of a repeated name in repeated', async () => {
     const out = await raw(server.port, [
-      'GET /h HTTP/1.1\r\nHost: x\r\nX-Svc-Warm: first\r\nx-svc-warm: second\r\nConnection: close\r\n\r\n',
+      'GET /h HTTP/1.1\r\nHost: x\r\nX-Svc-Warm: first\r\nAccept: a\r\nx-svc-warm: second\r\nX-SVC-WARM: third\r\nConnection: close\r\n\r\n',
     ]);
-    assert.equal((JSON.parse(bodyOf(out)) as Echo).headers['x-svc-warm'], 'first');
+    const e = JSON.parse(bodyOf(out)) as Echo;
+    assert.equal(e.headers['x-svc-warm'], 'first');
+    assert.deepEqual(e.repeated, { 'x-svc-warm': ['first', 'second', 'third'] });
+    const post = await raw(server.port, [
+      'POST /h HTTP/1.1\r\nHost: x\r\nA: 1\r\nA: 1\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi',
+    ]);
+    assert.deepEqual((JSON.parse(bodyOf(post)) as Echo).repeated, { a: ['1', '1'] });
+    // Nothing repeated: no map at all.
+    const plain = await raw(server.port, ['GET /h HTTP/1.1\r\nHost: x\r\nA: 1\r\nConnection: close\r\n\r\n']);
+    assert.equal((JSON.parse(bodyOf(plain)) as Echo).repeated, null);
+  });
+
+  describe('Content-Length sent twice', () => {
+    test('with different values: 400 invalid_request_framing, then the server closes the connection; the handler never runs', async () => {
+      for (const [method, lengths, body] of [
+        ['POST', ['3', '5'], 'hello'],
+        ['POST', ['5', '3'], 'hello'],
+        ['POST', ['100', '5'], 'hello'],
+        ['GET', ['0', '2'], 'hi'],
+      ] as const) {
+        const before = calls;
+        const started = Date.now();
+        const head = `${method} /v2/query HTTP/1.1\r\nHost: x\r\n${lengths.map((l) => `Content-Length: ${l}\r\n`).join('')}\r\n`;
+        // The socket stays open on our side: the server closes it.
+        const out = await raw(server.port, [head + body], { waitMs: 5000 });
+        assert.ok(Date.now() - started < 4000, 'the server closed the connection itself');
+        assert.match(out, /^HTTP\/1\.1 400 Bad Request\r\n/);
+        assert.equal(headerOf(out, 'connection'), 'close');
+        assert.equal(headerOf(out, 'content-type'), 'application/json');
+        assert.deepEqual(JSON.parse(bodyOf(out)), {
+          error: 'invalid_request_framing',
+          msg: `Content-Length is sent 2 times with different values ("${lengths[0]}", "${lengths[1]}"); the body's length is ambiguous`,
+        });
+        assert.equal(calls, before, 'the handler never runs');
+      }
+      assert.equal((await fetch(`${base}/alive`)).status, 200);
+    });
+
+    test('with a request pipelined behind it: uWS closes the connection before the answer; the smuggled request never runs', async () => {
+      const before = calls;
+      for (const lengths of [
+        ['5', '3'],
+        ['3', '5'],
+      ]) {
+        const out = await raw(server.port, [
+          `POST /v2/query HTTP/1.1\r\nHost: x\r\nContent-Length: ${lengths[0]}\r\nContent-Length: ${lengths[1]}\r\n\r\nhelloGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n`,
+        ]);
+        assert.equal(out, '');
+      }
+      assert.equal(calls, before);
+      assert.equal((await fetch(`${base}/alive`)).status, 200);
+    });
+
+    test('with the same value: accepted (the framing is not ambiguous), keep-alive goes on', async () => {
+      const out = await raw(server.port, [
+        'POST /same HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\ncontent-length: 5\r\n\r\nhelloGET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      ]);
+      const [first, second] = out.split(/(?=HTTP\/1\.1 )/);
+      const e = JSON.parse(bodyOf(first!)) as Echo;
+      assert.equal(e.text, 'hello');
+      assert.deepEqual(e.repeated, { 'content-length': ['5', '5'] });
+      assert.equal((JSON.parse(bodyOf(second!)) as Echo).path, '/next');
+    });
+  });
+
+  test('a Transfer-Encoding other than a single chunked (uWS would read any as chunked): 400 invalid_request_framing, then close', async () => {
+    const before = calls;
+    for (const [head, sent] of [
+      ['Transfer-Encoding: identity\r\n', '"identity"'],
+      ['Transfer-Encoding: gzip, chunked\r\n', '"gzip, chunked"'],
+      ['Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n', '"chunked", "chunked"'],
+    ]) {
+      const started = Date.now();
+      const out = await raw(server.port, [`POST /v2/query HTTP/1.1\r\nHost: x\r\n${head}\r\n5\r\nhello\r\n0\r\n\r\n`], { waitMs: 5000 });
+      assert.ok(Date.now() - started < 4000, 'the server closed the connection itself');
+      assert.match(out, /^HTTP\/1\.1 400 Bad Request\r\n/, head);
+      assert.equal(headerOf(out, 'connection'), 'close');
+      assert.deepEqual(JSON.parse(bodyOf(out)), {
+        error: 'invalid_request_framing',
+        msg: `Transfer-Encoding must be "chunked" alone, got ${sent}; send chunked or a Content-Length`,
+      });
+    }
+    // Any case of chunked is chunked.
+    const ok = await raw(server.port, [
+      'POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
+    ]);
+    assert.equal((JSON.parse(bodyOf(ok)) as Echo).text, 'hello');
+    assert.equal(calls, before + 1);
+  });
+
+  test('framing uWS refuses itself: the connection closes at once with no answer and the handler never runs', async () => {
+    const before = calls;
+    for (const head of [
+      // Content-Length together with Transfer-Encoding, in either order
+      'Content-Length: 3\r\nTransfer-Encoding: chunked\r\n',
+      'Transfer-Encoding: chunked\r\nContent-Length: 3\r\n',
+      // a list, a sign or a non-number as Content-Length
+      'Content-Length: 5, 5\r\n',
+      'Content-Length: +5\r\n',
+      'Content-Length: -5\r\n',
+      'Content-Length: 5x\r\n',
+    ]) {
+      const started = Date.now();
+      const out = await raw(server.port, [`POST /v2/query HTTP/1.1\r\nHost: x\r\n${head}\r\n5\r\nhello\r\n0\r\n\r\n`], { waitMs: 5000 });
+      assert.equal(out, '', head);
+      assert.ok(Date.now() - started < 4000, `closed at once: ${head}`);
+    }
+    assert.equal(calls, before);
+    assert.equal((await fetch(`${base}/alive`)).status, 200);
   });
 
   test('413 from content-length is answered before any body byte is sent, then the connection closes', async () => {
