@@ -129,6 +129,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   const env = open({
     path: options.path,
+    // lmdb-js takes a path with an extension (`graph.db`, `/tmp/tmp.XyZ`) for a file
+    // unless told otherwise; ours is always a folder.
+    noSubdir: false,
     maxDbs: MAX_DBS,
     readOnly,
     ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),

@@ -169,3 +169,14 @@ test('an async write function is refused and rolled back', async () => {
   );
   await store.close();
 });
+
+test('a data folder whose name has a dot (graph.db, mktemp -d names) opens as a folder', async () => {
+  const path = join(newDir(), 'graph.db');
+  const store = await openStore({ path });
+  await store.write((w) => w.createNode('N', {}));
+  await store.close();
+  assert.equal(existsSync(join(path, 'data.mdb')), true);
+  const ro = await openStore({ path, readOnly: true });
+  ro.read((r) => assert.equal(r.nodeCount(), 1));
+  await ro.close();
+});
