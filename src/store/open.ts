@@ -3,8 +3,7 @@
  * fresh read snapshots per `read`, one child transaction per `write` (lmdb-js queues the
  * child transactions of one event turn into one LMDB commit).
  */
-import fs from 'node:fs';
-import { join } from 'node:path';
+import { constants as osConstants } from 'node:os';
 import { open } from 'lmdb';
 import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
 import { storeEncoderOptions } from './codec.js';
@@ -15,6 +14,8 @@ import type { Dbs, IdState } from './graph.js';
 import { greatestLeadingU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
+import { checkDataFile, checkDataFolder, DataFolderError, describeFsError, errorCode } from './folder.js';
+import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
 import type { GraphReader, GraphWriter, Store, StoreOptions } from './types.js';
 
 /** Chunks the writer keeps decoded for editing (about 40 MiB at 1024 slots each). */
@@ -48,6 +49,7 @@ class LmdbStore implements Store {
     private readonly env: RootDatabase,
     private readonly dbs: Dbs,
     private readonly ids: IdState,
+    private readonly lock: WriterLock | null,
   ) {
     this.path = options.path;
     this.readOnly = options.readOnly ?? false;
@@ -107,48 +109,97 @@ class LmdbStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.env.close();
+    try {
+      await this.env.close();
+    } finally {
+      this.lock?.release();
+    }
   }
 }
 
 /**
- * Opens (creating unless read-only) the store in `options.path`. Returns a promise so
- * callers need not change if opening ever needs asynchronous work; it does none today.
+ * Opens (creating unless read-only) the store in `options.path`. A writable open holds the
+ * folder's writer lock (lock.ts): it takes it, or opens under the one `options.writerLock`
+ * names. Failures of the folder are DataFolderErrors (folder.ts) naming the path.
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
+  const { path } = options;
   const readOnly = options.readOnly ?? false;
-  if (readOnly) {
-    if (!fs.existsSync(options.path)) {
-      throw new Error(`cannot open store read-only: ${options.path} does not exist`);
-    }
-    if (!fs.existsSync(join(options.path, 'data.mdb'))) {
-      throw new Error(`cannot open store read-only: ${options.path} holds no database`);
-    }
-  } else {
-    fs.mkdirSync(options.path, { recursive: true });
+  checkDataFolder(path, !readOnly);
+  let lock: WriterLock | null = null;
+  if (!readOnly) {
+    if (options.writerLock === undefined) lock = acquireWriterLock(path);
+    else confirmWriterLock(path, options.writerLock);
   }
-  const env = open({
-    path: options.path,
-    // lmdb-js takes a path with an extension (`graph.db`, `/tmp/tmp.XyZ`) for a file
-    // unless told otherwise; ours is always a folder.
-    noSubdir: false,
-    maxDbs: MAX_DBS,
-    readOnly,
-    ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
-    pageSize: PAGE_SIZE,
-  });
+  let env: RootDatabase;
   try {
-    const dbs = openDbs(env, options.path);
-    const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, options.path, dbs);
-    if (readOnly) checkVersion(options.path, readVersion(dbs));
+    checkDataFile(path, !readOnly);
+    env = open({
+      path,
+      // lmdb-js takes a path with an extension (`graph.db`, `/tmp/tmp.XyZ`) for a file
+      // unless told otherwise; ours is always a folder.
+      noSubdir: false,
+      maxDbs: MAX_DBS,
+      readOnly,
+      ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
+      pageSize: PAGE_SIZE,
+    });
+  } catch (err) {
+    lock?.release();
+    if (err instanceof DataFolderError) throw err;
+    throw new DataFolderError(`cannot open the database in ${path}: ${describeLmdbError(err)}`, { cause: err });
+  }
+  try {
+    if (!readOnly) checkNotForeign(env, path);
+    const dbs = openDbs(env, path);
+    const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, path, dbs);
+    if (readOnly) checkVersion(path, readVersion(dbs));
     // Opening read through lmdb-js's shared snapshot; release it now, or a read worker that
     // then sees only writes would pin it and LMDB could reuse no page freed afterwards.
     env.resetReadTxn();
-    return new LmdbStore(options, env, dbs, ids);
+    return new LmdbStore(options, env, dbs, ids, lock);
   } catch (err) {
     await env.close();
+    lock?.release();
     throw err;
   }
+}
+
+/** An LMDB error (a message, an errno number in `code`) in words. */
+function describeLmdbError(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  const name = typeof code === 'number' ? Object.entries(osConstants.errno).find(([, n]) => n === code)?.[0] : undefined;
+  const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ');
+  if (name === undefined && errorCode(err) === undefined) return `${message}; check the folder and its files`;
+  const described = describeFsError(name === undefined ? err : Object.assign(new Error(message), { code: name }));
+  return `${described} (${message}); check the folder and its files`;
+}
+
+/**
+ * A writer would add its sub-databases to any LMDB file and stamp it as ours: refuse one
+ * that holds other databases or data and no Trellis format version.
+ */
+function checkNotForeign(env: RootDatabase, path: string): void {
+  const ours = new Set<unknown>(Object.values(DB));
+  // The root database of an LMDB file lists its named databases (and any data put there).
+  const names = [...env.getKeys({ limit: 1000 })];
+  if (names.every((name) => ours.has(name))) return; // a new database, or ours
+  // More names: a later Trellis with more sub-databases has a format version (which
+  // initialise checks); anything else is not ours.
+  if (names.includes(DB.meta)) {
+    try {
+      if (env.openDB(DB.meta, { create: false } as RootDatabaseOptions).get(META.version) !== undefined) return;
+    } catch {
+      // not a database lmdb-js can read as ours
+    }
+  }
+  throw notTrellis(path, 'its LMDB file holds other data and no Trellis format version');
+}
+
+function notTrellis(path: string, why: string): DataFolderError {
+  return new DataFolderError(
+    `the data folder ${path} is not a Trellis database: ${why}; give the folder of a Trellis database, or a new or empty one`,
+  );
 }
 
 function openDbs(env: RootDatabase, path: string): Dbs {
@@ -187,9 +238,11 @@ function readVersion(dbs: Dbs): number | undefined {
 }
 
 function checkVersion(path: string, version: number | undefined): void {
-  if (version === undefined) throw new Error(`store ${path}: not a Trellis database (no format version)`);
+  if (version === undefined) throw notTrellis(path, 'it has no Trellis format version');
   if (version !== FORMAT_VERSION) {
-    throw new Error(`store ${path}: format version ${version}, this build reads version ${FORMAT_VERSION}`);
+    throw new DataFolderError(
+      `the database in ${path} has format version ${version}, this build reads version ${FORMAT_VERSION}; there is no in-place upgrade: reload the data into a new folder, or use a build that reads version ${version}`,
+    );
   }
 }
 
@@ -201,7 +254,7 @@ function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
   return env.transactionSync(() => {
     const version = dbs.meta.get(META.version);
     if (version === undefined) {
-      if (dbs.nodes.getKeysCount() > 0) throw new Error(`store ${path}: data without a format version`);
+      if (dbs.nodes.getKeysCount() > 0) throw notTrellis(path, 'it holds data without a Trellis format version');
       dbs.meta.putSync(META.version, FORMAT_VERSION);
     } else {
       checkVersion(path, version);
