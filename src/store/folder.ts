@@ -68,9 +68,33 @@ function userNote(): string {
   return typeof process.getuid === 'function' ? ` (this process runs as uid ${process.getuid()})` : '';
 }
 
-/** `what`: ${describeFsError}; `advice`, as a DataFolderError. */
+/**
+ * `what`: ${describeFsError}; what to do, as a DataFolderError. `advice` is for a refused
+ * permission; the other causes get their own.
+ */
 export function fsFailure(what: string, err: unknown, advice: string): DataFolderError {
-  return new DataFolderError(`${what}: ${describeFsError(err)}; ${advice}`, { cause: err });
+  return new DataFolderError(`${what}: ${describeFsError(err)}; ${adviceFor(err, advice)}`, { cause: err });
+}
+
+function adviceFor(err: unknown, permission: string): string {
+  switch (errorCode(err)) {
+    case 'EACCES':
+    case 'EPERM':
+      return permission;
+    case 'EROFS':
+      return 'use a folder on a writable file system, or open this one read-only';
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'free some space, or choose a folder on another disk';
+    case 'ENOTDIR':
+    case 'EEXIST':
+    case 'ENOENT':
+    case 'ELOOP':
+    case 'ENAMETOOLONG':
+      return 'check the path';
+    default:
+      return 'check the disk and the folder';
+  }
 }
 
 /**
@@ -82,7 +106,8 @@ export function checkDataFolder(path: string, writable: boolean): void {
   try {
     stat = statSync(path);
   } catch (err) {
-    if (errorCode(err) !== 'ENOENT') throw fsFailure(`cannot use the data folder ${path}`, err, 'check the path and its permissions');
+    if (errorCode(err) !== 'ENOENT')
+      throw fsFailure(`cannot use the data folder ${path}`, err, 'fix the permissions of the folders on the path');
   }
   if (stat === undefined) {
     if (!writable) {

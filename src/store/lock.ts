@@ -186,7 +186,11 @@ function createExclusive(folder: string, file: string, holder: LockHolder): bool
     writeDurably(temp, content);
   } catch (err) {
     rmSync(temp, { force: true });
-    throw fsFailure(`cannot create the writer lock in the data folder ${folder}`, err, 'fix the folder, or open it read-only');
+    throw fsFailure(
+      `cannot create the writer lock in the data folder ${folder}`,
+      err,
+      'fix the owner or permissions of the folder, or open it read-only',
+    );
   }
   try {
     linkSync(temp, file);
@@ -201,10 +205,18 @@ function createExclusive(folder: string, file: string, holder: LockHolder): bool
         return true;
       } catch (inner) {
         if (errorCode(inner) === 'EEXIST') return false;
-        throw fsFailure(`cannot create the writer lock in the data folder ${folder}`, inner, 'fix the folder, or open it read-only');
+        throw fsFailure(
+          `cannot create the writer lock in the data folder ${folder}`,
+          inner,
+          'fix the owner or permissions of the folder, or open it read-only',
+        );
       }
     }
-    throw fsFailure(`cannot create the writer lock in the data folder ${folder}`, err, 'fix the folder, or open it read-only');
+    throw fsFailure(
+      `cannot create the writer lock in the data folder ${folder}`,
+      err,
+      'fix the owner or permissions of the folder, or open it read-only',
+    );
   } finally {
     rmSync(temp, { force: true });
   }
@@ -232,7 +244,7 @@ function readHolder(folder: string, file: string): LockHolder | undefined {
       text = readFileSync(file, 'utf8');
     } catch (err) {
       if (errorCode(err) === 'ENOENT') return undefined;
-      throw fsFailure(`cannot read the writer lock ${file}`, err, 'fix the permissions of the data folder');
+      throw fsFailure(`cannot read the writer lock ${file}`, err, 'fix the owner or permissions of the folder');
     }
     const holder = parseHolder(text);
     if (holder !== undefined) return holder;
