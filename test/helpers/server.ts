@@ -64,6 +64,48 @@ export async function startTestServer(args: string[], options: { waitReady?: boo
   };
 }
 
+export interface FailedStart {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs the real server with `args` where it must fail to start, and returns how it ended
+ * (`nodeArgs` go to node before the script).
+ * `uid`/`gid` run it as another user (tests that need permissions to bite run as root
+ * and spawn the server as `nobody`); its coverage is not collected then, since that user
+ * cannot write the coverage folder.
+ */
+export async function failedStart(
+  args: string[],
+  options: { uid?: number; gid?: number; cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<FailedStart> {
+  const env = { ...process.env };
+  if (options.uid !== undefined) delete env.NODE_V8_COVERAGE;
+  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, '--port', '0', '--workers', '1', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d) => (stdout += d));
+  proc.stderr!.on('data', (d) => (stderr += d));
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+    // 'close': exited, and its output read to the end.
+    proc.once('close', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  return { code, stdout, stderr };
+}
+
 /**
  * One server on a fresh data folder for the tests of a file: started before them, stopped
  * after them with its folder removed. `url()` and `query()` are valid inside the tests.
