@@ -3,7 +3,7 @@
  * port, so tests meet exactly what `npm start` runs, and crash tests can kill -9 it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
@@ -72,17 +72,22 @@ export interface FailedStart {
 
 /**
  * Runs the real server with `args` where it must fail to start, and returns how it ended
- * (`nodeArgs` go to node before the script).
- * `uid`/`gid` run it as another user (tests that need permissions to bite run as root
- * and spawn the server as `nobody`); its coverage is not collected then, since that user
- * cannot write the coverage folder.
+ * (`nodeArgs` go to node before the script). `uid`/`gid` run it as another user (tests
+ * that need permissions to bite run as root and spawn the server as `nobody`); that user
+ * writes its coverage to a folder of its own, moved into the collected one afterwards.
  */
 export async function failedStart(
   args: string[],
   options: { uid?: number; gid?: number; cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<FailedStart> {
   const env = { ...process.env };
-  if (options.uid !== undefined) delete env.NODE_V8_COVERAGE;
+  const coverage = process.env.NODE_V8_COVERAGE;
+  let ownCoverage: string | undefined;
+  if (options.uid !== undefined && coverage !== undefined) {
+    ownCoverage = mkdtempSync(join(tmpdir(), 'trellis-coverage-'));
+    chmodSync(ownCoverage, 0o777);
+    env.NODE_V8_COVERAGE = ownCoverage;
+  }
   const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, '--port', '0', '--workers', '1', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env,
@@ -103,6 +108,10 @@ export async function failedStart(
       resolve(c);
     });
   });
+  if (ownCoverage !== undefined) {
+    for (const file of readdirSync(ownCoverage)) renameSync(join(ownCoverage, file), join(coverage!, file));
+    rmSync(ownCoverage, { recursive: true, force: true });
+  }
   return { code, stdout, stderr };
 }
 

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,6 +19,18 @@ const RACER = new URL('../fixtures/lock-racer.js', import.meta.url).pathname;
 const INDEX = new URL('../../src/index.js', import.meta.url).href;
 const token = (c: string) => c.repeat(32);
 const lockOf = (dir: string) => JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as { pid: number; start: string; token: string };
+
+/** The first line a child prints. */
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+    });
+    child.once('exit', (code) => reject(new Error(`a racer exited (${code}) before answering: ${out}`)));
+  });
+}
 
 /** The pid of a process that has exited (and been reaped). */
 async function deadPid(): Promise<number> {
@@ -90,9 +102,17 @@ test('of several processes finding the same stale lock at the same moment, exact
     for (let round = 0; round < 4; round++) {
       writeFileSync(join(dir.path, LOCK_FILE), JSON.stringify({ pid: await deadPid(), start: '1', token: token(String(round)) }));
       const at = Date.now() + 1200;
-      const outputs = await Promise.all(
-        Array.from({ length: 6 }, () => run(process.execPath, [RACER, dir.path, String(at), '1000']).then((r) => r.stdout.trim())),
+      const racers = Array.from({ length: 6 }, () =>
+        spawn(process.execPath, [RACER, dir.path, String(at)], { stdio: ['pipe', 'pipe', 'inherit'] }),
       );
+      const ended = racers.map((r) => new Promise((resolve) => r.once('close', resolve)));
+      let outputs: string[];
+      try {
+        outputs = await Promise.all(racers.map(firstLine));
+      } finally {
+        for (const r of racers) r.stdin!.end();
+        await Promise.all(ended);
+      }
       const winners = outputs.filter((o) => o === 'won');
       assert.equal(winners.length, 1, outputs.join('\n'));
       for (const o of outputs.filter((o) => o !== 'won')) assert.match(o, /in use by another writer \(pid \d+\)/);
