@@ -22,10 +22,14 @@ export class DataFolderError extends Error {
 
 /** LMDB's files in a data folder (the environment is always opened as a folder). */
 export const DATA_FILE = 'data.mdb';
+const LMDB_LOCK_FILE = 'lock.mdb';
 
 /** LMDB's meta page: a page header of 24 bytes, then the magic number, ..., the page size. */
 const LMDB_MAGIC = 0xbeefc0de;
 const MAGIC_OFFSET = 24;
+/** The data version of the files this lmdb-js writes (every Trellis database); another crashes it. */
+const LMDB_DATA_VERSION = 2;
+const DATA_VERSION_OFFSET = 28;
 const PAGE_SIZE_OFFSET = 48;
 const HEADER_BYTES = 52;
 
@@ -139,7 +143,7 @@ export function checkDataFolder(path: string, writable: boolean): void {
   if (writable) {
     access(path, constants.W_OK | constants.X_OK | constants.R_OK);
     access(join(path, DATA_FILE), constants.R_OK | constants.W_OK);
-    access(join(path, 'lock.mdb'), constants.R_OK | constants.W_OK);
+    access(join(path, LMDB_LOCK_FILE), constants.R_OK | constants.W_OK);
   } else {
     access(path, constants.R_OK | constants.X_OK);
     access(join(path, DATA_FILE), constants.R_OK);
@@ -151,6 +155,7 @@ export function checkDataFolder(path: string, writable: boolean): void {
  * one. An empty data.mdb is a database LMDB has not initialised yet: a writer does that.
  */
 export function checkDataFile(path: string, writable: boolean): void {
+  checkLockFile(path);
   const file = join(path, DATA_FILE);
   const noDatabase = () =>
     new DataFolderError(
@@ -179,11 +184,31 @@ export function checkDataFile(path: string, writable: boolean): void {
     const got = readSync(fd, head, 0, HEADER_BYTES, 0);
     const u32 = (at: number) => (endianness() === 'LE' ? head.readUInt32LE(at) : head.readUInt32BE(at));
     if (got < HEADER_BYTES || u32(MAGIC_OFFSET) !== LMDB_MAGIC) throw notLmdb('is not an LMDB file');
+    if (u32(DATA_VERSION_OFFSET) !== LMDB_DATA_VERSION) {
+      throw notLmdb(`is an LMDB file of data version ${u32(DATA_VERSION_OFFSET)}, not ${LMDB_DATA_VERSION}`);
+    }
     const pageSize = u32(PAGE_SIZE_OFFSET);
     if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0 || stat.size < 2 * pageSize) {
       throw notLmdb('is a damaged or truncated LMDB file');
     }
   } finally {
     closeSync(fd);
+  }
+}
+
+/** LMDB rebuilds a lock.mdb of any content, but lmdb-js crashes on one that is not a file. */
+function checkLockFile(path: string): void {
+  const file = join(path, LMDB_LOCK_FILE);
+  let stat: Stats;
+  try {
+    stat = statSync(file);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return;
+    throw fsFailure(`cannot read ${file}`, err, 'fix its owner or permissions');
+  }
+  if (!stat.isFile()) {
+    throw new DataFolderError(
+      `the data folder ${path} is not a Trellis database: ${file} is not a regular file; give the folder of a Trellis database, or a new or empty one`,
+    );
   }
 }

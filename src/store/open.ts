@@ -3,7 +3,7 @@
  * fresh read snapshots per `read`, one child transaction per `write` (lmdb-js queues the
  * child transactions of one event turn into one LMDB commit).
  */
-import { constants as osConstants } from 'node:os';
+import { getSystemErrorName } from 'node:util';
 import { open } from 'lmdb';
 import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
 import { storeEncoderOptions } from './codec.js';
@@ -14,7 +14,7 @@ import type { Dbs, IdState } from './graph.js';
 import { greatestLeadingU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
-import { checkDataFile, checkDataFolder, DataFolderError, describeFsError, errorCode } from './folder.js';
+import { checkDataFile, checkDataFolder, DataFolderError, fsFailure } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
 import type { GraphReader, GraphWriter, Store, StoreOptions } from './types.js';
 
@@ -147,7 +147,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   } catch (err) {
     lock?.release();
     if (err instanceof DataFolderError) throw err;
-    throw new DataFolderError(`cannot open the database in ${path}: ${describeLmdbError(err)}`, { cause: err });
+    throw lmdbFailure(path, err);
   }
   try {
     if (!readOnly) checkNotForeign(env, path);
@@ -165,14 +165,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
 }
 
-/** An LMDB error (a message, an errno number in `code`) in words. */
-function describeLmdbError(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  const name = typeof code === 'number' ? Object.entries(osConstants.errno).find(([, n]) => n === code)?.[0] : undefined;
-  const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ');
-  if (name === undefined && errorCode(err) === undefined) return `${message}; check the folder and its files`;
-  const described = describeFsError(name === undefined ? err : Object.assign(new Error(message), { code: name }));
-  return `${described} (${message}); check the folder and its files`;
+/**
+ * An error of lmdb-js opening the environment (after the checks of folder.ts, a rare one)
+ * as a file-system error: lmdb-js gives the errno as a number in `code`.
+ */
+function lmdbFailure(path: string, err: unknown): DataFolderError {
+  const errno = (err as { code?: unknown } | null)?.code;
+  const code = typeof errno === 'number' && errno > 0 ? getSystemErrorName(-errno) : undefined;
+  const cause = code === undefined ? err : Object.assign(new Error(err instanceof Error ? err.message : String(err)), { code });
+  return fsFailure(`cannot open the database in ${path}`, cause, 'fix the owner or permissions of the folder and its files');
 }
 
 /**
