@@ -72,15 +72,15 @@ export interface FailedStart {
 
 /**
  * Runs the real server with `args` where it must fail to start, and returns how it ended
- * (`nodeArgs` go to node before the script). `uid`/`gid` run it as another user (tests
+ * (`nodeArgs` go to node before the script, `env` adds to the environment). `uid`/`gid` run it as another user (tests
  * that need permissions to bite run as root and spawn the server as `nobody`); that user
  * writes its coverage to a folder of its own, moved into the collected one afterwards.
  */
 export async function failedStart(
   args: string[],
-  options: { uid?: number; gid?: number; cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {},
+  options: { uid?: number; gid?: number; cwd?: string; timeoutMs?: number; nodeArgs?: string[]; env?: Record<string, string> } = {},
 ): Promise<FailedStart> {
-  const env = { ...process.env };
+  const env = { ...process.env, ...options.env };
   const coverage = process.env.NODE_V8_COVERAGE;
   let ownCoverage: string | undefined;
   if (options.uid !== undefined && coverage !== undefined) {

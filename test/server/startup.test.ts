@@ -136,4 +136,17 @@ test('a read worker or the writer thread failing as it starts, after the checks 
   const writer = await failedStart(['--data', path], { nodeArgs });
   assertOneLine(writer, path, /cannot write the data folder .*: an input\/output error/);
   assert.equal(existsSync(join(path, 'writer.lock')), false, 'the failed writer released the lock');
+  // An error that does not name the folder gets it.
+  const crash = await failedStart(['--data', path], { nodeArgs, env: { TRELLIS_TEST_THREAD_FAILURE: 'crash' } });
+  assertOneLine(crash, path, /^trellis: cannot open the database in .*: injected crash of a thread at start-up$/);
+});
+
+test('--help prints the settings and exits 0; a bad setting names it and exits 2', async () => {
+  const help = await failedStart(['--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /--data/);
+  const bad = await failedStart(['--port', 'nope']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^trellis: .*port/);
+  assert.doesNotMatch(bad.stderr, /^ {4}at /m);
 });

@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { open } from '../../src/index.js';
@@ -168,6 +169,70 @@ test('a store that fails to open releases the lock it took', async () => {
     await assert.rejects(openStore({ path: dir.path }), /is not an LMDB file/);
     assert.equal(existsSync(join(dir.path, LOCK_FILE)), false);
   } finally {
+    dir.remove();
+  }
+});
+
+test('a stale lock that a live process is taking over is left to it; a chain of dead takeover markers ends with what to do', async () => {
+  const dir = tempDir();
+  try {
+    const file = join(dir.path, LOCK_FILE);
+    const pid = await deadPid();
+    writeFileSync(file, JSON.stringify({ pid, start: '1', token: token('a') }));
+    // This process, as it runs, holds the marker: another starter is mid-takeover.
+    const start = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]!;
+    writeFileSync(join(dir.path, `${LOCK_FILE}.takeover-${token('a')}`), JSON.stringify({ pid: process.pid, start, token: token('b') }));
+    assert.throws(() => acquireWriterLock(dir.path), /other processes keep taking it over; stop them and try again/);
+    // Markers of markers, all of dead processes, deeper than a takeover ever leaves them.
+    const chain = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (let i = 0; i + 1 < chain.length; i++) {
+      writeFileSync(
+        join(dir.path, `${LOCK_FILE}.takeover-${token(chain[i]!)}`),
+        JSON.stringify({ pid, start: '1', token: token(chain[i + 1]!) }),
+      );
+    }
+    assert.throws(() => acquireWriterLock(dir.path), /cannot take over the stale writer lock .*: remove the files writer\.lock\* in it/);
+  } finally {
+    dir.remove();
+  }
+});
+
+test('a lock that cannot be read or created says which and why', () => {
+  const dir = tempDir();
+  try {
+    mkdirSync(join(dir.path, LOCK_FILE));
+    assert.throws(() => acquireWriterLock(dir.path), /cannot read the writer lock .*writer\.lock: /);
+    assert.throws(
+      () => acquireWriterLock(join(dir.path, 'missing')),
+      /cannot create the writer lock in the data folder .*missing: it does not exist; check the path/,
+    );
+  } finally {
+    dir.remove();
+  }
+});
+
+test('on a file system without hard links the lock file is created exclusively in place', () => {
+  const dir = tempDir();
+  const linkSync = fs.linkSync;
+  const failLinks = (code: string) => {
+    fs.linkSync = () => {
+      throw Object.assign(new Error(`${code}: link`), { code });
+    };
+    syncBuiltinESMExports();
+  };
+  try {
+    failLinks('EPERM');
+    const lock = acquireWriterLock(dir.path);
+    assert.equal(lockOf(dir.path).token, lock.token);
+    assert.throws(() => acquireWriterLock(dir.path), /already open for writing in this process/);
+    lock.release();
+    assert.deepEqual(readdirSync(dir.path), []);
+    failLinks('EIO');
+    assert.throws(() => acquireWriterLock(dir.path), /cannot create the writer lock in the data folder .*: an input\/output error/);
+    assert.deepEqual(readdirSync(dir.path), [], 'the temporary file is removed');
+  } finally {
+    fs.linkSync = linkSync;
+    syncBuiltinESMExports();
     dir.remove();
   }
 });
