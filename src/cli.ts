@@ -1,9 +1,39 @@
-/** `npm start`: read the configuration (flags > environment > trellis.json > defaults) and serve. */
-import { ConfigError, loadConfig, USAGE } from './config.js';
-import { startServer } from './server/start.js';
+/**
+ * `npm start`: read the configuration (flags > environment > trellis.json > defaults) and serve.
+ *
+ * A start-up failure (a folder or port that cannot be used, a database that does not open,
+ * a thread that dies while starting) prints one line, `trellis: <what failed, which path,
+ * what to do>`, and exits with status 1; never a stack trace.
+ */
+import { ConfigError, loadConfig, USAGE, type Config } from './config.js';
+import { startServer, type RunningServer } from './server/start.js';
+
+/** How long a failed start may take to close its threads before the process exits anyway. */
+const FAILED_CLOSE_MS = 3000;
+
+let failed = false;
+let server: RunningServer | undefined;
+
+/** Reports a start-up failure in one line, closes what started, exits 1. Once. */
+function failStartup(err: unknown, dataDir: string | undefined): void {
+  if (failed) return;
+  failed = true;
+  console.error(`trellis: ${startupMessage(err, dataDir)}`);
+  process.exitCode = 1;
+  const exit = () => process.exit(1);
+  setTimeout(exit, FAILED_CLOSE_MS).unref();
+  void (server?.close() ?? Promise.resolve()).then(exit, exit);
+}
+
+/** The error's message on one line; one that does not name the data folder gets it. */
+function startupMessage(err: unknown, dataDir: string | undefined): string {
+  const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+  if (dataDir === undefined || message.includes(dataDir) || message.startsWith('cannot listen')) return message;
+  return `cannot open the database in ${dataDir}: ${message}`;
+}
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig(process.argv.slice(2), process.env, process.cwd());
   } catch (err) {
@@ -17,24 +47,41 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const server = await startServer(config);
+  const { dataDir } = config;
+  // Until the server is ready, anything thrown anywhere (a read worker that fails to open
+  // surfaces as an unhandled error event of the pool) is a start-up failure: one line.
+  const onCrash = (err: unknown) => failStartup(err, dataDir);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  try {
+    server = await startServer(config);
+  } catch (err) {
+    failStartup(err, dataDir);
+    return;
+  }
   console.log(
-    `trellis listening on http://${config.host}:${server.port} (mode ${config.mode}, data ${config.dataDir}, ${config.workers} read workers and ${config.longWorkers} for long queries)`,
+    `trellis listening on http://${config.host}:${server.port} (mode ${config.mode}, data ${dataDir}, ${config.workers} read workers and ${config.longWorkers} for long queries)`,
   );
   server.ready.then(
-    () => console.log('trellis ready'),
-    (err: unknown) => {
-      console.error(`trellis: the database failed to open: ${err instanceof Error ? err.message : String(err)}`);
-      process.exitCode = 1;
-      void server.close();
+    () => {
+      if (failed) return;
+      process.off('uncaughtException', onCrash);
+      process.off('unhandledRejection', onCrash);
+      console.log('trellis ready');
     },
+    (err: unknown) => failStartup(err, dataDir),
   );
+  const running = server;
   const stop = () => {
     console.log('trellis shutting down');
-    void server.close().then(() => process.exit(0));
+    void running.close().then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
-await main();
+try {
+  await main();
+} catch (err) {
+  failStartup(err, undefined);
+}

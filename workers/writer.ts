@@ -18,10 +18,10 @@ const settings = workerData as WorkerSettings;
 const exec = { timeoutMs: settings.queryTimeoutMs };
 let store: Store;
 try {
-  store = await openStore({ path: settings.dataDir });
+  store = await openStore({ path: settings.dataDir, ...(settings.writerLock === undefined ? {} : { writerLock: settings.writerLock }) });
   send({ kind: 'ready' });
 } catch (err) {
-  send({ kind: 'failed', error: toErrorBody(err) });
+  send({ kind: 'failed', message: err instanceof Error ? err.message : String(err) });
   throw err;
 }
 

@@ -31,17 +31,24 @@ export class WriterClient {
     this.ready = this.spawn();
   }
 
+  /**
+   * Starts a writer thread; resolves when it has opened the database, rejects with why it
+   * could not (one line naming the folder). A first thread that fails is not replaced:
+   * the server cannot start. A replacement that fails is retried after a pause.
+   */
   private spawn(): Promise<void> {
     const worker = new Worker(this.workerFile, { workerData: this.settings });
     this.worker = worker;
+    let opened = false;
     return new Promise((resolve, reject) => {
       worker.on('message', (bytes: Uint8Array) => {
         const event = decodeMessage<WriterEvent>(bytes);
         if (event.kind === 'ready') {
+          opened = true;
           this.alive = true;
           resolve();
         } else if (event.kind === 'failed') {
-          reject(new Error(`${event.error.error}: ${event.error.msg}`));
+          reject(new Error(event.message));
         } else if (event.kind === 'closed') {
           this.closed?.();
         } else {
@@ -50,17 +57,22 @@ export class WriterClient {
         }
       });
       worker.on('error', (err) => {
-        console.error('trellis: the writer thread failed:', err);
-        reject(err);
+        // Before the database opened, this is the start-up failure the promise reports.
+        if (opened) console.error('trellis: the writer thread failed:', err);
+        else reject(err);
       });
-      worker.on('exit', () => {
+      worker.on('exit', (code) => {
         this.alive = false;
         this.failPending('the writer thread stopped before answering: the outcome of this write is unknown, read back before retrying');
-        if (this.closing) return;
+        if (!opened)
+          reject(new Error(`the writer thread stopped while opening the database in ${this.settings.dataDir} (exit code ${code})`));
+        if (this.closing || (!opened && this.restarts === 0)) return;
         setTimeout(() => {
           if (this.closing) return;
           this.restarts++;
-          this.spawn().catch((err: unknown) => console.error('trellis: a replacement writer thread failed to start:', err));
+          this.spawn().catch((err: unknown) =>
+            console.error(`trellis: a replacement writer thread failed to start: ${err instanceof Error ? err.message : String(err)}`),
+          );
         }, RESTART_DELAY_MS).unref();
       });
     });

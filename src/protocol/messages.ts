@@ -36,6 +36,11 @@ export interface WorkerSettings {
   readonly mode: 'writer' | 'reader';
   /** Execution budget of one query, ms. */
   readonly queryTimeoutMs: number;
+  /**
+   * The writer lock of the data folder, taken by the main thread before any thread starts
+   * (src/store/lock.ts): the writer thread opens under it, again after every restart.
+   */
+  readonly writerLock?: string;
 }
 
 /**
@@ -48,6 +53,7 @@ export type WriterRequest =
 
 export type WriterEvent =
   | { readonly kind: 'ready' }
-  | { readonly kind: 'failed'; readonly error: ErrorBody }
+  /** The database did not open: the message says why, in one line naming the folder. */
+  | { readonly kind: 'failed'; readonly message: string }
   | { readonly kind: 'reply'; readonly id: number; readonly reply: Reply }
   | { readonly kind: 'closed' };

@@ -1,11 +1,12 @@
 /**
- * Starts the HTTP server: listen first (so /healthz answers while the database opens and
- * /readyz says 503), then start the writer thread and the read pool.
+ * Starts the HTTP server: check the data folder first (a writer takes its lock, a reader
+ * finds a database of this format), then listen (so /healthz answers while the database
+ * opens and /readyz says 503), then start the writer thread and the read pool.
  */
-import { mkdirSync } from 'node:fs';
+import { lockDataFolder, openStore, type WriterLock } from '../store/index.js';
 import { createHandler } from './handle.js';
 import { ThreadedService } from './threaded-service.js';
-import { startHttpServer } from './uws.js';
+import { startHttpServer, type HttpServer } from './uws.js';
 import type { Mode } from './service.js';
 
 export interface ServerOptions {
@@ -31,23 +32,41 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * Fails (with a DataFolderError or a listen error, each one line) before anything runs
+ * when the folder or the port cannot be used; `ready` rejects when the database or the
+ * threads fail to open later.
+ */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  if (options.mode === 'writer') mkdirSync(options.dataDir, { recursive: true });
-  const service = new ThreadedService(
-    { dataDir: options.dataDir, mode: options.mode, queryTimeoutMs: options.queryTimeoutMs },
-    {
-      workers: options.workers,
-      longWorkers: options.longWorkers ?? 1,
-      sliceMs: options.querySliceMs ?? 2,
-      workerHeapMb: options.workerHeapMb ?? 0,
-    },
-  );
-  const http = await startHttpServer({
-    host: options.host,
-    port: options.port,
-    maxBodyBytes: options.maxBodyBytes,
-    handler: createHandler(service),
-  });
+  const lock = await checkDataFolder(options.dataDir, options.mode);
+  let service: ThreadedService | undefined;
+  let http: HttpServer;
+  try {
+    service = new ThreadedService(
+      {
+        dataDir: options.dataDir,
+        mode: options.mode,
+        queryTimeoutMs: options.queryTimeoutMs,
+        ...(lock === null ? {} : { writerLock: lock.token }),
+      },
+      {
+        workers: options.workers,
+        longWorkers: options.longWorkers ?? 1,
+        sliceMs: options.querySliceMs ?? 2,
+        workerHeapMb: options.workerHeapMb ?? 0,
+      },
+    );
+    http = await startHttpServer({
+      host: options.host,
+      port: options.port,
+      maxBodyBytes: options.maxBodyBytes,
+      handler: createHandler(service),
+    });
+  } catch (err) {
+    await service?.close();
+    lock?.release();
+    throw err;
+  }
   const ready = service.start();
   ready.catch(() => undefined);
   return {
@@ -55,7 +74,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ready,
     async close() {
       http.close();
-      await service.close();
+      try {
+        await service.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
+}
+
+/**
+ * The main thread's look at the folder before any thread opens it. A writer creates it
+ * and takes its writer lock (held until close; the writer thread opens under it, so a
+ * replacement thread finds it held). A reader opens it read-only once, which checks that
+ * it holds a database of this format, so a read worker never meets a folder it cannot open.
+ */
+async function checkDataFolder(dataDir: string, mode: Mode): Promise<WriterLock | null> {
+  if (mode === 'writer') return lockDataFolder(dataDir);
+  const store = await openStore({ path: dataDir, readOnly: true });
+  await store.close();
+  return null;
 }

@@ -425,7 +425,11 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
     app.listen(opts.host, opts.port, (listenSocket) => {
       if (listenSocket === false) {
-        reject(new Error(`cannot listen on ${opts.host}:${opts.port} (address in use or not available)`));
+        reject(
+          new Error(
+            `cannot listen on ${opts.host}:${opts.port}: the address is in use or not available; stop the process using it, or choose another port or host`,
+          ),
+        );
         return;
       }
       let open = true;

@@ -3,8 +3,7 @@
  * fresh read snapshots per `read`, one child transaction per `write` (lmdb-js queues the
  * child transactions of one event turn into one LMDB commit).
  */
-import fs from 'node:fs';
-import { join } from 'node:path';
+import { getSystemErrorName } from 'node:util';
 import { open } from 'lmdb';
 import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
 import { storeEncoderOptions } from './codec.js';
@@ -15,6 +14,8 @@ import type { Dbs, IdState } from './graph.js';
 import { greatestLeadingU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
+import { checkDataFile, checkDataFolder, DataFolderError, fsFailure } from './folder.js';
+import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
 import type { GraphReader, GraphWriter, Store, StoreOptions, WriteOptions } from './types.js';
 import { Committer, type CommitStats } from './committer.js';
 
@@ -51,6 +52,7 @@ class LmdbStore implements Store {
     private readonly env: RootDatabase,
     private readonly dbs: Dbs,
     private readonly ids: IdState,
+    private readonly lock: WriterLock | null,
   ) {
     this.path = options.path;
     this.readOnly = options.readOnly ?? false;
@@ -114,49 +116,102 @@ class LmdbStore implements Store {
     if (this.closed) return;
     this.closed = true;
     this.committer?.close();
-    await this.env.close();
+    try {
+      await this.env.close();
+    } finally {
+      this.lock?.release();
+    }
   }
 }
 
 /**
- * Opens (creating unless read-only) the store in `options.path`. Returns a promise so
- * callers need not change if opening ever needs asynchronous work; it does none today.
+ * Opens (creating unless read-only) the store in `options.path`. A writable open holds the
+ * folder's writer lock (lock.ts): it takes it, or opens under the one `options.writerLock`
+ * names. Failures of the folder are DataFolderErrors (folder.ts) naming the path.
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
+  const { path } = options;
   const readOnly = options.readOnly ?? false;
-  if (readOnly) {
-    if (!fs.existsSync(options.path)) {
-      throw new Error(`cannot open store read-only: ${options.path} does not exist`);
-    }
-    if (!fs.existsSync(join(options.path, 'data.mdb'))) {
-      throw new Error(`cannot open store read-only: ${options.path} holds no database`);
-    }
-  } else {
-    fs.mkdirSync(options.path, { recursive: true });
+  checkDataFolder(path, !readOnly);
+  let lock: WriterLock | null = null;
+  if (!readOnly) {
+    if (options.writerLock === undefined) lock = acquireWriterLock(path);
+    else confirmWriterLock(path, options.writerLock);
   }
-  const env = open({
-    path: options.path,
-    maxDbs: MAX_DBS,
-    readOnly,
-    ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
-    pageSize: PAGE_SIZE,
-    // Writes of one event turn still share a commit (lmdb-js starts it on setImmediate),
-    // but without the turn-batching mode's own start-of-batch promise: nobody can handle
-    // that one, and when a commit failed (a full disk) its rejection ended the writer thread.
-    eventTurnBatching: false,
-  });
+  let env: RootDatabase;
   try {
-    const dbs = openDbs(env, options.path);
-    const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, options.path, dbs);
-    if (readOnly) checkVersion(options.path, readVersion(dbs));
+    checkDataFile(path, !readOnly);
+    env = open({
+      path,
+      // lmdb-js takes a path with an extension (`graph.db`, `/tmp/tmp.XyZ`) for a file
+      // unless told otherwise; ours is always a folder.
+      noSubdir: false,
+      maxDbs: MAX_DBS,
+      readOnly,
+      ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
+      pageSize: PAGE_SIZE,
+      // Writes of one event turn still share a commit (lmdb-js starts it on setImmediate),
+      // but without the turn-batching mode's own start-of-batch promise: nobody can handle
+      // that one, and when a commit failed (a full disk) its rejection ended the writer thread.
+      eventTurnBatching: false,
+    });
+  } catch (err) {
+    lock?.release();
+    if (err instanceof DataFolderError) throw err;
+    throw lmdbFailure(path, err);
+  }
+  try {
+    if (!readOnly) checkNotForeign(env, path);
+    const dbs = openDbs(env, path);
+    const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, path, dbs);
+    if (readOnly) checkVersion(path, readVersion(dbs));
     // Opening read through lmdb-js's shared snapshot; release it now, or a read worker that
     // then sees only writes would pin it and LMDB could reuse no page freed afterwards.
     env.resetReadTxn();
-    return new LmdbStore(options, env, dbs, ids);
+    return new LmdbStore(options, env, dbs, ids, lock);
   } catch (err) {
     await env.close();
+    lock?.release();
     throw err;
   }
+}
+
+/**
+ * An error of lmdb-js opening the environment (after the checks of folder.ts, a rare one)
+ * as a file-system error: lmdb-js gives the errno as a number in `code`.
+ */
+function lmdbFailure(path: string, err: unknown): DataFolderError {
+  const errno = (err as { code?: unknown } | null)?.code;
+  const code = typeof errno === 'number' && errno > 0 ? getSystemErrorName(-errno) : undefined;
+  const cause = code === undefined ? err : Object.assign(new Error(err instanceof Error ? err.message : String(err)), { code });
+  return fsFailure(`cannot open the database in ${path}`, cause, 'fix the owner or permissions of the folder and its files');
+}
+
+/**
+ * A writer would add its sub-databases to any LMDB file and stamp it as ours: refuse one
+ * that holds other databases or data and no Trellis format version.
+ */
+function checkNotForeign(env: RootDatabase, path: string): void {
+  const ours = new Set<unknown>(Object.values(DB));
+  // The root database of an LMDB file lists its named databases (and any data put there).
+  const names = [...env.getKeys({ limit: 1000 })];
+  if (names.every((name) => ours.has(name))) return; // a new database, or ours
+  // More names: a later Trellis with more sub-databases has a format version (which
+  // initialise checks); anything else is not ours.
+  if (names.includes(DB.meta)) {
+    try {
+      if (env.openDB(DB.meta, { create: false } as RootDatabaseOptions).get(META.version) !== undefined) return;
+    } catch {
+      // not a database lmdb-js can read as ours
+    }
+  }
+  throw notTrellis(path, 'its LMDB file holds other data and no Trellis format version');
+}
+
+function notTrellis(path: string, why: string): DataFolderError {
+  return new DataFolderError(
+    `the data folder ${path} is not a Trellis database: ${why}; give the folder of a Trellis database, or a new or empty one`,
+  );
 }
 
 function openDbs(env: RootDatabase, path: string): Dbs {
@@ -195,9 +250,11 @@ function readVersion(dbs: Dbs): number | undefined {
 }
 
 function checkVersion(path: string, version: number | undefined): void {
-  if (version === undefined) throw new Error(`store ${path}: not a Trellis database (no format version)`);
+  if (version === undefined) throw notTrellis(path, 'it has no Trellis format version');
   if (version !== FORMAT_VERSION) {
-    throw new Error(`store ${path}: format version ${version}, this build reads version ${FORMAT_VERSION}`);
+    throw new DataFolderError(
+      `the database in ${path} has format version ${version}, this build reads version ${FORMAT_VERSION}; there is no in-place upgrade: reload the data into a new folder, or use a build that reads version ${version}`,
+    );
   }
 }
 
@@ -209,7 +266,7 @@ function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
   return env.transactionSync(() => {
     const version = dbs.meta.get(META.version);
     if (version === undefined) {
-      if (dbs.nodes.getKeysCount() > 0) throw new Error(`store ${path}: data without a format version`);
+      if (dbs.nodes.getKeysCount() > 0) throw notTrellis(path, 'it holds data without a Trellis format version');
       dbs.meta.putSync(META.version, FORMAT_VERSION);
     } else {
       checkVersion(path, version);

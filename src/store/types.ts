@@ -102,6 +102,12 @@ export interface StoreOptions {
   readonly readOnly?: boolean;
   /** Upper bound of the memory map, bytes. */
   readonly mapSize?: number;
+  /**
+   * A writable open takes the folder's writer lock (lock.ts) and releases it on close;
+   * with this token it opens under the lock this process already holds (lockDataFolder),
+   * as the server's writer thread does.
+   */
+  readonly writerLock?: string;
 }
 
 export interface Store {

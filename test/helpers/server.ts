@@ -3,7 +3,7 @@
  * port, so tests meet exactly what `npm start` runs, and crash tests can kill -9 it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
@@ -62,6 +62,57 @@ export async function startTestServer(args: string[], options: { waitReady?: boo
       await exited;
     },
   };
+}
+
+export interface FailedStart {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs the real server with `args` where it must fail to start, and returns how it ended
+ * (`nodeArgs` go to node before the script, `env` adds to the environment). `uid`/`gid` run it as another user (tests
+ * that need permissions to bite run as root and spawn the server as `nobody`); that user
+ * writes its coverage to a folder of its own, moved into the collected one afterwards.
+ */
+export async function failedStart(
+  args: string[],
+  options: { uid?: number; gid?: number; cwd?: string; timeoutMs?: number; nodeArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<FailedStart> {
+  const env = { ...process.env, ...options.env };
+  const coverage = process.env.NODE_V8_COVERAGE;
+  let ownCoverage: string | undefined;
+  if (options.uid !== undefined && coverage !== undefined) {
+    ownCoverage = mkdtempSync(join(tmpdir(), 'trellis-coverage-'));
+    chmodSync(ownCoverage, 0o777);
+    env.NODE_V8_COVERAGE = ownCoverage;
+  }
+  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, '--port', '0', '--workers', '1', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d) => (stdout += d));
+  proc.stderr!.on('data', (d) => (stderr += d));
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+    // 'close': exited, and its output read to the end.
+    proc.once('close', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  if (ownCoverage !== undefined) {
+    for (const file of readdirSync(ownCoverage)) renameSync(join(ownCoverage, file), join(coverage!, file));
+    rmSync(ownCoverage, { recursive: true, force: true });
+  }
+  return { code, stdout, stderr };
 }
 
 /**

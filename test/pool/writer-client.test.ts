@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { WriterClient } from '../../src/pool/writer-client.js';
 import { preparePlan } from '../../src/database.js';
 import { encodeMessage, toPlanMessage } from '../../src/protocol/codec.js';
+import { lockDataFolder, writerLockHolder } from '../../src/store/index.js';
 import { tempDir } from '../helpers/server.js';
 
 const DYING = new URL('../fixtures/dying-writer.js', import.meta.url);
@@ -25,7 +26,9 @@ const countAll = plan({
 
 test('a writer thread that dies fails its pending write and is replaced', async () => {
   const dir = tempDir();
-  const writer = new WriterClient(DYING, { dataDir: dir.path, mode: 'writer', queryTimeoutMs: 30_000 });
+  // As the server does: the main thread holds the writer lock, every writer thread opens under it.
+  const lock = lockDataFolder(dir.path);
+  const writer = new WriterClient(DYING, { dataDir: dir.path, mode: 'writer', queryTimeoutMs: 30_000, writerLock: lock.token });
   try {
     await writer.ready;
     const lost = await writer.write(addNode('Lost'), false);
@@ -34,6 +37,8 @@ test('a writer thread that dies fails its pending write and is replaced', async 
     assert.match(!lost.ok ? lost.error.msg : '', /outcome of this write is unknown/);
     const refused = await writer.write(addNode('Early'), false);
     assert.deepEqual(refused.ok ? null : refused.error.error, 'not_ready');
+    // The process still holds the folder while the thread is being replaced.
+    assert.equal(writerLockHolder(dir.path)?.token, lock.token);
     for (let i = 0; i < 100 && !writer.isAlive; i++) await sleep(50);
     assert.equal(writer.isAlive, true);
     assert.equal(writer.restarts, 1);
@@ -41,6 +46,32 @@ test('a writer thread that dies fails its pending write and is replaced', async 
     assert.deepEqual(ok, { ok: true, body: '{"n":[{"$id":0}]}' });
     // Nothing of the lost batch was committed: the only node is the one written after.
     assert.deepEqual(await writer.write(countAll, false), { ok: true, body: '{"c":[1]}' });
+  } finally {
+    await writer.close();
+    lock.release();
+    dir.remove();
+  }
+});
+
+test('a first writer thread that cannot open the database rejects ready with one line naming the folder, and is not replaced', async () => {
+  const dir = tempDir();
+  // A lock this process does not hold: the thread refuses to open the folder.
+  const writer = new WriterClient(new URL('../../workers/writer.js', import.meta.url), {
+    dataDir: dir.path,
+    mode: 'writer',
+    queryTimeoutMs: 30_000,
+    writerLock: '0'.repeat(32),
+  });
+  try {
+    await assert.rejects(writer.ready, (err: Error) => {
+      assert.match(err.message, /writer lock of the data folder .* is no longer held by this process/);
+      assert.ok(err.message.includes(dir.path));
+      assert.doesNotMatch(err.message, /\n/);
+      return true;
+    });
+    await sleep(400);
+    assert.equal(writer.restarts, 0);
+    assert.equal(writer.isAlive, false);
   } finally {
     await writer.close();
     dir.remove();

@@ -89,7 +89,7 @@ test("inside a write, reads see the batch's own writes", async () => {
 test('a read handle sees a commit made through another handle on the same folder', async () => {
   const path = newDir();
   const writer = await openStore({ path });
-  const reader = await openStore({ path });
+  const reader = await openStore({ path, readOnly: true });
   assert.equal(
     reader.read((r) => r.nodeCount()),
     0,
@@ -127,7 +127,7 @@ test('read-only: reads work, writes reject clearly, a missing folder fails to op
   const missing = join(path, 'nope');
   await assert.rejects(openStore({ path: missing, readOnly: true }), /does not exist/);
   assert.equal(existsSync(missing), false);
-  await assert.rejects(openStore({ path: newDir(), readOnly: true }), /holds no database/);
+  await assert.rejects(openStore({ path: newDir(), readOnly: true }), /holds no Trellis database/);
 });
 
 test('flushed resolves once the writes so far are on disk; close waits for pending writes', async () => {
@@ -168,4 +168,15 @@ test('an async write function is refused and rolled back', async () => {
     0,
   );
   await store.close();
+});
+
+test('a data folder whose name has a dot (graph.db, mktemp -d names) opens as a folder', async () => {
+  const path = join(newDir(), 'graph.db');
+  const store = await openStore({ path });
+  await store.write((w) => w.createNode('N', {}));
+  await store.close();
+  assert.equal(existsSync(join(path, 'data.mdb')), true);
+  const ro = await openStore({ path, readOnly: true });
+  ro.read((r) => assert.equal(r.nodeCount(), 1));
+  await ro.close();
 });
