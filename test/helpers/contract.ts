@@ -1,0 +1,50 @@
+/**
+ * The answer contract every request to the server is held to, whatever it sent (the fuzz
+ * suite's oracle): an answer arrives; its status is below 500; it is application/json in
+ * valid UTF-8; a non-200 body is exactly {"error", "msg"}, both strings, with a code of
+ * ERROR_REGISTRY answered with that code's status; a 200 body is an object of arrays.
+ * Error messages are never compared.
+ */
+import { ERROR_REGISTRY, isErrorCode } from '../../src/core/errors.js';
+import { showBytes, type RawOutcome } from './raw-http.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** What is wrong with an answer, or undefined when it keeps the contract. */
+export function judge(outcome: RawOutcome): string | undefined {
+  if (outcome.kind !== 'response') return `no answer (${outcome.kind}: ${outcome.detail}; ${outcome.received.length} bytes received)`;
+  const { status, headers, body } = outcome.response;
+  if (status >= 500) return `status ${status}`;
+  if (!/^application\/json\b/.test(headers.get('content-type') ?? '')) return `content-type ${headers.get('content-type')}`;
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    return 'the body is not valid UTF-8';
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return 'the body is not JSON';
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'the body is not a JSON object';
+  const obj = value as Record<string, unknown>;
+  if (status === 200) {
+    for (const [k, v] of Object.entries(obj)) if (!Array.isArray(v)) return `200 answer: "${k}" is not an array`;
+    return undefined;
+  }
+  const keys = Object.keys(obj).sort();
+  if (keys.length !== 2 || keys[0] !== 'error' || keys[1] !== 'msg') return `error body keys ${JSON.stringify(keys)}`;
+  if (typeof obj.error !== 'string' || typeof obj.msg !== 'string') return 'error or msg is not a string';
+  if (!isErrorCode(obj.error)) return `unknown error code "${obj.error}"`;
+  if (ERROR_REGISTRY[obj.error].status !== status)
+    return `code ${obj.error} has status ${ERROR_REGISTRY[obj.error].status} in the registry, answered ${status}`;
+  return undefined;
+}
+
+/** The answer (or its absence) in a line, for failure reports. */
+export function describeOutcome(outcome: RawOutcome): string {
+  if (outcome.kind !== 'response') return `${outcome.kind} after ${outcome.ms} ms: ${showBytes(outcome.received, 300)}`;
+  return `${outcome.response.status} ${showBytes(outcome.response.body, 500)}`;
+}
