@@ -188,6 +188,12 @@ describe('HTTP edges on the real server', { concurrency: true }, () => {
     await assertHealthy();
   });
 
+  test('a head of about 200 KB is dropped: closed or reset, no answer', async () => {
+    const r = await rawExchange(port(), [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Svc-Tenant-Id: ${'a'.repeat(200_000)}\r\n\r\n`]);
+    assertDropped(r);
+    await assertHealthy();
+  });
+
   // uWS answers none of these and holds the connection until its idle timeout.
   for (const [what, chunks, gapMs] of [
     ['HTTP/1.0 GET', ['GET /healthz HTTP/1.0\r\nHost: x\r\n\r\n']],
@@ -200,6 +206,11 @@ describe('HTTP edges on the real server', { concurrency: true }, () => {
     ['an asterisk-form OPTIONS', ['OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n']],
     ['bare LF line endings', ['GET /healthz HTTP/1.1\nHost: x\n\n']],
     ['no Host header', ['GET /healthz HTTP/1.1\r\n\r\n']],
+    [
+      'a control byte (NUL) in a header value',
+      [`POST /v2/query HTTP/1.1\r\nHost: x\r\nX-Svc-Warm: tr\u0000ue\r\nContent-Length: 2\r\n\r\n{}`],
+    ],
+    ['a control byte (0x01) in a header value', ['GET /healthz HTTP/1.1\r\nHost: x\r\nX-Helix-Tenant-Id: a\u0001b\r\n\r\n']],
     [
       'more than 48 headers',
       [`GET /healthz HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 48 }, (_, i) => `X-H${i}: v\r\n`).join('')}\r\n`],
