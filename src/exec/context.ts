@@ -12,6 +12,14 @@ import type { Flow, RowFlow } from './flow.js';
 import { EDGE, NODE, type Row } from './row.js';
 
 export type Executor<K extends OpKind> = (node: OpOf<K>, x: Exec, context: RowFlow | null) => Flow;
+
+/**
+ * The parameters an operation sees: the request's, or inside a for_each body a scope that
+ * reads the current element's fields first (batch.ts). Read through `get`, never copied.
+ */
+export interface Params {
+  get(name: string): Value | undefined;
+}
 export type ExecutorTable = { readonly [K in OpKind]: Executor<K> };
 
 export class Exec {
@@ -23,10 +31,13 @@ export class Exec {
   constructor(
     readonly store: GraphReader,
     readonly writer: GraphWriter | null,
-    readonly params: Map<string, Value>,
+    /** The current parameter scope; a for_each swaps in its own for its body. */
+    public params: Params,
     readonly executors: ExecutorTable,
     /** Paths are recorded only when the plan reads them (path, simple_path, other_n). */
     readonly trackPath: boolean,
+    /** Counts one unit of work against the request's time budget (GuardedReader.tick). */
+    readonly tick: () => void = () => {},
   ) {}
 
   run(node: PlanNode, context: RowFlow | null): Flow {
