@@ -50,7 +50,7 @@ function topOfScan(x: Exec, node: PlanNode & { input: PlanNode }, start: number,
   const scan = scanOf(sort.input);
   if (scan === null) return null;
   const keys = sort.op === 'order_by' ? [[sort.property, sort.order] as const] : sort.orderings;
-  const rows = scanTopRows(x, scan, keys, start, end);
+  const rows = scanTopRows(x, scan, keys, start, end, sort.path);
   return rows === null ? null : rowFlow(rows);
 }
 
@@ -68,7 +68,8 @@ export const range: Executor<'range'> = (node, x, ctx) => {
 
 /**
  * Stable sort by keys; a missing value sorts first ascending and last descending; ties go
- * to the element (nodes before edges, then id), whatever the direction.
+ * to the element (nodes before edges, then id), whatever the direction. A node scan is
+ * sorted by its property columns (scan.ts), without reading a record per row.
  */
 function sortRows(
   x: Exec,
@@ -76,6 +77,9 @@ function sortRows(
   ctx: RowFlow | null,
   keys: readonly (readonly [string, Order])[],
 ): RowFlow {
+  const scan = scanOf(node.input);
+  const sorted = scan === null ? null : scanTopRows(x, scan, keys, 0, Infinity, node.path);
+  if (sorted !== null) return rowFlow(sorted);
   const input = x.rows(node.input, ctx, node);
   const rows = x.collect(input.rows, node.path);
   const cached = rows.map((row) => ({ row, values: keys.map(([prop]) => resolveProperty(x, row, prop)) }));

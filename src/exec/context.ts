@@ -9,6 +9,7 @@ import type { EdgeRecord, GraphReader, GraphWriter, NodeRecord } from '../store/
 import type { Value } from '../core/value.js';
 import { LIMITS } from '../plan/limits.js';
 import type { Flow, RowFlow } from './flow.js';
+import { LabelViews } from './label-view.js';
 import { EDGE, NODE, type Row } from './row.js';
 
 export type Executor<K extends OpKind> = (node: OpOf<K>, x: Exec, context: RowFlow | null) => Flow;
@@ -27,6 +28,8 @@ export class Exec {
   /** Fixed per request, so `timestamp` is the same in every row. */
   readonly now = Date.now();
   loopIterations = 0;
+  /** The labels this read request has gathered for its scans (label-view.ts); none in a write batch. */
+  readonly views: LabelViews | null;
 
   constructor(
     readonly store: GraphReader,
@@ -38,7 +41,9 @@ export class Exec {
     readonly trackPath: boolean,
     /** Counts one unit of work against the request's time budget (GuardedReader.tick). */
     readonly tick: () => void = () => {},
-  ) {}
+  ) {
+    this.views = writer === null ? new LabelViews(store) : null;
+  }
 
   run(node: PlanNode, context: RowFlow | null): Flow {
     return (this.executors[node.op] as Executor<OpKind>)(node, this, context);
