@@ -49,8 +49,7 @@ function topOfScan(x: Exec, node: PlanNode & { input: PlanNode }, start: number,
   if (sort.op !== 'order_by' && sort.op !== 'order_by_multiple') return null;
   const scan = scanOf(sort.input);
   if (scan === null) return null;
-  const keys = sort.op === 'order_by' ? [[sort.property, sort.order] as const] : sort.orderings;
-  const rows = scanTopRows(x, scan, keys, start, end, sort.path);
+  const rows = scanTopRows(x, scan, sortKeys(sort), start, end, sort.path);
   return rows === null ? null : rowFlow(rows);
 }
 
@@ -98,5 +97,21 @@ function sortRows(
   return { ...input, rows: cached.map((c) => c.row) };
 }
 
-export const orderBy: Executor<'order_by'> = (node, x, ctx) => sortRows(x, node, ctx, [[node.property, node.order]]);
-export const orderByMultiple: Executor<'order_by_multiple'> = (node, x, ctx) => sortRows(x, node, ctx, node.orderings);
+type SortNode = Extract<PlanNode, { op: 'order_by' | 'order_by_multiple' }>;
+type SortKeys = readonly (readonly [string, Order])[];
+
+/** The keys of each sort of a plan, made once: scans cache orders by them (scan.ts). */
+const SORT_KEYS = new WeakMap<SortNode, SortKeys>();
+
+function sortKeys(node: SortNode): SortKeys {
+  if (node.op === 'order_by_multiple') return node.orderings;
+  let keys = SORT_KEYS.get(node);
+  if (keys === undefined) {
+    keys = [[node.property, node.order]];
+    SORT_KEYS.set(node, keys);
+  }
+  return keys;
+}
+
+export const orderBy: Executor<'order_by'> = (node, x, ctx) => sortRows(x, node, ctx, sortKeys(node));
+export const orderByMultiple: Executor<'order_by_multiple'> = (node, x, ctx) => sortRows(x, node, ctx, sortKeys(node));

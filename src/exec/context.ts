@@ -9,7 +9,7 @@ import type { EdgeRecord, GraphReader, GraphWriter, NodeRecord } from '../store/
 import type { Value } from '../core/value.js';
 import { LIMITS } from '../plan/limits.js';
 import type { Flow, RowFlow } from './flow.js';
-import { LabelViews } from './label-view.js';
+import { ScanCache } from './label-view.js';
 import { EDGE, NODE, type Row } from './row.js';
 
 export type Executor<K extends OpKind> = (node: OpOf<K>, x: Exec, context: RowFlow | null) => Flow;
@@ -23,13 +23,16 @@ export interface Params {
 }
 export type ExecutorTable = { readonly [K in OpKind]: Executor<K> };
 
+/** Node records a read request keeps (Exec.readNode). */
+const RECORDS_KEPT = 4096;
+
 export class Exec {
   readonly vars = new Map<string, Flow>();
   /** Fixed per request, so `timestamp` is the same in every row. */
   readonly now = Date.now();
   loopIterations = 0;
-  /** The labels this read request has gathered for its scans (label-view.ts); none in a write batch. */
-  readonly views: LabelViews | null;
+  /** What this read request keeps for its scans (label-view.ts); nothing in a write batch, which sees its own writes. */
+  readonly scans: ScanCache | null;
 
   constructor(
     readonly store: GraphReader,
@@ -42,7 +45,7 @@ export class Exec {
     /** Counts one unit of work against the request's time budget (GuardedReader.tick). */
     readonly tick: () => void = () => {},
   ) {
-    this.views = writer === null ? new LabelViews(store) : null;
+    this.scans = writer === null ? new ScanCache(store) : null;
   }
 
   run(node: PlanNode, context: RowFlow | null): Flow {
@@ -79,7 +82,36 @@ export class Exec {
   node(row: Row): NodeRecord | undefined {
     if (row.kind !== NODE) return undefined;
     if (this.writer !== null) return this.store.getNode(row.id);
-    return (row.rec ??= this.store.getNode(row.id)) as NodeRecord | undefined;
+    return (row.rec ??= this.readNode(row.id)) as NodeRecord | undefined;
+  }
+
+  /** Whether a node exists; a read request answers from the records it holds when it can. */
+  hasNode(id: number): boolean {
+    const hit = this.writer === null ? this.nodeRecords.get(id) : undefined;
+    if (hit === undefined) return this.store.hasNode(id);
+    this.tick();
+    return hit !== null;
+  }
+
+  /**
+   * Node records a read request has read (null: no such node), so a loop that reads the
+   * same nodes at every iteration decodes each once. The request's snapshot never
+   * changes, so a record stays exact until the request ends; at most RECORDS_KEPT are
+   * kept (then the map starts over), about what one result of that many rows holds.
+   */
+  private readonly nodeRecords = new Map<number, NodeRecord | null>();
+
+  private readNode(id: number): NodeRecord | undefined {
+    const hit = this.nodeRecords.get(id);
+    if (hit !== undefined) {
+      // No store call: the work still counts against the time budget.
+      this.tick();
+      return hit ?? undefined;
+    }
+    const rec = this.store.getNode(id);
+    if (this.nodeRecords.size === RECORDS_KEPT) this.nodeRecords.clear();
+    this.nodeRecords.set(id, rec ?? null);
+    return rec;
   }
 
   edge(row: Row): EdgeRecord | undefined {

@@ -82,13 +82,26 @@ export class LabelView {
   }
 }
 
-export class LabelViews {
+/** What one read request keeps for its scans: label views, and preparations of scans. */
+export class ScanCache {
   /** Scans of each label so far in this request. */
   private readonly scans = new Map<string, number>();
   /** Gathered nodes per label; null once the label proved too large to gather. */
   private readonly views = new Map<string, LabelView | null>();
+  /** Per scan of the plan, what scan.ts prepared for it, when that depends on no parameter. */
+  private readonly prepared = new WeakMap<object, object>();
 
   constructor(private readonly store: GraphReader) {}
+
+  /** What `make` prepares for the scan `key`, made once per request. */
+  preparation<T extends object>(key: object, make: () => T): T {
+    let found = this.prepared.get(key) as T | undefined;
+    if (found === undefined) {
+      found = make();
+      this.prepared.set(key, found);
+    }
+    return found;
+  }
 
   /**
    * The nodes of `label` gathered with the chunks of `properties`; null when the scan

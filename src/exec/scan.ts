@@ -13,6 +13,7 @@
  */
 import type { Expr, Order, Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
+import { walkExprs } from '../plan/exprs.js';
 import { bit, chunkValue, type ColumnChunk, type NumChunk } from '../store/columns.js';
 import { SAFE_I64, type Value } from '../core/value.js';
 import { compareForPredicate, totalOrder, valueEquals } from './compare.js';
@@ -355,26 +356,50 @@ function pinnedLabel(p: Predicate): string | null {
   return typeof other.value === 'string' ? other.value : null;
 }
 
-/** A scan's conjuncts, split once per scan of the plan: the pinned label and the rest. */
-const CONJUNCTS = new WeakMap<ScanSpec, { readonly label: string | null; readonly rest: readonly Predicate[] }>();
+/** A scan's conjuncts: the pinned label and the rest. */
+interface Conjuncts {
+  readonly label: string | null;
+  readonly rest: readonly Predicate[];
+  /** Whether any of the rest reads a parameter (then they are compiled at every run). */
+  readonly params: boolean;
+}
 
-function conjunctsOf(spec: ScanSpec): { readonly label: string | null; readonly rest: readonly Predicate[] } {
+/** Conjuncts, split once per scan of the plan (a plan never changes). */
+const CONJUNCTS = new WeakMap<ScanSpec, Conjuncts>();
+
+function conjunctsOf(spec: ScanSpec): Conjuncts {
   let found = CONJUNCTS.get(spec);
   if (found === undefined) {
     const conjuncts: Predicate[] = [];
     const flatten = (p: Predicate) => (p.p === 'and' ? p.predicates.forEach(flatten) : conjuncts.push(p));
     spec.predicates.forEach(flatten);
     const pin = conjuncts.findIndex((p) => pinnedLabel(p) !== null);
-    found =
-      pin < 0 ? { label: null, rest: conjuncts } : { label: pinnedLabel(conjuncts[pin]!), rest: conjuncts.filter((_, i) => i !== pin) };
+    const rest = pin < 0 ? conjuncts : conjuncts.filter((_, i) => i !== pin);
+    let params = false;
+    for (const p of rest)
+      walkExprs(
+        p,
+        (e) => (params ||= e.e === 'param'),
+        () => {},
+      );
+    found = { label: pin < 0 ? null : pinnedLabel(conjuncts[pin]!), rest, params };
     CONJUNCTS.set(spec, found);
   }
   return found;
 }
 
-/** The conjuncts of a scan, compiled where possible. */
+/**
+ * The conjuncts of a scan, compiled where possible. In a read request, a scan whose
+ * conjuncts read no parameter compiles the same at every run (one snapshot, one plan), so
+ * it is compiled once.
+ */
 function prepare(x: Exec, spec: ScanSpec): Prepared {
-  const { label, rest } = conjunctsOf(spec);
+  const conjuncts = conjunctsOf(spec);
+  if (conjuncts.params || x.scans === null) return compileScan(x, conjuncts);
+  return x.scans.preparation(spec, () => compileScan(x, conjuncts));
+}
+
+function compileScan(x: Exec, { label, rest }: Conjuncts): Prepared {
   const compiled: Compiled[] = [];
   const residual: Predicate[] = [];
   for (const p of rest) {
@@ -392,7 +417,7 @@ function scanProperties(scan: Prepared, extra: readonly string[]): string[] {
 
 /** The gathered nodes of the scan's label, when this read request has them (label-view.ts). */
 function viewOf(x: Exec, scan: Prepared, properties: readonly string[]): LabelView | null {
-  return scan.label === null || x.views === null ? null : x.views.view(scan.label, properties);
+  return scan.label === null || x.scans === null ? null : x.scans.view(scan.label, properties);
 }
 
 /**
@@ -793,7 +818,7 @@ function walkOrder(
   path: string,
 ): Row[] {
   const { blocks } = view;
-  const order = view.order(JSON.stringify(keys), () => orderOf(blocks, keys));
+  const order = view.order(orderKey(keys), () => orderOf(blocks, keys));
   const compiled = scan.compiled;
   // Each block's mask, made when the walk first reaches the block.
   const masks: (Uint8Array | undefined)[] = [];
@@ -822,6 +847,18 @@ function walkOrder(
   }
   for (const mask of masks) if (mask !== undefined) giveMask(mask);
   return rows;
+}
+
+/** The text of sort keys, per keys array (each sort of a plan has one: bound.ts). */
+const ORDER_KEYS = new WeakMap<readonly (readonly [string, Order])[], string>();
+
+function orderKey(keys: readonly (readonly [string, Order])[]): string {
+  let key = ORDER_KEYS.get(keys);
+  if (key === undefined) {
+    key = JSON.stringify(keys);
+    ORDER_KEYS.set(keys, key);
+  }
+  return key;
 }
 
 /** The nodes of gathered blocks in order_by's order by `keys`, as block * SLOTS + slot. */
