@@ -54,6 +54,11 @@ function variations(all: readonly Item[]): Record<string, Variation> {
   const sorted = (list: readonly Item[], key: (it: Item) => number, desc: boolean) =>
     [...list].sort((a, b) => (desc ? key(b) - key(a) : key(a) - key(b)) || a.id - b.id);
   return {
+    // Next to nothing per iteration: what parsing the request and running the loop cost.
+    floor: {
+      root: { count: { input: { nodes: { reference: { ids: [] } } } } },
+      expected: () => [0],
+    },
     // A label scan sorted by a property, first page.
     sort_range: {
       root: {
