@@ -92,7 +92,8 @@ function extend(input: PlanNode, predicate: Predicate): ScanSpec | null {
 type MaskFn = (block: ScanBlock, out: Uint8Array) => void;
 
 interface Compiled {
-  readonly properties: ReadonlySet<string>;
+  /** The stored properties the mask reads, each once. */
+  readonly properties: readonly string[];
   readonly mask: MaskFn;
 }
 
@@ -145,7 +146,7 @@ function compareNumbers(values: Float64Array, n: number, { op, c }: NumberCompar
  */
 function slotTest(property: string, test: (v: Value | undefined) => boolean, numbers?: NumberCompare): Compiled {
   return {
-    properties: new Set([property]),
+    properties: [property],
     mask(view, out) {
       const chunk = view.chunk(property);
       const size = view.size;
@@ -170,7 +171,7 @@ function slotTest(property: string, test: (v: Value | undefined) => boolean, num
   };
 }
 
-const constant = (holds: boolean): Compiled => ({ properties: new Set(), mask: (v, out) => void out.fill(holds ? 1 : 0, 0, v.size) });
+const constant = (holds: boolean): Compiled => ({ properties: [], mask: (v, out) => void out.fill(holds ? 1 : 0, 0, v.size) });
 
 const FLIP = { eq: 'eq', neq: 'neq', gt: 'lt', gte: 'lte', lt: 'gt', lte: 'gte' } as const;
 type CompareOp = keyof typeof FLIP;
@@ -208,7 +209,7 @@ function compileCompare(x: Exec, p: Extract<Predicate, { p: 'compare' }>): Compi
     if (numbers === undefined) return null;
     let stored: Float64Array | undefined;
     return {
-      properties: new Set(),
+      properties: [],
       mask(view, out) {
         const { ids, base, size } = view;
         if (ids === null) {
@@ -227,7 +228,7 @@ export function compileLabel(x: Exec, op: 'eq' | 'neq', value: Value): Compiled 
   const labelId = typeof value === 'string' ? x.store.labelId(value) : undefined;
   const match = op === 'eq' ? 1 : 0;
   return {
-    properties: new Set(),
+    properties: [],
     mask(view, out) {
       const { labels, uniform, size } = view;
       // Most blocks hold one label: then the answer is the same for every slot.
@@ -270,7 +271,7 @@ const WORDS = SLOTS / 4;
 const words = (mask: Uint8Array) => new Uint32Array(mask.buffer, mask.byteOffset, WORDS);
 
 function combine(parts: Compiled[], how: 'and' | 'or'): Compiled {
-  const properties = new Set(parts.flatMap((c) => [...c.properties]));
+  const properties = union(parts.map((c) => c.properties));
   return {
     properties,
     mask(view, out) {
@@ -411,8 +412,21 @@ function compileScan(x: Exec, { label, rest }: Conjuncts): Prepared {
 }
 
 /** The properties a scan reads: those of its compiled conjuncts, then `extra` (sort keys). */
-function scanProperties(scan: Prepared, extra: readonly string[]): string[] {
-  return scan.compiled === null ? [...new Set(extra)] : [...new Set([...scan.compiled.properties, ...extra])];
+function scanProperties(scan: Prepared, extra: readonly string[]): readonly string[] {
+  return scan.compiled === null ? extra : union([scan.compiled.properties, extra]);
+}
+
+/** The names of the lists, each once, in order of first appearance (lists are short). */
+function union(lists: readonly (readonly string[])[]): readonly string[] {
+  const [first, ...rest] = lists;
+  let out: string[] | null = null;
+  for (const list of rest) {
+    for (const name of list) {
+      if ((out ?? first!).includes(name)) continue;
+      (out ??= [...first!]).push(name);
+    }
+  }
+  return out ?? first ?? [];
 }
 
 /** The gathered nodes of the scan's label, when this read request has them (label-view.ts). */
@@ -722,14 +736,14 @@ export function scanTopRows(
   end: number,
   path: string,
 ): Row[] | null {
-  if (!keys.every(([k]) => isPlainProperty(k))) return null;
+  const { names, key } = sortOf(keys);
+  if (names === null) return null;
   if (end <= start) return [];
   const scan = prepare(x, spec);
   const { residual } = scan;
-  const names = keys.map(([k]) => k);
   const properties = scanProperties(scan, names);
   const view = viewOf(x, scan, properties);
-  if (view !== null && residual.length === 0) return walkOrder(x, scan, view, keys, start, end, path);
+  if (view !== null && residual.length === 0) return walkOrder(x, scan, view, keys, key, start, end, path);
   if (end > DEEP_PAGE && keys.length === 1) {
     const page = numericPage(x, scan, view, keys[0]![0], keys[0]![1], start, end, path);
     if (page !== null) return page;
@@ -813,12 +827,13 @@ function walkOrder(
   scan: Prepared,
   view: LabelView,
   keys: readonly (readonly [string, Order])[],
+  key: string,
   start: number,
   end: number,
   path: string,
 ): Row[] {
   const { blocks } = view;
-  const order = view.order(orderKey(keys), () => orderOf(blocks, keys));
+  const order = view.order(key, () => orderOf(blocks, keys));
   const compiled = scan.compiled;
   // Each block's mask, made when the walk first reaches the block.
   const masks: (Uint8Array | undefined)[] = [];
@@ -849,16 +864,22 @@ function walkOrder(
   return rows;
 }
 
-/** The text of sort keys, per keys array (each sort of a plan has one: bound.ts). */
-const ORDER_KEYS = new WeakMap<readonly (readonly [string, Order])[], string>();
+/** What a sort's keys come to: their names (null when one is not a plain property) and their text. */
+interface SortOf {
+  readonly names: readonly string[] | null;
+  readonly key: string;
+}
 
-function orderKey(keys: readonly (readonly [string, Order])[]): string {
-  let key = ORDER_KEYS.get(keys);
-  if (key === undefined) {
-    key = JSON.stringify(keys);
-    ORDER_KEYS.set(keys, key);
+/** Per keys array (each sort of a plan has one: bound.ts), made once. */
+const SORTS = new WeakMap<readonly (readonly [string, Order])[], SortOf>();
+
+function sortOf(keys: readonly (readonly [string, Order])[]): SortOf {
+  let sort = SORTS.get(keys);
+  if (sort === undefined) {
+    sort = { names: keys.every(([k]) => isPlainProperty(k)) ? keys.map(([k]) => k) : null, key: JSON.stringify(keys) };
+    SORTS.set(keys, sort);
   }
-  return key;
+  return sort;
 }
 
 /** The nodes of gathered blocks in order_by's order by `keys`, as block * SLOTS + slot. */
