@@ -23,6 +23,16 @@ export interface Params {
 }
 export type ExecutorTable = { readonly [K in OpKind]: Executor<K> };
 
+/**
+ * A kind of value that executors derive from a plan object (a node, a scan, sort keys) and
+ * from nothing else, made once per request by `Exec.derive`. Not a module-level WeakMap:
+ * a plan lives for one request, and weak entries made by every request cost the garbage
+ * collector more than the memo saves a query that runs once.
+ */
+export class Derived<K extends object, V> {
+  constructor(readonly make: (key: K) => V) {}
+}
+
 /** Node records a read request keeps (Exec.readNode). */
 const RECORDS_KEPT = 4096;
 
@@ -71,6 +81,21 @@ export class Exec {
   get writable(): GraphWriter {
     if (this.writer === null) throw new GraphError('internal_error', 'a mutation reached a read transaction');
     return this.writer;
+  }
+
+  private readonly derived = new Map<Derived<object, unknown>, Map<object, unknown>>();
+
+  /** What `what` derives from `key`, made the first time this request asks. */
+  derive<K extends object, V>(what: Derived<K, V>, key: K): V {
+    let table = this.derived.get(what as Derived<object, unknown>) as Map<K, V> | undefined;
+    if (table === undefined) {
+      table = new Map();
+      this.derived.set(what as Derived<object, unknown>, table as Map<object, unknown>);
+    }
+    if (table.has(key)) return table.get(key)!;
+    const value = what.make(key);
+    table.set(key, value);
+    return value;
   }
 
   param(name: string, path: string): Value {

@@ -89,7 +89,7 @@ export class ScanCache {
   /** Gathered nodes per label; null once the label proved too large to gather. */
   private readonly views = new Map<string, LabelView | null>();
   /** Per scan of the plan, what scan.ts prepared for it, when that depends on no parameter. */
-  private readonly prepared = new WeakMap<object, object>();
+  private readonly prepared = new Map<object, object>();
 
   constructor(private readonly store: GraphReader) {}
 

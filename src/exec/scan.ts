@@ -17,7 +17,7 @@ import { walkExprs } from '../plan/exprs.js';
 import { bit, chunkValue, type ColumnChunk, type NumChunk } from '../store/columns.js';
 import { SAFE_I64, type Value } from '../core/value.js';
 import { compareForPredicate, totalOrder, valueEquals } from './compare.js';
-import type { Exec } from './context.js';
+import { Derived, type Exec } from './context.js';
 import { evalPredicate } from './eval.js';
 import { SLOTS, type LabelView, type ScanBlock } from './label-view.js';
 import { NODE, startRow, type Row } from './row.js';
@@ -27,17 +27,12 @@ export interface ScanSpec {
   readonly predicates: readonly Predicate[];
 }
 
-/** Scans found in plan nodes: a plan never changes, so what it holds is found once. */
-const SCANS = new WeakMap<PlanNode, ScanSpec | null>();
+/** Scans found in plan nodes: a plan never changes, so a request finds each once. */
+const SCANS = new Derived<PlanNode, ScanSpec | null>((node) => findScan(node));
 
 /** Recognises a scan rooted at `node`, or null. */
-export function scanOf(node: PlanNode): ScanSpec | null {
-  let spec = SCANS.get(node);
-  if (spec === undefined) {
-    spec = findScan(node);
-    SCANS.set(node, spec);
-  }
-  return spec;
+export function scanOf(x: Exec, node: PlanNode): ScanSpec | null {
+  return x.derive(SCANS, node);
 }
 
 function findScan(node: PlanNode): ScanSpec | null {
@@ -81,7 +76,7 @@ export function hasKeyPredicate(node: Extract<PlanNode, { op: 'has_key' }>): Pre
 }
 
 function extend(input: PlanNode, predicate: Predicate): ScanSpec | null {
-  const inner = scanOf(input);
+  const inner = findScan(input);
   return inner === null ? null : { predicates: [...inner.predicates, predicate] };
 }
 
@@ -365,29 +360,18 @@ interface Conjuncts {
   readonly params: boolean;
 }
 
-/** Conjuncts, split once per scan of the plan (a plan never changes). */
-const CONJUNCTS = new WeakMap<ScanSpec, Conjuncts>();
-
-function conjunctsOf(spec: ScanSpec): Conjuncts {
-  let found = CONJUNCTS.get(spec);
-  if (found === undefined) {
-    const conjuncts: Predicate[] = [];
-    const flatten = (p: Predicate) => (p.p === 'and' ? p.predicates.forEach(flatten) : conjuncts.push(p));
-    spec.predicates.forEach(flatten);
-    const pin = conjuncts.findIndex((p) => pinnedLabel(p) !== null);
-    const rest = pin < 0 ? conjuncts : conjuncts.filter((_, i) => i !== pin);
-    let params = false;
-    for (const p of rest)
-      walkExprs(
-        p,
-        (e) => (params ||= e.e === 'param'),
-        () => {},
-      );
-    found = { label: pin < 0 ? null : pinnedLabel(conjuncts[pin]!), rest, params };
-    CONJUNCTS.set(spec, found);
-  }
-  return found;
-}
+/** Conjuncts, split once per scan of the plan and request. */
+const CONJUNCTS = new Derived<ScanSpec, Conjuncts>((spec) => {
+  const conjuncts: Predicate[] = [];
+  const flatten = (p: Predicate) => (p.p === 'and' ? p.predicates.forEach(flatten) : conjuncts.push(p));
+  spec.predicates.forEach(flatten);
+  const pin = conjuncts.findIndex((p) => pinnedLabel(p) !== null);
+  const rest = pin < 0 ? conjuncts : conjuncts.filter((_, i) => i !== pin);
+  let params = false;
+  const note = (e: Expr) => (params ||= e.e === 'param');
+  for (const p of rest) walkExprs(p, note, () => {});
+  return { label: pin < 0 ? null : pinnedLabel(conjuncts[pin]!), rest, params };
+});
 
 /**
  * The conjuncts of a scan, compiled where possible. In a read request, a scan whose
@@ -395,7 +379,7 @@ function conjunctsOf(spec: ScanSpec): Conjuncts {
  * it is compiled once.
  */
 function prepare(x: Exec, spec: ScanSpec): Prepared {
-  const conjuncts = conjunctsOf(spec);
+  const conjuncts = x.derive(CONJUNCTS, spec);
   if (conjuncts.params || x.scans === null) return compileScan(x, conjuncts);
   return x.scans.preparation(spec, () => compileScan(x, conjuncts));
 }
@@ -736,7 +720,7 @@ export function scanTopRows(
   end: number,
   path: string,
 ): Row[] | null {
-  const { names, key } = sortOf(keys);
+  const { names, key } = x.derive(SORTS, keys);
   if (names === null) return null;
   if (end <= start) return [];
   const scan = prepare(x, spec);
@@ -870,17 +854,11 @@ interface SortOf {
   readonly key: string;
 }
 
-/** Per keys array (each sort of a plan has one: bound.ts), made once. */
-const SORTS = new WeakMap<readonly (readonly [string, Order])[], SortOf>();
-
-function sortOf(keys: readonly (readonly [string, Order])[]): SortOf {
-  let sort = SORTS.get(keys);
-  if (sort === undefined) {
-    sort = { names: keys.every(([k]) => isPlainProperty(k)) ? keys.map(([k]) => k) : null, key: JSON.stringify(keys) };
-    SORTS.set(keys, sort);
-  }
-  return sort;
-}
+/** Per keys array (each sort of a plan has one: bound.ts), made once per request. */
+const SORTS = new Derived<readonly (readonly [string, Order])[], SortOf>((keys) => ({
+  names: keys.every(([k]) => isPlainProperty(k)) ? keys.map(([k]) => k) : null,
+  key: JSON.stringify(keys),
+}));
 
 /** The nodes of gathered blocks in order_by's order by `keys`, as block * SLOTS + slot. */
 function orderOf(blocks: readonly ScanBlock[], keys: readonly (readonly [string, Order])[]): Uint32Array {
