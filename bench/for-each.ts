@@ -239,7 +239,8 @@ async function main(): Promise<void> {
   const only = values.only?.split(',') ?? null;
 
   const dir = mkdtempSync(join(tmpdir(), 'trellis-foreach-'));
-  const db = await open(dir);
+  // The budget is lifted: the build before issue 9's fixes needed more than 30 s per request.
+  const db = await open(dir, { queryTimeoutMs: 600_000 });
   try {
     progress(`loading ${nodes} nodes (${itemCount} Items) into ${dir}`);
     const all = await load(db, nodes, itemCount);

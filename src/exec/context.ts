@@ -13,6 +13,7 @@ import { ScanCache } from './label-view.js';
 import { EDGE, NODE, type Row } from './row.js';
 
 export type Executor<K extends OpKind> = (node: OpOf<K>, x: Exec, context: RowFlow | null) => Flow;
+export type ExecutorTable = { readonly [K in OpKind]: Executor<K> };
 
 /**
  * The parameters an operation sees: the request's, or inside a for_each body a scope that
@@ -21,7 +22,6 @@ export type Executor<K extends OpKind> = (node: OpOf<K>, x: Exec, context: RowFl
 export interface Params {
   get(name: string): Value | undefined;
 }
-export type ExecutorTable = { readonly [K in OpKind]: Executor<K> };
 
 /**
  * A kind of value that executors derive from a plan object (a node, a scan, sort keys) and
@@ -43,6 +43,8 @@ export class Exec {
   loopIterations = 0;
   /** What this read request keeps for its scans (label-view.ts); nothing in a write batch, which sees its own writes. */
   readonly scans: ScanCache | null;
+  /** Per kind of derived value, the values made so far (see derive). */
+  private readonly derived = new Map<Derived<object, unknown>, Map<object, unknown>>();
 
   constructor(
     readonly store: GraphReader,
@@ -82,8 +84,6 @@ export class Exec {
     if (this.writer === null) throw new GraphError('internal_error', 'a mutation reached a read transaction');
     return this.writer;
   }
-
-  private readonly derived = new Map<Derived<object, unknown>, Map<object, unknown>>();
 
   /** What `what` derives from `key`, made the first time this request asks. */
   derive<K extends object, V>(what: Derived<K, V>, key: K): V {
