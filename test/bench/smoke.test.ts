@@ -61,3 +61,14 @@ test('load-steps bench: one timed step per load request, in order, and a profile
   );
   for (const s of report.steps) assert.ok(s.ms > 0 && s.file_mb > 0);
 });
+
+test('for-each bench: every variation answers correctly (it checks before timing) and reports its figures', async () => {
+  const report = await bench('for-each', ['--rows', '100', '--nodes', '600', '--items', '20', '--repeat', '1']);
+  assert.deepEqual(report.dataset, { nodes: 600, items: 20 });
+  assert.deepEqual(Object.keys(report.variations), ['floor', 'sort_range', 'sort_all', 'filter_param', 'value_map', 'id_lookup']);
+  for (const [name, v] of Object.entries<Record<string, any>>(report.variations)) {
+    assert.equal(v.rows, 100, name);
+    assert.equal(v.runs_ms.length, 1, name);
+    assert.ok(v.ms > 0 && v.us_per_iteration > 0, name);
+  }
+});
