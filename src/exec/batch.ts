@@ -9,8 +9,8 @@ import { LIMITS } from '../plan/limits.js';
 import type { GraphReader, GraphWriter } from '../store/types.js';
 import { isValueObject, type Value, type ValueObject } from '../core/value.js';
 import { bulkInsertOf, GENERIC, objectRows, tableRows } from './bulk.js';
-import { rowObject, tableOf } from '../core/row-table.js';
-import { Exec } from './context.js';
+import { cellValue, tableOf, type RowTable } from '../core/row-table.js';
+import { Exec, type Params } from './context.js';
 import { encodeResponse } from './encode.js';
 import { materialize, sizeOf, type Flow } from './flow.js';
 import { EXECUTORS } from './registry.js';
@@ -53,39 +53,55 @@ function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previ
   const list = x.param(entry.param, path);
   if (!Array.isArray(list)) throw new GraphError('invalid_query', `${path}: parameter "${clip(entry.param)}" must be an array of objects`);
   let last: Previous = null;
-  const outer = new Map(x.params);
+  const outer = x.params;
   const bulk = bulkInsertOf(entry, x.trackPath);
+  // Rows that came as a table are read from its columns; the array is never built.
+  const table = tableOf(list);
   let element: ValueObject = {};
-  // Each element's fields shadow same-named parameters; the array itself is hidden.
+  let row = 0;
+  // Each element's fields shadow same-named parameters; the array itself is hidden. The
+  // body reads them through this scope, so an iteration copies nothing.
   const outerLookup = (name: string): Value | undefined => (name === entry.param ? undefined : outer.get(name));
   const lookup = (name: string): Value | undefined => (Object.hasOwn(element, name) ? element[name] : outerLookup(name));
-  // Rows that came as a table are read from its columns; the array is never built.
-  const table = bulk === null ? undefined : tableOf(list);
+  const scope: Params = { get: table === undefined ? lookup : tableLookup(table, () => row, outerLookup) };
   const bulkRow = bulk === null ? null : bulk.bind(table === undefined ? objectRows(lookup) : tableRows(table, outerLookup));
   const length = table === undefined ? list.length : table.length;
   // What the fast path did with the last element, or GENERIC when the generic path ran it.
   let bulkLast = GENERIC;
-  for (let i = 0; i < length; i++) {
-    if (table === undefined) {
-      const item: Value = list[i]!;
-      if (!isValueObject(item)) throw new GraphError('invalid_query', `${path}: element ${i} of "${clip(entry.param)}" is not an object`);
-      element = item;
+  x.params = scope;
+  try {
+    for (let i = 0; i < length; i++) {
+      if (table === undefined) {
+        const item: Value = list[i]!;
+        if (!isValueObject(item)) throw new GraphError('invalid_query', `${path}: element ${i} of "${clip(entry.param)}" is not an object`);
+        element = item;
+      }
+      row = i;
+      if (++x.loopIterations > LIMITS.maxLoopIterations) {
+        throw new GraphError(
+          'limit_exceeded',
+          `${path}: for_each loops may run at most ${LIMITS.maxLoopIterations} iterations per request`,
+        );
+      }
+      x.tick();
+      bulkLast = bulkRow === null ? GENERIC : bulkRow(x, i);
+      if (bulkLast !== GENERIC) continue;
+      last = runEntries(x, entry.body);
     }
-    if (++x.loopIterations > LIMITS.maxLoopIterations) {
-      throw new GraphError('limit_exceeded', `${path}: for_each loops may run at most ${LIMITS.maxLoopIterations} iterations per request`);
-    }
-    bulkLast = bulkRow === null ? GENERIC : bulkRow(x, i);
-    if (bulkLast !== GENERIC) continue;
-    if (table !== undefined) element = rowObject(table, i);
-    x.params.clear();
-    for (const [k, v] of outer) if (k !== entry.param) x.params.set(k, v);
-    for (const key in element) x.params.set(key, element[key] as Value);
-    last = runEntries(x, entry.body);
+  } finally {
+    x.params = outer;
   }
-  x.params.clear();
-  for (const [k, v] of outer) x.params.set(k, v);
   if (length === 0) return { t: 'rows', rows: [], folded: false, showPath: false, showSack: false };
   return bulk !== null && bulkLast !== GENERIC ? bulk.result(bulkLast) : last;
+}
+
+/** Parameters of row `row()` of a table: its columns by name, other names from `outer`. */
+function tableLookup(table: RowTable, row: () => number, outer: (name: string) => Value | undefined): (name: string) => Value | undefined {
+  const columns = new Map(table.keys.map((key, c) => [key, c]));
+  return (name) => {
+    const c = columns.get(name);
+    return c === undefined ? outer(name) : cellValue(table, c, row());
+  };
 }
 
 export interface ExecOptions {
@@ -102,7 +118,7 @@ export function executePlan(plan: QueryPlan, reader: GraphReader, writer: GraphW
   const start = performance.now();
   const slice = writer === null && options.sliceMs ? start + options.sliceMs : Number.POSITIVE_INFINITY;
   const guarded = new GuardedReader(reader, start + options.timeoutMs - (options.spentMs ?? 0), options.timeoutMs, slice);
-  const x = new Exec(guarded, writer, new Map(plan.params), EXECUTORS, needsPaths(plan));
+  const x = new Exec(guarded, writer, plan.params, EXECUTORS, needsPaths(plan), () => guarded.tick());
   runEntries(x, plan.batch.entries);
   return encodeResponse(plan.batch.returns, (name) => x.vars.get(name));
 }

@@ -3,7 +3,7 @@ import { GraphError } from '../core/errors.js';
 import type { Order, StreamBound } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
 import { SAFE_I64, type Value } from '../core/value.js';
-import type { Exec, Executor } from './context.js';
+import { Derived, type Exec, type Executor } from './context.js';
 import { totalOrder } from './compare.js';
 import { evalExpr, resolveProperty } from './eval.js';
 import { rowFlow, type Flow, type RowFlow } from './flow.js';
@@ -47,10 +47,9 @@ function slice(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | nul
 function topOfScan(x: Exec, node: PlanNode & { input: PlanNode }, start: number, end: number): Flow | null {
   const sort = node.input;
   if (sort.op !== 'order_by' && sort.op !== 'order_by_multiple') return null;
-  const scan = scanOf(sort.input);
+  const scan = scanOf(x, sort.input);
   if (scan === null) return null;
-  const keys = sort.op === 'order_by' ? [[sort.property, sort.order] as const] : sort.orderings;
-  const rows = scanTopRows(x, scan, keys, start, end);
+  const rows = scanTopRows(x, scan, sortKeys(x, sort), start, end, sort.path);
   return rows === null ? null : rowFlow(rows);
 }
 
@@ -68,7 +67,8 @@ export const range: Executor<'range'> = (node, x, ctx) => {
 
 /**
  * Stable sort by keys; a missing value sorts first ascending and last descending; ties go
- * to the element (nodes before edges, then id), whatever the direction.
+ * to the element (nodes before edges, then id), whatever the direction. A node scan is
+ * sorted by its property columns (scan.ts), without reading a record per row.
  */
 function sortRows(
   x: Exec,
@@ -76,6 +76,9 @@ function sortRows(
   ctx: RowFlow | null,
   keys: readonly (readonly [string, Order])[],
 ): RowFlow {
+  const scan = scanOf(x, node.input);
+  const sorted = scan === null ? null : scanTopRows(x, scan, keys, 0, Infinity, node.path);
+  if (sorted !== null) return rowFlow(sorted);
   const input = x.rows(node.input, ctx, node);
   const rows = x.collect(input.rows, node.path);
   const cached = rows.map((row) => ({ row, values: keys.map(([prop]) => resolveProperty(x, row, prop)) }));
@@ -94,5 +97,15 @@ function sortRows(
   return { ...input, rows: cached.map((c) => c.row) };
 }
 
-export const orderBy: Executor<'order_by'> = (node, x, ctx) => sortRows(x, node, ctx, [[node.property, node.order]]);
-export const orderByMultiple: Executor<'order_by_multiple'> = (node, x, ctx) => sortRows(x, node, ctx, node.orderings);
+type SortNode = Extract<PlanNode, { op: 'order_by' | 'order_by_multiple' }>;
+type SortKeys = readonly (readonly [string, Order])[];
+
+/** The keys of each sort of a plan, made once per request: scans cache orders by them (scan.ts). */
+const SORT_KEYS = new Derived<Extract<SortNode, { op: 'order_by' }>, SortKeys>((node) => [[node.property, node.order]]);
+
+function sortKeys(x: Exec, node: SortNode): SortKeys {
+  return node.op === 'order_by_multiple' ? node.orderings : x.derive(SORT_KEYS, node);
+}
+
+export const orderBy: Executor<'order_by'> = (node, x, ctx) => sortRows(x, node, ctx, sortKeys(x, node));
+export const orderByMultiple: Executor<'order_by_multiple'> = (node, x, ctx) => sortRows(x, node, ctx, sortKeys(x, node));

@@ -9,26 +9,57 @@ import type { EdgeRecord, GraphReader, GraphWriter, NodeRecord } from '../store/
 import type { Value } from '../core/value.js';
 import { LIMITS } from '../plan/limits.js';
 import type { Flow, RowFlow } from './flow.js';
+import { ScanCache } from './label-view.js';
 import { EDGE, NODE, type Row } from './row.js';
 import { clip } from '../core/clip.js';
 
 export type Executor<K extends OpKind> = (node: OpOf<K>, x: Exec, context: RowFlow | null) => Flow;
 export type ExecutorTable = { readonly [K in OpKind]: Executor<K> };
 
+/**
+ * The parameters an operation sees: the request's, or inside a for_each body a scope that
+ * reads the current element's fields first (batch.ts). Read through `get`, never copied.
+ */
+export interface Params {
+  get(name: string): Value | undefined;
+}
+
+/**
+ * A kind of value that executors derive from a plan object (a node, a scan, sort keys) and
+ * from nothing else, made once per request by `Exec.derive`. Not a module-level WeakMap:
+ * a plan lives for one request, and weak entries made by every request cost the garbage
+ * collector more than the memo saves a query that runs once.
+ */
+export class Derived<K extends object, V> {
+  constructor(readonly make: (key: K) => V) {}
+}
+
+/** Node records a read request keeps (Exec.readNode). */
+const RECORDS_KEPT = 4096;
+
 export class Exec {
   readonly vars = new Map<string, Flow>();
   /** Fixed per request, so `timestamp` is the same in every row. */
   readonly now = Date.now();
   loopIterations = 0;
+  /** What this read request keeps for its scans (label-view.ts); nothing in a write batch, which sees its own writes. */
+  readonly scans: ScanCache | null;
+  /** Per kind of derived value, the values made so far (see derive). */
+  private readonly derived = new Map<Derived<object, unknown>, Map<object, unknown>>();
 
   constructor(
     readonly store: GraphReader,
     readonly writer: GraphWriter | null,
-    readonly params: Map<string, Value>,
+    /** The current parameter scope; a for_each swaps in its own for its body. */
+    public params: Params,
     readonly executors: ExecutorTable,
     /** Paths are recorded only when the plan reads them (path, simple_path, other_n). */
     readonly trackPath: boolean,
-  ) {}
+    /** Counts one unit of work against the request's time budget (GuardedReader.tick). */
+    readonly tick: () => void = () => {},
+  ) {
+    this.scans = writer === null ? new ScanCache(store) : null;
+  }
 
   run(node: PlanNode, context: RowFlow | null): Flow {
     return (this.executors[node.op] as Executor<OpKind>)(node, this, context);
@@ -55,6 +86,19 @@ export class Exec {
     return this.writer;
   }
 
+  /** What `what` derives from `key`, made the first time this request asks. */
+  derive<K extends object, V>(what: Derived<K, V>, key: K): V {
+    let table = this.derived.get(what as Derived<object, unknown>) as Map<K, V> | undefined;
+    if (table === undefined) {
+      table = new Map();
+      this.derived.set(what as Derived<object, unknown>, table as Map<object, unknown>);
+    }
+    if (table.has(key)) return table.get(key)!;
+    const value = what.make(key);
+    table.set(key, value);
+    return value;
+  }
+
   param(name: string, path: string): Value {
     const v = this.params.get(name);
     if (v === undefined) throw new GraphError('invalid_query', `${path}: parameter "${clip(name)}" is not bound`);
@@ -64,7 +108,36 @@ export class Exec {
   node(row: Row): NodeRecord | undefined {
     if (row.kind !== NODE) return undefined;
     if (this.writer !== null) return this.store.getNode(row.id);
-    return (row.rec ??= this.store.getNode(row.id)) as NodeRecord | undefined;
+    return (row.rec ??= this.readNode(row.id)) as NodeRecord | undefined;
+  }
+
+  /** Whether a node exists; a read request answers from the records it holds when it can. */
+  hasNode(id: number): boolean {
+    const hit = this.writer === null ? this.nodeRecords.get(id) : undefined;
+    if (hit === undefined) return this.store.hasNode(id);
+    this.tick();
+    return hit !== null;
+  }
+
+  /**
+   * Node records a read request has read (null: no such node), so a loop that reads the
+   * same nodes at every iteration decodes each once. The request's snapshot never
+   * changes, so a record stays exact until the request ends; at most RECORDS_KEPT are
+   * kept (then the map starts over), about what one result of that many rows holds.
+   */
+  private readonly nodeRecords = new Map<number, NodeRecord | null>();
+
+  private readNode(id: number): NodeRecord | undefined {
+    const hit = this.nodeRecords.get(id);
+    if (hit !== undefined) {
+      // No store call: the work still counts against the time budget.
+      this.tick();
+      return hit ?? undefined;
+    }
+    const rec = this.store.getNode(id);
+    if (this.nodeRecords.size === RECORDS_KEPT) this.nodeRecords.clear();
+    this.nodeRecords.set(id, rec ?? null);
+    return rec;
   }
 
   edge(row: Row): EdgeRecord | undefined {

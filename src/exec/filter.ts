@@ -28,7 +28,7 @@ function keep(x: Exec, input: RowFlow, test: (row: Row) => boolean): RowFlow {
  * its input's rows.
  */
 function filter(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | null, test: (row: Row) => boolean): RowFlow {
-  const scan = scanOf(node);
+  const scan = scanOf(x, node);
   if (scan !== null) return rowFlow(scanRows(x, scan));
   return keep(x, x.rows(node.input, ctx, node), test);
 }

@@ -47,7 +47,7 @@ const describeId = (id: number) => (Number.isFinite(id) ? String(id) : 'with an 
 
 /** Ids a reference names, in reference order. */
 export function resolveRef(x: Exec, ref: ElementRef, kind: Kind, path: string, mode: RefMode = 'source'): Iterable<number> {
-  const exists = (id: number) => (kind === NODE ? x.store.hasNode(id) : x.store.hasEdge(id));
+  const exists = (id: number) => (kind === NODE ? x.hasNode(id) : x.store.hasEdge(id));
   const check = (ids: readonly number[]): number[] => {
     if (mode !== 'required') return ids.filter((id) => Number.isFinite(id) && exists(id));
     for (const id of ids) {

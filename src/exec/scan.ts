@@ -13,11 +13,13 @@
  */
 import type { Expr, Order, Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
-import { bit, chunkValue, type ColumnBlock, type ColumnChunk, type NumChunk } from '../store/columns.js';
+import { walkExprs } from '../plan/exprs.js';
+import { bit, chunkValue, type ColumnChunk, type NumChunk } from '../store/columns.js';
 import { SAFE_I64, type Value } from '../core/value.js';
 import { compareForPredicate, totalOrder, valueEquals } from './compare.js';
-import type { Exec } from './context.js';
+import { Derived, type Exec } from './context.js';
 import { evalPredicate } from './eval.js';
+import { SLOTS, type LabelView, type ScanBlock } from './label-view.js';
 import { NODE, startRow, type Row } from './row.js';
 
 /** A node scan found in the plan: every node, filtered by all of `predicates`. */
@@ -25,8 +27,15 @@ export interface ScanSpec {
   readonly predicates: readonly Predicate[];
 }
 
+/** Scans found in plan nodes: a plan never changes, so a request finds each once. */
+const SCANS = new Derived<PlanNode, ScanSpec | null>((node) => findScan(node));
+
 /** Recognises a scan rooted at `node`, or null. */
-export function scanOf(node: PlanNode): ScanSpec | null {
+export function scanOf(x: Exec, node: PlanNode): ScanSpec | null {
+  return x.derive(SCANS, node);
+}
+
+function findScan(node: PlanNode): ScanSpec | null {
   switch (node.op) {
     case 'nodes':
       return node.reference.kind === 'all' ? { predicates: [] } : null;
@@ -67,25 +76,22 @@ export function hasKeyPredicate(node: Extract<PlanNode, { op: 'has_key' }>): Pre
 }
 
 function extend(input: PlanNode, predicate: Predicate): ScanSpec | null {
-  const inner = scanOf(input);
+  const inner = findScan(input);
   return inner === null ? null : { predicates: [...inner.predicates, predicate] };
 }
 
-/** What a compiled predicate sees of one block. */
-interface BlockView {
-  readonly block: ColumnBlock;
-  chunk(property: string): ColumnChunk | null;
-}
-
-/** Writes 1 into `out[slot]` for every slot of the block where the predicate holds, else 0. */
-type MaskFn = (view: BlockView, out: Uint8Array) => void;
+/**
+ * Writes 1 into `out[slot]` for every slot below the block's size where the predicate
+ * holds, else 0 (slots past the size hold no node and are never read).
+ */
+type MaskFn = (block: ScanBlock, out: Uint8Array) => void;
 
 interface Compiled {
-  readonly properties: ReadonlySet<string>;
+  /** The stored properties the mask reads, each once. */
+  readonly properties: readonly string[];
   readonly mask: MaskFn;
 }
 
-const SLOTS = 1024;
 const isPlainProperty = (name: string) => name.length > 0 && name.charCodeAt(0) !== 36 /* $ */ && !name.includes('.');
 
 /** A value the predicate compares with, known before the scan; null when it is not. */
@@ -135,12 +141,13 @@ function compareNumbers(values: Float64Array, n: number, { op, c }: NumberCompar
  */
 function slotTest(property: string, test: (v: Value | undefined) => boolean, numbers?: NumberCompare): Compiled {
   return {
-    properties: new Set([property]),
+    properties: [property],
     mask(view, out) {
       const chunk = view.chunk(property);
+      const size = view.size;
       const absent = test(undefined) ? 1 : 0;
       if (chunk === null) {
-        out.fill(absent);
+        out.fill(absent, 0, size);
         return;
       }
       const n = chunk.n;
@@ -154,12 +161,12 @@ function slotTest(property: string, test: (v: Value | undefined) => boolean, num
         for (let i = 0; i < n; i++) out[i] = test(chunkValue(chunk, i)) ? 1 : 0;
       }
       if (!chunk.dense) for (let i = 0; i < n; i++) if (!bit(chunk.present, i)) out[i] = absent;
-      out.fill(absent, n);
+      out.fill(absent, n, size);
     },
   };
 }
 
-const constant = (holds: boolean): Compiled => ({ properties: new Set(), mask: (_v, out) => void out.fill(holds ? 1 : 0) });
+const constant = (holds: boolean): Compiled => ({ properties: [], mask: (v, out) => void out.fill(holds ? 1 : 0, 0, v.size) });
 
 const FLIP = { eq: 'eq', neq: 'neq', gt: 'lt', gte: 'lte', lt: 'gt', lte: 'gte' } as const;
 type CompareOp = keyof typeof FLIP;
@@ -195,12 +202,16 @@ function compileCompare(x: Exec, p: Extract<Predicate, { p: 'compare' }>): Compi
   if (property === '$id') {
     const numbers = numberCompare(op, value);
     if (numbers === undefined) return null;
-    const ids = new Float64Array(SLOTS);
+    let stored: Float64Array | undefined;
     return {
-      properties: new Set(),
+      properties: [],
       mask(view, out) {
-        for (let i = 0; i < SLOTS; i++) ids[i] = view.block.base + i;
-        compareNumbers(ids, SLOTS, numbers, out);
+        const { ids, base, size } = view;
+        if (ids === null) {
+          stored ??= new Float64Array(SLOTS);
+          for (let i = 0; i < SLOTS; i++) stored[i] = base + i;
+        }
+        compareNumbers(ids ?? stored!, size, numbers, out);
       },
     };
   }
@@ -208,16 +219,16 @@ function compileCompare(x: Exec, p: Extract<Predicate, { p: 'compare' }>): Compi
   return slotTest(property, compareTest(op, value), numberCompare(op, value));
 }
 
-function compileLabel(x: Exec, op: 'eq' | 'neq', value: Value): Compiled {
+export function compileLabel(x: Exec, op: 'eq' | 'neq', value: Value): Compiled {
   const labelId = typeof value === 'string' ? x.store.labelId(value) : undefined;
   const match = op === 'eq' ? 1 : 0;
   return {
-    properties: new Set(),
+    properties: [],
     mask(view, out) {
-      const { labels, uniform } = view.block;
+      const { labels, uniform, size } = view;
       // Most blocks hold one label: then the answer is the same for every slot.
-      if (uniform !== 0) out.fill(uniform === labelId ? match : 1 - match);
-      else for (let i = 0; i < SLOTS; i++) out[i] = labels[i] === labelId ? match : 1 - match;
+      if (uniform !== 0) out.fill(uniform === labelId ? match : 1 - match, 0, size);
+      else for (let i = 0; i < size; i++) out[i] = labels[i] === labelId ? match : 1 - match;
     },
   };
 }
@@ -241,24 +252,35 @@ function compileKey(p: Extract<Predicate, { p: 'has_key' | 'is_null' | 'is_not_n
   return slotTest(p.property, (v) => (v ?? null) !== null);
 }
 
+/**
+ * Spare masks. A 1024-byte typed array lives outside the JS heap, and allocating one costs
+ * more than a scan of a small gathered block, so scans take masks from here and give them
+ * back (a mask a throw leaves out is merely garbage).
+ */
+const spareMasks: Uint8Array[] = [];
+const takeMask = (): Uint8Array => spareMasks.pop() ?? new Uint8Array(SLOTS);
+const giveMask = (mask: Uint8Array): void => void spareMasks.push(mask);
+
 /** Masks are 0/1 bytes; combining them four slots at a time through 32-bit views. */
 const WORDS = SLOTS / 4;
 const words = (mask: Uint8Array) => new Uint32Array(mask.buffer, mask.byteOffset, WORDS);
 
 function combine(parts: Compiled[], how: 'and' | 'or'): Compiled {
-  const properties = new Set(parts.flatMap((c) => [...c.properties]));
-  const scratch = new Uint8Array(SLOTS);
-  const scratchWords = words(scratch);
+  const properties = union(parts.map((c) => c.properties));
   return {
     properties,
     mask(view, out) {
       parts[0]!.mask(view, out);
+      const scratch = takeMask();
       const outWords = words(out);
+      const scratchWords = words(scratch);
+      const used = (view.size + 3) >> 2;
       for (let k = 1; k < parts.length; k++) {
         parts[k]!.mask(view, scratch);
-        if (how === 'and') for (let i = 0; i < WORDS; i++) outWords[i]! &= scratchWords[i]!;
-        else for (let i = 0; i < WORDS; i++) outWords[i]! |= scratchWords[i]!;
+        if (how === 'and') for (let i = 0; i < used; i++) outWords[i]! &= scratchWords[i]!;
+        else for (let i = 0; i < used; i++) outWords[i]! |= scratchWords[i]!;
       }
+      giveMask(scratch);
     },
   };
 }
@@ -305,7 +327,7 @@ function compile(x: Exec, p: Predicate): Compiled | null {
           properties: inner.properties,
           mask: (view, out) => {
             inner.mask(view, out);
-            for (let i = 0; i < SLOTS; i++) out[i] = 1 - out[i]!;
+            for (let i = 0; i < view.size; i++) out[i] = 1 - out[i]!;
           },
         }
       );
@@ -313,34 +335,132 @@ function compile(x: Exec, p: Predicate): Compiled | null {
   }
 }
 
-/** The conjuncts of a scan, compiled where possible. */
-function prepare(x: Exec, spec: ScanSpec): { compiled: Compiled | null; residual: Predicate[] } {
+/** A scan ready to run: the label a conjunct pins it to, and its other conjuncts. */
+interface Prepared {
+  readonly label: string | null;
+  /** The other conjuncts that compile to column tests, as one; null when there are none. */
+  readonly compiled: Compiled | null;
+  /** The conjuncts evaluated on records. */
+  readonly residual: readonly Predicate[];
+}
+
+/** `$label == "X"` with a constant string: the scan reads only label X's nodes. */
+function pinnedLabel(p: Predicate): string | null {
+  if (p.p !== 'compare' || p.op !== 'eq') return null;
+  const [prop, other] = p.left.e === 'property' ? [p.left, p.right] : [p.right, p.left];
+  if (prop.e !== 'property' || prop.name !== '$label' || other.e !== 'constant') return null;
+  return typeof other.value === 'string' ? other.value : null;
+}
+
+/** A scan's conjuncts: the pinned label and the rest. */
+interface Conjuncts {
+  readonly label: string | null;
+  readonly rest: readonly Predicate[];
+  /** Whether any of the rest reads a parameter (then they are compiled at every run). */
+  readonly params: boolean;
+}
+
+/** Conjuncts, split once per scan of the plan and request. */
+const CONJUNCTS = new Derived<ScanSpec, Conjuncts>((spec) => {
   const conjuncts: Predicate[] = [];
   const flatten = (p: Predicate) => (p.p === 'and' ? p.predicates.forEach(flatten) : conjuncts.push(p));
   spec.predicates.forEach(flatten);
+  const pin = conjuncts.findIndex((p) => pinnedLabel(p) !== null);
+  const rest = pin < 0 ? conjuncts : conjuncts.filter((_, i) => i !== pin);
+  let params = false;
+  const note = (e: Expr) => (params ||= e.e === 'param');
+  for (const p of rest) walkExprs(p, note, () => {});
+  return { label: pin < 0 ? null : pinnedLabel(conjuncts[pin]!), rest, params };
+});
+
+/**
+ * The conjuncts of a scan, compiled where possible. In a read request, a scan whose
+ * conjuncts read no parameter compiles the same at every run (one snapshot, one plan), so
+ * it is compiled once.
+ */
+function prepare(x: Exec, spec: ScanSpec): Prepared {
+  const conjuncts = x.derive(CONJUNCTS, spec);
+  if (conjuncts.params || x.scans === null) return compileScan(x, conjuncts);
+  return x.scans.preparation(spec, () => compileScan(x, conjuncts));
+}
+
+function compileScan(x: Exec, { label, rest }: Conjuncts): Prepared {
   const compiled: Compiled[] = [];
   const residual: Predicate[] = [];
-  for (const p of conjuncts) {
+  for (const p of rest) {
     const c = compile(x, p);
     if (c === null) residual.push(p);
     else compiled.push(c);
   }
-  return { compiled: compiled.length === 0 ? null : combine(compiled, 'and'), residual };
+  return { label, compiled: compiled.length === 0 ? null : compiled.length === 1 ? compiled[0]! : combine(compiled, 'and'), residual };
 }
 
-/** Ids of the nodes passing the compiled conjuncts, block by block, ascending. */
+/** The properties a scan reads: those of its compiled conjuncts, then `extra` (sort keys). */
+function scanProperties(scan: Prepared, extra: readonly string[]): readonly string[] {
+  return scan.compiled === null ? extra : union([scan.compiled.properties, extra]);
+}
+
+/** The names of the lists, each once, in order of first appearance (lists are short). */
+function union(lists: readonly (readonly string[])[]): readonly string[] {
+  const [first, ...rest] = lists;
+  let out: string[] | null = null;
+  for (const list of rest) {
+    for (const name of list) {
+      if ((out ?? first!).includes(name)) continue;
+      (out ??= [...first!]).push(name);
+    }
+  }
+  return out ?? first ?? [];
+}
+
+/** The gathered nodes of the scan's label, when this read request has them (label-view.ts). */
+function viewOf(x: Exec, scan: Prepared, properties: readonly string[]): LabelView | null {
+  return scan.label === null || x.scans === null ? null : x.scans.view(scan.label, properties);
+}
+
+/**
+ * The scan's blocks with the mask of the compiled conjuncts (null: every node passes),
+ * ascending: the gathered blocks of `view`, or without one the stored blocks, with the
+ * pinned label as one more test. The mask is valid until the next block.
+ */
 function* candidates(
   x: Exec,
-  compiled: Compiled | null,
-  extra: readonly string[] = [],
-): Generator<{ view: BlockView; mask: Uint8Array | null }> {
-  const properties = [...new Set([...(compiled?.properties ?? []), ...extra])];
-  const index = new Map(properties.map((p, i) => [p, i]));
-  const mask = new Uint8Array(SLOTS);
-  for (const block of x.store.nodeColumns(properties)) {
-    const view: BlockView = { block, chunk: (p) => block.columns[index.get(p)!] ?? null };
-    if (compiled !== null) compiled.mask(view, mask);
-    yield { view, mask: compiled === null ? null : mask };
+  scan: Prepared,
+  properties: readonly string[],
+  view: LabelView | null,
+): Generator<{ block: ScanBlock; mask: Uint8Array | null }> {
+  const mask = takeMask();
+  try {
+    yield* blocksOf(x, scan, properties, view, mask);
+  } finally {
+    giveMask(mask);
+  }
+}
+
+function* blocksOf(
+  x: Exec,
+  scan: Prepared,
+  properties: readonly string[],
+  view: LabelView | null,
+  mask: Uint8Array,
+): Generator<{ block: ScanBlock; mask: Uint8Array | null }> {
+  if (view !== null) {
+    const compiled = scan.compiled;
+    for (const block of view.blocks) {
+      // Reading a gathered block calls no store: count it as a stored block counts.
+      x.tick();
+      if (compiled !== null) compiled.mask(block, mask);
+      yield { block, mask: compiled === null ? null : mask };
+    }
+  } else {
+    const pinned = scan.label === null ? null : compileLabel(x, 'eq', scan.label);
+    const compiled = pinned === null ? scan.compiled : scan.compiled === null ? pinned : combine([pinned, scan.compiled], 'and');
+    const index = new Map(properties.map((p, i) => [p, i]));
+    for (const { base, labels, nodes, uniform, columns } of x.store.nodeColumns(properties)) {
+      const block: ScanBlock = { base, ids: null, size: SLOTS, labels, nodes, uniform, chunk: (p) => columns[index.get(p)!] ?? null };
+      if (compiled !== null) compiled.mask(block, mask);
+      yield { block, mask: compiled === null ? null : mask };
+    }
   }
 }
 
@@ -348,12 +468,14 @@ const passes = (x: Exec, row: Row, residual: readonly Predicate[]) => residual.e
 
 /** The scan's rows, lazily. */
 export function* scanRows(x: Exec, spec: ScanSpec): Generator<Row> {
-  const { compiled, residual } = prepare(x, spec);
-  for (const { view, mask } of candidates(x, compiled)) {
-    const { labels, base } = view.block;
-    for (let i = 0; i < SLOTS; i++) {
+  const scan = prepare(x, spec);
+  const { residual } = scan;
+  const properties = scanProperties(scan, []);
+  for (const { block, mask } of candidates(x, scan, properties, viewOf(x, scan, properties))) {
+    const { labels, base, ids, size } = block;
+    for (let i = 0; i < size; i++) {
       if (labels[i] === 0 || (mask !== null && mask[i] === 0)) continue;
-      const row = startRow(NODE, base + i, x.trackPath);
+      const row = startRow(NODE, ids === null ? base + i : ids[i]!, x.trackPath);
       if (residual.length === 0 || passes(x, row, residual)) yield row;
     }
   }
@@ -361,23 +483,27 @@ export function* scanRows(x: Exec, spec: ScanSpec): Generator<Row> {
 
 /** How many nodes the scan yields, without making rows when no record is needed. */
 export function scanCount(x: Exec, spec: ScanSpec): number {
-  const { compiled, residual } = prepare(x, spec);
+  const scan = prepare(x, spec);
+  const { residual } = scan;
+  const properties = scanProperties(scan, []);
   let n = 0;
-  for (const { view, mask } of candidates(x, compiled)) {
-    const { nodes, base } = view.block;
+  for (const { block, mask } of candidates(x, scan, properties, viewOf(x, scan, properties))) {
+    const { nodes, base, ids, size } = block;
     if (residual.length === 0) {
-      // Bytes are 0 or 1, so a word's byte sum (at most 4) is its top byte after imul.
+      // Bytes are 0 or 1, so a word's byte sum (at most 4) is its top byte after imul;
+      // slots past the size hold no node.
       const nodeWords = words(nodes);
-      if (mask === null) for (let i = 0; i < WORDS; i++) n += Math.imul(nodeWords[i]!, 0x01010101) >>> 24;
+      const used = (size + 3) >> 2;
+      if (mask === null) for (let i = 0; i < used; i++) n += Math.imul(nodeWords[i]!, 0x01010101) >>> 24;
       else {
         const maskWords = words(mask);
-        for (let i = 0; i < WORDS; i++) n += Math.imul(nodeWords[i]! & maskWords[i]!, 0x01010101) >>> 24;
+        for (let i = 0; i < used; i++) n += Math.imul(nodeWords[i]! & maskWords[i]!, 0x01010101) >>> 24;
       }
       continue;
     }
-    for (let i = 0; i < SLOTS; i++) {
+    for (let i = 0; i < size; i++) {
       if (nodes[i] === 0 || (mask !== null && mask[i] === 0)) continue;
-      if (passes(x, startRow(NODE, base + i, false), residual)) n++;
+      if (passes(x, startRow(NODE, ids === null ? base + i : ids[i]!, false), residual)) n++;
     }
   }
   return n;
@@ -395,25 +521,27 @@ const DEEP_PAGE = 64;
  */
 function numericPage(
   x: Exec,
-  compiled: Compiled | null,
-  residual: readonly Predicate[],
+  scan: Prepared,
+  view: LabelView | null,
   key: string,
   order: Order,
   start: number,
   end: number,
+  path: string,
 ): Row[] | null {
-  let values = new Float64Array(4096);
-  let ids = new Float64Array(4096);
+  const { residual } = scan;
+  let values = new Float64Array(64);
+  let ids = new Float64Array(64);
   let n = 0;
   const missing: number[] = [];
   const nan: number[] = [];
-  for (const { view, mask } of candidates(x, compiled, [key])) {
-    const chunk = view.chunk(key);
+  for (const { block, mask } of candidates(x, scan, scanProperties(scan, [key]), view)) {
+    const chunk = block.chunk(key);
     if (chunk !== null && chunk.kind !== 'num') return null;
-    const { nodes, base } = view.block;
-    for (let i = 0; i < SLOTS; i++) {
+    const { nodes, base, ids: slotIds, size } = block;
+    for (let i = 0; i < size; i++) {
       if (nodes[i] === 0 || (mask !== null && mask[i] === 0)) continue;
-      const id = base + i;
+      const id = slotIds === null ? base + i : slotIds[i]!;
       if (residual.length > 0 && !passes(x, startRow(NODE, id, false), residual)) continue;
       if (chunk === null || i >= chunk.n || !(chunk.dense || bit(chunk.present, i))) {
         missing.push(id);
@@ -435,6 +563,7 @@ function numericPage(
       values[n] = v;
       ids[n++] = id;
     }
+    if (end === Infinity) x.checkSize(n + missing.length + nan.length, path);
   }
   const desc = order === 'desc';
   // Groups in output order; each group's ids are ascending already.
@@ -514,7 +643,7 @@ function compareCandidates(orders: readonly Order[]): (a: Candidate, b: Candidat
  * The threshold may have tightened since; the caller compares the survivors exactly.
  */
 function contenders(
-  labels: Uint32Array,
+  { labels, size }: ScanBlock,
   mask: Uint8Array | null,
   numbers: NumChunk | null,
   threshold: number,
@@ -522,12 +651,12 @@ function contenders(
   out: Uint8Array,
 ): Uint8Array {
   if (numbers === null || threshold !== threshold) {
-    if (mask === null) for (let i = 0; i < SLOTS; i++) out[i] = labels[i] === 0 ? 0 : 1;
-    else for (let i = 0; i < SLOTS; i++) out[i] = labels[i] === 0 ? 0 : mask[i]!;
+    if (mask === null) for (let i = 0; i < size; i++) out[i] = labels[i] === 0 ? 0 : 1;
+    else for (let i = 0; i < size; i++) out[i] = labels[i] === 0 ? 0 : mask[i]!;
     return out;
   }
   const { values, n, present, dense } = numbers;
-  for (let i = 0; i < SLOTS; i++) {
+  for (let i = 0; i < size; i++) {
     let open = labels[i] === 0 ? 0 : mask === null ? 1 : mask[i]!;
     if (open === 1 && i < n) {
       const v = values[i]!;
@@ -543,16 +672,17 @@ function contenders(
  * by the chunk's zone map: descending, every value (and a missing one, which sorts last)
  * is below it; ascending, every value is above it and none is missing (missing sorts first).
  */
-function outclassed(chunk: ColumnChunk | null, threshold: number, desc: boolean): boolean {
+function outclassed(chunk: ColumnChunk | null, size: number, threshold: number, desc: boolean): boolean {
   if (chunk === null) return desc;
   if (chunk.kind !== 'num' || chunk.hasNaN) return false;
-  return desc ? chunk.max < threshold : chunk.dense && chunk.n === SLOTS && chunk.min > threshold;
+  return desc ? chunk.max < threshold : chunk.dense && chunk.n === size && chunk.min > threshold;
 }
 
 /** The k-th best present, non-NaN first key among the open slots, or NaN when fewer exist. */
 function kthBest(open: Uint8Array, numbers: NumChunk, k: number, desc: boolean): number {
-  // The k best so far, worst first: a value displaces the worst when it is better.
-  const best = new Float64Array(k);
+  // The k best so far, worst first: a value displaces the worst when it is better. (An
+  // array: a typed one of more than 64 bytes is allocated outside the JS heap, slowly.)
+  const best: number[] = [];
   let size = 0;
   const better = (a: number, b: number) => (desc ? a > b : a < b);
   for (let i = 0; i < numbers.n; i++) {
@@ -578,8 +708,9 @@ function kthBest(open: Uint8Array, numbers: NumChunk, k: number, desc: boolean):
 }
 
 /**
- * Rows [start, end) of the scan sorted by `keys`, keeping only the best `end` in a heap;
- * null when a key is not a plain property (the generic sort handles it).
+ * Rows [start, end) of the scan sorted by `keys`, keeping only the best `end` in a heap
+ * (`end` may be Infinity: the whole scan sorted, within the in-memory row limit, reported
+ * at `path`); null when a key is not a plain property (the generic sort handles it).
  */
 export function scanTopRows(
   x: Exec,
@@ -587,12 +718,18 @@ export function scanTopRows(
   keys: readonly (readonly [string, Order])[],
   start: number,
   end: number,
+  path: string,
 ): Row[] | null {
-  if (!keys.every(([k]) => isPlainProperty(k))) return null;
+  const { names, key } = x.derive(SORTS, keys);
+  if (names === null) return null;
   if (end <= start) return [];
-  const { compiled, residual } = prepare(x, spec);
+  const scan = prepare(x, spec);
+  const { residual } = scan;
+  const properties = scanProperties(scan, names);
+  const view = viewOf(x, scan, properties);
+  if (view !== null && residual.length === 0) return walkOrder(x, scan, view, keys, key, start, end, path);
   if (end > DEEP_PAGE && keys.length === 1) {
-    const page = numericPage(x, compiled, residual, keys[0]![0], keys[0]![1], start, end);
+    const page = numericPage(x, scan, view, keys[0]![0], keys[0]![1], start, end, path);
     if (page !== null) return page;
   }
   const cmp = compareCandidates(keys.map(([, o]) => o));
@@ -618,38 +755,37 @@ export function scanTopRows(
       i = m;
     }
   };
-  const names = keys.map(([k]) => k);
   const desc = keys[0]![1] === 'desc';
   /** The heap root's first key when the heap is full and that key is a number, else NaN. */
   let threshold = NaN;
-  const scratch = new Uint8Array(SLOTS);
+  const scratch = takeMask();
   const settle = () => {
     const top = heap.length === end ? heap[0]!.keys[0] : undefined;
     threshold = typeof top === 'number' ? top : NaN;
   };
-  for (const { view, mask } of candidates(x, compiled, names)) {
-    const { labels, base } = view.block;
-    const chunks = names.map((k) => view.chunk(k));
+  for (const { block, mask } of candidates(x, scan, properties, view)) {
+    const { base, ids, size } = block;
+    const chunks = names.map((k) => block.chunk(k));
     const first = chunks[0] ?? null;
     // Once the heap is full most rows lose on the first key alone: when that key is a
     // number it is decided here, before the row's keys are built.
     const numbers = first !== null && first.kind === 'num' ? first : null;
-    if (threshold === threshold && outclassed(first, threshold, desc)) continue;
-    let open = contenders(labels, mask, numbers, threshold, desc, scratch);
+    if (threshold === threshold && outclassed(first, size, threshold, desc)) continue;
+    let open = contenders(block, mask, numbers, threshold, desc, scratch);
     // Until the heap is full there is no threshold; the block's own k-th best first key is
     // one (k rows at least as good exist, when no record predicate can still drop them),
     // so the first block is not read row by row.
-    if (threshold !== threshold && numbers !== null && residual.length === 0) {
+    if (threshold !== threshold && numbers !== null && residual.length === 0 && end <= SLOTS) {
       const own = kthBest(open, numbers, end, desc);
-      if (own === own) open = contenders(labels, mask, numbers, own, desc, scratch);
+      if (own === own) open = contenders(block, mask, numbers, own, desc, scratch);
     }
-    for (let i = 0; i < SLOTS; i++) {
+    for (let i = 0; i < size; i++) {
       if (open[i] === 0) continue;
-      const candidate: Candidate = { id: base + i, keys: chunks.map((c) => keyValue(c, i)) };
+      const candidate: Candidate = { id: ids === null ? base + i : ids[i]!, keys: chunks.map((c) => keyValue(c, i)) };
       if (heap.length === end && cmp(candidate, heap[0]!) >= 0) continue;
       if (residual.length > 0 && !passes(x, startRow(NODE, candidate.id, false), residual)) continue;
       if (heap.length < end) {
-        heap.push(candidate);
+        if (heap.push(candidate) % 65536 === 0) x.checkSize(heap.length, path);
         up(heap.length - 1);
       } else {
         heap[0] = candidate;
@@ -658,8 +794,79 @@ export function scanTopRows(
       settle();
     }
   }
+  giveMask(scratch);
   return heap
     .sort(cmp)
     .slice(start)
     .map((c) => startRow(NODE, c.id, x.trackPath));
+}
+
+/**
+ * Rows [start, end) of a scan over a label view with no record predicate: the view's
+ * order by `keys` (made once per request and view) walked from the front, keeping the
+ * rows that pass the compiled conjuncts, so a sorted page costs no comparison at all.
+ */
+function walkOrder(
+  x: Exec,
+  scan: Prepared,
+  view: LabelView,
+  keys: readonly (readonly [string, Order])[],
+  key: string,
+  start: number,
+  end: number,
+  path: string,
+): Row[] {
+  const { blocks } = view;
+  const order = view.order(key, () => orderOf(blocks, keys));
+  const compiled = scan.compiled;
+  // Each block's mask, made when the walk first reaches the block.
+  const masks: (Uint8Array | undefined)[] = [];
+  const rows: Row[] = [];
+  let skipped = 0;
+  for (let k = 0; k < order.length && rows.length < end - start; k++) {
+    // The walk calls no store: every 1024 rows count as a stored block counts.
+    if ((k & (SLOTS - 1)) === 0) x.tick();
+    const at = order[k]!;
+    const b = (at / SLOTS) | 0;
+    const slot = at % SLOTS;
+    const block = blocks[b]!;
+    if (compiled !== null) {
+      let mask = masks[b];
+      if (mask === undefined) {
+        mask = masks[b] = takeMask();
+        compiled.mask(block, mask);
+      }
+      if (mask[slot] === 0) continue;
+    }
+    if (skipped < start) {
+      skipped++;
+      continue;
+    }
+    if (rows.push(startRow(NODE, block.ids![slot]!, x.trackPath)) % 65536 === 0) x.checkSize(rows.length, path);
+  }
+  for (const mask of masks) if (mask !== undefined) giveMask(mask);
+  return rows;
+}
+
+/** What a sort's keys come to: their names (null when one is not a plain property) and their text. */
+interface SortOf {
+  readonly names: readonly string[] | null;
+  readonly key: string;
+}
+
+/** Per keys array (each sort of a plan has one: bound.ts), made once per request. */
+const SORTS = new Derived<readonly (readonly [string, Order])[], SortOf>((keys) => ({
+  names: keys.every(([k]) => isPlainProperty(k)) ? keys.map(([k]) => k) : null,
+  key: JSON.stringify(keys),
+}));
+
+/** The nodes of gathered blocks in order_by's order by `keys`, as block * SLOTS + slot. */
+function orderOf(blocks: readonly ScanBlock[], keys: readonly (readonly [string, Order])[]): Uint32Array {
+  const all: (Candidate & { at: number })[] = [];
+  blocks.forEach((block, b) => {
+    const chunks = keys.map(([k]) => block.chunk(k));
+    for (let i = 0; i < block.size; i++) all.push({ id: block.ids![i]!, keys: chunks.map((c) => keyValue(c, i)), at: b * SLOTS + i });
+  });
+  all.sort(compareCandidates(keys.map(([, o]) => o)));
+  return Uint32Array.from(all, (c) => c.at);
 }

@@ -7,7 +7,7 @@ import { EDGE, NODE, type Row } from './row.js';
 import { scanCount, scanOf } from './scan.js';
 
 export const count: Executor<'count'> = (node, x, ctx) => {
-  const scan = scanOf(node.input);
+  const scan = scanOf(x, node.input);
   if (scan !== null) return { t: 'count', n: scanCount(x, scan) };
   const flow = x.run(node.input, ctx);
   if (flow.t === 'values') return { t: 'count', n: flow.items.length };

@@ -15,7 +15,7 @@ import type { WorkerSettings } from '../protocol/messages.js';
 import { INLINE_SLICE_MS, InlineQueries } from './inline-queries.js';
 import type { HealthResponse, IndexRuntime, Mode, QueryReply, QueryService } from './service.js';
 
-const READ_WORKER = new URL('../../workers/read-worker.js', import.meta.url);
+const READ_WORKER = new URL('../../workers/read-worker-entry.cjs', import.meta.url);
 const WRITER = new URL('../../workers/writer.js', import.meta.url);
 
 export type PoolOptions = Omit<ReadPoolOptions, 'log'>;

@@ -95,3 +95,14 @@ test('soak bench: memory samples of the server under the mixed load, without err
   assert.ok(report.samples.length >= 2);
   for (const s of report.samples) assert.ok(s.anon_mib > 0 && s.rss_mib >= s.anon_mib);
 });
+
+test('for-each bench: every variation answers correctly (it checks before timing) and reports its figures', async () => {
+  const report = await bench('for-each', ['--rows', '100', '--nodes', '600', '--items', '20', '--repeat', '1']);
+  assert.deepEqual(report.dataset, { nodes: 600, items: 20 });
+  assert.deepEqual(Object.keys(report.variations), ['floor', 'sort_range', 'sort_all', 'filter_param', 'value_map', 'id_lookup']);
+  for (const [name, v] of Object.entries<Record<string, any>>(report.variations)) {
+    assert.equal(v.rows, 100, name);
+    assert.equal(v.runs_ms.length, 1, name);
+    assert.ok(v.ms > 0 && v.us_per_iteration > 0, name);
+  }
+});

@@ -309,6 +309,17 @@ const readRequest = (root: unknown): object => ({
   query: { read: { entries: [{ query: { name: 'r', root } }], returns: ['r'] } },
 });
 
+/**
+ * The same traversal as the body of a for_each over three rows: from its second run on, a
+ * request's label scans read the label's gathered nodes (src/exec/label-view.ts), and the
+ * loop returns the last run's result, which must be the same.
+ */
+const loopRequest = (root: unknown): object => ({
+  request_type: 'read',
+  query: { read: { entries: [{ for_each: { param: 'rows', body: [{ query: { name: 'r', root } }] } }], returns: ['r'] } },
+  parameters: { rows: [{ k: 0 }, { k: 1 }, { k: 2 }] },
+});
+
 test('random traversals over random graphs agree with the model, order included', async () => {
   await fc.assert(
     fc.asyncProperty(graphArb, fc.array(traversalArb, { minLength: 10, maxLength: 10 }), async (g, traversals) => {
@@ -326,6 +337,8 @@ test('random traversals over random graphs agree with the model, order included'
             throw new Error(`request failed: ${String(err)}\nrequest: ${JSON.stringify(request)}`, { cause: err });
           }
           assert.deepEqual(actual, expected, `request: ${JSON.stringify(request)}`);
+          const loop = loopRequest(traversalWire(t));
+          assert.deepEqual((await db.query(loop)).r, expected, `request: ${JSON.stringify(loop)}`);
         }
       } finally {
         await db.close();

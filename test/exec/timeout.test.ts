@@ -87,6 +87,22 @@ test('a read that would run for hours stops with query_timeout', async () => {
   });
 });
 
+test('a read loop whose iterations call no store (a gathered label scan) still stops at the budget', async () => {
+  // From its second iteration the body's scan reads the label's gathered nodes, in memory:
+  // the loop and the scan count their own work. 400,000 sorts of 40 nodes outlast 200 ms.
+  const scan = { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: 'K' } } } } } };
+  const body = [{ query: { name: 'r', root: { id: { input: { order_by: { input: scan, property: 'i', order: 'desc' } } } } } }];
+  const request = readRequest([{ for_each: { param: 'rows', body } }], ['r']) as object;
+  const rows = Array.from({ length: 400_000 }, (_, k) => ({ k }));
+  await assert.rejects(db.query({ ...request, parameters: { rows } }), isTimeout);
+  // The same loop over a few rows answers.
+  const few = await db.query({ ...request, parameters: { rows: rows.slice(0, 3) } });
+  assert.deepEqual(
+    few.r,
+    Array.from({ length: COMPLETE }, (_, k) => COMPLETE - 1 - k),
+  );
+});
+
 test('a write batch that times out commits nothing', async () => {
   const write = {
     request_type: 'write',

@@ -11,7 +11,7 @@ import type { AnswerFrame } from '../../src/protocol/frames.js';
 import { openStore } from '../../src/store/index.js';
 import { tempDir } from '../helpers/server.js';
 
-const WORKER = new URL('../../workers/read-worker.js', import.meta.url);
+const WORKER = new URL('../../workers/read-worker-entry.cjs', import.meta.url);
 const FLAGS = optionFlags({ warm: false, requireWriter: false, awaitDurable: undefined });
 /** Nodes of the dense graph: every node links to every other, so two hops are N^3 rows. */
 const N = 250;
