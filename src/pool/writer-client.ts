@@ -9,8 +9,12 @@ import { Worker } from 'node:worker_threads';
 import { decodeMessage } from '../protocol/codec.js';
 import type { Reply, WorkerSettings, WriterEvent, WriterRequest } from '../protocol/messages.js';
 
-/** Pause before a replacement thread starts, so a thread that dies at once cannot spin. */
+/**
+ * Pause before a replacement thread starts, so a thread that dies at once cannot spin;
+ * doubled after each replacement that fails to open, up to the longest pause.
+ */
 const RESTART_DELAY_MS = 200;
+const LONGEST_RESTART_DELAY_MS = 10_000;
 
 export class WriterClient {
   private worker!: Worker;
@@ -23,6 +27,8 @@ export class WriterClient {
   private closed: (() => void) | null = null;
   /** Replacement threads started after a death, for health and tests. */
   restarts = 0;
+  /** Replacements in a row that failed to open the database (the backoff's exponent). */
+  private failedReplacements = 0;
 
   constructor(
     private readonly workerFile: URL,
@@ -46,6 +52,7 @@ export class WriterClient {
         if (event.kind === 'ready') {
           opened = true;
           this.alive = true;
+          this.failedReplacements = 0;
           resolve();
         } else if (event.kind === 'failed') {
           reject(new Error(event.message));
@@ -67,13 +74,15 @@ export class WriterClient {
         if (!opened)
           reject(new Error(`the writer thread stopped while opening the database in ${this.settings.dataDir} (exit code ${code})`));
         if (this.closing || (!opened && this.restarts === 0)) return;
+        if (!opened) this.failedReplacements++;
+        const delay = Math.min(LONGEST_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** this.failedReplacements);
         setTimeout(() => {
           if (this.closing) return;
           this.restarts++;
           this.spawn().catch((err: unknown) =>
             console.error(`trellis: a replacement writer thread failed to start: ${err instanceof Error ? err.message : String(err)}`),
           );
-        }, RESTART_DELAY_MS).unref();
+        }, delay).unref();
       });
     });
   }

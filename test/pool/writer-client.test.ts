@@ -4,6 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WriterClient } from '../../src/pool/writer-client.js';
 import { preparePlan } from '../../src/database.js';
@@ -74,6 +76,39 @@ test('a first writer thread that cannot open the database rejects ready with one
     assert.equal(writer.isAlive, false);
   } finally {
     await writer.close();
+    dir.remove();
+  }
+});
+
+test('replacements that fail to open are retried with a pause that doubles each time, and the writer comes back', async () => {
+  const dir = tempDir();
+  const lock = lockDataFolder(dir.path);
+  const errors: unknown[] = [];
+  const log = console.error;
+  console.error = (...args: unknown[]) => errors.push(args.join(' '));
+  const writer = new WriterClient(new URL('../fixtures/flaky-writer.js', import.meta.url), {
+    dataDir: dir.path,
+    mode: 'writer',
+    queryTimeoutMs: 30_000,
+    writerLock: lock.token,
+  });
+  try {
+    await writer.ready;
+    assert.equal((await writer.write(addNode('Lost'), false)).ok, false);
+    for (let i = 0; i < 200 && !writer.isAlive; i++) await sleep(50);
+    assert.equal(writer.isAlive, true, 'a replacement opened in the end');
+    assert.equal(writer.restarts, 4);
+    const starts = readFileSync(join(dir.path, 'starts'), 'utf8').trim().split('\n').map(Number);
+    assert.equal(starts.length, 5);
+    // After the death, 200 ms; after each failed replacement, twice the pause before.
+    const gaps = starts.slice(2).map((t, i) => t - starts[i + 1]!);
+    [400, 800, 1600].forEach((least, i) => assert.ok(gaps[i]! >= least - 20, `pause ${i + 1}: ${gaps[i]} ms, at least ${least}`));
+    assert.equal(errors.filter((e) => /replacement writer thread failed to start/.test(String(e))).length, 3);
+    assert.deepEqual(await writer.write(addNode('Kept'), false), { ok: true, body: '{"n":[{"$id":0}]}' });
+  } finally {
+    console.error = log;
+    await writer.close();
+    lock.release();
     dir.remove();
   }
 });
