@@ -13,7 +13,11 @@ const LAYERS = {
   'src/protocol': ['src/plan', 'src/core'],
   'src/pool': ['src/protocol', 'src/core'],
   'src/config.ts': ['src/plan', 'src/core'],
-  'src/server': ['src/pool', 'src/protocol', 'src/database.ts', 'src/wire', 'src/plan', 'src/exec', 'src/store', 'src/core'],
+  'src/observe': ['src/core'],
+  'src/server': ['src/observe', 'src/pool', 'src/protocol', 'src/database.ts', 'src/wire', 'src/plan', 'src/exec', 'src/store', 'src/core'],
+  // The gateway shares the HTTP transport with the server, nothing of its database side
+  // (the rule gateway-uses-only-the-transport below).
+  'src/gateway': ['src/server', 'src/observe', 'src/core'],
   workers: ['src/database.ts', 'src/protocol', 'src/store', 'src/plan', 'src/core'],
 };
 
@@ -29,7 +33,9 @@ const SRC = [
   'src/protocol',
   'src/pool',
   'src/config.ts',
+  'src/observe',
   'src/server',
+  'src/gateway',
   'src/index.ts',
   'src/cli.ts',
   'workers',
@@ -57,6 +63,17 @@ module.exports = {
     soleImporter('lmdb', 'src/store'),
     soleImporter('piscina', 'src/pool'),
     soleImporter('uWebSockets.js', 'src/server/uws.ts'),
+    {
+      name: 'gateway-uses-only-the-transport',
+      comment: 'src/gateway imports from src/server only the HTTP transport: uws.ts, http-types.ts, routes.ts',
+      severity: 'error',
+      from: { path: '^src/gateway/' },
+      to: { path: '^src/server/', pathNot: '^src/server/(uws|http-types|routes)[.]ts$' },
+    },
+    soleImporter('pino', 'src/observe'),
+    soleImporter('prom-client', 'src/observe'),
+    soleImporter('ioredis', 'src/gateway'),
+    soleImporter('undici', 'src/gateway'),
     { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
   ],
   options: {

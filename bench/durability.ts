@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { open } from '../src/index.js';
 import { DEFAULT_SEED, SIZES } from './lib/dataset.js';
 import { startChild } from './lib/child.js';
-import { machine, parseBenchArgs, positiveInt, positiveNumber, progress } from './lib/cli.js';
+import { machine, parseBenchArgs, positiveInt, positiveNumber, progress, runBench } from './lib/cli.js';
 import { prepareDatabase } from './lib/prepare.js';
 import { timedLoad, type Outgoing } from './lib/raw-client.js';
 import { readScenarios, seededSequence } from './lib/scenarios.js';
@@ -147,9 +147,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  console.error(`[bench] FAILED: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-}
+await runBench(main);

@@ -9,7 +9,7 @@
  */
 import type { Database } from '../src/index.js';
 import { DEFAULT_SEED, SIZES } from './lib/dataset.js';
-import { machine, parseBenchArgs, positiveInt, positiveNumber, progress } from './lib/cli.js';
+import { machine, parseBenchArgs, positiveInt, positiveNumber, progress, runBench } from './lib/cli.js';
 import { prepareDatabase } from './lib/prepare.js';
 import { readScenarios, type Scenario } from './lib/scenarios.js';
 import { medianOfRuns, percentile, round } from './lib/stats.js';
@@ -86,4 +86,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+await runBench(main);

@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open, type Database } from '../src/index.js';
-import { machine, positiveInt, progress } from './lib/cli.js';
+import { machine, positiveInt, progress, runBench } from './lib/cli.js';
 import { median, round } from './lib/stats.js';
 import { parseArgs } from 'node:util';
 
@@ -296,4 +296,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+await runBench(main);

@@ -18,7 +18,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SEED, SIZES } from './lib/dataset.js';
 import { startChild, type Child } from './lib/child.js';
-import { machine, parseBenchArgs, positiveInt, positiveNumber, progress } from './lib/cli.js';
+import { machine, parseBenchArgs, positiveInt, positiveNumber, progress, runBench } from './lib/cli.js';
 import { runLoad, type HttpFigures, type LoadOptions } from './lib/load.js';
 import { prepareDatabase } from './lib/prepare.js';
 import { insertScenario, readScenarios, type Scenario } from './lib/scenarios.js';
@@ -161,9 +161,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  console.error(`[bench] FAILED: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-}
+await runBench(main);

@@ -12,7 +12,7 @@
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SEED, SIZES } from './lib/dataset.js';
 import { startChild, type Child } from './lib/child.js';
-import { machine, parseBenchArgs, positiveNumber, progress } from './lib/cli.js';
+import { machine, parseBenchArgs, positiveNumber, progress, runBench } from './lib/cli.js';
 import { prepareDatabase } from './lib/prepare.js';
 import { timedLoad, type TimedRun } from './lib/raw-client.js';
 import { readScenarios } from './lib/scenarios.js';
@@ -105,9 +105,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  console.error(`[bench] FAILED: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-}
+await runBench(main);

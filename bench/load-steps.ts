@@ -15,7 +15,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from '../src/index.js';
-import { machine, parseBenchArgs, positiveInt, progress } from './lib/cli.js';
+import { machine, parseBenchArgs, positiveInt, progress, runBench } from './lib/cli.js';
 import { DEFAULT_SEED, SIZES } from './lib/dataset.js';
 import { EMBEDDED_BATCHES, loadRequests } from './lib/load-trellis.js';
 import { round } from './lib/stats.js';
@@ -68,7 +68,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+await runBench(main);

@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SEED, SIZES } from './lib/dataset.js';
 import { startChild } from './lib/child.js';
-import { machine, parseBenchArgs, positiveInt, positiveNumber, progress } from './lib/cli.js';
+import { machine, parseBenchArgs, positiveInt, positiveNumber, progress, runBench } from './lib/cli.js';
 import { prepareDatabase } from './lib/prepare.js';
 import { RawConnection } from './lib/raw-client.js';
 import { readScenarios, seededSequence } from './lib/scenarios.js';
@@ -160,9 +160,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  console.error(`[bench] FAILED: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-}
+await runBench(main);

@@ -52,3 +52,13 @@ export function machine(): Record<string, unknown> {
 export function progress(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
 }
+
+/** Runs a bench's main function; a failure prints one line and exits with code 1. */
+export async function runBench(main: () => Promise<void>): Promise<void> {
+  try {
+    await main();
+  } catch (err) {
+    console.error(`[bench] FAILED: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+}

@@ -1,6 +1,7 @@
 /**
  * Raw HTTP over a plain TCP socket, for requests fetch would normalise or refuse to send
- * (repeated headers, odd framing, HTTP/1.0, pipelining, bare LF, slow senders).
+ * (repeated headers, odd framing, HTTP/1.0, pipelining, bare LF, slow senders). It reads
+ * everything until the server closes; test/helpers/raw-http.ts parses one answer instead.
  */
 import { connect } from 'node:net';
 

@@ -1,0 +1,82 @@
+/**
+ * Prometheus metrics (prom-client), shared by the database server and the gateway: each
+ * process keeps its own registry and serves it at `GET /metrics` in the text format.
+ *
+ * Label values stay few on purpose: routes are the fixed paths, with every named query
+ * folded into `/<QueryName>` and unknown paths into `other`; codes are the registry's
+ * error codes (docs/errors.md), `ok` for a success.
+ */
+import client from 'prom-client';
+
+export type Counter = client.Counter<string>;
+export type Histogram = client.Histogram<string>;
+export type Gauge = client.Gauge<string>;
+
+/** Seconds: 100 µs to 30 s, the range between an inline point read and the query budget. */
+export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export class MetricsRegistry {
+  readonly registry = new client.Registry();
+
+  constructor(readonly prefix: string) {
+    client.collectDefaultMetrics({ register: this.registry, prefix: `${prefix}_` });
+  }
+
+  counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
+    return new client.Counter({ name: `${this.prefix}_${name}`, help, labelNames, registers: [this.registry] });
+  }
+
+  gauge(name: string, help: string, labelNames: readonly string[] = [], collect?: (this: Gauge) => void | Promise<void>): Gauge {
+    return new client.Gauge({
+      name: `${this.prefix}_${name}`,
+      help,
+      labelNames,
+      registers: [this.registry],
+      ...(collect ? { collect } : {}),
+    });
+  }
+
+  histogram(name: string, help: string, labelNames: readonly string[] = [], buckets = LATENCY_BUCKETS): Histogram {
+    return new client.Histogram({ name: `${this.prefix}_${name}`, help, labelNames, buckets, registers: [this.registry] });
+  }
+
+  /** The body and content type of `GET /metrics`. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/**
+ * Requests by route, status and code, and their latency by route: what both the server
+ * and the gateway count for every answer they send.
+ */
+export class RequestMetrics {
+  private readonly requests: Counter;
+  private readonly latency: Histogram;
+
+  constructor(metrics: MetricsRegistry) {
+    this.requests = metrics.counter('http_requests_total', 'HTTP requests answered, by route, status and error code', [
+      'route',
+      'status',
+      'code',
+    ]);
+    this.latency = metrics.histogram('http_request_duration_seconds', 'Time from a complete request to its answer, by route', ['route']);
+  }
+
+  observe(route: string, status: number, code: string, seconds: number): void {
+    this.requests.inc({ route, status: String(status), code });
+    this.latency.observe({ route }, seconds);
+  }
+}
+
+const CODE_IN_BODY = /^\s*\{\s*"error"\s*:\s*"([a-z0-9_]{1,64})"/;
+
+/** The error code of an answer (`ok` below 400), read from the start of its body. */
+export function codeOf(status: number, body: string | Uint8Array): string {
+  if (status < 400) return 'ok';
+  const head =
+    typeof body === 'string'
+      ? body.slice(0, 96)
+      : Buffer.from(body.buffer, body.byteOffset, Math.min(96, body.byteLength)).toString('latin1');
+  return CODE_IN_BODY.exec(head)?.[1] ?? 'unknown';
+}
