@@ -32,7 +32,23 @@ export const ERROR_REGISTRY = {
     'The body is not valid query JSON: syntax, shape, unknown key or tag, parameter schema; the msg names the JSON path.',
   ),
   invalid_request_option: spec(400, 'A request header has a bad value or does not apply to this request type.'),
-  invalid_request: spec(400, 'The request is incompatible with the service mode.'),
+  invalid_request: spec(
+    400,
+    'The request is incompatible with the service mode; at the gateway, a missing or malformed Authorization header or a bad gateway header.',
+  ),
+  // The managed gateway (docs/gateway.md; DECISIONS D19, D20)
+  unauthorized: spec(401, 'Gateway: the API key is not known (or was revoked).'),
+  forbidden: spec(403, 'Gateway: the API key has no permission for this database or request type.'),
+  database_id_required: spec(400, 'Gateway in shared mode: X-Svc-Database-Id (or X-Svc-Tenant-Id, X-Helix-Database-Id) is missing.'),
+  database_id_not_allowed: spec(400, 'Gateway in cluster mode: a database id header was sent; this gateway serves one database.'),
+  tenant_disabled: spec(402, "Gateway: the database's credit is exhausted, so its queries are disabled; not a rate limit."),
+  rate_limited: spec(429, "Gateway: the database's token bucket is empty; retry after the Retry-After seconds.", true),
+  rate_limit_unavailable: spec(
+    503,
+    'Gateway: the rate limiter (Redis) is unreachable or too slow, so the gateway fails closed; retry with backoff and jitter.',
+    true,
+  ),
+  backend_unavailable: spec(503, 'Gateway: no database server of this database could take the request; retry with backoff.', true),
   // Planning (static validation, nothing has run)
   invalid_batch_arity: spec(400, 'A batch or for_each body has no entries.'),
   invalid_initial_batch_condition: spec(400, 'prev_not_empty is used on the first entry of a batch or for_each body.'),
@@ -86,7 +102,7 @@ export const ERROR_REGISTRY = {
   index_operation_batch_too_large: spec(400, 'A write stages more than 8 MiB of queued work for one index; split the write.'),
   query_timeout: spec(
     408,
-    'The query ran past its execution budget (--query-timeout-ms, 30 s by default) and was stopped; a write kept nothing.',
+    "The query ran past its execution budget (--query-timeout-ms, 30 s by default) and was stopped; a write kept nothing. From the gateway: the answer did not come within the database's attempt budget; a write's outcome is unknown.",
   ),
   // Concurrency and availability
   transaction_conflict: spec(409, 'The transaction conflicted with concurrent work; replaying the whole request is safe.', true),
