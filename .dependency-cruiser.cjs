@@ -65,10 +65,10 @@ module.exports = {
     soleImporter('uWebSockets.js', 'src/server/uws.ts'),
     {
       name: 'gateway-uses-only-the-transport',
-      comment: 'src/gateway imports from src/server only the HTTP transport: uws.ts, http-types.ts, routes.ts',
+      comment: 'src/gateway imports from src/server only the HTTP transport: uws.ts, http-types.ts, routes.ts, headers.ts',
       severity: 'error',
       from: { path: '^src/gateway/' },
-      to: { path: '^src/server/', pathNot: '^src/server/(uws|http-types|routes)[.]ts$' },
+      to: { path: '^src/server/', pathNot: '^src/server/(uws|http-types|routes|headers)[.]ts$' },
     },
     soleImporter('pino', 'src/observe'),
     soleImporter('prom-client', 'src/observe'),

@@ -80,8 +80,14 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-try {
-  await main();
-} catch (err) {
-  failStartup(err, undefined);
+if (process.argv[2] === 'gateway') {
+  // The gateway is a mode of the same program (DECISIONS D19): `trellis gateway ...`.
+  const { gatewayMain } = await import('./gateway/cli.js');
+  await gatewayMain(process.argv.slice(3));
+} else {
+  try {
+    await main();
+  } catch (err) {
+    failStartup(err, undefined);
+  }
 }

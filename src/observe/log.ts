@@ -22,7 +22,7 @@ export interface LoggerOptions {
 export function createLogger(opts: LoggerOptions): Logger {
   // Asynchronous writes keep logging off the request's path; pino flushes what is
   // buffered when the process exits.
-  const destination = pino.destination({ dest: opts.destination ?? 1, sync: false, minLength: 4096 });
+  const destination = pino.destination({ dest: opts.destination ?? 1, sync: false });
   return pino({ name: opts.name, level: opts.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
 }
 

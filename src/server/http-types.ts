@@ -15,6 +15,8 @@ export interface HttpRequest {
    */
   repeated?: ReadonlyMap<string, readonly string[]>;
   body: Buffer;
+  /** What a transport's beforeBody hook learned from the head (the gateway's key and database). */
+  context?: unknown;
 }
 
 export interface HttpResponse {

@@ -20,6 +20,14 @@ export interface HttpServerOptions {
   port: number;
   maxBodyBytes: number;
   handler: Handler;
+  /**
+   * Runs once the head of a request with a body is read, before any of the body is: an
+   * answer here is sent without reading the body (what is sent is drained, up to a limit,
+   * so the client can read the answer). The gateway authenticates here, so a client
+   * without a valid key cannot make it buffer a body. What it sets on `context` reaches
+   * the handler with the body.
+   */
+  beforeBody?: (req: HttpRequest) => HttpResponse | undefined;
   /** Called with whatever a handler threw; the client only sees a bare 500. Default: console.error. */
   onError?: (err: unknown) => void;
 }
@@ -188,6 +196,27 @@ function send(res: UwsResponse, response: HttpResponse, head: boolean, close = f
  */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
+/**
+ * Answers before the body is read: the body the client goes on sending is read and dropped,
+ * up to the drain limit, then the connection is closed.
+ */
+function answerBeforeBody(res: UwsResponse, response: HttpResponse): void {
+  let received = 0;
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  res.onData((chunk) => {
+    if (aborted) return;
+    received += chunk.byteLength;
+    if (received > DRAIN_LIMIT) {
+      aborted = true;
+      res.close();
+    }
+  });
+  send(res, response, false);
+}
+
 function tooLarge(res: UwsResponse, msg: string, close: boolean): void {
   send(res, { status: 413, body: JSON.stringify({ error: 'payload_too_large', msg }) }, false, close);
 }
@@ -240,6 +269,8 @@ class Exchange {
     readonly repeated: Map<string, string[]> | undefined,
     /** The declared content-length, or -1 for a chunked body. */
     readonly expected: number,
+    /** What beforeBody set, for the handler. */
+    readonly context?: unknown,
   ) {}
 
   onData(chunk: ArrayBuffer, isLast: boolean): void {
@@ -305,7 +336,19 @@ class Server {
     readonly handler: Handler,
     readonly maxBodyBytes: number,
     readonly onError: (err: unknown) => void,
+    readonly beforeBody: ((req: HttpRequest) => HttpResponse | undefined) | undefined,
   ) {}
+
+  /** beforeBody's answer, if any; a throw is a 500. */
+  early(request: HttpRequest): HttpResponse | undefined {
+    try {
+      const answer = this.beforeBody!(request);
+      return answer === undefined || isValidResponse(answer) ? answer : this.invalid(answer);
+    } catch (err) {
+      this.onError(err);
+      return INTERNAL_ERROR;
+    }
+  }
 
   invalid(response: unknown): HttpResponse {
     this.onError(new TypeError(`handler returned an invalid response: ${String(response)}`));
@@ -331,6 +374,16 @@ class Server {
       this.answerNow(res, { method, path, headers, repeated, body: EMPTY });
       return;
     }
+    let context: unknown;
+    if (this.beforeBody !== undefined) {
+      const head: HttpRequest = { method, path, headers, repeated, body: EMPTY };
+      const answer = this.early(head);
+      if (answer !== undefined) {
+        answerBeforeBody(res, answer);
+        return;
+      }
+      context = head.context;
+    }
     let expected = -1;
     const length = headers.get('content-length');
     if (length !== undefined) {
@@ -354,7 +407,7 @@ class Server {
         return;
       }
     }
-    const exchange = new Exchange(this, res, method, path, headers, repeated, expected);
+    const exchange = new Exchange(this, res, method, path, headers, repeated, expected, context);
     res.onAborted(() => {
       exchange.aborted = true;
     });
@@ -394,8 +447,8 @@ class Server {
   }
 
   dispatch(exchange: Exchange, body: Buffer): void {
-    const { method, path, headers, repeated } = exchange;
-    const request: HttpRequest = { method, path, headers, repeated, body };
+    const { method, path, headers, repeated, context } = exchange;
+    const request: HttpRequest = { method, path, headers, repeated, body, context };
     let result: ReturnType<Handler>;
     try {
       result = this.handler(request);
@@ -419,7 +472,7 @@ function defaultOnError(err: unknown): void {
 }
 
 export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
-  const server = new Server(opts.handler, opts.maxBodyBytes, opts.onError ?? defaultOnError);
+  const server = new Server(opts.handler, opts.maxBodyBytes, opts.onError ?? defaultOnError, opts.beforeBody);
   const app: TemplatedApp = uws.App();
   app.any('/*', server.onRequest);
   return new Promise((resolve, reject) => {

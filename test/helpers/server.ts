@@ -25,17 +25,24 @@ export function tempDir(prefix = 'trellis-test-'): { path: string; remove(): voi
 }
 
 export async function startTestServer(args: string[], options: { waitReady?: boolean } = {}): Promise<TestServer> {
-  const proc = spawn(process.execPath, [CLI, '--port', '0', '--workers', '1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return startCli(['--port', '0', '--workers', '1', ...args], (output) => (options.waitReady ?? true) === false || output.includes('trellis ready'));
+}
+
+/**
+ * Runs `node dist/src/cli.js <args>` and resolves once it printed "listening on
+ * http://host:port" and `ready(output)` holds (the gateway's tests use it too).
+ */
+export async function startCli(args: string[], ready: (output: string) => boolean = () => true): Promise<TestServer> {
+  const proc = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start:\n${output}`)), 20_000);
     const check = () => {
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
-      const ready = !(options.waitReady ?? true) || output.includes('trellis ready');
-      if (m && ready) {
+      if (m && ready(output)) {
         clearTimeout(timer);
         resolve(Number(m[1]));
       }
@@ -44,7 +51,7 @@ export async function startTestServer(args: string[], options: { waitReady?: boo
     proc.stderr!.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
+      reject(new Error(`the process exited with ${code}:\n${output}`));
     });
   });
   return {
@@ -53,11 +60,12 @@ export async function startTestServer(args: string[], options: { waitReady?: boo
     proc,
     output: () => output,
     async stop() {
-      if (proc.exitCode !== null) return;
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill('SIGTERM');
       await exited;
     },
     async kill9() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill('SIGKILL');
       await exited;
     },
@@ -183,10 +191,11 @@ export const countLabel = (name: string, label: string) => ({
  * before reading the body and closes the connection (as it does for 413): fetch reports
  * that race as a network error, but the response has arrived.
  */
-export async function postLarge(url: string, body: Buffer): Promise<Reply> {
+export async function postLarge(url: string, body: Buffer, headers: Record<string, string> = {}): Promise<Reply> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+    const head = { 'content-type': 'application/json', 'content-length': body.length, ...headers };
+    const req = request(url, { method: 'POST', headers: head }, (res) => {
       let text = '';
       res.on('data', (d) => (text += d));
       res.on('end', () =>

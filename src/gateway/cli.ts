@@ -1,0 +1,85 @@
+/**
+ * `trellis gateway ...` (also `npm run gateway -- ...`):
+ *   trellis gateway --config gateway.json [--host H] [--port N]   serve
+ *   trellis gateway key                                            print a new API key and its digest
+ * A start-up failure prints one line, `trellis gateway: <what>`, and exits 1; a usage
+ * mistake prints the usage too and exits 2.
+ */
+import { createLogger } from '../observe/log.js';
+import { GatewayConfigError, loadGatewayConfig, type GatewayConfig } from './config.js';
+import { newKey } from './keys.js';
+import { startGateway } from './start.js';
+
+export const GATEWAY_USAGE = `Usage:
+  trellis gateway --config <file> [--host <address>] [--port <n>]
+      serve the gateway described by <file> (docs/gateway.md, "Configuration");
+      --host and --port override the file's "host" and "port"
+  trellis gateway key
+      print a new API key and the "sha256" digest to put in the configuration`;
+
+class UsageError extends Error {}
+
+function parse(argv: readonly string[]): { config: string; host?: string; port?: number } {
+  const out: { config?: string; host?: string; port?: number } = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    if (flag === '--config') out.config = value;
+    else if (flag === '--host') out.host = value;
+    else if (flag === '--port') {
+      const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+      if (!(port <= 65535)) throw new UsageError(`--port must be a port number (0 to 65535), got "${value}"`);
+      out.port = port;
+    } else throw new UsageError(`unknown option ${flag}`);
+  }
+  if (out.config === undefined) throw new UsageError('--config <file> is required');
+  return { ...out, config: out.config };
+}
+
+export async function gatewayMain(argv: readonly string[]): Promise<void> {
+  if (argv[0] === 'key') {
+    const { key, sha256 } = newKey();
+    console.log(JSON.stringify({ key, sha256 }, null, 2));
+    console.error('Give the key to the client; put only the sha256 in the gateway configuration.');
+    return;
+  }
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(GATEWAY_USAGE);
+    return;
+  }
+  let config: GatewayConfig;
+  try {
+    const args = parse(argv);
+    const loaded = loadGatewayConfig(args.config);
+    config = { ...loaded, host: args.host ?? loaded.host, port: args.port ?? loaded.port };
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`trellis gateway: ${err.message}\n\n${GATEWAY_USAGE}`);
+      process.exit(2);
+    }
+    if (err instanceof GatewayConfigError) {
+      console.error(`trellis gateway: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger({ name: 'trellis-gateway', level: config.logLevel });
+  let gateway;
+  try {
+    gateway = await startGateway(config, logger);
+  } catch (err) {
+    console.error(`trellis gateway: ${(err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ')}`);
+    process.exit(1);
+  }
+  const databases = [...config.databases.keys()].join(', ');
+  console.log(`trellis gateway listening on http://${config.host}:${gateway.port} (mode ${config.mode}, databases ${databases})`);
+  const running = gateway;
+  const stop = () => {
+    void running.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,233 @@
+/**
+ * The gateway's request pipeline after the head (admission.ts): the body's size (the
+ * transport answers 413 past 2 MiB), the outer JSON decode and the request type's
+ * permission, the token, then forwarding (backends.ts). Every answer carries the
+ * request's id in `x-request-id`, which the backend received too.
+ *
+ * Routes: /v2/query, /v2/cypher and /v2/cypher/explain, the named queries /<QueryName>
+ * and the MCP calls /mcp/<QueryName>Mcp each cost one token; /mcp/init costs none (it runs
+ * no query). The health routes need no key; /metrics needs a key allowed to read metrics.
+ */
+import { clip } from '../core/clip.js';
+import { checkOptionsForRequestType, type RequestType } from '../core/request-options.js';
+import { GraphError } from '../core/errors.js';
+import { REQUEST_ID_HEADER, type Logger } from '../observe/log.js';
+import { codeOf } from '../observe/metrics.js';
+import type { HttpRequest, HttpResponse } from '../server/http-types.js';
+import type { Admission, Admitted } from './admission.js';
+import { gatewayError } from './answers.js';
+import type { DatabaseBackends, ForwardOutcome, Forwarder, OutgoingRequest } from './backends.js';
+import { cypherMayWrite } from './cypher-kind.js';
+import type { GatewayMetrics } from './metrics.js';
+import type { Admission as TokenAdmission, BucketLimits } from './limiter.js';
+
+/** What the gateway needs of the rate limiter (limiter.ts), so a test can count calls. */
+export interface TokenBucket {
+  admit(database: string, limits: BucketLimits): Promise<TokenAdmission>;
+}
+
+type RouteKind = 'query' | 'cypher' | 'explain' | 'named' | 'mcp_init' | 'mcp_call';
+
+interface Route {
+  kind: RouteKind;
+  /** The metrics label: a fixed path, never a raw one. */
+  label: string;
+}
+
+const QUERY_NAME = /^\/[A-Za-z_][A-Za-z0-9_]*$/;
+const MCP_CALL = /^\/mcp\/[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function routeOf(path: string): Route | undefined {
+  switch (path) {
+    case '/v2/query':
+      return { kind: 'query', label: '/v2/query' };
+    case '/v2/cypher':
+      return { kind: 'cypher', label: '/v2/cypher' };
+    case '/v2/cypher/explain':
+      return { kind: 'explain', label: '/v2/cypher/explain' };
+    case '/mcp/init':
+      return { kind: 'mcp_init', label: '/mcp/init' };
+  }
+  if (MCP_CALL.test(path)) return { kind: 'mcp_call', label: '/mcp/<QueryName>Mcp' };
+  if (QUERY_NAME.test(path)) return { kind: 'named', label: '/<QueryName>' };
+  return undefined;
+}
+
+export interface PipelineParts {
+  admission: Admission;
+  /** Undefined when rate limiting is off (`"rate_limit": false`). */
+  bucket: TokenBucket | undefined;
+  backends: ReadonlyMap<string, DatabaseBackends>;
+  forwarder: Forwarder;
+  metrics: GatewayMetrics | undefined;
+  logger: Logger;
+}
+
+/** The request type and where it must go, from the decoded body; or the 400 answer. */
+interface Decoded {
+  type: RequestType;
+  /** Must reach the writer (writes, named queries, MCP). */
+  writer: boolean;
+}
+
+function decodeError(requestId: string, msg: string): HttpResponse {
+  return gatewayError(requestId, 'invalid_query_json', `invalid query JSON: ${msg}`);
+}
+
+/** The outer JSON decode: just enough to know the request type. The server checks the rest. */
+function decode(route: Route, body: Buffer, requestId: string): Decoded | HttpResponse {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    return decodeError(requestId, err instanceof Error ? err.message : String(err));
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return decodeError(requestId, 'the body must be a JSON object');
+  const fields = parsed as Record<string, unknown>;
+  switch (route.kind) {
+    case 'query': {
+      const type = fields.request_type;
+      if (type !== 'read' && type !== 'write') return decodeError(requestId, `request_type must be "read" or "write", got ${clip(JSON.stringify(type) ?? 'nothing')}`);
+      return { type, writer: type === 'write' };
+    }
+    case 'cypher':
+    case 'explain': {
+      if (typeof fields.query !== 'string') return decodeError(requestId, '"query" must be a string holding one Cypher statement');
+      const write = route.kind === 'cypher' && cypherMayWrite(fields.query);
+      return { type: write ? 'write' : 'read', writer: write };
+    }
+    default:
+      // A named query may write and the gateway cannot tell: it goes to the writer, and
+      // needs the write permission (docs/gateway.md, "Permissions").
+      return { type: route.kind === 'mcp_init' ? 'read' : 'write', writer: true };
+  }
+}
+
+export class Pipeline {
+  constructor(private readonly parts: PipelineParts) {}
+
+  /** The transport's beforeBody hook: the head's checks; on success the request's context. */
+  readonly beforeBody = (req: HttpRequest): HttpResponse | undefined => {
+    const checked = this.parts.admission.check(req);
+    if ('status' in checked) {
+      this.finish(req, undefined, checked);
+      return checked;
+    }
+    req.context = checked;
+    return undefined;
+  };
+
+  async handle(req: HttpRequest): Promise<HttpResponse> {
+    const admitted = req.context as Admitted;
+    const response = await this.run(req, admitted);
+    this.finish(req, admitted, response);
+    return response;
+  }
+
+  private async run(req: HttpRequest, a: Admitted): Promise<HttpResponse> {
+    const route = routeOf(req.path);
+    if (route === undefined) return gatewayError(a.requestId, 'not_found', `no route for POST ${clip(req.path)}`);
+    const decoded = decode(route, req.body, a.requestId);
+    if ('status' in decoded) return decoded;
+    const needed = decoded.type === 'write' ? 'write' : 'read';
+    if (!a.grants.has(needed)) {
+      return gatewayError(a.requestId, 'forbidden', `this API key may not ${needed === 'write' ? 'write to' : 'read'} database "${clip(a.database.id)}"`);
+    }
+    try {
+      checkOptionsForRequestType(a.options, decoded.type);
+    } catch (err) {
+      if (err instanceof GraphError) return gatewayError(a.requestId, err.code, err.msg);
+      throw err;
+    }
+
+    if (route.kind !== 'mcp_init') {
+      const refused = await this.spendToken(a);
+      if (refused !== undefined) return refused;
+    }
+    return this.forward(req, a, decoded);
+  }
+
+  /** One token from the database's bucket; the refusal answer if there is none. */
+  private async spendToken(a: Admitted): Promise<HttpResponse | undefined> {
+    const bucket = this.parts.bucket;
+    if (bucket === undefined) return undefined;
+    const result = await bucket.admit(a.database.id, a.database.limits);
+    this.parts.metrics?.token(a.database.id, result.kind);
+    switch (result.kind) {
+      case 'admitted':
+        return undefined;
+      case 'rate_limited':
+        return gatewayError(a.requestId, 'rate_limited', `rate limit exceeded for database "${clip(a.database.id)}"; retry after ${result.retryAfterS} s`, {
+          'retry-after': String(result.retryAfterS),
+        });
+      case 'disabled':
+        return gatewayError(
+          a.requestId,
+          'tenant_disabled',
+          `queries of database "${clip(a.database.id)}" are disabled because its credit is exhausted`,
+        );
+      case 'unavailable':
+        this.parts.logger.warn({ req_id: a.requestId, db: a.database.id, reason: result.reason }, 'rate limiter unavailable; failing closed');
+        return gatewayError(a.requestId, 'rate_limit_unavailable', 'the rate limiter is unavailable, so the request was not admitted; retry with backoff');
+    }
+  }
+
+  private async forward(req: HttpRequest, a: Admitted, decoded: Decoded): Promise<HttpResponse> {
+    const backends = this.parts.backends.get(a.database.id)!;
+    const outgoing = outgoingRequest(req, a);
+    const deadline = a.started + a.database.attemptBudgetMs;
+    const { forwarder } = this.parts;
+    if (a.options.warm) {
+      const warmed = await forwarder.warm(backends, a.options.requireWriter, outgoing, deadline);
+      if (warmed.kind === 'warmed') return { status: 204, headers: { [REQUEST_ID_HEADER]: a.requestId }, body: '' };
+      return this.answerOf(warmed, a);
+    }
+    const outcome =
+      decoded.writer || a.options.requireWriter
+        ? await forwarder.toWriter(backends, outgoing, deadline)
+        : await forwarder.read(backends, outgoing, deadline);
+    return this.answerOf(outcome, a);
+  }
+
+  private answerOf(outcome: ForwardOutcome, a: Admitted): HttpResponse {
+    switch (outcome.kind) {
+      case 'answer': {
+        const { answer } = outcome;
+        const headers: Record<string, string> = { [REQUEST_ID_HEADER]: a.requestId };
+        if (answer.contentType !== undefined) headers['content-type'] = answer.contentType;
+        if (answer.retryAfter !== undefined) headers['retry-after'] = answer.retryAfter;
+        return { status: answer.status, headers, body: answer.body };
+      }
+      case 'timeout':
+        return gatewayError(
+          a.requestId,
+          'query_timeout',
+          `no answer from database "${clip(a.database.id)}" within its budget of ${a.database.attemptBudgetMs} ms; a write's outcome is unknown (it may still commit)`,
+        );
+      case 'unavailable':
+        return gatewayError(a.requestId, 'backend_unavailable', outcome.msg);
+    }
+  }
+
+  /** Metrics and the access log line of an answered request. */
+  private finish(req: HttpRequest, a: Admitted | undefined, response: HttpResponse): void {
+    const route = routeOf(req.path)?.label ?? 'other';
+    const seconds = a === undefined ? 0 : (performance.now() - a.started) / 1000;
+    const code = this.parts.metrics?.request(route, response, seconds) ?? codeOf(response.status, response.body);
+    const requestId = a?.requestId ?? response.headers?.[REQUEST_ID_HEADER];
+    this.parts.logger.info(
+      { req_id: requestId, db: a?.database.id, key: a?.key.name, route, status: response.status, code, ms: Math.round(seconds * 1e6) / 1000 },
+      'request',
+    );
+  }
+}
+
+/** Option headers in their canonical spelling, the request id, the body; never the key. */
+function outgoingRequest(req: HttpRequest, a: Admitted): OutgoingRequest {
+  const headers: Record<string, string> = { 'content-type': 'application/json', [REQUEST_ID_HEADER]: a.requestId };
+  const { options } = a;
+  if (options.warm) headers['x-svc-warm'] = 'true';
+  if (options.requireWriter) headers['x-svc-require-writer'] = 'true';
+  if (options.awaitDurable !== undefined) headers['x-svc-await-durable'] = String(options.awaitDurable);
+  return { path: req.path, headers, body: req.body };
+}

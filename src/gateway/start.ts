@@ -1,0 +1,95 @@
+/**
+ * Starts a gateway: the key ring, the databases' server pools, the rate limiter's Redis
+ * connection, and the HTTP front end (the server's uWS transport, with the head checks
+ * run before any body is read). docs/gateway.md describes what it does.
+ */
+import { REQUEST_ID_HEADER, requestIdOf, type Logger } from '../observe/log.js';
+import type { Handler, HttpRequest, HttpResponse } from '../server/http-types.js';
+import { startHttpServer } from '../server/uws.js';
+import { Admission } from './admission.js';
+import { gatewayError } from './answers.js';
+import { DatabaseBackends, Forwarder } from './backends.js';
+import type { GatewayConfig } from './config.js';
+import { Pipeline, routeOf } from './handler.js';
+import { bearerToken, KeyRing } from './keys.js';
+import { RedisLimiter } from './limiter.js';
+import { GatewayMetrics } from './metrics.js';
+
+export interface RunningGateway {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** How long start-up waits for Redis before serving anyway (failing closed until it is there). */
+const REDIS_WAIT_MS = 2000;
+
+export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+  const keys = new KeyRing(config.keys);
+  const metrics = config.metrics ? new GatewayMetrics() : undefined;
+  const backends = new Map([...config.databases.values()].map((db) => [db.id, new DatabaseBackends(db)]));
+  const forwarder = new Forwarder((report) => {
+    metrics?.backendFailure(report);
+    logger.warn({ db: report.backend.database, backend: report.backend.url, role: report.backend.role, reason: report.reason }, 'backend attempt failed');
+  });
+  let limiter: RedisLimiter | undefined;
+  if (config.rateLimit) {
+    limiter = new RedisLimiter({
+      url: config.redis.url,
+      keyPrefix: config.redis.keyPrefix,
+      deadlineMs: config.redis.deadlineMs,
+      onError: (err) => logger.warn({ err: err.message }, 'redis error'),
+    });
+    await limiter.ready(REDIS_WAIT_MS).catch((err: unknown) => {
+      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis is not reachable yet; token-costing requests get 503 until it is');
+    });
+  }
+  const pipeline = new Pipeline({ admission: new Admission(config.mode, keys, config.databases), bucket: limiter, backends, forwarder, metrics, logger });
+
+  const health = (strict: boolean): HttpResponse => {
+    const ready = limiter === undefined || limiter.connected();
+    const body = JSON.stringify({ index_runtime: ready ? 'ready' : 'rate_limit_unavailable', mode: 'gateway', ready });
+    return { status: strict && !ready ? 503 : 200, body };
+  };
+
+  const metricsRoute = async (req: HttpRequest): Promise<HttpResponse> => {
+    const requestId = requestIdOf(req.headers.get(REQUEST_ID_HEADER));
+    if (metrics === undefined) return gatewayError(requestId, 'not_found', 'metrics are turned off in this gateway\'s configuration ("metrics": false)');
+    const token = bearerToken(req.headers.get('authorization'));
+    if (token === undefined) return gatewayError(requestId, 'invalid_request', 'GET /metrics needs "Authorization: Bearer <API key>" of a key with "metrics": true');
+    const key = keys.find(token);
+    if (key === undefined) return gatewayError(requestId, 'unauthorized', 'the API key is not valid');
+    if (!key.metrics) return gatewayError(requestId, 'forbidden', 'this API key may not read metrics ("metrics": true in its configuration)');
+    const { contentType, body } = await metrics.registry.render();
+    return { status: 200, headers: { 'content-type': contentType, [REQUEST_ID_HEADER]: requestId }, body };
+  };
+
+  const handler: Handler = (req) => {
+    if (req.method === 'POST') return pipeline.handle(req);
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (req.path === '/healthz') return health(false);
+      if (req.path === '/readyz') return health(true);
+      if (req.path === '/metrics') return metricsRoute(req);
+    }
+    const requestId = requestIdOf(req.headers.get(REQUEST_ID_HEADER));
+    const known = routeOf(req.path) !== undefined ? 'POST' : ['/healthz', '/readyz', '/metrics'].includes(req.path) ? 'GET, HEAD' : undefined;
+    if (known === undefined) return gatewayError(requestId, 'not_found', `no route for ${req.method} ${req.path.slice(0, 200)}`);
+    return gatewayError(requestId, 'method_not_allowed', `${req.method} is not allowed for ${req.path.slice(0, 200)}; allowed: ${known}`, { allow: known });
+  };
+
+  const server = await startHttpServer({
+    host: config.host,
+    port: config.port,
+    maxBodyBytes: config.maxBodyBytes,
+    handler,
+    beforeBody: pipeline.beforeBody,
+    onError: (err) => logger.error({ err: err instanceof Error ? (err.stack ?? err.message) : String(err) }, 'request handler failed'),
+  });
+  return {
+    port: server.port,
+    async close() {
+      server.close();
+      await Promise.all([...backends.values()].map((b) => b.close()));
+      await limiter?.close();
+    },
+  };
+}

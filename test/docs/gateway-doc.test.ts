@@ -1,0 +1,47 @@
+/**
+ * docs/gateway.md against the code: the example configuration it points to loads, the key
+ * it quotes matches the example's digest, every code of its status table is in the error
+ * registry with that status, and every configuration key it documents is one the loader
+ * accepts.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { ERROR_REGISTRY, isErrorCode } from '../../src/core/errors.js';
+import { loadGatewayConfig } from '../../src/gateway/config.js';
+import { KeyRing } from '../../src/gateway/keys.js';
+
+const ROOT = new URL('../../../', import.meta.url);
+const path = (file: string) => fileURLToPath(new URL(file, ROOT));
+const doc = readFileSync(path('docs/gateway.md'), 'utf8');
+
+test('the example configuration loads, and the key the doc quotes is its key', () => {
+  const config = loadGatewayConfig(path('docs/gateway.example.json'));
+  const quoted = /Bearer (trk_[A-Za-z0-9_]+)/.exec(doc)?.[1];
+  assert.ok(quoted, 'the doc quotes a key');
+  assert.equal(new KeyRing(config.keys).find(quoted)?.name, 'example');
+  assert.equal(config.databases.get('main')?.readers.length, 1);
+});
+
+test('every row of the status table names a registered code with its status', () => {
+  const table = doc.slice(doc.indexOf('## Statuses'), doc.indexOf('## Rate limit and credit'));
+  let rows = 0;
+  for (const line of table.split('\n')) {
+    const m = /^\| (\d{3}) \| `([a-z_]+)` \|/.exec(line);
+    if (m === null) continue;
+    rows++;
+    const [, status, code] = m;
+    assert.ok(isErrorCode(code!), `${code} is in the registry`);
+    assert.equal(ERROR_REGISTRY[code as keyof typeof ERROR_REGISTRY].status, Number(status), code);
+  }
+  assert.ok(rows >= 12, `rows checked: ${rows}`);
+});
+
+test('the configuration table documents the keys the loader accepts', () => {
+  const table = doc.slice(doc.indexOf('## Configuration'), doc.indexOf('## Order of checks'));
+  const documented = new Set([...table.matchAll(/^\| `([a-z_.<>\[\]]+)`/gm)].map((m) => m[1]!.replace(/\..*/, '').replace(/\[\]$/, '')));
+  for (const key of ['mode', 'host', 'redis', 'rate_limit', 'attempt_budget_ms', 'plans', 'default_plan', 'databases', 'keys', 'log_level', 'metrics']) {
+    assert.ok(documented.has(key), `${key} is documented`);
+  }
+});

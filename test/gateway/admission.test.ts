@@ -1,0 +1,199 @@
+/**
+ * The gateway's checks before a token is spent (contract, Authentication; DECISIONS D19):
+ * a real Redis, a real database server and a real gateway. Every refusal here is checked
+ * to have cost no token (the bucket's level is read from Redis) and, where it matters, to
+ * have reached no server (the server's own request count).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { RedisLimiter } from '../../src/gateway/limiter.js';
+import { call, startTestGateway, testKey } from '../helpers/gateway.js';
+import { redisSkip, startRedis, type TestRedis } from '../helpers/redis.js';
+import { killOnExit } from '../helpers/reap.js';
+import { postLarge, readRequest, startTestServer, tempDir, countLabel, writeRequest, type TestServer } from '../helpers/server.js';
+
+const LIMITS = { rate: 0.001, burst: 1000 };
+const rw = testKey('rw', { main: ['read', 'write'] });
+const ro = testKey('ro', { main: ['read'] });
+const elsewhere = testKey('elsewhere', { other: ['read', 'write'] });
+const READ = readRequest([countLabel('n', 'User')], ['n']);
+
+describe('gateway admission', { skip: redisSkip() }, () => {
+  let redis: TestRedis;
+  let server: TestServer;
+  let gateway: TestServer;
+  let limiter: RedisLimiter;
+  const dir = tempDir();
+
+  before(async () => {
+    redis = await startRedis();
+    server = killOnExit(await startTestServer(['--data', dir.path]));
+    gateway = await startTestGateway({
+      mode: 'shared',
+      redis: { url: redis.url },
+      databases: { main: { writer: server.url, ...LIMITS }, other: { writer: 'http://127.0.0.1:9', ...LIMITS } },
+      keys: [rw, ro, elsewhere],
+    });
+    limiter = new RedisLimiter({ url: redis.url });
+    await limiter.ready();
+  });
+  after(async () => {
+    await limiter?.close();
+    await gateway?.stop();
+    await server?.stop();
+    await redis?.stop();
+    dir.remove();
+  });
+
+  const tokens = async () => Math.round((await limiter.peek('main', LIMITS)) ?? LIMITS.burst);
+
+  /** Asserts the call is refused with this status and code, spends no token, and carries a request id. */
+  async function refused(status: number, code: string, run: () => Promise<{ status: number; body: any; headers: Headers }>): Promise<string> {
+    const before = await tokens();
+    const reply = await run();
+    assert.equal(reply.status, status, JSON.stringify(reply.body));
+    assert.equal(reply.body.error, code);
+    assert.deepEqual(Object.keys(reply.body), ['error', 'msg']);
+    assert.match(reply.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(await tokens(), before, 'no token spent');
+    return reply.body.msg as string;
+  }
+
+  test('a valid key reads and writes, spending one token each, and the request id comes back', async () => {
+    const start = await tokens();
+    const write = await call(gateway.url, '/v2/query', writeRequest([{ query: { name: 'a', root: { add_n: { label: 'User', properties: [] } } } }]), {
+      key: rw.key,
+      database: 'main',
+      headers: { 'x-request-id': 'trace-123' },
+    });
+    assert.equal(write.status, 200, write.text);
+    assert.equal(write.headers.get('x-request-id'), 'trace-123');
+    const read = await call(gateway.url, '/v2/query', READ, { key: rw.key, database: 'main' });
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(read.body, { n: [1] });
+    assert.equal(await tokens(), start - 2);
+  });
+
+  test('a missing or malformed Authorization header is 400 invalid_request, an unknown key 401', async () => {
+    await refused(400, 'invalid_request', () => call(gateway.url, '/v2/query', READ, { database: 'main' }));
+    await refused(400, 'invalid_request', () => call(gateway.url, '/v2/query', READ, { database: 'main', headers: { authorization: `Basic ${rw.key}` } }));
+    await refused(400, 'invalid_request', () => call(gateway.url, '/v2/query', READ, { database: 'main', headers: { authorization: 'Bearer' } }));
+    await refused(401, 'unauthorized', () => call(gateway.url, '/v2/query', READ, { key: `${rw.key}x`, database: 'main' }));
+  });
+
+  test('named-query, MCP and Cypher routes need a key too', async () => {
+    for (const path of ['/GetUsers', '/mcp/init', '/mcp/GetUsersMcp', '/v2/cypher', '/v2/cypher/explain']) {
+      await refused(400, 'invalid_request', () => call(gateway.url, path, {}, { database: 'main' }));
+      await refused(401, 'unauthorized', () => call(gateway.url, path, {}, { key: 'nope', database: 'main' }));
+    }
+  });
+
+  test('shared mode needs a database id; the aliases work; two different ids are refused', async () => {
+    assert.match(await refused(400, 'database_id_required', () => call(gateway.url, '/v2/query', READ, { key: rw.key })), /X-Svc-Database-Id/);
+    for (const header of ['x-svc-tenant-id', 'x-helix-database-id', 'x-helix-tenant-id']) {
+      const reply = await call(gateway.url, '/v2/query', READ, { key: rw.key, headers: { [header]: 'main' } });
+      assert.equal(reply.status, 200, `${header}: ${reply.text}`);
+    }
+    await refused(400, 'invalid_request', () =>
+      call(gateway.url, '/v2/query', READ, { key: rw.key, database: 'main', headers: { 'x-svc-tenant-id': 'other' } }),
+    );
+  });
+
+  test('a key without a grant on the database, or a database that does not exist, is 403', async () => {
+    await refused(403, 'forbidden', () => call(gateway.url, '/v2/query', READ, { key: elsewhere.key, database: 'main' }));
+    const unknown = await refused(403, 'forbidden', () => call(gateway.url, '/v2/query', READ, { key: rw.key, database: 'nope' }));
+    assert.match(unknown, /no access to database "nope"/);
+  });
+
+  test('a read-only key cannot write (403 after the body is decoded, before the token)', async () => {
+    const msg = await refused(403, 'forbidden', () =>
+      call(gateway.url, '/v2/query', writeRequest([{ query: { name: 'a', root: { add_n: { label: 'User', properties: [] } } } }]), {
+        key: ro.key,
+        database: 'main',
+      }),
+    );
+    assert.match(msg, /may not write/);
+    assert.equal((await call(gateway.url, '/v2/query', READ, { key: ro.key, database: 'main' })).status, 200);
+    // Named queries may write, so they need the write permission.
+    await refused(403, 'forbidden', () => call(gateway.url, '/GetUsers', {}, { key: ro.key, database: 'main' }));
+  });
+
+  test('bad option headers are 400 before the token; warm on a write too', async () => {
+    await refused(400, 'invalid_request_option', () => call(gateway.url, '/v2/query', READ, { key: rw.key, database: 'main', headers: { 'x-svc-warm': 'yes' } }));
+    await refused(400, 'invalid_request_option', () =>
+      call(gateway.url, '/v2/query', writeRequest([]), { key: rw.key, database: 'main', headers: { 'x-svc-warm': 'true' } }),
+    );
+  });
+
+  test('outer JSON that cannot be decoded is 400 invalid_query_json and costs no token', async () => {
+    await refused(400, 'invalid_query_json', () => call(gateway.url, '/v2/query', '{"request_type": ', { key: rw.key, database: 'main' }));
+    await refused(400, 'invalid_query_json', () => call(gateway.url, '/v2/query', '[]', { key: rw.key, database: 'main' }));
+    await refused(400, 'invalid_query_json', () => call(gateway.url, '/v2/query', { request_type: 'delete' }, { key: rw.key, database: 'main' }));
+    await refused(400, 'invalid_query_json', () => call(gateway.url, '/v2/cypher', { query: 7 }, { key: rw.key, database: 'main' }));
+  });
+
+  test('a failure in the query tree, after admission, costs its token (the server answers it)', async () => {
+    const before = await tokens();
+    const reply = await call(gateway.url, '/v2/query', { request_type: 'read', query: { read: { entries: 'x' } } }, { key: rw.key, database: 'main' });
+    assert.equal(reply.status, 400);
+    assert.equal(reply.body.error, 'invalid_query_json');
+    assert.equal(await tokens(), before - 1);
+  });
+
+  test('a body over 2 MiB is 413 after authentication, before parsing; without a key it is 400 first', async () => {
+    const big = Buffer.alloc(2 * 1024 * 1024 + 1, 0x20);
+    const before = await tokens();
+    const tooLarge = await postLarge(`${gateway.url}/v2/query`, big, { authorization: `Bearer ${rw.key}`, 'x-svc-database-id': 'main' });
+    assert.equal(tooLarge.status, 413);
+    assert.equal(tooLarge.body.error, 'payload_too_large');
+    const anonymous = await postLarge(`${gateway.url}/v2/query`, big);
+    assert.equal(anonymous.status, 400);
+    assert.equal(anonymous.body.error, 'invalid_request');
+    assert.equal(await tokens(), before);
+    // Exactly 2 MiB is admitted (and is the server's to judge).
+    const edge = Buffer.alloc(2 * 1024 * 1024, 0x20);
+    edge.write(JSON.stringify(READ));
+    const atLimit = await postLarge(`${gateway.url}/v2/query`, edge, { authorization: `Bearer ${rw.key}`, 'x-svc-database-id': 'main' });
+    assert.equal(atLimit.status, 200, atLimit.text);
+  });
+
+  test('health routes need no key; unknown routes are 404 and wrong methods 405', async () => {
+    const health = await fetch(`${gateway.url}/healthz`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(await health.json(), { index_runtime: 'ready', mode: 'gateway', ready: true });
+    assert.equal((await fetch(`${gateway.url}/readyz`)).status, 200);
+    const wrong = await fetch(`${gateway.url}/v2/query`);
+    assert.equal(wrong.status, 405);
+    assert.equal(wrong.headers.get('allow'), 'POST');
+    assert.equal((await fetch(`${gateway.url}/nope/here`)).status, 404);
+  });
+});
+
+describe('gateway in cluster mode', { skip: redisSkip() }, () => {
+  let redis: TestRedis;
+  let server: TestServer;
+  let gateway: TestServer;
+  const dir = tempDir();
+  const key = testKey('k', { only: ['read', 'write'] });
+
+  before(async () => {
+    redis = await startRedis();
+    server = killOnExit(await startTestServer(['--data', dir.path]));
+    gateway = await startTestGateway({ mode: 'cluster', redis: { url: redis.url }, databases: { only: { writer: server.url, ...LIMITS } }, keys: [key] });
+  });
+  after(async () => {
+    await gateway?.stop();
+    await server?.stop();
+    await redis?.stop();
+    dir.remove();
+  });
+
+  test('serves its one database without a database header, and refuses one', async () => {
+    assert.equal((await call(gateway.url, '/v2/query', READ, { key: key.key })).status, 200);
+    for (const header of ['x-svc-database-id', 'x-svc-tenant-id', 'x-helix-database-id']) {
+      const reply = await call(gateway.url, '/v2/query', READ, { key: key.key, headers: { [header]: 'only' } });
+      assert.equal(reply.status, 400, header);
+      assert.equal(reply.body.error, 'database_id_not_allowed');
+    }
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * Routing behind the gateway with real servers: a writer and two `--mode reader` servers
+ * on the same data folder. Writes and X-Svc-Require-Writer reads reach the writer; other
+ * reads are spread over all three; warming reads fan out and answer 204; a reader killed
+ * mid-load costs nothing and loses no write; a dead writer is 503; a slow answer is 408.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { RedisLimiter } from '../../src/gateway/limiter.js';
+import { call, startTestGateway, testKey } from '../helpers/gateway.js';
+import { queriesServed } from '../helpers/metrics-text.js';
+import { redisSkip, startRedis, type TestRedis } from '../helpers/redis.js';
+import { killOnExit } from '../helpers/reap.js';
+import { countLabel, readRequest, startTestServer, tempDir, writeRequest, type TestServer } from '../helpers/server.js';
+
+const LIMITS = { rate: 0.001, burst: 1_000_000 };
+const key = testKey('app', { main: ['read', 'write'], dead: ['read', 'write'], slow: ['read', 'write'] });
+const COUNT = readRequest([countLabel('n', 'Item')], ['n']);
+const addItem = (i: number) => writeRequest([{ query: { name: 'n', root: { add_n: { label: 'Item', properties: [['i', { value: { i64: i } }]] } } } }], ['n']);
+
+/** A read of `rows` for_each iterations: enough work to outlast a budget of a few ms. */
+function slowRead(rows: number): unknown {
+  return {
+    request_type: 'read',
+    parameters: { rows: Array.from({ length: rows }, (_, i) => ({ i })) },
+    query: { read: { entries: [{ for_each: { param: 'rows', body: [countLabel('n', 'Item')] } }], returns: [] } },
+  };
+}
+
+describe('gateway routing', { skip: redisSkip() }, () => {
+  let redis: TestRedis;
+  let writer: TestServer;
+  let readers: TestServer[];
+  let gateway: TestServer;
+  let limiter: RedisLimiter;
+  const dir = tempDir();
+
+  before(async () => {
+    redis = await startRedis();
+    writer = killOnExit(await startTestServer(['--data', dir.path]));
+    readers = [
+      killOnExit(await startTestServer(['--data', dir.path, '--mode', 'reader'])),
+      killOnExit(await startTestServer(['--data', dir.path, '--mode', 'reader'])),
+    ];
+    gateway = await startTestGateway({
+      mode: 'shared',
+      redis: { url: redis.url },
+      databases: {
+        main: { writer: writer.url, readers: readers.map((r) => r.url), ...LIMITS },
+        dead: { writer: 'http://127.0.0.1:9', ...LIMITS },
+        slow: { writer: writer.url, attempt_budget_ms: 20, ...LIMITS },
+      },
+      keys: [key],
+    });
+    limiter = new RedisLimiter({ url: redis.url });
+    await limiter.ready();
+  });
+  after(async () => {
+    await limiter?.close();
+    await gateway?.stop();
+    for (const r of readers ?? []) await r.stop();
+    await writer?.stop();
+    await redis?.stop();
+    dir.remove();
+  });
+
+  const served = async () => Promise.all([writer, ...readers].map((s) => queriesServed(s.url)));
+  const delta = (a: number[], b: number[]) => b.map((x, i) => x - a[i]!);
+  const send = (body: unknown, headers: Record<string, string> = {}, database = 'main') =>
+    call(gateway.url, '/v2/query', body, { key: key.key, database, headers });
+
+  test('writes reach the writer alone; reads are spread over the readers and the writer', async () => {
+    const start = await served();
+    for (let i = 0; i < 5; i++) assert.equal((await send(addItem(i))).status, 200);
+    const afterWrites = await served();
+    assert.deepEqual(delta(start, afterWrites), [5, 0, 0]);
+    const replies = await Promise.all(Array.from({ length: 60 }, () => send(COUNT)));
+    for (const r of replies) assert.equal(r.status, 200, r.text);
+    const spread = delta(afterWrites, await served());
+    assert.equal(spread.reduce((a, b) => a + b, 0), 60);
+    for (const n of spread) assert.ok(n > 0, `every server took some reads: ${spread.join(', ')}`);
+    // The readers see the writer's commits.
+    assert.ok(replies.every((r) => r.body.n[0] === 5), JSON.stringify(replies.map((r) => r.body)));
+  });
+
+  test('X-Svc-Require-Writer reads reach the writer alone', async () => {
+    const start = await served();
+    for (let i = 0; i < 6; i++) assert.equal((await send(COUNT, { 'x-svc-require-writer': 'true' })).status, 200);
+    assert.deepEqual(delta(start, await served()), [6, 0, 0]);
+  });
+
+  test('a warming read fans out to every server, answers 204 with no body, and costs one token', async () => {
+    const start = await served();
+    const tokens = await limiter.peek('main', LIMITS);
+    const reply = await send(COUNT, { 'x-svc-warm': 'true' });
+    assert.equal(reply.status, 204);
+    assert.equal(reply.text, '');
+    assert.deepEqual(delta(start, await served()), [1, 1, 1]);
+    assert.equal(Math.round(tokens! - (await limiter.peek('main', LIMITS))!), 1);
+    const writerOnly = await send(COUNT, { 'x-svc-warm': 'true', 'x-svc-require-writer': 'true' });
+    assert.equal(writerOnly.status, 204);
+    assert.deepEqual(delta(start, await served()), [2, 1, 1]);
+  });
+
+  test('a database whose writer is down is 503 backend_unavailable, for reads and writes', async () => {
+    for (const body of [COUNT, addItem(-1)]) {
+      const reply = await send(body, {}, 'dead');
+      assert.equal(reply.status, 503);
+      assert.equal(reply.body.error, 'backend_unavailable');
+    }
+  });
+
+  test('past the attempt budget the answer is 408 query_timeout, and the msg says a write may still land', async () => {
+    const reply = await send(slowRead(120_000), {}, 'slow');
+    assert.equal(reply.status, 408, reply.text);
+    assert.equal(reply.body.error, 'query_timeout');
+    assert.match(reply.body.msg, /budget of 20 ms; a write's outcome is unknown/);
+  });
+
+  test('a reader killed mid-load: every read is answered, every acknowledged write is kept, one token each', async () => {
+    const before = await limiter.peek('main', LIMITS);
+    const acknowledged: number[] = [];
+    let reads = 0;
+    let sent = 0;
+    let next = 1000;
+    const failures: string[] = [];
+    const deadline = performance.now() + 3000;
+    const client = async () => {
+      while (performance.now() < deadline) {
+        const write = sent % 5 === 0;
+        const i = next++;
+        sent++;
+        const reply = await send(write ? addItem(i) : COUNT);
+        if (reply.status !== 200) failures.push(`${reply.status} ${reply.text}`);
+        else if (write) acknowledged.push(i);
+        else reads++;
+      }
+    };
+    const load = Promise.all(Array.from({ length: 6 }, client));
+    await new Promise((r) => setTimeout(r, 1000));
+    await readers[0]!.kill9();
+    await load;
+    assert.deepEqual(failures, []);
+    assert.ok(reads > 50, `reads answered: ${reads}`);
+    const count = await send(COUNT, { 'x-svc-require-writer': 'true' });
+    assert.equal(count.body.n[0], 5 + acknowledged.length, 'every acknowledged write is in the database');
+    const spent = Math.round(before! - (await limiter.peek('main', LIMITS))!);
+    assert.equal(spent, sent + 1, 'one token per request, retries free');
+  });
+});

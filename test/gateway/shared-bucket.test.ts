@@ -1,0 +1,125 @@
+/**
+ * The distributed token bucket across gateway replicas (contract, Managed-gateway rate
+ * limit): two real gateways on one real Redis share a database's bucket; the admitted
+ * count over a window is burst + rate x time; a rejection is 429 with Retry-After in whole
+ * seconds and no RateLimit-* headers, and reaches no server; credit exhaustion is 402;
+ * with Redis gone the gateways fail closed within the deadline and recover when it returns.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { RedisLimiter } from '../../src/gateway/limiter.js';
+import { call, startTestGateway, testKey, type GatewayFile } from '../helpers/gateway.js';
+import { queriesServed } from '../helpers/metrics-text.js';
+import { redisSkip, startRedis, type TestRedis } from '../helpers/redis.js';
+import { killOnExit } from '../helpers/reap.js';
+import { countLabel, readRequest, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+
+const COUNT = readRequest([countLabel('n', 'Item')], ['n']);
+const key = testKey('app', { window: ['read'], small: ['read'], credit: ['read'] });
+const WINDOW = { rate: 50, burst: 50 };
+
+describe('the shared token bucket', { skip: redisSkip() }, () => {
+  let redis: TestRedis;
+  let server: TestServer;
+  let gateways: TestServer[];
+  let limiter: RedisLimiter;
+  const dir = tempDir();
+
+  before(async () => {
+    redis = await startRedis();
+    server = killOnExit(await startTestServer(['--data', dir.path]));
+    const file: GatewayFile = {
+      mode: 'shared',
+      redis: { url: redis.url, deadline_ms: 50 },
+      databases: {
+        window: { writer: server.url, ...WINDOW },
+        small: { writer: server.url, rate: 0.25, burst: 2 },
+        credit: { writer: server.url, rate: 1000, burst: 1000 },
+      },
+      keys: [key],
+    };
+    gateways = [await startTestGateway(file), await startTestGateway(file)];
+    limiter = new RedisLimiter({ url: redis.url });
+    await limiter.ready();
+  });
+  after(async () => {
+    await limiter?.close();
+    for (const g of gateways ?? []) await g.stop();
+    await server?.stop();
+    await redis?.stop();
+    dir.remove();
+  });
+
+  const send = (gateway: TestServer, database: string) => call(gateway.url, '/v2/query', COUNT, { key: key.key, database });
+
+  test('two gateways admit burst + rate x time between them, within 5%', async () => {
+    let admitted = 0;
+    let limited = 0;
+    const started = performance.now();
+    const deadline = started + 4000;
+    let last = started;
+    const client = async (gateway: TestServer) => {
+      while (performance.now() < deadline) {
+        const reply = await send(gateway, 'window');
+        if (reply.status === 200) {
+          admitted++;
+          last = performance.now();
+        } else if (reply.status === 429) limited++;
+        else assert.fail(`${reply.status} ${reply.text}`);
+      }
+    };
+    await Promise.all(gateways.flatMap((g) => Array.from({ length: 6 }, () => client(g))));
+    const expected = WINDOW.burst + (WINDOW.rate * (last - started)) / 1000;
+    assert.ok(limited > 0, 'the bucket ran dry');
+    assert.ok(Math.abs(admitted - expected) <= expected * 0.05, `admitted ${admitted}, expected ${expected.toFixed(1)} ±5%`);
+  });
+
+  test('an empty bucket is 429 with Retry-After in whole seconds, no RateLimit headers, and no server sees it', async () => {
+    for (let i = 0; i < 2; i++) assert.equal((await send(gateways[i]!, 'small')).status, 200);
+    const seen = await queriesServed(server.url);
+    const reply = await send(gateways[0]!, 'small');
+    assert.equal(reply.status, 429);
+    assert.equal(reply.body.error, 'rate_limited');
+    assert.equal(reply.headers.get('retry-after'), '4');
+    for (const [name] of reply.headers) assert.doesNotMatch(name, /ratelimit/i);
+    assert.equal(await queriesServed(server.url), seen);
+  });
+
+  test('a database whose credit is exhausted is 402 tenant_disabled, at no token, until credit returns', async () => {
+    await limiter.setDisabled('credit', true);
+    const tokens = await limiter.peek('credit', { rate: 1000, burst: 1000 });
+    for (const g of gateways) {
+      const reply = await send(g, 'credit');
+      assert.equal(reply.status, 402);
+      assert.equal(reply.body.error, 'tenant_disabled');
+    }
+    assert.equal(await limiter.peek('credit', { rate: 1000, burst: 1000 }), tokens);
+    await limiter.setDisabled('credit', false);
+    assert.equal((await send(gateways[1]!, 'credit')).status, 200);
+  });
+
+  test('with Redis gone the gateways fail closed with 503 within the deadline, and recover when it returns', async () => {
+    await redis.kill();
+    for (const g of gateways) {
+      const started = performance.now();
+      const reply = await send(g, 'credit');
+      const ms = performance.now() - started;
+      assert.equal(reply.status, 503);
+      assert.equal(reply.body.error, 'rate_limit_unavailable');
+      assert.ok(ms < 1000, `answered in ${ms.toFixed(0)} ms`);
+      assert.equal((await fetch(`${g.url}/readyz`)).status, 503);
+    }
+    await redis.restart();
+    for (const g of gateways) {
+      const until = performance.now() + 10_000;
+      let status = 0;
+      while (performance.now() < until) {
+        status = (await send(g, 'credit')).status;
+        if (status === 200) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(status, 200, 'admissions recovered');
+      assert.equal((await fetch(`${g.url}/readyz`)).status, 200);
+    }
+  });
+});
