@@ -1,18 +1,23 @@
 /**
- * Kills test servers with SIGKILL when the test process exits, however it exits: a suite
- * that fails half-way (or is stopped by the runner's timeout) must not leave a server
- * running on a shared machine. One set of listeners serves every server.
+ * Kills test servers (and other child processes: redis-server, see redis.ts) with SIGKILL
+ * when the test process exits, however it exits: a suite that fails half-way (or is
+ * stopped by the runner's timeout) must not leave a process running on a shared machine.
+ * One set of listeners serves every process.
  */
-import type { TestServer } from './server.js';
+import type { ChildProcess } from 'node:child_process';
 
-const live = new Set<TestServer>();
+interface HasProcess {
+  readonly proc: ChildProcess;
+}
+
+const live = new Set<HasProcess>();
 
 function killAll(): void {
   for (const s of live) if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill('SIGKILL');
 }
 let listening = false;
 
-export function killOnExit<T extends TestServer>(server: T): T {
+export function killOnExit<T extends HasProcess>(server: T): T {
   live.add(server);
   void new Promise<void>((resolve) => server.proc.once('exit', () => resolve())).then(() => live.delete(server));
   if (!listening) {

@@ -1,0 +1,256 @@
+/**
+ * The gateway's distributed rate limiter and credit state (docs/gateway-limiter.md).
+ *
+ * One token bucket per database lives in Redis, shared by every gateway replica and every
+ * API key. An admission is one round trip: one Lua script (limiter-script.ts) checks the
+ * database's credit, then takes a token. The limiter fails closed: when Redis is down,
+ * errs or is slower than the deadline, the answer is 'unavailable' (503), never a wait.
+ *
+ * Redis keys (the database id sits in a hash tag, so both keys of one database share a
+ * Redis Cluster slot):
+ *   `${prefix}bucket:{<db>}`  hash {tokens, ts_us}, expiring once idle long enough to refill
+ *   `${prefix}credit:{<db>}`  string 'exhausted' when the credit is exhausted; absent = has credit
+ */
+import { Redis } from 'ioredis';
+import { ADMIT_LUA, PEEK_LUA } from './limiter-script.js';
+
+export interface BucketLimits {
+  /** Sustained refill rate in tokens per second (> 0, may be fractional). */
+  rate: number;
+  /** Capacity: how many requests a full bucket admits at once (>= 1). */
+  burst: number;
+}
+
+export type Admission =
+  | { kind: 'admitted'; tokensLeft: number }
+  | { kind: 'rate_limited'; retryAfterS: number }
+  | { kind: 'disabled' }
+  | { kind: 'unavailable'; reason: string };
+
+export interface LimiterOptions {
+  /** redis://[[user]:password@]host[:port][/db] or rediss:// for TLS. */
+  url: string;
+  /** Prefix of every key; default 'trellis:'. Must not contain '{' or '}' (hash tags). */
+  keyPrefix?: string;
+  /** The most an admission waits for Redis before answering 'unavailable'; default 50 ms. */
+  deadlineMs?: number;
+  /** Connection errors, many while Redis is down (one per reconnect attempt); default: ignored. */
+  onError?: (err: Error) => void;
+}
+
+export const CREDIT_EXHAUSTED = 'exhausted';
+const DEFAULT_PREFIX = 'trellis:';
+const DEFAULT_DEADLINE_MS = 50;
+const DEFAULT_READY_TIMEOUT_MS = 5000;
+/** Operator calls (setDisabled, isDisabled, peek) are not on the request path: a longer deadline. */
+const OPS_DEADLINE_MS = 2000;
+/** Idle buckets live twice their full refill time plus this, then vanish (a missing bucket is full). */
+const TTL_MARGIN_MS = 1000;
+/** PEXPIRE must stay in range for absurd limits (rate 1e-12): about 35 years is forever enough. */
+const MAX_TTL_MS = 2 ** 40;
+
+interface LimiterCommands {
+  trellisAdmit(creditKey: string, bucketKey: string, rate: string, burst: string, ttlMs: string): Promise<unknown>;
+  trellisPeek(bucketKey: string, rate: string, burst: string): Promise<unknown>;
+}
+
+class DeadlineError extends Error {}
+
+export class RedisLimiter {
+  private readonly redis: Redis;
+  private readonly commands: LimiterCommands;
+  private readonly prefix: string;
+  private readonly deadlineMs: number;
+  private readonly safeUrl: string;
+  private lastError: Error | undefined;
+  private closed = false;
+
+  constructor(opts: LimiterOptions) {
+    this.prefix = opts.keyPrefix ?? DEFAULT_PREFIX;
+    if (/[{}]/.test(this.prefix)) throw new TypeError(`keyPrefix must not contain '{' or '}' (Redis Cluster hash tags): ${this.prefix}`);
+    this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    if (!(Number.isFinite(this.deadlineMs) && this.deadlineMs > 0)) throw new TypeError(`deadlineMs must be a positive number`);
+    this.safeUrl = redactUrl(opts.url);
+    this.redis = new Redis(opts.url, {
+      // A command while disconnected fails at once instead of waiting in a queue: the
+      // limiter answers 'unavailable' and the client retries, rather than piling up here.
+      enableOfflineQueue: false,
+      // Commands in flight when the connection drops are rejected, not retried on the next
+      // connection, and not resent after reconnecting: a resent admission would spend a
+      // token for a request that was already answered 503.
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      // Reconnect forever, quickly: admissions recover on their own once Redis is back.
+      retryStrategy: (times) => Math.min(times * 50, 500),
+      // A connection attempt that hangs (a host that drops packets) is abandoned and retried.
+      connectTimeout: 2000,
+      // A connection that stops answering (a failed-over host, a dropped route: TCP itself
+      // would take minutes to notice) is destroyed and reconnected after this long
+      // without a byte while commands wait. Admissions fail closed meanwhile.
+      socketTimeout: Math.max(1000, this.deadlineMs * 20),
+      // Admissions issued in the same tick share one socket write. Measured with 64 in
+      // flight: about 13% less gateway CPU and 18% less Redis CPU per admission.
+      enableAutoPipelining: true,
+    });
+    // Without a listener ioredis would raise 'error' as an uncaught exception.
+    this.redis.on('error', (err: Error) => {
+      this.lastError = err;
+      opts.onError?.(err);
+    });
+    // EVALSHA, falling back to EVAL on NOSCRIPT (a restarted or flushed Redis); ioredis
+    // also sends EVAL the first time on each new connection, so it is always one trip.
+    this.redis.defineCommand('trellisAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
+    this.redis.defineCommand('trellisPeek', { numberOfKeys: 1, lua: PEEK_LUA, readOnly: true });
+    this.commands = this.redis as unknown as LimiterCommands;
+  }
+
+  /** Resolves once connected, or rejects after a timeout with a clear message naming the URL (used at gateway start-up). */
+  ready(timeoutMs = DEFAULT_READY_TIMEOUT_MS): Promise<void> {
+    if (this.redis.status === 'ready') return Promise.resolve();
+    if (this.closed) return Promise.reject(new Error(`rate limiter for Redis at ${this.safeUrl} is closed`));
+    return new Promise<void>((resolve, reject) => {
+      const settle = (err?: Error) => {
+        clearTimeout(timer);
+        this.redis.off('ready', onReady);
+        this.redis.off('end', onEnd);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onReady = () => settle();
+      const onEnd = () => settle(new Error(`rate limiter for Redis at ${this.safeUrl} was closed before it connected`));
+      const timer = setTimeout(() => {
+        const cause = this.lastError ? ` (last error: ${this.lastError.message})` : '';
+        settle(new Error(`could not connect to Redis at ${this.safeUrl} within ${timeoutMs} ms${cause}`));
+      }, timeoutMs);
+      this.redis.on('ready', onReady);
+      this.redis.on('end', onEnd);
+    });
+  }
+
+  /**
+   * Takes one token from the database's bucket. Never rejects for Redis' sake (a Redis
+   * failure is { kind: 'unavailable' }); rejects with a TypeError for invalid arguments,
+   * which the gateway's configuration check rules out at start-up.
+   */
+  async admit(database: string, limits: BucketLimits): Promise<Admission> {
+    checkDatabase(database);
+    checkLimits(limits);
+    const { rate, burst } = limits;
+    const ttlMs = Math.min(MAX_TTL_MS, Math.ceil((burst / rate) * 1000 * 2) + TTL_MARGIN_MS);
+    let reply: unknown;
+    try {
+      reply = await withDeadline(
+        this.commands.trellisAdmit(this.creditKey(database), this.bucketKey(database), String(rate), String(burst), String(ttlMs)),
+        this.deadlineMs,
+      );
+    } catch (err) {
+      if (err instanceof DeadlineError) return { kind: 'unavailable', reason: `Redis did not answer within ${this.deadlineMs} ms` };
+      return { kind: 'unavailable', reason: `Redis error: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    return decodeAdmission(reply, rate);
+  }
+
+  /** Credit state, for operators, tests and the `gateway credit` command: disabled=true means credit exhausted. */
+  async setDisabled(database: string, disabled: boolean): Promise<void> {
+    checkDatabase(database);
+    const key = this.creditKey(database);
+    await withDeadline<unknown>(disabled ? this.redis.set(key, CREDIT_EXHAUSTED) : this.redis.del(key), OPS_DEADLINE_MS);
+  }
+
+  async isDisabled(database: string): Promise<boolean> {
+    checkDatabase(database);
+    return (await withDeadline(this.redis.get(this.creditKey(database)), OPS_DEADLINE_MS)) === CREDIT_EXHAUSTED;
+  }
+
+  /** The bucket's current tokens after refill (for tests/ops), or undefined when the bucket does not exist. */
+  async peek(database: string, limits: BucketLimits): Promise<number | undefined> {
+    checkDatabase(database);
+    checkLimits(limits);
+    const reply = await withDeadline(
+      this.commands.trellisPeek(this.bucketKey(database), String(limits.rate), String(limits.burst)),
+      OPS_DEADLINE_MS,
+    );
+    if (reply === null) return undefined;
+    const tokens = Number(reply);
+    if (typeof reply !== 'string' || !Number.isFinite(tokens)) throw new Error(`unexpected reply from the peek script: ${String(reply)}`);
+    return tokens;
+  }
+
+  /** Closes the connection; pending calls settle (admissions as 'unavailable'). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.redis.status === 'ready') {
+      // QUIT lets replies already on their way arrive; a Redis that does not answer gets cut off.
+      await withDeadline(this.redis.quit(), OPS_DEADLINE_MS).catch(() => undefined);
+    }
+    this.redis.disconnect();
+  }
+
+  private bucketKey(database: string): string {
+    return `${this.prefix}bucket:{${database}}`;
+  }
+
+  private creditKey(database: string): string {
+    return `${this.prefix}credit:{${database}}`;
+  }
+}
+
+function decodeAdmission(reply: unknown, rate: number): Admission {
+  if (Array.isArray(reply)) {
+    const [status, tokensText] = reply as unknown[];
+    if (status === 0) return { kind: 'disabled' };
+    const tokens = Number(tokensText);
+    if (typeof tokensText === 'string' && Number.isFinite(tokens)) {
+      // Whole tokens: how many more requests a bucket would admit right now.
+      if (status === 1) return { kind: 'admitted', tokensLeft: Math.floor(tokens) };
+      if (status === 2) return { kind: 'rate_limited', retryAfterS: retryAfterSeconds(tokens, rate) };
+    }
+  }
+  return { kind: 'unavailable', reason: `unexpected reply from the admission script: ${JSON.stringify(reply)}` };
+}
+
+/** Whole seconds until the bucket holds one token again: max(1, ceil((1 - tokens) / rate)). */
+export function retryAfterSeconds(tokens: number, rate: number): number {
+  return Math.max(1, Math.ceil((1 - tokens) / rate));
+}
+
+function checkLimits(limits: BucketLimits): void {
+  const rate = limits?.rate;
+  const burst = limits?.burst;
+  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0) throw new TypeError(`rate must be a finite number > 0, got ${rate}`);
+  if (typeof burst !== 'number' || !Number.isFinite(burst) || burst < 1)
+    throw new TypeError(`burst must be a finite number >= 1, got ${burst}`);
+}
+
+function checkDatabase(database: string): void {
+  if (typeof database !== 'string' || database.length === 0) throw new TypeError('the database id must be a non-empty string');
+}
+
+/** Races a Redis call with a timer: the deadline bounds every call, whatever ioredis is doing. */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new DeadlineError(`Redis did not answer within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** The URL for messages, without its password. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
