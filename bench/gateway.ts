@@ -103,7 +103,9 @@ async function main(): Promise<void> {
       for (const t of targets) {
         const f1 = figures(t.name, await timedLoad(t.port, 1, duration, t.next));
         const fN = figures(t.name, await timedLoad(t.port, connections, duration, t.next));
-        progress(`${t.name} run ${r + 1}/${repeat}: 1 conn p50 ${f1.p50_us} µs p99 ${f1.p99_us} µs; ${connections} conns ${fN.requests_per_s} req/s`);
+        progress(
+          `${t.name} run ${r + 1}/${repeat}: 1 conn p50 ${f1.p50_us} µs p99 ${f1.p99_us} µs; ${connections} conns ${fN.requests_per_s} req/s`,
+        );
         one[t.name]!.push(f1);
         many[t.name]!.push(fN);
       }

@@ -89,7 +89,11 @@ export class Admission {
     }
     const id = databaseId ?? tenantId;
     if (id === undefined) {
-      return gatewayError(requestId, 'database_id_required', 'X-Svc-Database-Id is required by this gateway (shared mode): name the database');
+      return gatewayError(
+        requestId,
+        'database_id_required',
+        'X-Svc-Database-Id is required by this gateway (shared mode): name the database',
+      );
     }
     // An unknown database is answered like one the key may not use: no probing.
     return this.databases.get(id) ?? gatewayError(requestId, 'forbidden', `this API key has no access to database "${clip(id)}"`);

@@ -31,9 +31,7 @@ export interface OutgoingRequest {
 }
 
 export type ForwardOutcome =
-  | { kind: 'answer'; answer: BackendAnswer; backend: Backend }
-  | { kind: 'timeout' }
-  | { kind: 'unavailable'; msg: string };
+  { kind: 'answer'; answer: BackendAnswer; backend: Backend } | { kind: 'timeout' } | { kind: 'unavailable'; msg: string };
 
 /** How long a server that failed is skipped, unless nothing else is left. */
 const COOLDOWN_MS = 1000;
@@ -178,7 +176,10 @@ export class Forwarder {
           };
         }
         if (attempt === 2 || performance.now() + 100 >= deadline) {
-          return { kind: 'unavailable', msg: `the writer of database "${writer.database}" is not reachable (${code}); nothing was sent to it` };
+          return {
+            kind: 'unavailable',
+            msg: `the writer of database "${writer.database}" is not reachable (${code}); nothing was sent to it`,
+          };
         }
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -207,7 +208,10 @@ export class Forwarder {
         const reason = errorCode(err);
         backend.markDown();
         this.onFailure({ backend, reason });
-        last = { kind: 'unavailable', msg: `no server of database "${backend.database}" could take the request (last: ${backend.role} ${backend.url}, ${reason})` };
+        last = {
+          kind: 'unavailable',
+          msg: `no server of database "${backend.database}" could take the request (last: ${backend.role} ${backend.url}, ${reason})`,
+        };
       }
     }
     return last;
@@ -217,7 +221,12 @@ export class Forwarder {
    * A warming read on every server that can take it (the writer alone with
    * X-Svc-Require-Writer), in parallel. 204 when at least one succeeded.
    */
-  async warm(backends: DatabaseBackends, writerOnly: boolean, req: OutgoingRequest, deadline: number): Promise<ForwardOutcome | { kind: 'warmed' }> {
+  async warm(
+    backends: DatabaseBackends,
+    writerOnly: boolean,
+    req: OutgoingRequest,
+    deadline: number,
+  ): Promise<ForwardOutcome | { kind: 'warmed' }> {
     const targets = (writerOnly ? [backends.writer] : backends.all).filter((b) => b.up);
     if (targets.length === 0) return { kind: 'unavailable', msg: `no server of database "${backends.writer.database}" is up to warm` };
     const signal = untilDeadline(deadline);

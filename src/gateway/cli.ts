@@ -2,12 +2,15 @@
  * `trellis gateway ...` (also `npm run gateway -- ...`):
  *   trellis gateway --config gateway.json [--host H] [--port N]   serve
  *   trellis gateway key                                            print a new API key and its digest
+ *   trellis gateway credit --config F --database D [--exhausted | --restored]
+ *                                                                  show or change a database's credit state
  * A start-up failure prints one line, `trellis gateway: <what>`, and exits 1; a usage
  * mistake prints the usage too and exits 2.
  */
 import { createLogger } from '../observe/log.js';
 import { GatewayConfigError, loadGatewayConfig, type GatewayConfig } from './config.js';
 import { newKey } from './keys.js';
+import { RedisLimiter } from './limiter.js';
 import { startGateway } from './start.js';
 
 export const GATEWAY_USAGE = `Usage:
@@ -15,20 +18,36 @@ export const GATEWAY_USAGE = `Usage:
       serve the gateway described by <file> (docs/gateway.md, "Configuration");
       --host and --port override the file's "host" and "port"
   trellis gateway key
-      print a new API key and the "sha256" digest to put in the configuration`;
+      print a new API key and the "sha256" digest to put in the configuration
+  trellis gateway credit --config <file> --database <id> [--exhausted | --restored]
+      print whether the database's credit is exhausted (its queries get 402), or change it;
+      every gateway on the same Redis sees the change at its next request`;
 
 class UsageError extends Error {}
 
-function parse(argv: readonly string[]): { config: string; host?: string; port?: number } {
-  const out: { config?: string; host?: string; port?: number } = {};
+interface Args {
+  config: string;
+  host?: string;
+  port?: number;
+  database?: string;
+  credit?: 'exhausted' | 'restored';
+}
+
+function parse(argv: readonly string[]): Args {
+  const out: Partial<Args> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === '--exhausted' || arg === '--restored') {
+      out.credit = arg === '--exhausted' ? 'exhausted' : 'restored';
+      continue;
+    }
     const eq = arg.indexOf('=');
     const flag = eq === -1 ? arg : arg.slice(0, eq);
     const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
     if (value === undefined) throw new UsageError(`${flag} needs a value`);
     if (flag === '--config') out.config = value;
     else if (flag === '--host') out.host = value;
+    else if (flag === '--database') out.database = value;
     else if (flag === '--port') {
       const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
       if (!(port <= 65535)) throw new UsageError(`--port must be a port number (0 to 65535), got "${value}"`);
@@ -37,6 +56,21 @@ function parse(argv: readonly string[]): { config: string; host?: string; port?:
   }
   if (out.config === undefined) throw new UsageError('--config <file> is required');
   return { ...out, config: out.config };
+}
+
+/** `trellis gateway credit`: the credit state in the Redis of the configuration. */
+async function credit(args: Args, config: GatewayConfig): Promise<void> {
+  if (args.database === undefined) throw new UsageError('credit needs --database <id>');
+  if (!config.databases.has(args.database)) throw new GatewayConfigError(`${config.file} names no database "${args.database}"`);
+  const limiter = new RedisLimiter({ url: config.redis.url, keyPrefix: config.redis.keyPrefix });
+  try {
+    await limiter.ready();
+    if (args.credit !== undefined) await limiter.setDisabled(args.database, args.credit === 'exhausted');
+    const disabled = await limiter.isDisabled(args.database);
+    console.log(`database "${args.database}": ${disabled ? 'credit exhausted, its queries get 402 tenant_disabled' : 'has credit'}`);
+  } finally {
+    await limiter.close();
+  }
 }
 
 export async function gatewayMain(argv: readonly string[]): Promise<void> {
@@ -50,11 +84,16 @@ export async function gatewayMain(argv: readonly string[]): Promise<void> {
     console.log(GATEWAY_USAGE);
     return;
   }
+  const creditCommand = argv[0] === 'credit';
   let config: GatewayConfig;
   try {
-    const args = parse(argv);
+    const args = parse(creditCommand ? argv.slice(1) : argv);
     const loaded = loadGatewayConfig(args.config);
     config = { ...loaded, host: args.host ?? loaded.host, port: args.port ?? loaded.port };
+    if (creditCommand) {
+      await credit(args, config);
+      return;
+    }
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(`trellis gateway: ${err.message}\n\n${GATEWAY_USAGE}`);
@@ -62,6 +101,10 @@ export async function gatewayMain(argv: readonly string[]): Promise<void> {
     }
     if (err instanceof GatewayConfigError) {
       console.error(`trellis gateway: ${err.message}`);
+      process.exit(1);
+    }
+    if (creditCommand) {
+      console.error(`trellis gateway: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);
     }
     throw err;

@@ -167,7 +167,13 @@ function checkShape(file: string, parsed: unknown): FileConfig {
   return fail(file, dotted(first.instancePath), first.message);
 }
 
-function limitsOf(file: string, id: string, db: FileConfig['databases'][string], plans: Record<string, BucketLimits>, defaultPlan: string): BucketLimits {
+function limitsOf(
+  file: string,
+  id: string,
+  db: FileConfig['databases'][string],
+  plans: Record<string, BucketLimits>,
+  defaultPlan: string,
+): BucketLimits {
   const planName = db.plan ?? defaultPlan;
   const plan = plans[planName];
   if (plan === undefined) fail(file, `databases.${id}.plan`, `unknown plan "${planName}"; plans: ${Object.keys(plans).join(', ')}`);

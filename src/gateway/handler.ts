@@ -82,12 +82,14 @@ function decode(route: Route, body: Buffer, requestId: string): Decoded | HttpRe
   } catch (err) {
     return decodeError(requestId, err instanceof Error ? err.message : String(err));
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return decodeError(requestId, 'the body must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return decodeError(requestId, 'the body must be a JSON object');
   const fields = parsed as Record<string, unknown>;
   switch (route.kind) {
     case 'query': {
       const type = fields.request_type;
-      if (type !== 'read' && type !== 'write') return decodeError(requestId, `request_type must be "read" or "write", got ${clip(JSON.stringify(type) ?? 'nothing')}`);
+      if (type !== 'read' && type !== 'write')
+        return decodeError(requestId, `request_type must be "read" or "write", got ${clip(JSON.stringify(type) ?? 'nothing')}`);
       return { type, writer: type === 'write' };
     }
     case 'cypher':
@@ -131,7 +133,11 @@ export class Pipeline {
     if ('status' in decoded) return decoded;
     const needed = decoded.type === 'write' ? 'write' : 'read';
     if (!a.grants.has(needed)) {
-      return gatewayError(a.requestId, 'forbidden', `this API key may not ${needed === 'write' ? 'write to' : 'read'} database "${clip(a.database.id)}"`);
+      return gatewayError(
+        a.requestId,
+        'forbidden',
+        `this API key may not ${needed === 'write' ? 'write to' : 'read'} database "${clip(a.database.id)}"`,
+      );
     }
     try {
       checkOptionsForRequestType(a.options, decoded.type);
@@ -157,9 +163,14 @@ export class Pipeline {
       case 'admitted':
         return undefined;
       case 'rate_limited':
-        return gatewayError(a.requestId, 'rate_limited', `rate limit exceeded for database "${clip(a.database.id)}"; retry after ${result.retryAfterS} s`, {
-          'retry-after': String(result.retryAfterS),
-        });
+        return gatewayError(
+          a.requestId,
+          'rate_limited',
+          `rate limit exceeded for database "${clip(a.database.id)}"; retry after ${result.retryAfterS} s`,
+          {
+            'retry-after': String(result.retryAfterS),
+          },
+        );
       case 'disabled':
         return gatewayError(
           a.requestId,
@@ -167,8 +178,15 @@ export class Pipeline {
           `queries of database "${clip(a.database.id)}" are disabled because its credit is exhausted`,
         );
       case 'unavailable':
-        this.parts.logger.warn({ req_id: a.requestId, db: a.database.id, reason: result.reason }, 'rate limiter unavailable; failing closed');
-        return gatewayError(a.requestId, 'rate_limit_unavailable', 'the rate limiter is unavailable, so the request was not admitted; retry with backoff');
+        this.parts.logger.warn(
+          { req_id: a.requestId, db: a.database.id, reason: result.reason },
+          'rate limiter unavailable; failing closed',
+        );
+        return gatewayError(
+          a.requestId,
+          'rate_limit_unavailable',
+          'the rate limiter is unavailable, so the request was not admitted; retry with backoff',
+        );
     }
   }
 
@@ -216,7 +234,15 @@ export class Pipeline {
     const code = this.parts.metrics?.request(route, response, seconds) ?? codeOf(response.status, response.body);
     const requestId = a?.requestId ?? response.headers?.[REQUEST_ID_HEADER];
     this.parts.logger.info(
-      { req_id: requestId, db: a?.database.id, key: a?.key.name, route, status: response.status, code, ms: Math.round(seconds * 1e6) / 1000 },
+      {
+        req_id: requestId,
+        db: a?.database.id,
+        key: a?.key.name,
+        route,
+        status: response.status,
+        code,
+        ms: Math.round(seconds * 1e6) / 1000,
+      },
       'request',
     );
   }

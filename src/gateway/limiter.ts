@@ -1,5 +1,5 @@
 /**
- * The gateway's distributed rate limiter and credit state (docs/gateway-limiter.md).
+ * The gateway's distributed rate limiter and credit state (docs/gateway.md, "Rate limit and credit").
  *
  * One token bucket per database lives in Redis, shared by every gateway replica and every
  * API key. An admission is one round trip: one Lua script (limiter-script.ts) checks the
@@ -102,6 +102,11 @@ export class RedisLimiter {
     this.redis.defineCommand('trellisAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
     this.redis.defineCommand('trellisPeek', { numberOfKeys: 1, lua: PEEK_LUA, readOnly: true });
     this.commands = this.redis as unknown as LimiterCommands;
+  }
+
+  /** Whether the connection to Redis is up now (the gateway's readiness). */
+  connected(): boolean {
+    return this.redis.status === 'ready';
   }
 
   /** Resolves once connected, or rejects after a timeout with a clear message naming the URL (used at gateway start-up). */
@@ -228,9 +233,15 @@ function checkDatabase(database: string): void {
 }
 
 /** Races a Redis call with a timer: the deadline bounds every call, whatever ioredis is doing. */
+/**
+ * The promise, or a DeadlineError once `ms` passed. When the timer fires, the answer may
+ * already sit in the socket, unread because this process was busy (timers run before I/O
+ * in an event-loop turn): the verdict waits for the I/O of that turn (setImmediate), so a
+ * gateway under load does not fail closed for its own lateness.
+ */
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DeadlineError(`Redis did not answer within ${ms} ms`)), ms);
+    const timer = setTimeout(() => setImmediate(() => reject(new DeadlineError(`Redis did not answer within ${ms} ms`))), ms);
     promise.then(
       (value) => {
         clearTimeout(timer);

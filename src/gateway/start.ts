@@ -29,21 +29,41 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const backends = new Map([...config.databases.values()].map((db) => [db.id, new DatabaseBackends(db)]));
   const forwarder = new Forwarder((report) => {
     metrics?.backendFailure(report);
-    logger.warn({ db: report.backend.database, backend: report.backend.url, role: report.backend.role, reason: report.reason }, 'backend attempt failed');
+    logger.warn(
+      { db: report.backend.database, backend: report.backend.url, role: report.backend.role, reason: report.reason },
+      'backend attempt failed',
+    );
   });
+  // One failed reconnect after another while Redis is down: one log line per 10 s.
+  let lastRedisLog = -Infinity;
+  const redisTrouble = (message: string) => {
+    if (performance.now() - lastRedisLog < 10_000) return;
+    lastRedisLog = performance.now();
+    logger.warn({ err: message }, 'redis error; admissions fail closed (503) until it answers');
+  };
   let limiter: RedisLimiter | undefined;
   if (config.rateLimit) {
     limiter = new RedisLimiter({
       url: config.redis.url,
       keyPrefix: config.redis.keyPrefix,
       deadlineMs: config.redis.deadlineMs,
-      onError: (err) => logger.warn({ err: err.message }, 'redis error'),
+      onError: (err) => redisTrouble(err.message),
     });
     await limiter.ready(REDIS_WAIT_MS).catch((err: unknown) => {
-      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis is not reachable yet; token-costing requests get 503 until it is');
+      logger.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'redis is not reachable yet; token-costing requests get 503 until it is',
+      );
     });
   }
-  const pipeline = new Pipeline({ admission: new Admission(config.mode, keys, config.databases), bucket: limiter, backends, forwarder, metrics, logger });
+  const pipeline = new Pipeline({
+    admission: new Admission(config.mode, keys, config.databases),
+    bucket: limiter,
+    backends,
+    forwarder,
+    metrics,
+    logger,
+  });
 
   const health = (strict: boolean): HttpResponse => {
     const ready = limiter === undefined || limiter.connected();
@@ -53,12 +73,19 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
 
   const metricsRoute = async (req: HttpRequest): Promise<HttpResponse> => {
     const requestId = requestIdOf(req.headers.get(REQUEST_ID_HEADER));
-    if (metrics === undefined) return gatewayError(requestId, 'not_found', 'metrics are turned off in this gateway\'s configuration ("metrics": false)');
+    if (metrics === undefined)
+      return gatewayError(requestId, 'not_found', 'metrics are turned off in this gateway\'s configuration ("metrics": false)');
     const token = bearerToken(req.headers.get('authorization'));
-    if (token === undefined) return gatewayError(requestId, 'invalid_request', 'GET /metrics needs "Authorization: Bearer <API key>" of a key with "metrics": true');
+    if (token === undefined)
+      return gatewayError(
+        requestId,
+        'invalid_request',
+        'GET /metrics needs "Authorization: Bearer <API key>" of a key with "metrics": true',
+      );
     const key = keys.find(token);
     if (key === undefined) return gatewayError(requestId, 'unauthorized', 'the API key is not valid');
-    if (!key.metrics) return gatewayError(requestId, 'forbidden', 'this API key may not read metrics ("metrics": true in its configuration)');
+    if (!key.metrics)
+      return gatewayError(requestId, 'forbidden', 'this API key may not read metrics ("metrics": true in its configuration)');
     const { contentType, body } = await metrics.registry.render();
     return { status: 200, headers: { 'content-type': contentType, [REQUEST_ID_HEADER]: requestId }, body };
   };
@@ -71,9 +98,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       if (req.path === '/metrics') return metricsRoute(req);
     }
     const requestId = requestIdOf(req.headers.get(REQUEST_ID_HEADER));
-    const known = routeOf(req.path) !== undefined ? 'POST' : ['/healthz', '/readyz', '/metrics'].includes(req.path) ? 'GET, HEAD' : undefined;
+    const known =
+      routeOf(req.path) !== undefined ? 'POST' : ['/healthz', '/readyz', '/metrics'].includes(req.path) ? 'GET, HEAD' : undefined;
     if (known === undefined) return gatewayError(requestId, 'not_found', `no route for ${req.method} ${req.path.slice(0, 200)}`);
-    return gatewayError(requestId, 'method_not_allowed', `${req.method} is not allowed for ${req.path.slice(0, 200)}; allowed: ${known}`, { allow: known });
+    return gatewayError(requestId, 'method_not_allowed', `${req.method} is not allowed for ${req.path.slice(0, 200)}; allowed: ${known}`, {
+      allow: known,
+    });
   };
 
   const server = await startHttpServer({

@@ -41,7 +41,19 @@ test('every row of the status table names a registered code with its status', ()
 test('the configuration table documents the keys the loader accepts', () => {
   const table = doc.slice(doc.indexOf('## Configuration'), doc.indexOf('## Order of checks'));
   const documented = new Set([...table.matchAll(/^\| `([a-z_.<>\[\]]+)`/gm)].map((m) => m[1]!.replace(/\..*/, '').replace(/\[\]$/, '')));
-  for (const key of ['mode', 'host', 'redis', 'rate_limit', 'attempt_budget_ms', 'plans', 'default_plan', 'databases', 'keys', 'log_level', 'metrics']) {
+  for (const key of [
+    'mode',
+    'host',
+    'redis',
+    'rate_limit',
+    'attempt_budget_ms',
+    'plans',
+    'default_plan',
+    'databases',
+    'keys',
+    'log_level',
+    'metrics',
+  ]) {
     assert.ok(documented.has(key), `${key} is documented`);
   }
 });

@@ -48,7 +48,11 @@ describe('gateway admission', { skip: redisSkip() }, () => {
   const tokens = async () => Math.round((await limiter.peek('main', LIMITS)) ?? LIMITS.burst);
 
   /** Asserts the call is refused with this status and code, spends no token, and carries a request id. */
-  async function refused(status: number, code: string, run: () => Promise<{ status: number; body: any; headers: Headers }>): Promise<string> {
+  async function refused(
+    status: number,
+    code: string,
+    run: () => Promise<{ status: number; body: any; headers: Headers }>,
+  ): Promise<string> {
     const before = await tokens();
     const reply = await run();
     assert.equal(reply.status, status, JSON.stringify(reply.body));
@@ -61,11 +65,16 @@ describe('gateway admission', { skip: redisSkip() }, () => {
 
   test('a valid key reads and writes, spending one token each, and the request id comes back', async () => {
     const start = await tokens();
-    const write = await call(gateway.url, '/v2/query', writeRequest([{ query: { name: 'a', root: { add_n: { label: 'User', properties: [] } } } }]), {
-      key: rw.key,
-      database: 'main',
-      headers: { 'x-request-id': 'trace-123' },
-    });
+    const write = await call(
+      gateway.url,
+      '/v2/query',
+      writeRequest([{ query: { name: 'a', root: { add_n: { label: 'User', properties: [] } } } }]),
+      {
+        key: rw.key,
+        database: 'main',
+        headers: { 'x-request-id': 'trace-123' },
+      },
+    );
     assert.equal(write.status, 200, write.text);
     assert.equal(write.headers.get('x-request-id'), 'trace-123');
     const read = await call(gateway.url, '/v2/query', READ, { key: rw.key, database: 'main' });
@@ -76,8 +85,12 @@ describe('gateway admission', { skip: redisSkip() }, () => {
 
   test('a missing or malformed Authorization header is 400 invalid_request, an unknown key 401', async () => {
     await refused(400, 'invalid_request', () => call(gateway.url, '/v2/query', READ, { database: 'main' }));
-    await refused(400, 'invalid_request', () => call(gateway.url, '/v2/query', READ, { database: 'main', headers: { authorization: `Basic ${rw.key}` } }));
-    await refused(400, 'invalid_request', () => call(gateway.url, '/v2/query', READ, { database: 'main', headers: { authorization: 'Bearer' } }));
+    await refused(400, 'invalid_request', () =>
+      call(gateway.url, '/v2/query', READ, { database: 'main', headers: { authorization: `Basic ${rw.key}` } }),
+    );
+    await refused(400, 'invalid_request', () =>
+      call(gateway.url, '/v2/query', READ, { database: 'main', headers: { authorization: 'Bearer' } }),
+    );
     await refused(401, 'unauthorized', () => call(gateway.url, '/v2/query', READ, { key: `${rw.key}x`, database: 'main' }));
   });
 
@@ -89,7 +102,10 @@ describe('gateway admission', { skip: redisSkip() }, () => {
   });
 
   test('shared mode needs a database id; the aliases work; two different ids are refused', async () => {
-    assert.match(await refused(400, 'database_id_required', () => call(gateway.url, '/v2/query', READ, { key: rw.key })), /X-Svc-Database-Id/);
+    assert.match(
+      await refused(400, 'database_id_required', () => call(gateway.url, '/v2/query', READ, { key: rw.key })),
+      /X-Svc-Database-Id/,
+    );
     for (const header of ['x-svc-tenant-id', 'x-helix-database-id', 'x-helix-tenant-id']) {
       const reply = await call(gateway.url, '/v2/query', READ, { key: rw.key, headers: { [header]: 'main' } });
       assert.equal(reply.status, 200, `${header}: ${reply.text}`);
@@ -119,7 +135,9 @@ describe('gateway admission', { skip: redisSkip() }, () => {
   });
 
   test('bad option headers are 400 before the token; warm on a write too', async () => {
-    await refused(400, 'invalid_request_option', () => call(gateway.url, '/v2/query', READ, { key: rw.key, database: 'main', headers: { 'x-svc-warm': 'yes' } }));
+    await refused(400, 'invalid_request_option', () =>
+      call(gateway.url, '/v2/query', READ, { key: rw.key, database: 'main', headers: { 'x-svc-warm': 'yes' } }),
+    );
     await refused(400, 'invalid_request_option', () =>
       call(gateway.url, '/v2/query', writeRequest([]), { key: rw.key, database: 'main', headers: { 'x-svc-warm': 'true' } }),
     );
@@ -128,13 +146,20 @@ describe('gateway admission', { skip: redisSkip() }, () => {
   test('outer JSON that cannot be decoded is 400 invalid_query_json and costs no token', async () => {
     await refused(400, 'invalid_query_json', () => call(gateway.url, '/v2/query', '{"request_type": ', { key: rw.key, database: 'main' }));
     await refused(400, 'invalid_query_json', () => call(gateway.url, '/v2/query', '[]', { key: rw.key, database: 'main' }));
-    await refused(400, 'invalid_query_json', () => call(gateway.url, '/v2/query', { request_type: 'delete' }, { key: rw.key, database: 'main' }));
+    await refused(400, 'invalid_query_json', () =>
+      call(gateway.url, '/v2/query', { request_type: 'delete' }, { key: rw.key, database: 'main' }),
+    );
     await refused(400, 'invalid_query_json', () => call(gateway.url, '/v2/cypher', { query: 7 }, { key: rw.key, database: 'main' }));
   });
 
   test('a failure in the query tree, after admission, costs its token (the server answers it)', async () => {
     const before = await tokens();
-    const reply = await call(gateway.url, '/v2/query', { request_type: 'read', query: { read: { entries: 'x' } } }, { key: rw.key, database: 'main' });
+    const reply = await call(
+      gateway.url,
+      '/v2/query',
+      { request_type: 'read', query: { read: { entries: 'x' } } },
+      { key: rw.key, database: 'main' },
+    );
     assert.equal(reply.status, 400);
     assert.equal(reply.body.error, 'invalid_query_json');
     assert.equal(await tokens(), before - 1);
@@ -179,7 +204,12 @@ describe('gateway in cluster mode', { skip: redisSkip() }, () => {
   before(async () => {
     redis = await startRedis();
     server = killOnExit(await startTestServer(['--data', dir.path]));
-    gateway = await startTestGateway({ mode: 'cluster', redis: { url: redis.url }, databases: { only: { writer: server.url, ...LIMITS } }, keys: [key] });
+    gateway = await startTestGateway({
+      mode: 'cluster',
+      redis: { url: redis.url },
+      databases: { only: { writer: server.url, ...LIMITS } },
+      keys: [key],
+    });
   });
   after(async () => {
     await gateway?.stop();

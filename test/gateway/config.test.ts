@@ -68,7 +68,10 @@ test('mistakes name the file, the path and what is wrong', () => {
   rejects(file({ databases: { main: { writer: 'http://h', rate: 0 } } }), /databases\.main\.rate/);
   rejects(file({ databases: {} }), /databases: names no database/);
   rejects(file({ keys: [{ name: 'k', sha256: 'xyz', databases: {} }] }), /keys\.0\.sha256/);
-  rejects(file({ keys: [{ name: 'k', sha256: DIGEST, databases: { other: ['read'] } }] }), /names database "other", which is not in "databases"/);
+  rejects(
+    file({ keys: [{ name: 'k', sha256: DIGEST, databases: { other: ['read'] } }] }),
+    /names database "other", which is not in "databases"/,
+  );
   rejects(file({ keys: [{ name: 'k', sha256: DIGEST, databases: { main: ['admin'] } }] }), /keys\.0\.databases/);
   rejects(
     file({

@@ -219,7 +219,7 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
     assert.equal(await redis.command('EXISTS', `trellis:credit:{${db}}`), 0);
     assert.deepEqual(await l.admit(db, limits), { kind: 'admitted', tokensLeft: 3 });
 
-    // What an operator does with redis-cli (docs/gateway-limiter.md) takes effect at once,
+    // What an operator does with redis-cli (docs/gateway.md, "Rate limit and credit") takes effect at once,
     // and a database disabled before its first request gets no bucket.
     const fresh = freshDb('operator');
     assert.equal(await redis.command('SET', `trellis:credit:{${fresh}}`, 'exhausted'), 'OK');

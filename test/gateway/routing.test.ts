@@ -16,7 +16,8 @@ import { countLabel, readRequest, startTestServer, tempDir, writeRequest, type T
 const LIMITS = { rate: 0.001, burst: 1_000_000 };
 const key = testKey('app', { main: ['read', 'write'], dead: ['read', 'write'], slow: ['read', 'write'] });
 const COUNT = readRequest([countLabel('n', 'Item')], ['n']);
-const addItem = (i: number) => writeRequest([{ query: { name: 'n', root: { add_n: { label: 'Item', properties: [['i', { value: { i64: i } }]] } } } }], ['n']);
+const addItem = (i: number) =>
+  writeRequest([{ query: { name: 'n', root: { add_n: { label: 'Item', properties: [['i', { value: { i64: i } }]] } } } }], ['n']);
 
 /** A read of `rows` for_each iterations: enough work to outlast a budget of a few ms. */
 function slowRead(rows: number): unknown {
@@ -77,10 +78,16 @@ describe('gateway routing', { skip: redisSkip() }, () => {
     const replies = await Promise.all(Array.from({ length: 60 }, () => send(COUNT)));
     for (const r of replies) assert.equal(r.status, 200, r.text);
     const spread = delta(afterWrites, await served());
-    assert.equal(spread.reduce((a, b) => a + b, 0), 60);
+    assert.equal(
+      spread.reduce((a, b) => a + b, 0),
+      60,
+    );
     for (const n of spread) assert.ok(n > 0, `every server took some reads: ${spread.join(', ')}`);
     // The readers see the writer's commits.
-    assert.ok(replies.every((r) => r.body.n[0] === 5), JSON.stringify(replies.map((r) => r.body)));
+    assert.ok(
+      replies.every((r) => r.body.n[0] === 5),
+      JSON.stringify(replies.map((r) => r.body)),
+    );
   });
 
   test('X-Svc-Require-Writer reads reach the writer alone', async () => {

@@ -25,7 +25,10 @@ export function tempDir(prefix = 'trellis-test-'): { path: string; remove(): voi
 }
 
 export async function startTestServer(args: string[], options: { waitReady?: boolean } = {}): Promise<TestServer> {
-  return startCli(['--port', '0', '--workers', '1', ...args], (output) => (options.waitReady ?? true) === false || output.includes('trellis ready'));
+  return startCli(
+    ['--port', '0', '--workers', '1', ...args],
+    (output) => (options.waitReady ?? true) === false || output.includes('trellis ready'),
+  );
 }
 
 /**
