@@ -40,7 +40,7 @@ test('every row of the status table names a registered code with its status', ()
 
 test('the configuration table documents the keys the loader accepts', () => {
   const table = doc.slice(doc.indexOf('## Configuration'), doc.indexOf('## Order of checks'));
-  const documented = new Set([...table.matchAll(/^\| `([a-z_.<>\[\]]+)`/gm)].map((m) => m[1]!.replace(/\..*/, '').replace(/\[\]$/, '')));
+  const documented = new Set([...table.matchAll(/^\| `([a-z_.<>[\]]+)`/gm)].map((m) => m[1]!.replace(/\..*/, '').replace(/\[\]$/, '')));
   for (const key of [
     'mode',
     'host',
