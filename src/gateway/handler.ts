@@ -19,6 +19,7 @@ import { gatewayError } from './answers.js';
 import type { DatabaseBackends, ForwardOutcome, Forwarder, OutgoingRequest } from './backends.js';
 import { cypherMayWrite } from './cypher-kind.js';
 import type { GatewayMetrics } from './metrics.js';
+import type { Warn } from './throttled-log.js';
 import type { Admission as TokenAdmission, BucketLimits } from './limiter.js';
 
 /** What the gateway needs of the rate limiter (limiter.ts), so a test can count calls. */
@@ -61,6 +62,8 @@ export interface PipelineParts {
   forwarder: Forwarder;
   metrics: GatewayMetrics | undefined;
   logger: Logger;
+  /** Failed-closed admissions, throttled (throttled-log.ts). */
+  warnUnavailable: Warn;
 }
 
 /** The request type and where it must go, from the decoded body; or the 400 answer. */

@@ -14,6 +14,7 @@ import { Pipeline, routeOf } from './handler.js';
 import { bearerToken, KeyRing } from './keys.js';
 import { RedisLimiter } from './limiter.js';
 import { GatewayMetrics } from './metrics.js';
+import { throttledWarn } from './throttled-log.js';
 
 export interface RunningGateway {
   readonly port: number;
@@ -34,20 +35,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       'backend attempt failed',
     );
   });
-  // One failed reconnect after another while Redis is down: one log line per 10 s.
-  let lastRedisLog = -Infinity;
-  const redisTrouble = (message: string) => {
-    if (performance.now() - lastRedisLog < 10_000) return;
-    lastRedisLog = performance.now();
-    logger.warn({ err: message }, 'redis error; admissions fail closed (503) until it answers');
-  };
+  // While Redis is down, every reconnect fails: one line per 10 s, with the count left out.
+  const redisTrouble = throttledWarn(logger);
   let limiter: RedisLimiter | undefined;
   if (config.rateLimit) {
     limiter = new RedisLimiter({
       url: config.redis.url,
       keyPrefix: config.redis.keyPrefix,
       deadlineMs: config.redis.deadlineMs,
-      onError: (err) => redisTrouble(err.message),
+      onError: (err) => redisTrouble({ err: err.message }, 'redis error; admissions fail closed (503) until it answers'),
     });
     await limiter.ready(REDIS_WAIT_MS).catch((err: unknown) => {
       logger.warn(
@@ -63,6 +59,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     forwarder,
     metrics,
     logger,
+    warnUnavailable: throttledWarn(logger),
   });
 
   const health = (strict: boolean): HttpResponse => {
