@@ -15,6 +15,11 @@ export interface HttpRequest {
    */
   repeated?: ReadonlyMap<string, readonly string[]>;
   body: Buffer;
+  /**
+   * The request's id (the caller's `x-request-id` when acceptable, else a new one), sent
+   * back in `x-request-id`; undefined when the transport names no requests.
+   */
+  id?: string | undefined;
 }
 
 export interface HttpResponse {
