@@ -3,9 +3,12 @@
  *
  * A start-up failure (a folder or port that cannot be used, a database that does not open,
  * a thread that dies while starting) prints one line, `trellis: <what failed, which path,
- * what to do>`, and exits with status 1; never a stack trace.
+ * what to do>`, on stderr and exits with status 1; never a stack trace. Everything else is
+ * logged as JSON lines on stdout (pino, `--log-level`), the "listening" and "ready" lines
+ * too: tests and benches wait for their `msg` text.
  */
 import { ConfigError, loadConfig, USAGE, type Config } from './config.js';
+import { createLogger } from './observe/log.js';
 import { startServer, type RunningServer } from './server/start.js';
 
 /** How long a failed start may take to close its threads before the process exits anyway. */
@@ -48,32 +51,35 @@ async function main(): Promise<void> {
     return;
   }
   const { dataDir } = config;
+  const logger = createLogger({ name: 'trellis', level: config.logLevel });
   // Until the server is ready, anything thrown anywhere (a read worker that fails to open
   // surfaces as an unhandled error event of the pool) is a start-up failure: one line.
   const onCrash = (err: unknown) => failStartup(err, dataDir);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   try {
-    server = await startServer(config);
+    server = await startServer({ ...config, logger });
   } catch (err) {
     failStartup(err, dataDir);
     return;
   }
-  console.log(
-    `trellis listening on http://${config.host}:${server.port} (mode ${config.mode}, data ${dataDir}, ${config.workers} read workers and ${config.longWorkers} for long queries)`,
+  const { host, mode, workers, longWorkers, metrics } = config;
+  logger.info(
+    { host, port: server.port, mode, dataDir, workers, longWorkers, metrics },
+    `trellis listening on http://${host}:${server.port} (mode ${mode}, data ${dataDir}, ${workers} read workers and ${longWorkers} for long queries)`,
   );
   server.ready.then(
     () => {
       if (failed) return;
       process.off('uncaughtException', onCrash);
       process.off('unhandledRejection', onCrash);
-      console.log('trellis ready');
+      logger.info('trellis ready');
     },
     (err: unknown) => failStartup(err, dataDir),
   );
   const running = server;
   const stop = () => {
-    console.log('trellis shutting down');
+    logger.info('trellis shutting down');
     void running.close().then(() => process.exit(0));
   };
   process.once('SIGINT', stop);

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import Type, { type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { LIMITS } from './plan/limits.js';
+import { LOG_LEVELS, type LogLevel } from './core/log-levels.js';
 
 export type Mode = 'writer' | 'reader';
 
@@ -37,6 +38,10 @@ export interface Config {
   /** Wall-clock budget of one query's execution; past it the query stops with 408. */
   queryTimeoutMs: number;
   mcp: boolean;
+  /** Serve `GET /metrics` and count what it reports; false: 404, nothing counted. */
+  metrics: boolean;
+  /** The least severe level logged (pino's levels; `silent`: nothing). */
+  logLevel: LogLevel;
   /** `--help` was given: print USAGE and exit; the other fields are defaults. */
   help: boolean;
 }
@@ -61,6 +66,11 @@ const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
 const SliceMs = Type.Integer({ minimum: 0, maximum: 60_000 });
 const HeapMb = Type.Integer({ minimum: 0, maximum: 1024 * 1024 });
 const Timeout = Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS });
+const Bool = Type.Boolean();
+const LogLevelSchema = Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)));
+const LOG_LEVEL_LIST = `${LOG_LEVELS.slice(0, -1)
+  .map((l) => `"${l}"`)
+  .join(', ')} or "${LOG_LEVELS[LOG_LEVELS.length - 1]}"`;
 
 const FileSchema = Type.Object(
   {
@@ -75,6 +85,8 @@ const FileSchema = Type.Object(
     maxBodyBytes: Type.Optional(MaxBody),
     queryTimeoutMs: Type.Optional(Timeout),
     mcp: Type.Optional(Type.Boolean()),
+    metrics: Type.Optional(Bool),
+    logLevel: Type.Optional(LogLevelSchema),
   },
   { additionalProperties: false },
 );
@@ -91,7 +103,9 @@ type FlagKey =
   | 'querySliceMs'
   | 'workerHeapMb'
   | 'maxBodyBytes'
-  | 'queryTimeoutMs';
+  | 'queryTimeoutMs'
+  | 'metrics'
+  | 'logLevel';
 
 interface Setting {
   readonly key: FlagKey;
@@ -99,22 +113,23 @@ interface Setting {
   readonly env: string;
   readonly schema: TSchema;
   readonly expects: string;
-  readonly numeric: boolean;
+  /** How a flag's or variable's text becomes the value the schema checks. */
+  readonly parse: 'integer' | 'text' | 'boolean';
 }
 
 const SETTINGS: readonly Setting[] = [
-  { key: 'port', flag: '--port', env: 'TRELLIS_PORT', schema: Port, expects: 'an integer from 0 to 65535', numeric: true },
-  { key: 'host', flag: '--host', env: 'TRELLIS_HOST', schema: NonEmpty, expects: 'a non-empty host name or address', numeric: false },
-  { key: 'dataDir', flag: '--data', env: 'TRELLIS_DATA_DIR', schema: NonEmpty, expects: 'a non-empty path', numeric: false },
-  { key: 'mode', flag: '--mode', env: 'TRELLIS_MODE', schema: ModeSchema, expects: '"writer" or "reader"', numeric: false },
-  { key: 'project', flag: '--project', env: 'TRELLIS_PROJECT', schema: NonEmpty, expects: 'a non-empty path', numeric: false },
+  { key: 'port', flag: '--port', env: 'TRELLIS_PORT', schema: Port, expects: 'an integer from 0 to 65535', parse: 'integer' },
+  { key: 'host', flag: '--host', env: 'TRELLIS_HOST', schema: NonEmpty, expects: 'a non-empty host name or address', parse: 'text' },
+  { key: 'dataDir', flag: '--data', env: 'TRELLIS_DATA_DIR', schema: NonEmpty, expects: 'a non-empty path', parse: 'text' },
+  { key: 'mode', flag: '--mode', env: 'TRELLIS_MODE', schema: ModeSchema, expects: '"writer" or "reader"', parse: 'text' },
+  { key: 'project', flag: '--project', env: 'TRELLIS_PROJECT', schema: NonEmpty, expects: 'a non-empty path', parse: 'text' },
   {
     key: 'workers',
     flag: '--workers',
     env: 'TRELLIS_WORKERS',
     schema: Workers,
     expects: `an integer from 1 to ${MAX_WORKERS}`,
-    numeric: true,
+    parse: 'integer',
   },
   {
     key: 'longWorkers',
@@ -122,7 +137,7 @@ const SETTINGS: readonly Setting[] = [
     env: 'TRELLIS_LONG_WORKERS',
     schema: Workers,
     expects: `an integer from 1 to ${MAX_WORKERS}`,
-    numeric: true,
+    parse: 'integer',
   },
   {
     key: 'querySliceMs',
@@ -130,7 +145,7 @@ const SETTINGS: readonly Setting[] = [
     env: 'TRELLIS_QUERY_SLICE_MS',
     schema: SliceMs,
     expects: 'an integer from 0 to 60000 (milliseconds; 0: never move reads)',
-    numeric: true,
+    parse: 'integer',
   },
   {
     key: 'workerHeapMb',
@@ -138,7 +153,7 @@ const SETTINGS: readonly Setting[] = [
     env: 'TRELLIS_WORKER_HEAP_MB',
     schema: HeapMb,
     expects: 'an integer from 0 to 1048576 (MiB; 0: the default heap)',
-    numeric: true,
+    parse: 'integer',
   },
   {
     key: 'maxBodyBytes',
@@ -146,7 +161,7 @@ const SETTINGS: readonly Setting[] = [
     env: 'TRELLIS_MAX_BODY_BYTES',
     schema: MaxBody,
     expects: `an integer from 1 to ${bufferConstants.MAX_LENGTH}`,
-    numeric: true,
+    parse: 'integer',
   },
   {
     key: 'queryTimeoutMs',
@@ -154,8 +169,10 @@ const SETTINGS: readonly Setting[] = [
     env: 'TRELLIS_QUERY_TIMEOUT_MS',
     schema: Timeout,
     expects: `an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`,
-    numeric: true,
+    parse: 'integer',
   },
+  { key: 'metrics', flag: '--metrics', env: 'TRELLIS_METRICS', schema: Bool, expects: 'true or false', parse: 'boolean' },
+  { key: 'logLevel', flag: '--log-level', env: 'TRELLIS_LOG_LEVEL', schema: LogLevelSchema, expects: LOG_LEVEL_LIST, parse: 'text' },
 ];
 const BY_FLAG = new Map(SETTINGS.map((s) => [s.flag, s]));
 
@@ -179,6 +196,9 @@ in the project folder (camelCase key), else its default.
   --max-body-bytes <n>   TRELLIS_MAX_BODY_BYTES  largest request body (16777216)
   --query-timeout-ms <n> TRELLIS_QUERY_TIMEOUT_MS
                                                  execution budget of one query (30000)
+  --metrics <true|false> TRELLIS_METRICS         serve GET /metrics, and count for it (true)
+  --log-level <level>    TRELLIS_LOG_LEVEL       least severe level logged: fatal, error,
+                                                 warn, info, debug, trace or silent (info)
   --help                                         print this text
 
 trellis.json may also set "mcp": true to serve the MCP routes.
@@ -217,7 +237,8 @@ function parseArgv(argv: readonly string[]): { values: Raw; help: boolean } {
 
 function fromString(setting: Setting, text: string, source: string): unknown {
   let value: unknown = text;
-  if (setting.numeric) value = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (setting.parse === 'integer') value = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  else if (setting.parse === 'boolean') value = text === 'true' ? true : text === 'false' ? false : text;
   if (!Value.Check(setting.schema, value)) throw new ConfigError(`${source} must be ${setting.expects}, got "${text}"`);
   return value;
 }
@@ -285,6 +306,8 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     maxBodyBytes: 16 * 1024 * 1024,
     queryTimeoutMs: LIMITS.defaultQueryTimeoutMs,
     mcp: false,
+    metrics: true,
+    logLevel: 'info',
   };
 }
 

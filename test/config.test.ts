@@ -46,6 +46,8 @@ test('defaults with no flags, no variables, no file', () => {
     maxBodyBytes: 16777216,
     queryTimeoutMs: 30000,
     mcp: false,
+    metrics: true,
+    logLevel: 'info',
     help: false,
   });
 });
@@ -142,6 +144,28 @@ test('precedence: flag > environment > file > default, for every setting', () =>
     mcp: true,
   });
 
+  // The observability settings, through each source.
+  const observe = (c: ReturnType<typeof loadConfig>) => [c.metrics, c.logLevel];
+  writeConfig(dir, { metrics: false, logLevel: 'warn' });
+  assert.deepEqual(observe(loadConfig([], {}, dir)), [false, 'warn']);
+  const observeEnv = { TRELLIS_METRICS: 'true', TRELLIS_LOG_LEVEL: 'debug' };
+  assert.deepEqual(observe(loadConfig([], observeEnv, dir)), [true, 'debug']);
+  assert.deepEqual(observe(loadConfig(['--metrics', 'false', '--log-level=silent'], observeEnv, dir)), [false, 'silent']);
+  assert.deepEqual(observe(loadConfig(['--metrics=true'], { TRELLIS_METRICS: 'false' }, dir)), [true, 'warn']);
+  for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
+    assert.equal(loadConfig(['--log-level', level], {}, empty).logLevel, level);
+  }
+  writeConfig(dir, {
+    port: 1111,
+    host: '0.0.0.0',
+    dataDir: 'filedata',
+    mode: 'reader',
+    workers: 3,
+    maxBodyBytes: 3000,
+    queryTimeoutMs: 1000,
+    mcp: true,
+  });
+
   // Mixed: each setting independently takes its highest-precedence source.
   const mixed = loadConfig(['--port', '7000'], { TRELLIS_WORKERS: '9' }, dir);
   assert.deepEqual([mixed.port, mixed.workers, mixed.maxBodyBytes, mixed.host], [7000, 9, 3000, '0.0.0.0']);
@@ -187,6 +211,14 @@ test('bad values name their flag, variable or file key', () => {
   configError(() => loadConfig(['--workers', '0'], {}, empty), /^--workers must be an integer from 1 to 1024, got "0"$/);
   configError(() => loadConfig([], { TRELLIS_MAX_BODY_BYTES: '0' }, empty), /^TRELLIS_MAX_BODY_BYTES must be an integer from 1 to/);
   configError(() => loadConfig(['--host='], {}, empty), /^--host must be a non-empty host name or address/);
+  configError(() => loadConfig(['--metrics', 'yes'], {}, empty), /^--metrics must be true or false, got "yes"$/);
+  configError(() => loadConfig(['--metrics=1'], {}, empty), /^--metrics must be true or false, got "1"$/);
+  configError(() => loadConfig([], { TRELLIS_METRICS: 'TRUE' }, empty), /^TRELLIS_METRICS must be true or false, got "TRUE"$/);
+  configError(
+    () => loadConfig(['--log-level', 'verbose'], {}, empty),
+    /^--log-level must be "fatal", "error", "warn", "info", "debug", "trace" or "silent", got "verbose"$/,
+  );
+  configError(() => loadConfig([], { TRELLIS_LOG_LEVEL: 'INFO' }, empty), /^TRELLIS_LOG_LEVEL must be "fatal", .* got "INFO"$/);
 });
 
 test('unknown flags, stray arguments and missing values are errors', () => {
@@ -213,6 +245,10 @@ test('--help returns a flag and skips validation of other sources', () => {
     'TRELLIS_PORT',
     'TRELLIS_DATA_DIR',
     'mcp',
+    '--metrics',
+    'TRELLIS_METRICS',
+    '--log-level',
+    'TRELLIS_LOG_LEVEL',
   ]) {
     assert.ok(USAGE.includes(word), word);
   }
@@ -229,7 +265,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, { port: 1, prot: 2 });
   configError(
     () => loadConfig([], {}, dir),
-    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp$/,
+    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, metrics, logLevel$/,
   );
   writeConfig(dir, { project: '.' });
   configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);
@@ -241,6 +277,13 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   configError(() => loadConfig([], {}, dir), /"mode" must be "writer" or "reader", got "both"$/);
   writeConfig(dir, { mcp: 'yes' });
   configError(() => loadConfig([], {}, dir), /"mcp" must be true or false, got "yes"$/);
+  writeConfig(dir, { metrics: 'false' });
+  configError(() => loadConfig([], {}, dir), /"metrics" must be true or false, got "false"$/);
+  writeConfig(dir, { logLevel: 'loud' });
+  configError(
+    () => loadConfig([], {}, dir),
+    /"logLevel" must be "fatal", "error", "warn", "info", "debug", "trace" or "silent", got "loud"$/,
+  );
   writeConfig(dir, { workers: 1.5 });
   configError(() => loadConfig([], {}, dir), /"workers" must be an integer from 1 to 1024, got 1.5$/);
   // A flag does not excuse a broken file: the file is still read.

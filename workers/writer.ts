@@ -2,6 +2,8 @@
  * The single writer thread. Plumbing only: owns the read-write LMDB handle, runs each
  * write plan in its own child transaction (Store.write groups the ones of one turn into
  * one commit) and answers after commit, or after the flush for await-durable writes.
+ * Each answer carries the time from the plan's arrival to it (the commit latency the
+ * server's metrics report); what the store logs goes to the main thread's logger.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { runWrite } from '../src/database.js';
@@ -18,7 +20,11 @@ const settings = workerData as WorkerSettings;
 const exec = { timeoutMs: settings.queryTimeoutMs };
 let store: Store;
 try {
-  store = await openStore({ path: settings.dataDir, ...(settings.writerLock === undefined ? {} : { writerLock: settings.writerLock }) });
+  store = await openStore({
+    path: settings.dataDir,
+    ...(settings.writerLock === undefined ? {} : { writerLock: settings.writerLock }),
+    log: (message) => send({ kind: 'log', message }),
+  });
   send({ kind: 'ready' });
 } catch (err) {
   send({ kind: 'failed', message: err instanceof Error ? err.message : String(err) });
@@ -32,11 +38,11 @@ port.on('message', (request: WriterRequest) => {
     void inFlight.then(() => store.close()).then(() => send({ kind: 'closed' }));
     return;
   }
-  const done = handleWrite(request.id, request.plan, request.awaitDurable);
+  const done = handleWrite(request.id, request.plan, request.awaitDurable, performance.now());
   inFlight = inFlight.then(() => done);
 });
 
-async function handleWrite(id: number, bytes: Uint8Array, awaitDurable: boolean): Promise<void> {
+async function handleWrite(id: number, bytes: Uint8Array, awaitDurable: boolean, arrived: number): Promise<void> {
   let reply: Reply;
   try {
     // A plan that does not decode is a bug on our side: that request alone fails.
@@ -46,5 +52,5 @@ async function handleWrite(id: number, bytes: Uint8Array, awaitDurable: boolean)
   } catch (err) {
     reply = { ok: false, error: toErrorBody(err) };
   }
-  send({ kind: 'reply', id, reply });
+  send({ kind: 'reply', id, reply, seconds: (performance.now() - arrived) / 1000 });
 }

@@ -44,7 +44,7 @@ export class Admission {
   /** The request's id, key and database, or the error answer. */
   check(req: HttpRequest): Admitted | HttpResponse {
     const started = performance.now();
-    const requestId = requestIdOf(req.headers.get(REQUEST_ID_HEADER));
+    const requestId = req.id ?? requestIdOf(req.headers.get(REQUEST_ID_HEADER));
     const token = bearerToken(req.headers.get('authorization'));
     if (token === undefined) {
       const what = req.headers.has('authorization') ? 'is malformed' : 'is missing';

@@ -230,25 +230,30 @@ export class Pipeline {
     }
   }
 
-  /** Metrics and the access log line of an answered request. */
+  /** The access log line of an answered request (metrics count every answer in the transport: start.ts). */
   private finish(req: HttpRequest, a: Admitted | undefined, response: HttpResponse): void {
-    const route = routeOf(req.path)?.label ?? 'other';
+    const route = routeLabel(req.path);
     const seconds = a === undefined ? 0 : (performance.now() - a.started) / 1000;
-    const code = this.parts.metrics?.request(route, response, seconds) ?? codeOf(response.status, response.body);
-    const requestId = a?.requestId ?? response.headers?.[REQUEST_ID_HEADER];
     this.parts.logger.info(
       {
-        req_id: requestId,
+        req_id: req.id,
         db: a?.database.id,
         key: a?.key.name,
         route,
         status: response.status,
-        code,
+        code: codeOf(response.status, response.body),
         ms: Math.round(seconds * 1e6) / 1000,
       },
       'request',
     );
   }
+}
+
+const FIXED_GET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The metrics and log label of a path: a fixed route, never the raw path. */
+export function routeLabel(path: string): string {
+  return routeOf(path)?.label ?? (FIXED_GET_ROUTES.has(path) ? path : 'other');
 }
 
 /** Option headers in their canonical spelling, the request id, the body; never the key. */

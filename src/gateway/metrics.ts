@@ -2,13 +2,12 @@
  * The gateway's Prometheus metrics (prefix `trellis_gateway`): requests by route, status
  * and code with latency, token decisions by database, and backend failures.
  */
-import type { HttpResponse } from '../server/http-types.js';
-import { codeOf, MetricsRegistry, RequestMetrics, type Counter } from '../observe/metrics.js';
+import { MetricsRegistry, RequestMetrics, type Counter } from '../observe/metrics.js';
 import type { FailureReport } from './backends.js';
 
 export class GatewayMetrics {
   readonly registry = new MetricsRegistry('trellis_gateway');
-  private readonly requests = new RequestMetrics(this.registry);
+  readonly requests = new RequestMetrics(this.registry);
   private readonly tokens: Counter = this.registry.counter(
     'tokens_total',
     'Rate-limit decisions by database: admitted (a token spent) or rate_limited, disabled, unavailable (denied)',
@@ -19,13 +18,6 @@ export class GatewayMetrics {
     'Attempts on a database server that failed (no connection, connection lost, server not ready)',
     ['database', 'role', 'reason'],
   );
-
-  /** Counts an answer; returns its error code (`ok` for a success). */
-  request(route: string, response: HttpResponse, seconds: number): string {
-    const code = codeOf(response.status, response.body);
-    this.requests.observe(route, response.status, code, seconds);
-    return code;
-  }
 
   token(database: string, result: string): void {
     this.tokens.inc({ database, result });

@@ -4,13 +4,14 @@
  * run before any body is read). docs/gateway.md describes what it does.
  */
 import { REQUEST_ID_HEADER, requestIdOf, type Logger } from '../observe/log.js';
+import { codeOf } from '../observe/metrics.js';
 import type { Handler, HttpRequest, HttpResponse } from '../server/http-types.js';
 import { startHttpServer } from '../server/uws.js';
 import { Admission } from './admission.js';
 import { gatewayError } from './answers.js';
 import { DatabaseBackends, Forwarder } from './backends.js';
 import type { GatewayConfig } from './config.js';
-import { Pipeline, routeOf } from './handler.js';
+import { Pipeline, routeLabel, routeOf } from './handler.js';
 import { bearerToken, KeyRing } from './keys.js';
 import { RedisLimiter } from './limiter.js';
 import { GatewayMetrics } from './metrics.js';
@@ -69,7 +70,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   };
 
   const metricsRoute = async (req: HttpRequest): Promise<HttpResponse> => {
-    const requestId = requestIdOf(req.headers.get(REQUEST_ID_HEADER));
+    const requestId = req.id ?? requestIdOf(req.headers.get(REQUEST_ID_HEADER));
     if (metrics === undefined)
       return gatewayError(requestId, 'not_found', 'metrics are turned off in this gateway\'s configuration ("metrics": false)');
     const token = bearerToken(req.headers.get('authorization'));
@@ -94,7 +95,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       if (req.path === '/readyz') return health(true);
       if (req.path === '/metrics') return metricsRoute(req);
     }
-    const requestId = requestIdOf(req.headers.get(REQUEST_ID_HEADER));
+    const requestId = req.id ?? requestIdOf(req.headers.get(REQUEST_ID_HEADER));
     const known =
       routeOf(req.path) !== undefined ? 'POST' : ['/healthz', '/readyz', '/metrics'].includes(req.path) ? 'GET, HEAD' : undefined;
     if (known === undefined) return gatewayError(requestId, 'not_found', `no route for ${req.method} ${req.path.slice(0, 200)}`);
@@ -109,7 +110,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     maxBodyBytes: config.maxBodyBytes,
     handler,
     beforeBody: pipeline.beforeBody,
-    onError: (err) => logger.error({ err: err instanceof Error ? (err.stack ?? err.message) : String(err) }, 'request handler failed'),
+    requestId: requestIdOf,
+    onAnswer: (_method, path, requestId, status, body, seconds) => {
+      const code = codeOf(status, body);
+      metrics?.requests.observe(routeLabel(path), status, code, seconds);
+      // The transport's own answers never reach the pipeline's access log.
+      if (code === 'payload_too_large' || code === 'invalid_request_framing') {
+        logger.info({ req_id: requestId, route: routeLabel(path), status, code, ms: Math.round(seconds * 1e6) / 1000 }, 'request');
+      }
+    },
+    onError: (err, requestId) =>
+      logger.error({ req_id: requestId, err: err instanceof Error ? (err.stack ?? err.message) : String(err) }, 'request handler failed'),
   });
   return {
     port: server.port,

@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
+import type { LogLevel } from '../core/log-levels.js';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel } from '../core/log-levels.js';
 export type Logger = pino.Logger;
 
 export interface LoggerOptions {
@@ -17,12 +17,17 @@ export interface LoggerOptions {
   level: LogLevel;
   /** A file descriptor or path; default 1 (stdout). Tests point it at a file. */
   destination?: number | string;
+  /** Write each line before the call returns (tests that read the file right after); default false. */
+  sync?: boolean;
 }
 
 export function createLogger(opts: LoggerOptions): Logger {
   // Asynchronous writes keep logging off the request's path; pino flushes what is
-  // buffered when the process exits.
-  const destination = pino.destination({ dest: opts.destination ?? 1, sync: false });
+  // buffered when the process exits. No minimum length: a line is written at once unless
+  // a write is already in flight, and lines that arrive meanwhile leave together with the
+  // next one, which is all the batching a busy server needs. With a minimum (4 KiB), a
+  // quiet server kept its error lines, and its "ready" line, in memory until more came.
+  const destination = pino.destination({ dest: opts.destination ?? 1, sync: opts.sync ?? false, minLength: 0 });
   return pino({ name: opts.name, level: opts.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
 }
 

@@ -11,6 +11,7 @@ import client from 'prom-client';
 export type Counter = client.Counter<string>;
 export type Histogram = client.Histogram<string>;
 export type Gauge = client.Gauge<string>;
+export type Labels = client.LabelValues<string>;
 
 /** Seconds: 100 µs to 30 s, the range between an inline point read and the query budget. */
 export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -24,6 +25,25 @@ export class MetricsRegistry {
 
   counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
     return new client.Counter({ name: `${this.prefix}_${name}`, help, labelNames, registers: [this.registry] });
+  }
+
+  /**
+   * A counter whose totals are kept where its events happen (a plain number in the read
+   * pool or the writer client, which may not import this layer) and read at each scrape:
+   * counting then costs those places an increment and nothing else. `read` gives the
+   * total so far of each label set (`{}` for a counter without labels).
+   */
+  counterFrom(name: string, help: string, labelNames: readonly string[], read: () => Iterable<readonly [Labels, number]>): Counter {
+    return new client.Counter({
+      name: `${this.prefix}_${name}`,
+      help,
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [labels, total] of read()) this.inc(labels, total);
+      },
+    });
   }
 
   gauge(name: string, help: string, labelNames: readonly string[] = [], collect?: (this: Gauge) => void | Promise<void>): Gauge {

@@ -25,6 +25,7 @@
  */
 import { Piscina } from 'piscina';
 import { errorReply, GraphError, toErrorBody, type ErrorBody } from '../core/errors.js';
+import type { LogSink } from '../core/log-sink.js';
 import { decodeAnswers, encodeTask, type AnswerFrame } from '../protocol/frames.js';
 import type { WorkerSettings, WorkerStats } from '../protocol/messages.js';
 
@@ -37,8 +38,29 @@ export interface ReadPoolOptions {
   readonly sliceMs: number;
   /** Heap limit of each worker (MiB); 0: V8's default. */
   readonly workerHeapMb: number;
-  /** Called with a line to log (a worker died). */
-  readonly log: (line: string) => void;
+  /** Where a worker's death is reported. */
+  readonly log: LogSink;
+}
+
+/** What one lane has seen so far (the server's metrics read these at each scrape). */
+export interface LaneCounters {
+  /** Requests waiting for a worker of the lane. */
+  readonly queued: number;
+  /** Tasks sent to the lane's workers and not answered yet. */
+  readonly inFlight: number;
+  /** Workers that ended while the pool was open (a crash, out of memory). */
+  readonly deaths: number;
+  /** Workers Piscina started in place of dead ones. */
+  readonly replacements: number;
+}
+
+export interface ReadPoolCounters {
+  readonly short: LaneCounters;
+  readonly long: LaneCounters;
+  /** Reads stopped at their time slice (here or on the main thread) and moved to the long lane. */
+  readonly preempted: number;
+  /** Requests tried once more in the long lane after the worker running them died. */
+  readonly retried: number;
 }
 
 interface Pending {
@@ -63,6 +85,9 @@ class Lane {
   private scheduled = false;
   /** Tasks sent and not answered yet (at most one per worker). */
   private inFlight = 0;
+  /** Counted for the metrics: plain numbers, read only when scraped. */
+  private deaths = 0;
+  private started = 0;
 
   constructor(
     readonly name: string,
@@ -73,6 +98,25 @@ class Lane {
     private readonly settle: (pending: Pending, answer: AnswerFrame) => void,
     private readonly died: (pending: readonly Pending[], err: unknown) => void,
   ) {}
+
+  /** A worker of the lane became ready: past the first `threads`, a replacement. */
+  workerStarted(): void {
+    this.started++;
+  }
+
+  /** A worker of the lane ended while the pool was open. */
+  workerDied(): void {
+    this.deaths++;
+  }
+
+  counters(): LaneCounters {
+    return {
+      queued: this.queue.length,
+      inFlight: this.inFlight,
+      deaths: this.deaths,
+      replacements: Math.max(0, this.started - this.threads),
+    };
+  }
 
   /** Nothing queued or running: a request sent now starts at once. */
   get idle(): boolean {
@@ -121,6 +165,9 @@ class Lane {
 export class ReadPool {
   private readonly short: Lane;
   private readonly long: Lane;
+  private preempted = 0;
+  private retried = 0;
+  private closing = false;
 
   constructor(
     workerFile: URL,
@@ -130,14 +177,17 @@ export class ReadPool {
     const settle = (p: Pending, answer: AnswerFrame) => {
       if (answer.kind !== 'preempted') p.resolve(answer);
       else {
+        this.preempted++;
         p.spentMs = answer.spentMs;
         this.long.enqueue(p);
       }
     };
     const died = (lane: string) => (pending: readonly Pending[], err: unknown) => this.workerDied(lane, pending, err);
+    // Each pool tells its lane of the workers it starts and ends (looked up when that
+    // happens, after the lanes exist).
     this.short = new Lane(
       'short',
-      this.piscina(workerFile, workerData, options.workers),
+      this.piscina(workerFile, workerData, options.workers, () => this.short),
       options.workers,
       MAX_TASK_SIZE,
       options.sliceMs,
@@ -146,7 +196,7 @@ export class ReadPool {
     );
     this.long = new Lane(
       'long',
-      this.piscina(workerFile, workerData, options.longWorkers),
+      this.piscina(workerFile, workerData, options.longWorkers, () => this.long),
       options.longWorkers,
       1,
       0,
@@ -155,7 +205,7 @@ export class ReadPool {
     );
   }
 
-  private piscina(workerFile: URL, workerData: WorkerSettings, threads: number): Piscina {
+  private piscina(workerFile: URL, workerData: WorkerSettings, threads: number, lane: () => Lane): Piscina {
     const pool = new Piscina({
       filename: workerFile.href,
       minThreads: threads,
@@ -166,8 +216,16 @@ export class ReadPool {
       ...(this.options.workerHeapMb > 0 ? { resourceLimits: { maxOldGenerationSizeMb: this.options.workerHeapMb } } : {}),
     });
     // A worker that fails outside a task: Piscina replaces it; without a listener the
-    // 'error' event would end the process.
-    pool.on('error', (err: unknown) => this.options.log(`trellis: a read worker failed between tasks (${describe(err)}); it is replaced`));
+    // 'error' event would end the process. Its death is counted by 'workerDestroy'.
+    pool.on('error', (err: unknown) =>
+      this.options.log.error({ lane: lane().name, err: describe(err) }, 'a read worker failed between tasks; it is replaced'),
+    );
+    // Piscina emits these for every worker it starts (once ready) and ends, the pool's own
+    // start and close included; what happens in between is a death and its replacement.
+    pool.on('workerCreate', () => lane().workerStarted());
+    pool.on('workerDestroy', () => {
+      if (!this.closing) lane().workerDied();
+    });
     return pool;
   }
 
@@ -192,6 +250,7 @@ export class ReadPool {
 
   /** Runs a read that already ran for `spentMs` elsewhere and outran its slice there. */
   submitLong(body: Uint8Array, flags: number, spentMs: number): Promise<AnswerFrame> {
+    this.preempted++;
     return new Promise((resolve) => this.long.enqueue({ body, flags, spentMs, retried: false, resolve }));
   }
 
@@ -203,10 +262,17 @@ export class ReadPool {
     );
   }
 
+  /** What the lanes have seen so far, for the metrics. */
+  counters(): ReadPoolCounters {
+    return { short: this.short.counters(), long: this.long.counters(), preempted: this.preempted, retried: this.retried };
+  }
+
   private workerDied(lane: string, pending: readonly Pending[], err: unknown): void {
     const retry = pending.filter((p) => !p.retried);
-    this.options.log(
-      `trellis: a read worker of the ${lane} lane died (${describe(err)}); it is replaced, ` +
+    this.retried += retry.length;
+    this.options.log.error(
+      { lane, err: describe(err), requests: pending.length, retried: retry.length },
+      `a read worker of the ${lane} lane died (${describe(err)}); it is replaced, ` +
         `and ${retry.length} of its ${pending.length} requests are tried again in the long lane`,
     );
     for (const p of pending) {
@@ -219,6 +285,7 @@ export class ReadPool {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await Promise.all([this.short.piscina.destroy(), this.long.piscina.destroy()]);
   }
 }

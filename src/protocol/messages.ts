@@ -55,5 +55,8 @@ export type WriterEvent =
   | { readonly kind: 'ready' }
   /** The database did not open: the message says why, in one line naming the folder. */
   | { readonly kind: 'failed'; readonly message: string }
-  | { readonly kind: 'reply'; readonly id: number; readonly reply: Reply }
+  /** `seconds`: from the plan reaching the writer thread to this answer (the metrics' commit latency). */
+  | { readonly kind: 'reply'; readonly id: number; readonly reply: Reply; readonly seconds: number }
+  /** Something the store could not answer to a caller (a commit visible but not flushed): the main thread logs it. */
+  | { readonly kind: 'log'; readonly message: string }
   | { readonly kind: 'closed' };

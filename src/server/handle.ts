@@ -6,7 +6,7 @@
 import { errorReply, toErrorBody, type ErrorBody } from '../core/errors.js';
 import { parseRequestOptions } from './headers.js';
 import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
-import { createRouter } from './routes.js';
+import { createRouter, type Route } from './routes.js';
 import type { QueryService } from './service.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -34,10 +34,22 @@ function healthResponse(service: QueryService, strict: boolean): HttpResponse {
   return { status: strict && !health.ready ? 503 : 200, headers: JSON_TYPE, body: JSON.stringify(health) };
 }
 
-export function createHandler(service: QueryService): Handler {
-  return createRouter([
+export interface RouteOptions {
+  /** Serves `GET /metrics` (src/server/server-metrics.ts); without it the path is 404. */
+  readonly metrics?: Handler;
+}
+
+/** The server's routes; like the health routes, /metrics asks for no credentials (the server has none). */
+export function serverRoutes(service: QueryService, options: RouteOptions = {}): Route[] {
+  const routes: Route[] = [
     { method: 'POST', path: '/v2/query', handler: (req) => handleQuery(service, req) },
     { method: 'GET', path: '/healthz', handler: () => healthResponse(service, false) },
     { method: 'GET', path: '/readyz', handler: () => healthResponse(service, true) },
-  ]);
+  ];
+  if (options.metrics !== undefined) routes.push({ method: 'GET', path: '/metrics', handler: options.metrics });
+  return routes;
+}
+
+export function createHandler(service: QueryService, options: RouteOptions = {}): Handler {
+  return createRouter(serverRoutes(service, options));
 }

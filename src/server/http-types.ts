@@ -17,6 +17,11 @@ export interface HttpRequest {
   body: Buffer;
   /** What a transport's beforeBody hook learned from the head (the gateway's key and database). */
   context?: unknown;
+  /**
+   * The request's id (the caller's `x-request-id` when acceptable, else a new one), sent
+   * back in `x-request-id`; undefined when the transport names no requests.
+   */
+  id?: string | undefined;
 }
 
 export interface HttpResponse {

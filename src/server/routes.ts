@@ -59,6 +59,22 @@ function allowOf(entry: PathEntry): string {
   return methods.join(', ');
 }
 
+/** The route label of a path no route serves (metrics and logs never carry the raw path: it is the client's to choose). */
+export const OTHER_ROUTE = 'other';
+/** The route label of every path the named-query fallback serves. */
+export const NAMED_QUERY_ROUTE = '/<QueryName>';
+
+/**
+ * The route of a path, as metrics label it: a route's own path, `/<QueryName>` for a path
+ * the fallback would serve, `other` for the rest; the method does not matter (a 405 on
+ * `/v2/query` is a `/v2/query` answer). Made from the same table as the router, so the
+ * two cannot disagree.
+ */
+export function routeLabels(routes: readonly Route[], fallback?: NamedRouteFallback): (path: string) => string {
+  const known = new Set(routes.map((r) => r.path));
+  return (path) => (known.has(path) ? path : fallback !== undefined && QUERY_NAME_PATH.test(path) ? NAMED_QUERY_ROUTE : OTHER_ROUTE);
+}
+
 export function createRouter(routes: readonly Route[], fallback?: NamedRouteFallback): Handler {
   const table = new Map<string, PathEntry>();
   for (const route of routes) {

@@ -2,9 +2,17 @@
  * Starts the HTTP server: check the data folder first (a writer takes its lock, a reader
  * finds a database of this format), then listen (so /healthz answers while the database
  * opens and /readyz says 503), then start the writer thread and the read pool.
+ *
+ * Every answer carries a request id (`x-request-id`), is counted for `GET /metrics` unless
+ * metrics are off, and is logged as answers.ts says; the threads' deaths and restarts go
+ * to the same logger.
  */
+import { createLogger, requestIdOf, type Logger } from '../observe/log.js';
 import { lockDataFolder, openStore, type WriterLock } from '../store/index.js';
-import { createHandler } from './handle.js';
+import { observeAnswers } from './answers.js';
+import { serverRoutes } from './handle.js';
+import { createRouter, routeLabels } from './routes.js';
+import { ServerMetrics } from './server-metrics.js';
 import { ThreadedService } from './threaded-service.js';
 import { startHttpServer, type HttpServer } from './uws.js';
 import type { Mode } from './service.js';
@@ -23,6 +31,10 @@ export interface ServerOptions {
   readonly workerHeapMb?: number;
   readonly maxBodyBytes: number;
   readonly queryTimeoutMs: number;
+  /** Serve `GET /metrics` and count for it (default true); false: 404, nothing counted. */
+  readonly metrics?: boolean;
+  /** Where the server logs (default: JSON lines on stdout, at `info`). */
+  readonly logger?: Logger;
 }
 
 export interface RunningServer {
@@ -39,7 +51,9 @@ export interface RunningServer {
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const lock = await checkDataFolder(options.dataDir, options.mode);
+  const logger = options.logger ?? createLogger({ name: 'trellis', level: 'info' });
   let service: ThreadedService | undefined;
+  const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
   let http: HttpServer;
   try {
     service = new ThreadedService(
@@ -55,12 +69,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         sliceMs: options.querySliceMs ?? 2,
         workerHeapMb: options.workerHeapMb ?? 0,
       },
+      { log: logger, onBatch: metrics?.batch },
     );
+    const routes = serverRoutes(service, metrics === null ? {} : { metrics: metrics.serve });
     http = await startHttpServer({
       host: options.host,
       port: options.port,
       maxBodyBytes: options.maxBodyBytes,
-      handler: createHandler(service),
+      handler: createRouter(routes),
+      requestId: requestIdOf,
+      onAnswer: observeAnswers(logger, metrics?.requests ?? null, routeLabels(routes)),
+      onError: (err, requestId) => logger.error({ err, req_id: requestId }, 'request handler failed'),
     });
   } catch (err) {
     await service?.close();

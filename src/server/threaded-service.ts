@@ -6,9 +6,10 @@
  * database and every read worker has too.
  */
 import { errorReply } from '../core/errors.js';
+import { consoleLog, type LogSink } from '../core/log-sink.js';
 import { optionFlags, type PipelineOptions } from '../core/request-options.js';
-import { ReadPool, type ReadPoolOptions } from '../pool/read-pool.js';
-import { WriterClient } from '../pool/writer-client.js';
+import { ReadPool, type ReadPoolCounters, type ReadPoolOptions } from '../pool/read-pool.js';
+import { WriterClient, type BatchObserver, type WriterCounters } from '../pool/writer-client.js';
 import { encodeMessage, toPlanMessage } from '../protocol/codec.js';
 import type { AnswerFrame } from '../protocol/frames.js';
 import type { WorkerSettings } from '../protocol/messages.js';
@@ -20,18 +21,34 @@ const WRITER = new URL('../../workers/writer.js', import.meta.url);
 
 export type PoolOptions = Omit<ReadPoolOptions, 'log'>;
 
+export interface ServiceHooks {
+  /** Where the threads' deaths and restarts are reported (default: stderr). */
+  readonly log?: LogSink;
+  /** Called for every write batch the writer thread answers (the metrics). */
+  readonly onBatch?: BatchObserver;
+}
+
+/** What the threads have seen so far; null for a part not running (no writer in reader mode, no pool yet). */
+export interface ServiceCounters {
+  readonly writer: WriterCounters | null;
+  readonly pool: ReadPoolCounters | null;
+}
+
 export class ThreadedService implements QueryService {
   private pool: ReadPool | null = null;
   private inline: InlineQueries | null = null;
   private readonly writer: WriterClient | null;
   private state: IndexRuntime = 'starting';
 
+  private readonly log: LogSink;
+
   constructor(
     private readonly settings: WorkerSettings,
     private readonly poolOptions: PoolOptions,
-    private readonly log: (line: string) => void = (line) => console.error(line),
+    hooks: ServiceHooks = {},
   ) {
-    this.writer = settings.mode === 'writer' ? new WriterClient(WRITER, settings) : null;
+    this.log = hooks.log ?? consoleLog;
+    this.writer = settings.mode === 'writer' ? new WriterClient(WRITER, settings, { log: this.log, onBatch: hooks.onBatch }) : null;
   }
 
   get mode(): Mode {
@@ -64,6 +81,11 @@ export class ThreadedService implements QueryService {
   /** The read pool, for statistics in tests. */
   get readPool(): ReadPool | null {
     return this.pool;
+  }
+
+  /** Plain numbers, read when /metrics is scraped. */
+  counters(): ServiceCounters {
+    return { writer: this.writer?.counters() ?? null, pool: this.pool?.counters() ?? null };
   }
 
   async query(body: Uint8Array, options: PipelineOptions): Promise<QueryReply> {

@@ -8,11 +8,31 @@
  * uWS rules this code lives by: the request object is valid only during the callback,
  * body chunks are views of a buffer uWS reuses, an aborted response must never be written,
  * and an asynchronous answer needs onAborted registered before the callback returns.
+ *
+ * Observability hooks (both optional, both used by the server): `requestId` names each
+ * request and the name goes back in `x-request-id` on every answer, this file's own
+ * included; `onAnswer` hears of every answer written, for metrics and logs.
  */
 import uws from 'uWebSockets.js';
 import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp } from 'uWebSockets.js';
 import { clip } from '../core/clip.js';
+import { REQUEST_ID_HEADER } from '../observe/log.js';
 import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
+
+/**
+ * Hears of one answer written: the request's method and path (as sent), its id, the
+ * status and body sent, and the seconds from the complete request (body read) to the
+ * answer; for an answer this file gives before reading the body (413, 400 framing), from
+ * the request's head. Positional arguments, so that calling it allocates nothing.
+ */
+export type AnswerListener = (
+  method: string,
+  path: string,
+  requestId: string | undefined,
+  status: number,
+  body: string | Uint8Array,
+  seconds: number,
+) => void;
 
 export interface HttpServerOptions {
   host: string;
@@ -28,8 +48,16 @@ export interface HttpServerOptions {
    * the handler with the body.
    */
   beforeBody?: (req: HttpRequest) => HttpResponse | undefined;
-  /** Called with whatever a handler threw; the client only sees a bare 500. Default: console.error. */
-  onError?: (err: unknown) => void;
+  /** Called with whatever a handler threw, and the request's id; the client only sees a bare 500. Default: console.error. */
+  onError?: (err: unknown, requestId: string | undefined) => void;
+  /**
+   * Gives each request its id, from the `x-request-id` it came with (undefined if none):
+   * handlers see it as HttpRequest.id, and every answer carries it in `x-request-id`.
+   * Without it, requests have no id and answers no such header.
+   */
+  requestId?: (incoming: string | undefined) => string;
+  /** Called after every answer is written (not when the client left first). */
+  onAnswer?: AnswerListener;
 }
 
 export interface HttpServer {
@@ -133,15 +161,18 @@ function byteLength(body: string | Uint8Array): number {
 }
 
 /** Must run inside res.cork() (or the request callback, which uWS corks itself). */
-function emit(res: UwsResponse, response: HttpResponse, head: boolean): void {
+function emit(res: UwsResponse, response: HttpResponse, head: boolean, id: string | undefined): void {
   const { status, headers, body } = response;
   res.writeStatus(statusLine(status));
+  if (id !== undefined) res.writeHeader(REQUEST_ID_HEADER, id);
   let hasType = false;
   if (headers !== undefined) {
     for (const name in headers) {
       const lower = name.toLowerCase();
       // uWS writes content-length itself; a second one would make the response invalid.
       if (lower === 'content-length') continue;
+      // The transport's id wins over one a handler copied from elsewhere (a backend's answer).
+      if (id !== undefined && lower === REQUEST_ID_HEADER) continue;
       if (lower === 'content-type') hasType = true;
       res.writeHeader(name, headers[name]!);
     }
@@ -166,24 +197,28 @@ let corkRes: UwsResponse | undefined;
 let corkResponse: HttpResponse = INTERNAL_ERROR;
 let corkHead = false;
 let corkClose = false;
+let corkId: string | undefined;
 function corkedEmit(): void {
   const res = corkRes!;
   try {
     if (corkClose) {
-      res.writeStatus(statusLine(corkResponse.status)).writeHeader('content-type', 'application/json').end(corkResponse.body, true);
+      res.writeStatus(statusLine(corkResponse.status));
+      if (corkId !== undefined) res.writeHeader(REQUEST_ID_HEADER, corkId);
+      res.writeHeader('content-type', 'application/json').end(corkResponse.body, true);
     } else {
-      emit(res, corkResponse, corkHead);
+      emit(res, corkResponse, corkHead, corkId);
     }
   } catch {
     // A header value uWS refuses, half-way through the head: only dropping the connection is honest.
     res.close();
   }
 }
-function send(res: UwsResponse, response: HttpResponse, head: boolean, close = false): void {
+function send(res: UwsResponse, response: HttpResponse, head: boolean, id: string | undefined, close: boolean): void {
   corkRes = res;
   corkResponse = response;
   corkHead = head;
   corkClose = close;
+  corkId = id;
   res.cork(corkedEmit);
   corkRes = undefined;
 }
@@ -196,29 +231,8 @@ function send(res: UwsResponse, response: HttpResponse, head: boolean, close = f
  */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
-/**
- * Answers before the body is read: the body the client goes on sending is read and dropped,
- * up to the drain limit, then the connection is closed.
- */
-function answerBeforeBody(res: UwsResponse, response: HttpResponse): void {
-  let received = 0;
-  let aborted = false;
-  res.onAborted(() => {
-    aborted = true;
-  });
-  res.onData((chunk) => {
-    if (aborted) return;
-    received += chunk.byteLength;
-    if (received > DRAIN_LIMIT) {
-      aborted = true;
-      res.close();
-    }
-  });
-  send(res, response, false);
-}
-
-function tooLarge(res: UwsResponse, msg: string, close: boolean): void {
-  send(res, { status: 413, body: JSON.stringify({ error: 'payload_too_large', msg }) }, false, close);
+function tooLarge(msg: string): HttpResponse {
+  return { status: 413, body: JSON.stringify({ error: 'payload_too_large', msg }) };
 }
 
 /**
@@ -235,7 +249,15 @@ function tooLarge(res: UwsResponse, msg: string, close: boolean): void {
  * (what it does to every pipelined request): then the client gets no answer at all, but no
  * smuggled request runs.
  */
-function badFraming(res: UwsResponse, msg: string): void {
+function badFraming(
+  server: Server,
+  res: UwsResponse,
+  method: string,
+  path: string,
+  id: string | undefined,
+  started: number,
+  msg: string,
+): void {
   let aborted = false;
   res.onAborted(() => {
     aborted = true;
@@ -243,7 +265,9 @@ function badFraming(res: UwsResponse, msg: string): void {
   // uWS reads the body by its own framing; it is dropped.
   res.onData(() => undefined);
   setImmediate(() => {
-    if (!aborted) send(res, { status: 400, body: JSON.stringify({ error: 'invalid_request_framing', msg }) }, false, true);
+    if (aborted) return;
+    const response = { status: 400, body: JSON.stringify({ error: 'invalid_request_framing', msg }) };
+    server.reply(res, method, path, id, started, response, false, true);
   });
 }
 
@@ -269,6 +293,9 @@ class Exchange {
     readonly repeated: Map<string, string[]> | undefined,
     /** The declared content-length, or -1 for a chunked body. */
     readonly expected: number,
+    readonly id: string | undefined,
+    /** performance.now() when the request was complete (until then, when its head came). */
+    public started: number,
     /** What beforeBody set, for the handler. */
     readonly context?: unknown,
   ) {}
@@ -289,7 +316,8 @@ class Exchange {
     const limit = this.server.maxBodyBytes;
     if (total > limit) {
       this.done = true;
-      tooLarge(this.res, `request body is at least ${total} bytes, the limit is ${limit} bytes`, false);
+      const response = tooLarge(`request body is at least ${total} bytes, the limit is ${limit} bytes`);
+      this.server.reply(this.res, this.method, this.path, this.id, this.started, response, false, false);
       return;
     }
     if (n > 0) {
@@ -318,11 +346,12 @@ class Exchange {
   respond(response: unknown): void {
     if (this.aborted || this.done) return;
     this.done = true;
-    send(this.res, isValidResponse(response) ? response : this.server.invalid(response), this.method === 'HEAD');
+    const valid = isValidResponse(response) ? response : this.server.invalid(response, this.id);
+    this.server.reply(this.res, this.method, this.path, this.id, this.started, valid, this.method === 'HEAD', false);
   }
 
   fail(err: unknown): void {
-    this.server.onError(err);
+    this.server.onError(err, this.id);
     this.respond(INTERNAL_ERROR);
   }
 }
@@ -335,7 +364,9 @@ class Server {
   constructor(
     readonly handler: Handler,
     readonly maxBodyBytes: number,
-    readonly onError: (err: unknown) => void,
+    readonly onError: (err: unknown, requestId: string | undefined) => void,
+    readonly requestId: ((incoming: string | undefined) => string) | undefined,
+    readonly onAnswer: AnswerListener | undefined,
     readonly beforeBody: ((req: HttpRequest) => HttpResponse | undefined) | undefined,
   ) {}
 
@@ -343,43 +374,82 @@ class Server {
   early(request: HttpRequest): HttpResponse | undefined {
     try {
       const answer = this.beforeBody!(request);
-      return answer === undefined || isValidResponse(answer) ? answer : this.invalid(answer);
+      return answer === undefined || isValidResponse(answer) ? answer : this.invalid(answer, request.id);
     } catch (err) {
-      this.onError(err);
+      this.onError(err, request.id);
       return INTERNAL_ERROR;
     }
   }
 
-  invalid(response: unknown): HttpResponse {
-    this.onError(new TypeError(`handler returned an invalid response: ${String(response)}`));
+  /**
+   * Answers before the body is read: the body the client goes on sending is read and
+   * dropped, up to the drain limit, then the connection is closed.
+   */
+  answerBeforeBody(res: UwsResponse, request: HttpRequest, started: number, response: HttpResponse): void {
+    let received = 0;
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    res.onData((chunk) => {
+      if (aborted) return;
+      received += chunk.byteLength;
+      if (received > DRAIN_LIMIT) {
+        aborted = true;
+        res.close();
+      }
+    });
+    this.reply(res, request.method, request.path, request.id, started, response, false, false);
+  }
+
+  invalid(response: unknown, id: string | undefined): HttpResponse {
+    this.onError(new TypeError(`handler returned an invalid response: ${String(response)}`), id);
     return INTERNAL_ERROR;
   }
 
+  /** Writes an answer and tells onAnswer. */
+  reply(
+    res: UwsResponse,
+    method: string,
+    path: string,
+    id: string | undefined,
+    started: number,
+    response: HttpResponse,
+    head: boolean,
+    close: boolean,
+  ): void {
+    send(res, response, head, id, close);
+    if (this.onAnswer !== undefined) this.onAnswer(method, path, id, response.status, response.body, (performance.now() - started) / 1000);
+  }
+
   readonly onRequest = (res: UwsResponse, req: UwsRequest): void => {
+    const started = performance.now();
     const raw = req.getMethod();
     const method = METHODS[raw] ?? raw.toUpperCase();
     const path = req.getUrl();
     const headers = readHeaders(req);
     const repeated = repeatSink;
+    const id = this.requestId === undefined ? undefined : this.requestId(headers.get(REQUEST_ID_HEADER));
     if (repeated !== undefined) {
       repeatSink = undefined;
       const lengths = repeated.get('content-length');
       if (lengths !== undefined && differ(lengths)) {
         const n = lengths.length;
-        badFraming(res, `Content-Length is sent ${n} times with different values (${quoteAll(lengths)}); the body's length is ambiguous`);
+        const msg = `Content-Length is sent ${n} times with different values (${quoteAll(lengths)}); the body's length is ambiguous`;
+        badFraming(this, res, method, path, id, started, msg);
         return;
       }
     }
     if (method === 'GET' || method === 'HEAD') {
-      this.answerNow(res, { method, path, headers, repeated, body: EMPTY });
+      this.answerNow(res, { method, path, headers, repeated, body: EMPTY, id }, started);
       return;
     }
     let context: unknown;
     if (this.beforeBody !== undefined) {
-      const head: HttpRequest = { method, path, headers, repeated, body: EMPTY };
+      const head: HttpRequest = { method, path, headers, repeated, body: EMPTY, id };
       const answer = this.early(head);
       if (answer !== undefined) {
-        answerBeforeBody(res, answer);
+        this.answerBeforeBody(res, head, started, answer);
         return;
       }
       context = head.context;
@@ -395,7 +465,8 @@ class Server {
           res.onAborted(() => undefined);
           res.onData(() => undefined);
         }
-        tooLarge(res, `request body is ${expected} bytes, the limit is ${this.maxBodyBytes} bytes`, !drain);
+        const response = tooLarge(`request body is ${expected} bytes, the limit is ${this.maxBodyBytes} bytes`);
+        this.reply(res, method, path, id, started, response, false, !drain);
         return;
       }
       if (!Number.isSafeInteger(expected)) expected = -1;
@@ -403,11 +474,19 @@ class Server {
       const coding = headers.get('transfer-encoding');
       if (coding !== undefined && (coding.toLowerCase() !== 'chunked' || repeated?.has('transfer-encoding') === true)) {
         const sent = quoteAll(repeated?.get('transfer-encoding') ?? [coding]);
-        badFraming(res, `Transfer-Encoding must be "chunked" alone, got ${sent}; send chunked or a Content-Length`);
+        badFraming(
+          this,
+          res,
+          method,
+          path,
+          id,
+          started,
+          `Transfer-Encoding must be "chunked" alone, got ${sent}; send chunked or a Content-Length`,
+        );
         return;
       }
     }
-    const exchange = new Exchange(this, res, method, path, headers, repeated, expected, context);
+    const exchange = new Exchange(this, res, method, path, headers, repeated, expected, id, started, context);
     res.onAborted(() => {
       exchange.aborted = true;
     });
@@ -415,24 +494,27 @@ class Server {
   };
 
   /** Bodiless requests: a synchronous handler is answered without any per-request state. */
-  answerNow(res: UwsResponse, request: HttpRequest): void {
+  answerNow(res: UwsResponse, request: HttpRequest, started: number): void {
+    const { method, path, id } = request;
     let result: ReturnType<Handler>;
     try {
       result = this.handler(request);
     } catch (err) {
-      this.onError(err);
-      send(res, INTERNAL_ERROR, request.method === 'HEAD');
+      this.onError(err, id);
+      this.reply(res, method, path, id, started, INTERNAL_ERROR, method === 'HEAD', false);
       return;
     }
     if (isThenable(result)) {
       const exchange = new Exchange(
         this,
         res,
-        request.method,
-        request.path,
+        method,
+        path,
         request.headers as Map<string, string>,
         request.repeated as Map<string, string[]> | undefined,
         0,
+        id,
+        started,
       );
       res.onAborted(() => {
         exchange.aborted = true;
@@ -443,12 +525,13 @@ class Server {
       );
       return;
     }
-    send(res, isValidResponse(result) ? result : this.invalid(result), request.method === 'HEAD');
+    this.reply(res, method, path, id, started, isValidResponse(result) ? result : this.invalid(result, id), method === 'HEAD', false);
   }
 
   dispatch(exchange: Exchange, body: Buffer): void {
-    const { method, path, headers, repeated, context } = exchange;
-    const request: HttpRequest = { method, path, headers, repeated, body, context };
+    exchange.started = performance.now();
+    const { method, path, headers, repeated, id, context } = exchange;
+    const request: HttpRequest = { method, path, headers, repeated, body, id, context };
     let result: ReturnType<Handler>;
     try {
       result = this.handler(request);
@@ -472,7 +555,14 @@ function defaultOnError(err: unknown): void {
 }
 
 export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
-  const server = new Server(opts.handler, opts.maxBodyBytes, opts.onError ?? defaultOnError, opts.beforeBody);
+  const server = new Server(
+    opts.handler,
+    opts.maxBodyBytes,
+    opts.onError ?? defaultOnError,
+    opts.requestId,
+    opts.onAnswer,
+    opts.beforeBody,
+  );
   const app: TemplatedApp = uws.App();
   app.any('/*', server.onRequest);
   return new Promise((resolve, reject) => {

@@ -56,6 +56,8 @@ export class Committer {
     private readonly path: string,
     /** Drops what the writer caches between batches (called after a failed commit). */
     private readonly dropCaches: () => void,
+    /** Reports what operators must hear (StoreOptions.log). */
+    private readonly log: (message: string) => void,
   ) {
     this.seq = (meta.get(META.commitSeq) as number | undefined) ?? 0;
     this.watch = new CommitWatch(env, meta, this.seq);
@@ -146,7 +148,9 @@ export class Committer {
         const cause = await commitCause(err);
         if (visible) {
           // Committed and seen by readers, but the flush failed: the data may not be on disk.
-          console.error(`trellis: a commit to ${this.path} is visible but could not be flushed to disk:`, cause);
+          this.log(
+            `a commit to ${this.path} is visible but could not be flushed to disk: ${cause instanceof Error ? cause.message : String(cause)}`,
+          );
           fail(
             new GraphError('storage_error', `the write was committed but could not be flushed to disk in ${this.path}: ${describe(cause)}`),
           );

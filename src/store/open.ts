@@ -58,7 +58,8 @@ class LmdbStore implements Store {
     this.readOnly = options.readOnly ?? false;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
     this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES));
-    this.committer = this.readOnly ? null : new Committer(env, dbs.meta, this.path, () => this.dropWriterCaches());
+    const log = options.log ?? ((message: string) => console.error(`trellis: ${message}`));
+    this.committer = this.readOnly ? null : new Committer(env, dbs.meta, this.path, () => this.dropWriterCaches(), log);
   }
 
   read<T>(fn: (r: GraphReader) => T): T {

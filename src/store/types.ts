@@ -108,6 +108,12 @@ export interface StoreOptions {
    * as the server's writer thread does.
    */
   readonly writerLock?: string;
+  /**
+   * Where the store reports what operators must hear beyond a batch's own answer: a
+   * commit that readers already see but that could not be flushed to disk. Default: a
+   * line on stderr. The server's writer thread sends these to the main thread's logger.
+   */
+  readonly log?: (message: string) => void;
 }
 
 export interface Store {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RedisLimiter } from '../../src/gateway/limiter.js';
 import { call, startTestGateway, testKey } from '../helpers/gateway.js';
-import { queriesServed } from '../helpers/metrics-text.js';
+import { queriesServed } from '../helpers/metrics.js';
 import { redisSkip, startRedis, type TestRedis } from '../helpers/redis.js';
 import { killOnExit } from '../helpers/reap.js';
 import { countLabel, readRequest, startTestServer, tempDir, writeRequest, type TestServer } from '../helpers/server.js';

@@ -10,6 +10,7 @@ import { ReadPool, type ReadPoolOptions } from '../../src/pool/read-pool.js';
 import type { AnswerFrame } from '../../src/protocol/frames.js';
 import { openStore } from '../../src/store/index.js';
 import { tempDir } from '../helpers/server.js';
+import { keepLog, type LoggedLine } from '../helpers/log-sink.js';
 
 const WORKER = new URL('../../workers/read-worker-entry.cjs', import.meta.url);
 const FLAGS = optionFlags({ warm: false, requireWriter: false, awaitDurable: undefined });
@@ -43,16 +44,16 @@ function json(answer: AnswerFrame): unknown {
   return answer.kind === 'response' ? { status: answer.status, body: JSON.parse(Buffer.from(answer.body).toString()) } : null;
 }
 
-async function withPool(options: Partial<ReadPoolOptions>, body: (pool: ReadPool, logs: string[]) => Promise<void>): Promise<void> {
-  const logs: string[] = [];
+async function withPool(options: Partial<ReadPoolOptions>, body: (pool: ReadPool, logs: LoggedLine[]) => Promise<void>): Promise<void> {
+  const lines: LoggedLine[] = [];
   const pool = new ReadPool(
     WORKER,
     { dataDir: dir.path, mode: 'reader', queryTimeoutMs: 60_000 },
-    { workers: 1, longWorkers: 1, sliceMs: 2, workerHeapMb: 0, log: (line) => logs.push(line), ...options },
+    { workers: 1, longWorkers: 1, sliceMs: 2, workerHeapMb: 0, log: keepLog(lines), ...options },
   );
   try {
     await pool.warm();
-    await body(pool, logs);
+    await body(pool, lines);
   } finally {
     await pool.close();
   }
@@ -81,6 +82,8 @@ test('a read that outruns the slice moves to the long lane: the short reads batc
     assert.deepEqual(done, Array(20).fill('short'), 'every short read answered while the long one still runs');
     shortAnswers.forEach((a, i) => assert.deepEqual(json(a), { status: 200, body: { r: [{ $id: i, $label: 'Dense', i }] } }));
     assert.deepEqual(json(await long), { status: 200, body: { r: [N * (N - 1) * (N - 1)] } }, 'the long read still answers, in full');
+    assert.equal(pool.counters().preempted, 1, 'the long read was counted as moved to the long lane');
+    assert.deepEqual([pool.counters().short.queued, pool.counters().long.queued], [0, 0]);
   });
 });
 
@@ -96,18 +99,28 @@ test('a worker that dies is logged and replaced; its requests are tried once mor
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error, 'limit_exceeded');
     assert.match(answer.body.msg, /more memory than a read worker has/);
+    const shown = logs.map((l) => `${l.level} ${l.msg} ${JSON.stringify(l.fields)}`).join('\n');
     assert.ok(
       logs.some(
-        (l) => /read worker of the short lane died \(ERR_WORKER_OUT_OF_MEMORY/.test(l) && /6 of its 6 requests are tried again/.test(l),
+        (l) =>
+          l.level === 'error' &&
+          /read worker of the short lane died \(ERR_WORKER_OUT_OF_MEMORY/.test(l.msg) &&
+          /6 of its 6 requests are tried again/.test(l.msg),
       ),
-      logs.join('\n'),
+      shown,
     );
     assert.ok(
-      logs.some((l) => /read worker of the long lane died/.test(l)),
-      logs.join('\n'),
+      logs.some((l) => /read worker of the long lane died/.test(l.msg)),
+      shown,
     );
     // Both lanes have a working worker again.
     assert.deepEqual(json(await pool.submit(pointRead(7), FLAGS)), { status: 200, body: { r: [{ $id: 7, $label: 'Dense', i: 7 }] } });
+    // The metrics' counts: one death per lane, each replaced (a replacement counts once it
+    // is ready, which the read above waited for in the short lane), six requests retried.
+    const counters = pool.counters();
+    assert.deepEqual([counters.short.deaths, counters.long.deaths, counters.retried], [1, 1, 6]);
+    assert.equal(counters.short.replacements, 1);
+    assert.equal(counters.preempted, 0, 'no slice: nothing was preempted');
     assert.deepEqual(json(await pool.submitLong(pointRead(8), FLAGS, 0)), {
       status: 200,
       body: { r: [{ $id: 8, $label: 'Dense', i: 8 }] },

@@ -12,6 +12,7 @@ import { preparePlan } from '../../src/database.js';
 import { encodeMessage, toPlanMessage } from '../../src/protocol/codec.js';
 import { lockDataFolder, writerLockHolder } from '../../src/store/index.js';
 import { tempDir } from '../helpers/server.js';
+import { keepLog, type LoggedLine } from '../helpers/log-sink.js';
 
 const DYING = new URL('../fixtures/dying-writer.js', import.meta.url);
 /** A write plan as a read worker hands it to the writer. */
@@ -26,11 +27,17 @@ const countAll = plan({
   query: { write: { entries: [{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['c'] } },
 });
 
-test('a writer thread that dies fails its pending write and is replaced', async () => {
+test('a writer thread that dies fails its pending write and is replaced; every batch and the death are reported', async () => {
   const dir = tempDir();
   // As the server does: the main thread holds the writer lock, every writer thread opens under it.
   const lock = lockDataFolder(dir.path);
-  const writer = new WriterClient(DYING, { dataDir: dir.path, mode: 'writer', queryTimeoutMs: 30_000, writerLock: lock.token });
+  const logs: LoggedLine[] = [];
+  const batches: { ok: boolean; awaitDurable: boolean; seconds: number | undefined }[] = [];
+  const writer = new WriterClient(
+    DYING,
+    { dataDir: dir.path, mode: 'writer', queryTimeoutMs: 30_000, writerLock: lock.token },
+    { log: keepLog(logs), onBatch: (reply, awaitDurable, seconds) => batches.push({ ok: reply.ok, awaitDurable, seconds }) },
+  );
   try {
     await writer.ready;
     const lost = await writer.write(addNode('Lost'), false);
@@ -48,6 +55,26 @@ test('a writer thread that dies fails its pending write and is replaced', async 
     assert.deepEqual(ok, { ok: true, body: '{"n":[{"$id":0}]}' });
     // Nothing of the lost batch was committed: the only node is the one written after.
     assert.deepEqual(await writer.write(countAll, false), { ok: true, body: '{"c":[1]}' });
+    assert.equal((await writer.write(addNode('Durable'), true)).ok, true);
+    // The refused write never reached a thread: it is no batch. The lost one has no time.
+    assert.deepEqual(
+      batches.map((b) => [b.ok, b.awaitDurable, b.seconds === undefined]),
+      [
+        [false, false, true],
+        [true, false, false],
+        [true, false, false],
+        [true, true, false],
+      ],
+    );
+    for (const b of batches.slice(1)) assert.ok(b.seconds! > 0 && b.seconds! < 30, `a batch took ${b.seconds} s in the writer thread`);
+    assert.deepEqual(
+      logs.map((l) => [l.level, l.msg]),
+      [
+        ['error', 'the writer thread stopped; a new one starts shortly'],
+        ['info', 'a replacement writer thread opened the database'],
+      ],
+    );
+    assert.deepEqual(writer.counters(), { queued: 0, alive: true, deaths: 1, restarts: 1 });
   } finally {
     await writer.close();
     lock.release();
@@ -83,15 +110,12 @@ test('a first writer thread that cannot open the database rejects ready with one
 test('replacements that fail to open are retried with a pause that doubles each time, and the writer comes back', async () => {
   const dir = tempDir();
   const lock = lockDataFolder(dir.path);
-  const errors: unknown[] = [];
-  const log = console.error;
-  console.error = (...args: unknown[]) => errors.push(args.join(' '));
-  const writer = new WriterClient(new URL('../fixtures/flaky-writer.js', import.meta.url), {
-    dataDir: dir.path,
-    mode: 'writer',
-    queryTimeoutMs: 30_000,
-    writerLock: lock.token,
-  });
+  const logs: LoggedLine[] = [];
+  const writer = new WriterClient(
+    new URL('../fixtures/flaky-writer.js', import.meta.url),
+    { dataDir: dir.path, mode: 'writer', queryTimeoutMs: 30_000, writerLock: lock.token },
+    { log: keepLog(logs) },
+  );
   try {
     await writer.ready;
     assert.equal((await writer.write(addNode('Lost'), false)).ok, false);
@@ -103,10 +127,15 @@ test('replacements that fail to open are retried with a pause that doubles each 
     // After the death, 200 ms; after each failed replacement, twice the pause before.
     const gaps = starts.slice(2).map((t, i) => t - starts[i + 1]!);
     [400, 800, 1600].forEach((least, i) => assert.ok(gaps[i]! >= least - 20, `pause ${i + 1}: ${gaps[i]} ms, at least ${least}`));
-    assert.equal(errors.filter((e) => /replacement writer thread failed to start/.test(String(e))).length, 3);
+    assert.equal(logs.filter((l) => l.level === 'error' && /replacement writer thread failed to start/.test(l.msg)).length, 3);
+    assert.equal(
+      logs.filter((l) => /the writer thread stopped; a new one starts shortly/.test(l.msg)).length,
+      4,
+      'the death and 3 failed opens',
+    );
     assert.deepEqual(await writer.write(addNode('Kept'), false), { ok: true, body: '{"n":[{"$id":0}]}' });
+    assert.deepEqual(writer.counters(), { queued: 0, alive: true, deaths: 4, restarts: 4 });
   } finally {
-    console.error = log;
     await writer.close();
     lock.release();
     dir.remove();

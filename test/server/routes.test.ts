@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HttpRequest, HttpResponse } from '../../src/server/http-types.js';
-import { createRouter } from '../../src/server/routes.js';
+import { createRouter, routeLabels } from '../../src/server/routes.js';
 
 const req = (method: string, path: string, body = ''): HttpRequest => ({ method, path, headers: new Map(), body: Buffer.from(body) });
 const ok =
@@ -112,4 +112,20 @@ test('404 and 405 messages quote at most 200 characters of the path', () => {
     error: 'method_not_allowed',
     msg: `GET is not allowed for /${'q'.repeat(199)}…(cut, 301 characters); allowed: POST`,
   });
+});
+
+test("route labels: a route's own path whatever the method, /<QueryName> for what the fallback serves, other for the rest", () => {
+  const fallback = { method: 'POST' as const, handler: ok('named') };
+  const withNames = routeLabels(routes, fallback);
+  const without = routeLabels(routes);
+  for (const path of ['/v2/query', '/healthz', '/both']) {
+    assert.equal(withNames(path), path);
+    assert.equal(without(path), path);
+  }
+  for (const path of ['/GetUser', '/_x9']) {
+    assert.equal(withNames(path), '/<QueryName>');
+    assert.equal(without(path), 'other', 'no fallback: a query-name path is just unknown');
+  }
+  for (const path of ['/a/b', '/9lives', '/', '/v2/query/', '/HEALTHZ/x', '/%41', `/${'x'.repeat(5000)}/y`])
+    assert.equal(withNames(path), 'other');
 });

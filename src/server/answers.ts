@@ -1,0 +1,39 @@
+/**
+ * What the server does with every answer it writes (the transport's onAnswer, uws.ts),
+ * its own 404s, 405s, 413s and framing 400s included: count it by route, status and code
+ * when metrics are on, and log it. Every request is logged at `debug`; at `info` and
+ * above only what needs a look: a 5xx at `error`, a request slower than a second at
+ * `warn`. Lines carry the request's id (`req_id`), the one sent back in `x-request-id`.
+ *
+ * Metrics and logs name the route (routes.ts routeLabels), never the raw path, which the
+ * client chooses: a path in a label would make a new series per path. A log line adds the
+ * path, clipped, when it is not the route itself.
+ */
+import { clip } from '../core/clip.js';
+import type { Logger } from '../observe/log.js';
+import { codeOf, type RequestMetrics } from '../observe/metrics.js';
+import type { AnswerListener } from './uws.js';
+
+/** Requests slower than this are logged at `warn`. */
+export const SLOW_REQUEST_SECONDS = 1;
+
+export function observeAnswers(logger: Logger, metrics: RequestMetrics | null, routeOf: (path: string) => string): AnswerListener {
+  // Read once: the level is fixed for the server's life, and the common answer (2xx, fast,
+  // at `info`) then costs a comparison and no object.
+  const debug = logger.isLevelEnabled('debug');
+  return (method, path, requestId, status, body, seconds) => {
+    const route = routeOf(path);
+    const code = codeOf(status, body);
+    metrics?.observe(route, status, code, seconds);
+    const slow = seconds >= SLOW_REQUEST_SECONDS;
+    if (status < 500 && !slow && !debug) return;
+    const ms = Math.round(seconds * 1e6) / 1000;
+    const fields =
+      route === path
+        ? { req_id: requestId, method, route, status, code, ms }
+        : { req_id: requestId, method, route, path: clip(path), status, code, ms };
+    if (status >= 500) logger.error(fields, 'request answered with a server error');
+    else if (slow) logger.warn(fields, 'slow request');
+    else logger.debug(fields, 'request');
+  };
+}

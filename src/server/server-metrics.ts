@@ -1,0 +1,94 @@
+/**
+ * The database server's metrics, served at `GET /metrics` with the prefix `trellis`:
+ * requests by route, status and code and their latency (RequestMetrics, counted by
+ * answers.ts), the writer thread's queue, commit latency and batches, the read pool's
+ * lanes, and the process itself (prom-client's default metrics).
+ *
+ * What the threads see is counted where it happens, as plain numbers in src/pool (which
+ * may not import prom-client), and read here only when /metrics is scraped. The writer
+ * thread times each batch itself and the time comes back on the batch's reply, so a
+ * write costs one more histogram observe and a read nothing beyond its request's count.
+ */
+import { MetricsRegistry, RequestMetrics, type Counter, type Histogram } from '../observe/metrics.js';
+import type { BatchObserver } from '../pool/writer-client.js';
+import type { HttpResponse } from './http-types.js';
+import type { ServiceCounters } from './threaded-service.js';
+
+const LANES = ['short', 'long'] as const;
+
+export class ServerMetrics {
+  readonly registry = new MetricsRegistry('trellis');
+  readonly requests = new RequestMetrics(this.registry);
+  private readonly commitSeconds: Histogram;
+  private readonly durableSeconds: Histogram;
+  private readonly committed: Counter;
+  private readonly failed: Counter;
+
+  /** `counters`: the threads' numbers now (ThreadedService.counters). */
+  constructor(counters: () => ServiceCounters) {
+    const r = this.registry;
+    const writer = () => counters().writer;
+    const lanes = () => counters().pool;
+
+    r.gauge('writer_queue_depth', 'Write batches sent to the writer thread and not answered yet', [], function () {
+      this.set(writer()?.queued ?? 0);
+    });
+    r.gauge(
+      'writer_up',
+      '1 while a writer thread runs with the database open; 0 while one is being replaced, and in reader mode',
+      [],
+      function () {
+        this.set(writer()?.alive === true ? 1 : 0);
+      },
+    );
+    r.counterFrom('writer_deaths_total', 'Writer threads that died while the server ran', [], () => [[{}, writer()?.deaths ?? 0]]);
+    r.counterFrom('writer_restarts_total', 'Writer threads started in place of one that died', [], () => [[{}, writer()?.restarts ?? 0]]);
+    this.commitSeconds = r.histogram(
+      'writer_commit_seconds',
+      'Committed write batches: time from reaching the writer thread to the commit being visible to readers (when they are answered)',
+    );
+    this.durableSeconds = r.histogram(
+      'writer_durable_seconds',
+      'Committed X-Svc-Await-Durable write batches: time from reaching the writer thread to the commit being flushed to disk',
+    );
+    this.committed = r.counter('writer_batches_committed_total', 'Write batches committed');
+    this.failed = r.counter('writer_batches_failed_total', 'Write batches that failed and kept nothing, by error code', ['code']);
+
+    r.gauge('read_queue_depth', 'Read requests waiting for a worker thread, by lane', ['lane'], function () {
+      const pool = lanes();
+      for (const lane of LANES) this.set({ lane }, pool?.[lane].queued ?? 0);
+    });
+    r.gauge('read_tasks_in_flight', 'Tasks running on the read worker threads, by lane (at most one per thread)', ['lane'], function () {
+      const pool = lanes();
+      for (const lane of LANES) this.set({ lane }, pool?.[lane].inFlight ?? 0);
+    });
+    r.counterFrom('read_preempted_total', 'Reads stopped at their time slice and moved to the long lane', [], () => [
+      [{}, lanes()?.preempted ?? 0],
+    ]);
+    r.counterFrom('read_retried_total', 'Requests tried again in the long lane after the worker running them died', [], () => [
+      [{}, lanes()?.retried ?? 0],
+    ]);
+    r.counterFrom('read_worker_deaths_total', 'Read worker threads that died (a crash, out of memory), by lane', ['lane'], () =>
+      LANES.map((lane) => [{ lane }, lanes()?.[lane].deaths ?? 0] as const),
+    );
+    r.counterFrom('read_worker_replacements_total', 'Read worker threads started in place of dead ones, by lane', ['lane'], () =>
+      LANES.map((lane) => [{ lane }, lanes()?.[lane].replacements ?? 0] as const),
+    );
+  }
+
+  /** The writer client's BatchObserver: every batch answered, with the writer thread's own time for it. */
+  readonly batch: BatchObserver = (reply, awaitDurable, seconds) => {
+    if (!reply.ok) {
+      this.failed.inc({ code: reply.error.error });
+      return;
+    }
+    this.committed.inc();
+    if (seconds !== undefined) (awaitDurable ? this.durableSeconds : this.commitSeconds).observe(seconds);
+  };
+
+  /** `GET /metrics`: the text format, with the registry's content type. */
+  readonly serve = async (): Promise<HttpResponse> => {
+    const { contentType, body } = await this.registry.render();
+    return { status: 200, headers: { 'content-type': contentType }, body };
+  };
+}

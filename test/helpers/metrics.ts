@@ -1,0 +1,60 @@
+/**
+ * Reads `GET /metrics` (the Prometheus text format) into samples, so tests can compare a
+ * counter before and after what they did.
+ */
+import assert from 'node:assert/strict';
+
+export interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+export interface Scrape {
+  readonly text: string;
+  readonly contentType: string;
+  readonly samples: readonly Sample[];
+  /** The value of the sample with this name whose labels include these; 0 when there is none. */
+  value(name: string, labels?: Record<string, string>): number;
+}
+
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+
+export function parseMetrics(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = SAMPLE.exec(line);
+    assert.ok(m, `not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of (m[2] ?? '').matchAll(LABEL)) labels[key!] = JSON.parse(`"${value}"`) as string;
+    samples.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return samples;
+}
+
+export async function scrape(baseUrl: string): Promise<Scrape> {
+  const res = await fetch(`${baseUrl}/metrics`);
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  const samples = parseMetrics(text);
+  return {
+    text,
+    contentType: res.headers.get('content-type') ?? '',
+    samples,
+    value(name, labels = {}) {
+      const found = samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+      assert.ok(found.length <= 1, `${found.length} samples of ${name} match ${JSON.stringify(labels)}`);
+      return found[0]?.value ?? 0;
+    },
+  };
+}
+
+/** How many /v2/query requests a database server has answered, whatever their status (the gateway's tests). */
+export async function queriesServed(serverUrl: string): Promise<number> {
+  const { samples } = await scrape(serverUrl);
+  return samples
+    .filter((s) => s.name === 'trellis_http_requests_total' && s.labels.route === '/v2/query')
+    .reduce((sum, s) => sum + s.value, 0);
+}
