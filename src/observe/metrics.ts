@@ -7,11 +7,12 @@
  * error codes (docs/errors.md), `ok` for a success.
  */
 import client from 'prom-client';
+import { CollectedHistogram, RouteCounts, type Buckets, type Labels } from './request-counts.js';
 
 export type Counter = client.Counter<string>;
 export type Histogram = client.Histogram<string>;
 export type Gauge = client.Gauge<string>;
-export type Labels = client.LabelValues<string>;
+export type { Labels } from './request-counts.js';
 
 /** Seconds: 100 µs to 30 s, the range between an inline point read and the query budget. */
 export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -60,6 +61,17 @@ export class MetricsRegistry {
     return new client.Histogram({ name: `${this.prefix}_${name}`, help, labelNames, buckets, registers: [this.registry] });
   }
 
+  /**
+   * A histogram whose observations are counted elsewhere, in buckets of these bounds
+   * (request-counts.ts), read at each scrape: for observations too frequent for
+   * prom-client's per-call cost. `read` gives each label set's buckets.
+   */
+  histogramFrom(name: string, help: string, bounds: readonly number[], read: () => Iterable<readonly [Labels, Buckets]>): void {
+    const histogram = new CollectedHistogram(`${this.prefix}_${name}`, help, bounds, read);
+    // Not a prom-client class, but what the registry uses of one (see CollectedHistogram).
+    this.registry.registerMetric(histogram as unknown as client.Metric);
+  }
+
   /** The body and content type of `GET /metrics`. */
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
@@ -68,24 +80,35 @@ export class MetricsRegistry {
 
 /**
  * Requests by route, status and code, and their latency by route: what both the server
- * and the gateway count for every answer they send.
+ * and the gateway count for every answer they send. Counted as plain numbers per route
+ * (request-counts.ts), since this runs for every answer on the main thread; turned into
+ * `<prefix>_http_requests_total` and `<prefix>_http_request_duration_seconds` at scrape.
  */
 export class RequestMetrics {
-  private readonly requests: Counter;
-  private readonly latency: Histogram;
+  private readonly routes = new Map<string, RouteCounts>();
 
   constructor(metrics: MetricsRegistry) {
-    this.requests = metrics.counter('http_requests_total', 'HTTP requests answered, by route, status and error code', [
-      'route',
-      'status',
-      'code',
-    ]);
-    this.latency = metrics.histogram('http_request_duration_seconds', 'Time from a complete request to its answer, by route', ['route']);
+    metrics.counterFrom('http_requests_total', 'HTTP requests answered, by route, status and error code', ['route', 'status', 'code'], () =>
+      this.answers(),
+    );
+    metrics.histogramFrom('http_request_duration_seconds', 'Time from a complete request to its answer, by route', LATENCY_BUCKETS, () =>
+      [...this.routes].map(([route, counts]) => [{ route }, counts] as const),
+    );
   }
 
   observe(route: string, status: number, code: string, seconds: number): void {
-    this.requests.inc({ route, status: String(status), code });
-    this.latency.observe({ route }, seconds);
+    let counts = this.routes.get(route);
+    if (counts === undefined) {
+      counts = new RouteCounts(LATENCY_BUCKETS);
+      this.routes.set(route, counts);
+    }
+    counts.add(status, code, seconds);
+  }
+
+  private *answers(): Iterable<readonly [Labels, number]> {
+    for (const [route, counts] of this.routes) {
+      for (const [status, code, answers] of counts.totals()) yield [{ route, status: String(status), code }, answers];
+    }
   }
 }
 

@@ -75,12 +75,17 @@ test('every answer is counted by route, status and code, with its latency by rou
   const samples = parseMetrics((await registry.render()).body);
   const requests = samples
     .filter((s) => s.name === 'trellis_http_requests_total')
-    .map((s) => [s.labels.route, s.labels.status, s.labels.code, s.value]);
-  assert.deepEqual(requests, [
-    ['/v2/query', '200', 'ok', 2],
-    ['other', '404', 'not_found', 1],
-    ['/v2/query', '500', 'internal_error', 1],
-  ]);
+    .map((s) => `${s.labels.route} ${s.labels.status} ${s.labels.code} ${s.value}`)
+    .sort();
+  assert.deepEqual(requests, ['/v2/query 200 ok 2', '/v2/query 500 internal_error 1', 'other 404 not_found 1']);
+  const count = (route: string) =>
+    samples.find((s) => s.name === 'trellis_http_request_duration_seconds_count' && s.labels.route === route);
+  assert.deepEqual([count('/v2/query')?.value, count('other')?.value], [3, 1]);
+  // Buckets are cumulative: the 1.25 s answer is only in the buckets from 2.5 s up.
+  const bucket = (le: string) =>
+    samples.find((s) => s.name === 'trellis_http_request_duration_seconds_bucket' && s.labels.route === '/v2/query' && s.labels.le === le)
+      ?.value;
+  assert.deepEqual(['0.0001', '0.00025', '0.001', '1', '2.5', '30', '+Inf'].map(bucket), [0, 1, 2, 2, 3, 3, 3]);
   const sum = samples.find((s) => s.name === 'trellis_http_request_duration_seconds_sum' && s.labels.route === '/v2/query');
   assert.ok(Math.abs(sum!.value - 1.2512) < 1e-9, String(sum?.value));
 });
