@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/peers/node_modules/**', 'data/**', '.bench-data/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/peers/node_modules/**', 'bench/peers/dist/**', 'data/**', '.bench-data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
