@@ -15,9 +15,12 @@
 
 /**
  * KEYS[1] credit key, KEYS[2] bucket key; ARGV[1] rate (tokens/s), ARGV[2] burst,
- * ARGV[3] bucket TTL in ms. Returns {0} when the database is disabled (no token spent,
- * bucket untouched), {1, tokens} when admitted (tokens left after the spend), {2, tokens}
- * when rate limited (tokens now, below 1).
+ * ARGV[3] bucket TTL in ms, ARGV[4] n, the admissions asked for at once (limiter.ts sends
+ * the requests that arrived while its previous call was in flight together). Returns {0}
+ * when the database is disabled (no token spent, bucket untouched), else {1, admitted,
+ * tokens}: the first `admitted` of the n get a token each (at most the whole tokens there
+ * are), the others none, exactly as n calls one after another would; `tokens` is what is
+ * left after the spends.
  */
 export const ADMIT_LUA = `
 if redis.call('GET', KEYS[1]) == 'exhausted' then
@@ -25,6 +28,7 @@ if redis.call('GET', KEYS[1]) == 'exhausted' then
 end
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local n = tonumber(ARGV[4])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local b = redis.call('HMGET', KEYS[2], 'tokens', 'ts_us')
@@ -39,14 +43,16 @@ end
 local elapsed = now - ts
 if elapsed < 0 then elapsed = 0 end
 tokens = math.min(burst, tokens + elapsed * rate / 1000000)
-if tokens < 1 then
+local admitted = math.floor(tokens)
+if admitted > n then admitted = n end
+if admitted < 1 then
   -- Nothing written: (tokens, ts_us) as stored still yield the same refill later.
-  return {2, string.format('%.17g', tokens)}
+  return {1, 0, string.format('%.17g', tokens)}
 end
-tokens = tokens - 1
+tokens = tokens - admitted
 redis.call('HSET', KEYS[2], 'tokens', string.format('%.17g', tokens), 'ts_us', string.format('%d', now))
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return {1, string.format('%.17g', tokens)}
+return {1, admitted, string.format('%.17g', tokens)}
 `;
 
 /**

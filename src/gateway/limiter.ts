@@ -50,7 +50,7 @@ const TTL_MARGIN_MS = 1000;
 const MAX_TTL_MS = 2 ** 40;
 
 interface LimiterCommands {
-  trellisAdmit(creditKey: string, bucketKey: string, rate: string, burst: string, ttlMs: string): Promise<unknown>;
+  trellisAdmit(creditKey: string, bucketKey: string, rate: string, burst: string, ttlMs: string, n: string): Promise<unknown>;
   trellisPeek(bucketKey: string, rate: string, burst: string): Promise<unknown>;
 }
 
@@ -63,6 +63,7 @@ export class RedisLimiter {
   private readonly deadlineMs: number;
   private readonly safeUrl: string;
   private lastError: Error | undefined;
+  private readonly lanes = new Map<string, Lane>();
   private closed = false;
 
   constructor(opts: LimiterOptions) {
@@ -136,23 +137,68 @@ export class RedisLimiter {
    * Takes one token from the database's bucket. Never rejects for Redis' sake (a Redis
    * failure is { kind: 'unavailable' }); rejects with a TypeError for invalid arguments,
    * which the gateway's configuration check rules out at start-up.
+   *
+   * One script call at a time per bucket: admissions that arrive while a call is in flight
+   * wait for it and then go together in the next call (ARGV n), which spends for them as
+   * that many calls in a row would. An idle gateway sends each admission at once; a busy
+   * one sends fewer, larger calls, which is what keeps the limiter's cost down at load.
+   * Every admission keeps its own deadline, counted from this call.
    */
-  async admit(database: string, limits: BucketLimits): Promise<Admission> {
-    checkDatabase(database);
-    checkLimits(limits);
-    const { rate, burst } = limits;
-    const ttlMs = Math.min(MAX_TTL_MS, Math.ceil((burst / rate) * 1000 * 2) + TTL_MARGIN_MS);
-    let reply: unknown;
+  admit(database: string, limits: BucketLimits): Promise<Admission> {
     try {
-      reply = await withDeadline(
-        this.commands.trellisAdmit(this.creditKey(database), this.bucketKey(database), String(rate), String(burst), String(ttlMs)),
+      checkDatabase(database);
+      checkLimits(limits);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const laneKey = `${database}\u0000${limits.rate}\u0000${limits.burst}`;
+    let lane = this.lanes.get(laneKey);
+    if (lane === undefined) {
+      lane = { database, limits, inFlight: false, queue: [] };
+      this.lanes.set(laneKey, lane);
+    }
+    const target = lane;
+    return new Promise<Admission>((resolve) => {
+      const waiter: Waiter = { resolve, settled: false, timer: undefined };
+      // The verdict waits for the I/O of the turn the timer fires in: the answer may sit
+      // unread in the socket because this process was busy (timers run before I/O).
+      waiter.timer = setTimeout(
+        () => setImmediate(() => settle(waiter, { kind: 'unavailable', reason: `Redis did not answer within ${this.deadlineMs} ms` })),
         this.deadlineMs,
       );
-    } catch (err) {
-      if (err instanceof DeadlineError) return { kind: 'unavailable', reason: `Redis did not answer within ${this.deadlineMs} ms` };
-      return { kind: 'unavailable', reason: `Redis error: ${err instanceof Error ? err.message : String(err)}` };
-    }
-    return decodeAdmission(reply, rate);
+      target.queue.push(waiter);
+      if (!target.inFlight) this.flush(target);
+    });
+  }
+
+  /** Sends the lane's waiting admissions as one script call, then the ones that came meanwhile. */
+  private flush(lane: Lane): void {
+    const batch = lane.queue.filter((w) => !w.settled);
+    lane.queue = [];
+    if (batch.length === 0) return;
+    lane.inFlight = true;
+    const { rate, burst } = lane.limits;
+    const ttlMs = Math.min(MAX_TTL_MS, Math.ceil((burst / rate) * 1000 * 2) + TTL_MARGIN_MS);
+    this.commands
+      .trellisAdmit(
+        this.creditKey(lane.database),
+        this.bucketKey(lane.database),
+        String(rate),
+        String(burst),
+        String(ttlMs),
+        String(batch.length),
+      )
+      .then(
+        (reply) => decodeAdmissions(reply, rate, batch),
+        (err: unknown) => {
+          const reason = `Redis error: ${err instanceof Error ? err.message : String(err)}`;
+          for (const w of batch) settle(w, { kind: 'unavailable', reason });
+        },
+      )
+      .finally(() => {
+        lane.inFlight = false;
+        if (lane.queue.length > 0) this.flush(lane);
+      });
   }
 
   /** Credit state, for operators, tests and the `gateway credit` command: disabled=true means credit exhausted. */
@@ -201,18 +247,47 @@ export class RedisLimiter {
   }
 }
 
-function decodeAdmission(reply: unknown, rate: number): Admission {
+interface Waiter {
+  resolve: (admission: Admission) => void;
+  settled: boolean;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** The admissions of one bucket: at most one script call in flight, the others waiting for the next. */
+interface Lane {
+  readonly database: string;
+  readonly limits: BucketLimits;
+  inFlight: boolean;
+  queue: Waiter[];
+}
+
+function settle(waiter: Waiter, admission: Admission): void {
+  if (waiter.settled) return;
+  waiter.settled = true;
+  clearTimeout(waiter.timer);
+  waiter.resolve(admission);
+}
+
+/** The script's {0} or {1, admitted, tokens} as one answer per waiter, in the order sent. */
+function decodeAdmissions(reply: unknown, rate: number, batch: readonly Waiter[]): void {
   if (Array.isArray(reply)) {
-    const [status, tokensText] = reply as unknown[];
-    if (status === 0) return { kind: 'disabled' };
+    const [status, admittedCount, tokensText] = reply as unknown[];
+    if (status === 0) {
+      for (const w of batch) settle(w, { kind: 'disabled' });
+      return;
+    }
     const tokens = Number(tokensText);
-    if (typeof tokensText === 'string' && Number.isFinite(tokens)) {
-      // Whole tokens: how many more requests a bucket would admit right now.
-      if (status === 1) return { kind: 'admitted', tokensLeft: Math.floor(tokens) };
-      if (status === 2) return { kind: 'rate_limited', retryAfterS: retryAfterSeconds(tokens, rate) };
+    if (status === 1 && typeof admittedCount === 'number' && typeof tokensText === 'string' && Number.isFinite(tokens)) {
+      const retryAfterS = retryAfterSeconds(tokens, rate);
+      batch.forEach((w, i) => {
+        // Whole tokens left after this waiter's own spend, as if the calls ran one by one.
+        if (i < admittedCount) settle(w, { kind: 'admitted', tokensLeft: Math.floor(tokens) + (admittedCount - 1 - i) });
+        else settle(w, { kind: 'rate_limited', retryAfterS });
+      });
+      return;
     }
   }
-  return { kind: 'unavailable', reason: `unexpected reply from the admission script: ${JSON.stringify(reply)}` };
+  for (const w of batch) settle(w, { kind: 'unavailable', reason: `unexpected reply from the admission script: ${JSON.stringify(reply)}` });
 }
 
 /** Whole seconds until the bucket holds one token again: max(1, ceil((1 - tokens) / rate)). */

@@ -124,6 +124,29 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
     assert.equal(count(answers, 'rate_limited'), 70);
   });
 
+  test('admissions that arrive while a call is in flight share the next call, and spend as calls in a row would', async () => {
+    const l = await limiter();
+    const calls = async () => {
+      const stats = String(await redis.command('INFO', 'commandstats'));
+      return [...stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    const before = await calls();
+    const answers = await burstOf(l, freshDb('batched'), { rate: 0.001, burst: 50 }, 200);
+    const used = (await calls()) - before;
+    assert.equal(count(answers, 'admitted'), 50);
+    assert.ok(used < 200 && used >= 1, `${used} script calls for 200 admissions`);
+    // Each admitted request sees the tokens left after its own spend, as if one by one: 49 down to 0.
+    const left = answers.flatMap((a) => (a.kind === 'admitted' ? [a.tokensLeft] : [])).sort((a, b) => a - b);
+    assert.deepEqual(
+      left,
+      Array.from({ length: 50 }, (_, i) => i),
+    );
+    // An idle limiter sends an admission at once, alone.
+    const single = await calls();
+    assert.equal((await l.admit(freshDb('alone'), { rate: 1, burst: 1 })).kind, 'admitted');
+    assert.equal((await calls()) - single, 1);
+  });
+
   test('two limiter instances (two gateway replicas) share one bucket: burst + rate x elapsed within 5%', async (t) => {
     const a = await limiter();
     const b = await limiter();
