@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { READ_SCENARIOS } from '../../bench/lib/scenarios.js';
+import { redisSkip } from '../helpers/redis.js';
 
 const run = promisify(execFile);
 const script = (name: string) => fileURLToPath(new URL(`../../bench/${name}.js`, import.meta.url));
@@ -94,6 +95,15 @@ test('soak bench: memory samples of the server under the mixed load, without err
   assert.ok(report.summary.requests > 0 && report.summary.writes > 0);
   assert.ok(report.samples.length >= 2);
   for (const s of report.samples) assert.ok(s.anon_mib > 0 && s.rss_mib >= s.anon_mib);
+});
+
+test('gateway bench: direct, through the gateway with and without the limiter, and the two ratios', { skip: redisSkip() }, async () => {
+  const report = await bench('gateway', ['--size', 'tiny', '--duration', '0.3', '--repeat', '2', '--connections', '4']);
+  for (const load of [report.one_connection, report.many_connections]) {
+    for (const name of ['direct', 'gateway', 'gateway_no_limit']) assert.ok(load[name].requests_per_s > 0, name);
+  }
+  assert.equal(typeof report.results.gateway_added_p50_us, 'number');
+  assert.equal(typeof report.results.limiter_cost_of_throughput, 'number');
 });
 
 test('for-each bench: every variation answers correctly (it checks before timing) and reports its figures', async () => {
