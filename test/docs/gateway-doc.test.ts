@@ -7,10 +7,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { ERROR_REGISTRY, isErrorCode } from '../../src/core/errors.js';
 import { loadGatewayConfig } from '../../src/gateway/config.js';
 import { KeyRing } from '../../src/gateway/keys.js';
+import { startTestGateway, type TestKey } from '../helpers/gateway.js';
+import { redisSkip, startRedis, type TestRedis } from '../helpers/redis.js';
+import { killOnExit } from '../helpers/reap.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 const ROOT = new URL('../../../', import.meta.url);
 const path = (file: string) => fileURLToPath(new URL(file, ROOT));
@@ -56,4 +60,46 @@ test('the configuration table documents the keys the loader accepts', () => {
   ]) {
     assert.ok(documented.has(key), `${key} is documented`);
   }
+});
+
+describe('the curl examples of the local set-up, through a real gateway', { skip: redisSkip() }, () => {
+  let redis: TestRedis;
+  let server: TestServer;
+  let gateway: TestServer;
+  const dir = tempDir();
+  const example = loadGatewayConfig(path('docs/gateway.example.json'));
+  const key = /Bearer (trk_[A-Za-z0-9_]+)/.exec(doc)![1]!;
+
+  before(async () => {
+    redis = await startRedis();
+    server = killOnExit(await startTestServer(['--data', dir.path]));
+    const docKey: TestKey = { name: 'example', key, sha256: example.keys[0]!.sha256, databases: { main: ['read', 'write'] } };
+    gateway = await startTestGateway({
+      mode: 'shared',
+      redis: { url: redis.url },
+      databases: { main: { writer: server.url } },
+      keys: [docKey],
+    });
+  });
+  after(async () => {
+    await gateway?.stop();
+    await server?.stop();
+    await redis?.stop();
+    dir.remove();
+  });
+
+  test('each curl of the set-up answers what the doc says', async () => {
+    const setup = doc.slice(doc.indexOf('## Local set-up'), doc.indexOf('## Configuration'));
+    const block = setup.slice(setup.indexOf('curl -s localhost:8080'));
+    const calls = [...block.matchAll(/-d '([^']*)'\n# (\{.*?\})(?:\s|$)/g)];
+    assert.equal(calls.length, 2);
+    for (const [, body, expected] of calls) {
+      const res = await fetch(`${gateway.url}/v2/query`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'x-svc-database-id': 'main' },
+        body: body!,
+      });
+      assert.deepEqual(await res.json(), JSON.parse(expected!));
+    }
+  });
 });
