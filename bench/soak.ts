@@ -7,7 +7,7 @@
  * memory from /proc: anonymous memory (heaps, buffers: where a leak shows) and file-backed
  * memory (LMDB's memory map, which grows with the data the writes add).
  *
- *   node dist/bench/soak.js [--size tiny|small] [--minutes M] [--connections N] [--sample-s S]
+ *   node dist/bench/soak.js [--size tiny|small] [--minutes M] [--connections N] [--sample-s S] [--write-percent P]
  *
  * Prints one JSON object on stdout (the samples and a summary); progress goes to stderr.
  */
@@ -55,7 +55,10 @@ function slope(points: readonly [number, number][]): number {
 }
 
 async function main(): Promise<void> {
-  const args = parseBenchArgs(process.argv.slice(2), ['minutes', 'connections', 'sample-s']);
+  const args = parseBenchArgs(process.argv.slice(2), ['minutes', 'connections', 'sample-s', 'write-percent']);
+  // 0 keeps the data constant, so any growth of memory is the server's own (no cache has new data to hold).
+  const writePercent = Number(args.values['write-percent'] ?? 10);
+  if (!(writePercent >= 0 && writePercent <= 100)) throw new Error(`--write-percent must be 0 to 100, got ${args.values['write-percent']}`);
   const minutes = positiveNumber(args.values.minutes, 30, 'minutes');
   const connections = positiveInt(args.values.connections, 32, 'connections');
   const sampleS = positiveNumber(args.values['sample-s'], 10, 'sample-s');
@@ -78,7 +81,7 @@ async function main(): Promise<void> {
       });
     const next = () => {
       const r = random();
-      if (r < 0.1) return write();
+      if (r < writePercent / 100) return write();
       const s = reads[Math.floor(random() * reads.length)]!;
       return s.requests[Math.floor(random() * s.requests.length)]!;
     };
@@ -139,7 +142,12 @@ async function main(): Promise<void> {
       bench: 'soak',
       machine: machine(),
       dataset: { size: args.size, ...SIZES[args.size] },
-      load: { minutes, connections, mix: '90% reads (point, one-hop, two-hop count), 10% one-node writes', sample_s: sampleS },
+      load: {
+        minutes,
+        connections,
+        mix: `${100 - writePercent}% reads (point, one-hop, two-hop count), ${writePercent}% one-node writes`,
+        sample_s: sampleS,
+      },
       summary: {
         requests,
         requests_per_s: Math.round(requests / ((performance.now() - started) / 1000)),

@@ -95,6 +95,21 @@ test('soak bench: memory samples of the server under the mixed load, without err
   assert.ok(report.summary.requests > 0 && report.summary.writes > 0);
   assert.ok(report.samples.length >= 2);
   for (const s of report.samples) assert.ok(s.anon_mib > 0 && s.rss_mib >= s.anon_mib);
+  const readsOnly = await bench('soak', [
+    '--size',
+    'tiny',
+    '--minutes',
+    '0.03',
+    '--sample-s',
+    '1',
+    '--connections',
+    '2',
+    '--write-percent',
+    '0',
+  ]);
+  assert.equal(readsOnly.summary.writes, 0);
+  assert.ok(readsOnly.summary.requests > 0);
+  assert.match(readsOnly.load.mix, /^100% reads/);
 });
 
 test('gateway bench: direct, through the gateway with and without the limiter, and the two ratios', { skip: redisSkip() }, async () => {
