@@ -41,62 +41,61 @@ export class Admission {
     private readonly databases: ReadonlyMap<string, DatabaseConfig>,
   ) {}
 
+  /** The configured key of `Authorization: Bearer <key>`, or the 400/401 answer (also GET /metrics). */
+  key(req: HttpRequest): KeyConfig | HttpResponse {
+    const token = bearerToken(req.headers.get('authorization'));
+    if (token === undefined) {
+      const what = req.headers.has('authorization') ? 'is malformed' : 'is missing';
+      return gatewayError('invalid_request', `the Authorization header ${what}; send "Authorization: Bearer <API key>"`);
+    }
+    return this.keys.find(token) ?? gatewayError('unauthorized', 'the API key is not valid');
+  }
+
   /** The request's id, key and database, or the error answer. */
   check(req: HttpRequest): Admitted | HttpResponse {
     const started = performance.now();
     const requestId = req.id ?? requestIdOf(req.headers.get(REQUEST_ID_HEADER));
-    const token = bearerToken(req.headers.get('authorization'));
-    if (token === undefined) {
-      const what = req.headers.has('authorization') ? 'is malformed' : 'is missing';
-      return gatewayError(requestId, 'invalid_request', `the Authorization header ${what}; send "Authorization: Bearer <API key>"`);
-    }
-    const key = this.keys.find(token);
-    if (key === undefined) return gatewayError(requestId, 'unauthorized', 'the API key is not valid');
+    const key = this.key(req);
+    if ('status' in key) return key;
     let options: RequestOptions;
     try {
       options = parseRequestOptions(req.headers, req.repeated);
     } catch (err) {
-      if (err instanceof GraphError) return gatewayError(requestId, err.code, err.msg);
+      if (err instanceof GraphError) return gatewayError(err.code, err.msg);
       throw err;
     }
-    const database = this.databaseOf(req, options, requestId);
+    const database = this.databaseOf(req, options);
     if (!('id' in database)) return database;
     const grants = key.databases.get(database.id);
     if (grants === undefined || grants.size === 0) {
-      return gatewayError(requestId, 'forbidden', `this API key has no access to database "${clip(database.id)}"`);
+      return gatewayError('forbidden', `this API key has no access to database "${clip(database.id)}"`);
     }
     return { requestId, started, key, database, grants, options };
   }
 
-  private databaseOf(req: HttpRequest, options: RequestOptions, requestId: string): DatabaseConfig | HttpResponse {
-    const { databaseId, tenantId } = options;
+  private databaseOf(req: HttpRequest, options: RequestOptions): DatabaseConfig | HttpResponse {
     if (this.mode === 'cluster') {
-      if (databaseId !== undefined || tenantId !== undefined || hasIdHeader(req)) {
+      if (hasIdHeader(req)) {
         return gatewayError(
-          requestId,
           'database_id_not_allowed',
           'X-Svc-Database-Id and X-Svc-Tenant-Id are not allowed by this gateway: it serves one database (cluster mode)',
         );
       }
       return this.databases.values().next().value!;
     }
+    const { databaseId, tenantId } = options;
     if (databaseId !== undefined && tenantId !== undefined && databaseId !== tenantId) {
       return gatewayError(
-        requestId,
         'invalid_request',
         `the database id header says "${clip(databaseId)}" and the tenant id header "${clip(tenantId)}"; send one, or the same id in both`,
       );
     }
     const id = databaseId ?? tenantId;
     if (id === undefined) {
-      return gatewayError(
-        requestId,
-        'database_id_required',
-        'X-Svc-Database-Id is required by this gateway (shared mode): name the database',
-      );
+      return gatewayError('database_id_required', 'X-Svc-Database-Id is required by this gateway (shared mode): name the database');
     }
     // An unknown database is answered like one the key may not use: no probing.
-    return this.databases.get(id) ?? gatewayError(requestId, 'forbidden', `this API key has no access to database "${clip(id)}"`);
+    return this.databases.get(id) ?? gatewayError('forbidden', `this API key has no access to database "${clip(id)}"`);
   }
 }
 

@@ -1,8 +1,10 @@
-/** The gateway's answers: error bodies from the registry, each with the request's id. */
+/**
+ * The gateway's error answers: bodies from the registry. The request's id is not set here:
+ * the transport writes `x-request-id` on every answer (start.ts, `requestId`).
+ */
 import { errorReply, type ErrorCode } from '../core/errors.js';
-import { REQUEST_ID_HEADER } from '../observe/log.js';
 import type { HttpResponse } from '../server/http-types.js';
 
-export function gatewayError(requestId: string, error: ErrorCode, msg: string, extra?: Record<string, string>): HttpResponse {
-  return { ...errorReply({ error, msg }), headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extra } };
+export function gatewayError(error: ErrorCode, msg: string, extra?: Record<string, string>): HttpResponse {
+  return { ...errorReply({ error, msg }), headers: { 'content-type': 'application/json', ...extra } };
 }

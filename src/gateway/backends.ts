@@ -30,8 +30,7 @@ export interface OutgoingRequest {
   body: Buffer;
 }
 
-export type ForwardOutcome =
-  { kind: 'answer'; answer: BackendAnswer; backend: Backend } | { kind: 'timeout' } | { kind: 'unavailable'; msg: string };
+export type ForwardOutcome = { kind: 'answer'; answer: BackendAnswer } | { kind: 'timeout' } | { kind: 'unavailable'; msg: string };
 
 /** How long a server that failed is skipped, unless nothing else is left. */
 const COOLDOWN_MS = 1000;
@@ -102,15 +101,13 @@ function headerText(value: string | string[] | undefined): string | undefined {
 
 export class DatabaseBackends {
   readonly writer: Backend;
-  readonly readers: readonly Backend[];
-  /** The writer and the readers: every server that can answer a read. */
+  /** The readers and the writer: every server that can answer a read. */
   readonly all: readonly Backend[];
   private turn = 0;
 
   constructor(config: DatabaseConfig) {
     this.writer = new Backend(config.id, config.writer, 'writer');
-    this.readers = config.readers.map((url) => new Backend(config.id, url, 'reader'));
-    this.all = [...this.readers, this.writer];
+    this.all = [...config.readers.map((url) => new Backend(config.id, url, 'reader')), this.writer];
   }
 
   /** The next server for a read: up ones first, fewest in flight, ties taken in turn. */
@@ -133,6 +130,13 @@ export class DatabaseBackends {
 
 export class Forwarder {
   constructor(private readonly onFailure: (report: FailureReport) => void = () => undefined) {}
+
+  /** A failed attempt: the server is skipped for a while, and the failure reported; returns its reason. */
+  private failed(backend: Backend, reason: string): string {
+    backend.markDown();
+    this.onFailure({ backend, reason });
+    return reason;
+  }
 
   /** One attempt on one server; throws what undici threw. */
   private async attempt(backend: Backend, req: OutgoingRequest, signal: AbortSignal): Promise<BackendAnswer> {
@@ -163,12 +167,10 @@ export class Forwarder {
       try {
         const answer = await this.attempt(writer, req, signal);
         writer.markUp();
-        return { kind: 'answer', answer, backend: writer };
+        return { kind: 'answer', answer };
       } catch (err) {
         if (signal.aborted) return { kind: 'timeout' };
-        const code = errorCode(err);
-        writer.markDown();
-        this.onFailure({ backend: writer, reason: code });
+        const code = this.failed(writer, errorCode(err));
         if (!NOT_SENT.has(code)) {
           return {
             kind: 'unavailable',
@@ -196,18 +198,15 @@ export class Forwarder {
       try {
         const answer = await this.attempt(backend, req, signal);
         if (answer.status === 503 && TRY_ANOTHER.test(answer.body.toString('latin1', 0, 64))) {
-          backend.markDown();
-          this.onFailure({ backend, reason: 'not_ready' });
-          last = { kind: 'answer', answer, backend };
+          this.failed(backend, 'not_ready');
+          last = { kind: 'answer', answer };
           continue;
         }
         backend.markUp();
-        return { kind: 'answer', answer, backend };
+        return { kind: 'answer', answer };
       } catch (err) {
         if (signal.aborted) return { kind: 'timeout' };
-        const reason = errorCode(err);
-        backend.markDown();
-        this.onFailure({ backend, reason });
+        const reason = this.failed(backend, errorCode(err));
         last = {
           kind: 'unavailable',
           msg: `no server of database "${backend.database}" could take the request (last: ${backend.role} ${backend.url}, ${reason})`,
@@ -234,12 +233,10 @@ export class Forwarder {
       targets.map(async (backend): Promise<ForwardOutcome> => {
         try {
           const answer = await this.attempt(backend, req, signal);
-          return { kind: 'answer', answer, backend };
+          return { kind: 'answer', answer };
         } catch (err) {
           if (signal.aborted) return { kind: 'timeout' };
-          backend.markDown();
-          const reason = errorCode(err);
-          this.onFailure({ backend, reason });
+          const reason = this.failed(backend, errorCode(err));
           return { kind: 'unavailable', msg: `warming failed on ${backend.role} ${backend.url} (${reason})` };
         }
       }),

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import { LOG_LEVELS, type LogLevel } from '../observe/log.js';
+import type { BucketLimits } from './limiter.js';
 
 export class GatewayConfigError extends Error {
   constructor(message: string) {
@@ -20,13 +21,6 @@ export class GatewayConfigError extends Error {
 
 export type GatewayMode = 'shared' | 'cluster';
 export type Permission = 'read' | 'write';
-
-export interface BucketLimits {
-  /** Sustained tokens per second. */
-  rate: number;
-  /** Bucket capacity. */
-  burst: number;
-}
 
 export interface DatabaseConfig {
   readonly id: string;

@@ -20,12 +20,7 @@ import type { DatabaseBackends, ForwardOutcome, Forwarder, OutgoingRequest } fro
 import { cypherMayWrite } from './cypher-kind.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { Warn } from './throttled-log.js';
-import type { Admission as TokenAdmission, BucketLimits } from './limiter.js';
-
-/** What the gateway needs of the rate limiter (limiter.ts), so a test can count calls. */
-export interface TokenBucket {
-  admit(database: string, limits: BucketLimits): Promise<TokenAdmission>;
-}
+import type { RedisLimiter } from './limiter.js';
 
 type RouteKind = 'query' | 'cypher' | 'explain' | 'named' | 'mcp_init' | 'mcp_call';
 
@@ -38,26 +33,27 @@ interface Route {
 const QUERY_NAME = /^\/[A-Za-z_][A-Za-z0-9_]*$/;
 const MCP_CALL = /^\/mcp\/[A-Za-z_][A-Za-z0-9_]*$/;
 
+const ROUTES: ReadonlyMap<string, Route> = new Map([
+  ['/v2/query', { kind: 'query', label: '/v2/query' }],
+  ['/v2/cypher', { kind: 'cypher', label: '/v2/cypher' }],
+  ['/v2/cypher/explain', { kind: 'explain', label: '/v2/cypher/explain' }],
+  ['/mcp/init', { kind: 'mcp_init', label: '/mcp/init' }],
+]);
+const MCP_CALL_ROUTE: Route = { kind: 'mcp_call', label: '/mcp/<QueryName>Mcp' };
+const NAMED_ROUTE: Route = { kind: 'named', label: '/<QueryName>' };
+
 export function routeOf(path: string): Route | undefined {
-  switch (path) {
-    case '/v2/query':
-      return { kind: 'query', label: '/v2/query' };
-    case '/v2/cypher':
-      return { kind: 'cypher', label: '/v2/cypher' };
-    case '/v2/cypher/explain':
-      return { kind: 'explain', label: '/v2/cypher/explain' };
-    case '/mcp/init':
-      return { kind: 'mcp_init', label: '/mcp/init' };
-  }
-  if (MCP_CALL.test(path)) return { kind: 'mcp_call', label: '/mcp/<QueryName>Mcp' };
-  if (QUERY_NAME.test(path)) return { kind: 'named', label: '/<QueryName>' };
+  const fixed = ROUTES.get(path);
+  if (fixed !== undefined) return fixed;
+  if (MCP_CALL.test(path)) return MCP_CALL_ROUTE;
+  if (QUERY_NAME.test(path)) return NAMED_ROUTE;
   return undefined;
 }
 
 export interface PipelineParts {
   admission: Admission;
   /** Undefined when rate limiting is off (`"rate_limit": false`). */
-  bucket: TokenBucket | undefined;
+  bucket: RedisLimiter | undefined;
   backends: ReadonlyMap<string, DatabaseBackends>;
   forwarder: Forwarder;
   metrics: GatewayMetrics | undefined;
@@ -73,31 +69,30 @@ interface Decoded {
   writer: boolean;
 }
 
-function decodeError(requestId: string, msg: string): HttpResponse {
-  return gatewayError(requestId, 'invalid_query_json', `invalid query JSON: ${msg}`);
+function decodeError(msg: string): HttpResponse {
+  return gatewayError('invalid_query_json', `invalid query JSON: ${msg}`);
 }
 
 /** The outer JSON decode: just enough to know the request type. The server checks the rest. */
-function decode(route: Route, body: Buffer, requestId: string): Decoded | HttpResponse {
+function decode(route: Route, body: Buffer): Decoded | HttpResponse {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch (err) {
-    return decodeError(requestId, err instanceof Error ? err.message : String(err));
+    return decodeError(err instanceof Error ? err.message : String(err));
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    return decodeError(requestId, 'the body must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return decodeError('the body must be a JSON object');
   const fields = parsed as Record<string, unknown>;
   switch (route.kind) {
     case 'query': {
       const type = fields.request_type;
       if (type !== 'read' && type !== 'write')
-        return decodeError(requestId, `request_type must be "read" or "write", got ${clip(JSON.stringify(type) ?? 'nothing')}`);
+        return decodeError(`request_type must be "read" or "write", got ${clip(JSON.stringify(type) ?? 'nothing')}`);
       return { type, writer: type === 'write' };
     }
     case 'cypher':
     case 'explain': {
-      if (typeof fields.query !== 'string') return decodeError(requestId, '"query" must be a string holding one Cypher statement');
+      if (typeof fields.query !== 'string') return decodeError('"query" must be a string holding one Cypher statement');
       const write = route.kind === 'cypher' && cypherMayWrite(fields.query);
       return { type: write ? 'write' : 'read', writer: write };
     }
@@ -109,7 +104,12 @@ function decode(route: Route, body: Buffer, requestId: string): Decoded | HttpRe
 }
 
 export class Pipeline {
-  constructor(private readonly parts: PipelineParts) {}
+  /** Read once: the level is fixed for the gateway's life, and below `info` an answer builds no log object. */
+  private readonly accessLog: boolean;
+
+  constructor(private readonly parts: PipelineParts) {
+    this.accessLog = parts.logger.isLevelEnabled('info');
+  }
 
   /** The transport's beforeBody hook: the head's checks; on success the request's context. */
   readonly beforeBody = (req: HttpRequest): HttpResponse | undefined => {
@@ -131,13 +131,12 @@ export class Pipeline {
 
   private async run(req: HttpRequest, a: Admitted): Promise<HttpResponse> {
     const route = routeOf(req.path);
-    if (route === undefined) return gatewayError(a.requestId, 'not_found', `no route for POST ${clip(req.path)}`);
-    const decoded = decode(route, req.body, a.requestId);
+    if (route === undefined) return gatewayError('not_found', `no route for POST ${clip(req.path)}`);
+    const decoded = decode(route, req.body);
     if ('status' in decoded) return decoded;
     const needed = decoded.type === 'write' ? 'write' : 'read';
     if (!a.grants.has(needed)) {
       return gatewayError(
-        a.requestId,
         'forbidden',
         `this API key may not ${needed === 'write' ? 'write to' : 'read'} database "${clip(a.database.id)}"`,
       );
@@ -145,7 +144,7 @@ export class Pipeline {
     try {
       checkOptionsForRequestType(a.options, decoded.type);
     } catch (err) {
-      if (err instanceof GraphError) return gatewayError(a.requestId, err.code, err.msg);
+      if (err instanceof GraphError) return gatewayError(err.code, err.msg);
       throw err;
     }
 
@@ -167,7 +166,6 @@ export class Pipeline {
         return undefined;
       case 'rate_limited':
         return gatewayError(
-          a.requestId,
           'rate_limited',
           `rate limit exceeded for database "${clip(a.database.id)}"; retry after ${result.retryAfterS} s`,
           {
@@ -175,18 +173,13 @@ export class Pipeline {
           },
         );
       case 'disabled':
-        return gatewayError(
-          a.requestId,
-          'tenant_disabled',
-          `queries of database "${clip(a.database.id)}" are disabled because its credit is exhausted`,
-        );
+        return gatewayError('tenant_disabled', `queries of database "${clip(a.database.id)}" are disabled because its credit is exhausted`);
       case 'unavailable':
-        this.parts.logger.warn(
+        this.parts.warnUnavailable(
           { req_id: a.requestId, db: a.database.id, reason: result.reason },
           'rate limiter unavailable; failing closed',
         );
         return gatewayError(
-          a.requestId,
           'rate_limit_unavailable',
           'the rate limiter is unavailable, so the request was not admitted; retry with backoff',
         );
@@ -200,7 +193,7 @@ export class Pipeline {
     const { forwarder } = this.parts;
     if (a.options.warm) {
       const warmed = await forwarder.warm(backends, a.options.requireWriter, outgoing, deadline);
-      if (warmed.kind === 'warmed') return { status: 204, headers: { [REQUEST_ID_HEADER]: a.requestId }, body: '' };
+      if (warmed.kind === 'warmed') return { status: 204, body: '' };
       return this.answerOf(warmed, a);
     }
     const outcome =
@@ -214,24 +207,24 @@ export class Pipeline {
     switch (outcome.kind) {
       case 'answer': {
         const { answer } = outcome;
-        const headers: Record<string, string> = { [REQUEST_ID_HEADER]: a.requestId };
+        const headers: Record<string, string> = {};
         if (answer.contentType !== undefined) headers['content-type'] = answer.contentType;
         if (answer.retryAfter !== undefined) headers['retry-after'] = answer.retryAfter;
         return { status: answer.status, headers, body: answer.body };
       }
       case 'timeout':
         return gatewayError(
-          a.requestId,
           'query_timeout',
           `no answer from database "${clip(a.database.id)}" within its budget of ${a.database.attemptBudgetMs} ms; a write's outcome is unknown (it may still commit)`,
         );
       case 'unavailable':
-        return gatewayError(a.requestId, 'backend_unavailable', outcome.msg);
+        return gatewayError('backend_unavailable', outcome.msg);
     }
   }
 
   /** The access log line of an answered request (metrics count every answer in the transport: start.ts). */
   private finish(req: HttpRequest, a: Admitted | undefined, response: HttpResponse): void {
+    if (!this.accessLog) return;
     const route = routeLabel(req.path);
     const seconds = a === undefined ? 0 : (performance.now() - a.started) / 1000;
     this.parts.logger.info(

@@ -3,7 +3,7 @@
  * connection, and the HTTP front end (the server's uWS transport, with the head checks
  * run before any body is read). docs/gateway.md describes what it does.
  */
-import { REQUEST_ID_HEADER, requestIdOf, type Logger } from '../observe/log.js';
+import { requestIdOf, type Logger } from '../observe/log.js';
 import { codeOf } from '../observe/metrics.js';
 import type { Handler, HttpRequest, HttpResponse } from '../server/http-types.js';
 import { startHttpServer } from '../server/uws.js';
@@ -12,7 +12,7 @@ import { gatewayError } from './answers.js';
 import { DatabaseBackends, Forwarder } from './backends.js';
 import type { GatewayConfig } from './config.js';
 import { Pipeline, routeLabel, routeOf } from './handler.js';
-import { bearerToken, KeyRing } from './keys.js';
+import { KeyRing } from './keys.js';
 import { RedisLimiter } from './limiter.js';
 import { GatewayMetrics } from './metrics.js';
 import { throttledWarn } from './throttled-log.js';
@@ -26,7 +26,6 @@ export interface RunningGateway {
 const REDIS_WAIT_MS = 2000;
 
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
-  const keys = new KeyRing(config.keys);
   const metrics = config.metrics ? new GatewayMetrics() : undefined;
   const backends = new Map([...config.databases.values()].map((db) => [db.id, new DatabaseBackends(db)]));
   const forwarder = new Forwarder((report) => {
@@ -53,8 +52,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       );
     });
   }
+  const admission = new Admission(config.mode, new KeyRing(config.keys), config.databases);
   const pipeline = new Pipeline({
-    admission: new Admission(config.mode, keys, config.databases),
+    admission,
     bucket: limiter,
     backends,
     forwarder,
@@ -70,22 +70,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   };
 
   const metricsRoute = async (req: HttpRequest): Promise<HttpResponse> => {
-    const requestId = req.id ?? requestIdOf(req.headers.get(REQUEST_ID_HEADER));
     if (metrics === undefined)
-      return gatewayError(requestId, 'not_found', 'metrics are turned off in this gateway\'s configuration ("metrics": false)');
-    const token = bearerToken(req.headers.get('authorization'));
-    if (token === undefined)
-      return gatewayError(
-        requestId,
-        'invalid_request',
-        'GET /metrics needs "Authorization: Bearer <API key>" of a key with "metrics": true',
-      );
-    const key = keys.find(token);
-    if (key === undefined) return gatewayError(requestId, 'unauthorized', 'the API key is not valid');
-    if (!key.metrics)
-      return gatewayError(requestId, 'forbidden', 'this API key may not read metrics ("metrics": true in its configuration)');
+      return gatewayError('not_found', 'metrics are turned off in this gateway\'s configuration ("metrics": false)');
+    const key = admission.key(req);
+    if ('status' in key) return key;
+    if (!key.metrics) return gatewayError('forbidden', 'this API key may not read metrics ("metrics": true in its configuration)');
     const { contentType, body } = await metrics.registry.render();
-    return { status: 200, headers: { 'content-type': contentType, [REQUEST_ID_HEADER]: requestId }, body };
+    return { status: 200, headers: { 'content-type': contentType }, body };
   };
 
   const handler: Handler = (req) => {
@@ -95,11 +86,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       if (req.path === '/readyz') return health(true);
       if (req.path === '/metrics') return metricsRoute(req);
     }
-    const requestId = req.id ?? requestIdOf(req.headers.get(REQUEST_ID_HEADER));
     const known =
       routeOf(req.path) !== undefined ? 'POST' : ['/healthz', '/readyz', '/metrics'].includes(req.path) ? 'GET, HEAD' : undefined;
-    if (known === undefined) return gatewayError(requestId, 'not_found', `no route for ${req.method} ${req.path.slice(0, 200)}`);
-    return gatewayError(requestId, 'method_not_allowed', `${req.method} is not allowed for ${req.path.slice(0, 200)}; allowed: ${known}`, {
+    if (known === undefined) return gatewayError('not_found', `no route for ${req.method} ${req.path.slice(0, 200)}`);
+    return gatewayError('method_not_allowed', `${req.method} is not allowed for ${req.path.slice(0, 200)}; allowed: ${known}`, {
       allow: known,
     });
   };

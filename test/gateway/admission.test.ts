@@ -9,6 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { RedisLimiter } from '../../src/gateway/limiter.js';
 import { call, startTestGateway, testKey } from '../helpers/gateway.js';
 import { redisSkip, startRedis, type TestRedis } from '../helpers/redis.js';
+import { waitForLogLine } from '../helpers/log-lines.js';
+import { parseMetrics } from '../helpers/metrics.js';
 import { killOnExit } from '../helpers/reap.js';
 import { postLarge, readRequest, startTestServer, tempDir, countLabel, writeRequest, type TestServer } from '../helpers/server.js';
 
@@ -16,6 +18,7 @@ const LIMITS = { rate: 0.001, burst: 1000 };
 const rw = testKey('rw', { main: ['read', 'write'] });
 const ro = testKey('ro', { main: ['read'] });
 const elsewhere = testKey('elsewhere', { other: ['read', 'write'] });
+const watcher = testKey('watcher', {}, true);
 const READ = readRequest([countLabel('n', 'User')], ['n']);
 
 describe('gateway admission', { skip: redisSkip() }, () => {
@@ -27,12 +30,13 @@ describe('gateway admission', { skip: redisSkip() }, () => {
 
   before(async () => {
     redis = await startRedis();
-    server = killOnExit(await startTestServer(['--data', dir.path]));
+    server = killOnExit(await startTestServer(['--data', dir.path, '--log-level', 'debug']));
     gateway = await startTestGateway({
       mode: 'shared',
+      log_level: 'info',
       redis: { url: redis.url },
       databases: { main: { writer: server.url, ...LIMITS }, other: { writer: 'http://127.0.0.1:9', ...LIMITS } },
-      keys: [rw, ro, elsewhere],
+      keys: [rw, ro, elsewhere, watcher],
     });
     limiter = new RedisLimiter({ url: redis.url });
     await limiter.ready();
@@ -180,6 +184,53 @@ describe('gateway admission', { skip: redisSkip() }, () => {
     edge.write(JSON.stringify(READ));
     const atLimit = await postLarge(`${gateway.url}/v2/query`, edge, { authorization: `Bearer ${rw.key}`, 'x-svc-database-id': 'main' });
     assert.equal(atLimit.status, 200, atLimit.text);
+  });
+
+  test('the request id reaches the server; the gateway logs it with the database, the key name and the answer', async () => {
+    const reply = await call(gateway.url, '/v2/query', READ, { key: rw.key, database: 'main', headers: { 'x-request-id': 'trace-log-1' } });
+    assert.equal(reply.status, 200);
+    assert.equal(reply.headers.get('x-request-id'), 'trace-log-1');
+    const access = await waitForLogLine(gateway.output, (l) => l.req_id === 'trace-log-1');
+    assert.equal(access.name, 'trellis-gateway');
+    assert.deepEqual([access.db, access.key, access.route, access.status, access.code], ['main', 'rw', '/v2/query', 200, 'ok']);
+    const served = await waitForLogLine(server.output, (l) => l.req_id === 'trace-log-1');
+    assert.deepEqual([served.name, served.route, served.status], ['trellis', '/v2/query', 200]);
+    // An id the client did not send is made by the gateway and is the one the server saw.
+    const fresh = await call(gateway.url, '/v2/query', READ, { key: rw.key, database: 'main' });
+    const id = fresh.headers.get('x-request-id')!;
+    assert.match(id, /^[0-9a-f-]{36}$/);
+    await waitForLogLine(server.output, (l) => l.req_id === id);
+  });
+
+  test('GET /metrics: a key allowed to read metrics sees answers and tokens counted; other keys are refused', async () => {
+    const scrapeWith = async (key: string | undefined) => {
+      const res = await fetch(`${gateway.url}/metrics`, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } });
+      return { status: res.status, text: await res.text() };
+    };
+    const value = (text: string, name: string, labels: Record<string, string>) =>
+      parseMetrics(text)
+        .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+        .reduce((sum, s) => sum + s.value, 0);
+    const ok = { route: '/v2/query', status: '200', code: 'ok' };
+    const bad = { route: '/v2/query', status: '400', code: 'invalid_query_json' };
+    const before = (await scrapeWith(watcher.key)).text;
+    assert.equal((await call(gateway.url, '/v2/query', READ, { key: rw.key, database: 'main' })).status, 200);
+    assert.equal((await call(gateway.url, '/v2/query', '{', { key: rw.key, database: 'main' })).status, 400);
+    const after = await scrapeWith(watcher.key);
+    assert.equal(after.status, 200);
+    assert.equal(
+      value(after.text, 'trellis_gateway_http_requests_total', ok) - value(before, 'trellis_gateway_http_requests_total', ok),
+      1,
+    );
+    assert.equal(
+      value(after.text, 'trellis_gateway_http_requests_total', bad) - value(before, 'trellis_gateway_http_requests_total', bad),
+      1,
+    );
+    const admitted = { database: 'main', result: 'admitted' };
+    assert.equal(value(after.text, 'trellis_gateway_tokens_total', admitted) - value(before, 'trellis_gateway_tokens_total', admitted), 1);
+    assert.equal((await scrapeWith(rw.key)).status, 403);
+    assert.equal((await scrapeWith('nope')).status, 401);
+    assert.equal((await scrapeWith(undefined)).status, 400);
   });
 
   test('health routes need no key; unknown routes are 404 and wrong methods 405', async () => {

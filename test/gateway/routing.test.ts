@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RedisLimiter } from '../../src/gateway/limiter.js';
 import { call, startTestGateway, testKey } from '../helpers/gateway.js';
-import { queriesServed } from '../helpers/metrics.js';
+import { parseMetrics, queriesServed } from '../helpers/metrics.js';
 import { redisSkip, startRedis, type TestRedis } from '../helpers/redis.js';
 import { killOnExit } from '../helpers/reap.js';
 import { countLabel, readRequest, startTestServer, tempDir, writeRequest, type TestServer } from '../helpers/server.js';
 
 const LIMITS = { rate: 0.001, burst: 1_000_000 };
-const key = testKey('app', { main: ['read', 'write'], dead: ['read', 'write'], slow: ['read', 'write'] });
+const key = testKey('app', { main: ['read', 'write'], dead: ['read', 'write'], slow: ['read', 'write'] }, true);
 const COUNT = readRequest([countLabel('n', 'Item')], ['n']);
 const addItem = (i: number) =>
   writeRequest([{ query: { name: 'n', root: { add_n: { label: 'Item', properties: [['i', { value: { i64: i } }]] } } } }], ['n']);
@@ -109,12 +109,21 @@ describe('gateway routing', { skip: redisSkip() }, () => {
     assert.deepEqual(delta(start, await served()), [2, 1, 1]);
   });
 
-  test('a database whose writer is down is 503 backend_unavailable, for reads and writes', async () => {
+  test('a database whose writer is down is 503 backend_unavailable, for reads and writes, each attempt counted', async () => {
+    const failures = async () => {
+      const res = await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${key.key}` } });
+      return parseMetrics(await res.text())
+        .filter((s) => s.name === 'trellis_gateway_backend_failures_total' && s.labels.database === 'dead' && s.labels.role === 'writer')
+        .reduce((sum, s) => sum + s.value, 0);
+    };
+    const before = await failures();
     for (const body of [COUNT, addItem(-1)]) {
       const reply = await send(body, {}, 'dead');
       assert.equal(reply.status, 503);
       assert.equal(reply.body.error, 'backend_unavailable');
     }
+    // The read tried the one server once; the refused write was sent once more, 100 ms later.
+    assert.equal((await failures()) - before, 3);
   });
 
   test('past the attempt budget the answer is 408 query_timeout, and the msg says a write may still land', async () => {

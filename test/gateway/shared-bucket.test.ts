@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RedisLimiter } from '../../src/gateway/limiter.js';
 import { call, startTestGateway, testKey, type GatewayFile } from '../helpers/gateway.js';
+import { jsonLines, waitForLogLine } from '../helpers/log-lines.js';
 import { queriesServed } from '../helpers/metrics.js';
 import { redisSkip, startRedis, type TestRedis } from '../helpers/redis.js';
 import { killOnExit } from '../helpers/reap.js';
@@ -116,6 +117,11 @@ describe('the shared token bucket', { skip: redisSkip() }, () => {
       assert.equal(reply.body.error, 'rate_limit_unavailable');
       assert.ok(ms < 1000, `answered in ${ms.toFixed(0)} ms`);
       assert.equal((await fetch(`${g.url}/readyz`)).status, 503);
+      // More refusals do not flood the log: one warning per 10 s, whatever the count.
+      for (let i = 0; i < 5; i++) assert.equal((await send(g, 'credit')).status, 503);
+      await waitForLogLine(g.output, (l) => l.msg === 'rate limiter unavailable; failing closed');
+      const warnings = jsonLines(g.output()).filter((l) => l.msg === 'rate limiter unavailable; failing closed');
+      assert.equal(warnings.length, 1);
     }
     await redis.restart();
     for (const g of gateways) {
