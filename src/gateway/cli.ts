@@ -7,6 +7,7 @@
  * A start-up failure prints one line, `trellis gateway: <what>`, and exits 1; a usage
  * mistake prints the usage too and exits 2.
  */
+import { parseArgs } from 'node:util';
 import { createLogger } from '../observe/log.js';
 import { GatewayConfigError, loadGatewayConfig, type GatewayConfig } from './config.js';
 import { newKey } from './keys.js';
@@ -27,35 +28,37 @@ class UsageError extends Error {}
 
 interface Args {
   config: string;
-  host?: string;
-  port?: number;
-  database?: string;
-  credit?: 'exhausted' | 'restored';
+  host: string | undefined;
+  port: number | undefined;
+  database: string | undefined;
+  credit: 'exhausted' | 'restored' | undefined;
 }
 
 function parse(argv: readonly string[]): Args {
-  const out: Partial<Args> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--exhausted' || arg === '--restored') {
-      out.credit = arg === '--exhausted' ? 'exhausted' : 'restored';
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const flag = eq === -1 ? arg : arg.slice(0, eq);
-    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined) throw new UsageError(`${flag} needs a value`);
-    if (flag === '--config') out.config = value;
-    else if (flag === '--host') out.host = value;
-    else if (flag === '--database') out.database = value;
-    else if (flag === '--port') {
-      const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
-      if (!(port <= 65535)) throw new UsageError(`--port must be a port number (0 to 65535), got "${value}"`);
-      out.port = port;
-    } else throw new UsageError(`unknown option ${flag}`);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        config: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        database: { type: 'string' },
+        exhausted: { type: 'boolean' },
+        restored: { type: 'boolean' },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
   }
-  if (out.config === undefined) throw new UsageError('--config <file> is required');
-  return { ...out, config: out.config };
+  if (values.config === undefined) throw new UsageError('--config <file> is required');
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : NaN;
+    if (!(port <= 65535)) throw new UsageError(`--port must be a port number (0 to 65535), got "${values.port}"`);
+  }
+  const credit = values.exhausted ? 'exhausted' : values.restored ? 'restored' : undefined;
+  return { config: values.config, host: values.host, port, database: values.database, credit };
 }
 
 /** `trellis gateway credit`: the credit state in the Redis of the configuration. */

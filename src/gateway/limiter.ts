@@ -307,9 +307,9 @@ function checkDatabase(database: string): void {
   if (typeof database !== 'string' || database.length === 0) throw new TypeError('the database id must be a non-empty string');
 }
 
-/** Races a Redis call with a timer: the deadline bounds every call, whatever ioredis is doing. */
 /**
- * The promise, or a DeadlineError once `ms` passed. When the timer fires, the answer may
+ * Races a Redis call with a timer, so the deadline bounds every call whatever ioredis is
+ * doing: the promise, or a DeadlineError once `ms` passed. When the timer fires, the answer may
  * already sit in the socket, unread because this process was busy (timers run before I/O
  * in an event-loop turn): the verdict waits for the I/O of that turn (setImmediate), so a
  * gateway under load does not fail closed for its own lateness.
