@@ -84,7 +84,7 @@ const FileSchema = Type.Object(
     workerHeapMb: Type.Optional(HeapMb),
     maxBodyBytes: Type.Optional(MaxBody),
     queryTimeoutMs: Type.Optional(Timeout),
-    mcp: Type.Optional(Type.Boolean()),
+    mcp: Type.Optional(Bool),
     metrics: Type.Optional(Bool),
     logLevel: Type.Optional(LogLevelSchema),
   },

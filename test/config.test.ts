@@ -133,16 +133,6 @@ test('precedence: flag > environment > file > default, for every setting', () =>
   assert.deepEqual(pool(loadConfig(['--long-workers', '4', '--query-slice-ms=9', '--worker-heap-mb', '64'], poolEnv, dir)), [4, 9, 64]);
   assert.throws(() => loadConfig(['--long-workers', '0'], {}, dir), /--long-workers must be an integer from 1/);
   assert.throws(() => loadConfig(['--query-slice-ms', '-1'], {}, dir), /--query-slice-ms must be an integer from 0 to 60000/);
-  writeConfig(dir, {
-    port: 1111,
-    host: '0.0.0.0',
-    dataDir: 'filedata',
-    mode: 'reader',
-    workers: 3,
-    maxBodyBytes: 3000,
-    queryTimeoutMs: 1000,
-    mcp: true,
-  });
 
   // The observability settings, through each source.
   const observe = (c: ReturnType<typeof loadConfig>) => [c.metrics, c.logLevel];

@@ -31,11 +31,6 @@ export function createLogger(opts: LoggerOptions): Logger {
   return pino({ name: opts.name, level: opts.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
 }
 
-/** A logger that writes nothing (embedded use, tests that do not read logs). */
-export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
-}
-
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** What an incoming id may look like to be kept: short, printable, no spaces or quotes. */

@@ -12,7 +12,6 @@ import { CollectedHistogram, RouteCounts, type Buckets, type Labels } from './re
 export type Counter = client.Counter<string>;
 export type Histogram = client.Histogram<string>;
 export type Gauge = client.Gauge<string>;
-export type { Labels } from './request-counts.js';
 
 /** Seconds: 100 µs to 30 s, the range between an inline point read and the query budget. */
 export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

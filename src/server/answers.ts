@@ -15,18 +15,20 @@ import { codeOf, type RequestMetrics } from '../observe/metrics.js';
 import type { AnswerListener } from './uws.js';
 
 /** Requests slower than this are logged at `warn`. */
-export const SLOW_REQUEST_SECONDS = 1;
+const SLOW_REQUEST_SECONDS = 1;
 
 export function observeAnswers(logger: Logger, metrics: RequestMetrics | null, routeOf: (path: string) => string): AnswerListener {
   // Read once: the level is fixed for the server's life, and the common answer (2xx, fast,
-  // at `info`) then costs a comparison and no object.
+  // at `info`) then costs a comparison and no object; with metrics off, not even its route.
   const debug = logger.isLevelEnabled('debug');
   return (method, path, requestId, status, body, seconds) => {
+    const slow = seconds >= SLOW_REQUEST_SECONDS;
+    const logged = debug || slow || status >= 500;
+    if (!logged && metrics === null) return;
     const route = routeOf(path);
     const code = codeOf(status, body);
     metrics?.observe(route, status, code, seconds);
-    const slow = seconds >= SLOW_REQUEST_SECONDS;
-    if (status < 500 && !slow && !debug) return;
+    if (!logged) return;
     const ms = Math.round(seconds * 1e6) / 1000;
     const fields =
       route === path

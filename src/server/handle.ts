@@ -50,6 +50,6 @@ export function serverRoutes(service: QueryService, options: RouteOptions = {}):
   return routes;
 }
 
-export function createHandler(service: QueryService, options: RouteOptions = {}): Handler {
-  return createRouter(serverRoutes(service, options));
+export function createHandler(service: QueryService): Handler {
+  return createRouter(serverRoutes(service));
 }

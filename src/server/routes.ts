@@ -60,9 +60,9 @@ function allowOf(entry: PathEntry): string {
 }
 
 /** The route label of a path no route serves (metrics and logs never carry the raw path: it is the client's to choose). */
-export const OTHER_ROUTE = 'other';
+const OTHER_ROUTE = 'other';
 /** The route label of every path the named-query fallback serves. */
-export const NAMED_QUERY_ROUTE = '/<QueryName>';
+const NAMED_QUERY_ROUTE = '/<QueryName>';
 
 /**
  * The route of a path, as metrics label it: a route's own path, `/<QueryName>` for a path

@@ -71,7 +71,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       { log: logger, onBatch: metrics?.batch },
     );
-    const routes = serverRoutes(service, metrics === null ? {} : { metrics: metrics.serve });
+    const routes = serverRoutes(service, { metrics: metrics?.serve });
     http = await startHttpServer({
       host: options.host,
       port: options.port,

@@ -289,8 +289,8 @@ class Exchange {
     readonly res: UwsResponse,
     readonly method: string,
     readonly path: string,
-    readonly headers: Map<string, string>,
-    readonly repeated: Map<string, string[]> | undefined,
+    readonly headers: ReadonlyMap<string, string>,
+    readonly repeated: ReadonlyMap<string, readonly string[]> | undefined,
     /** The declared content-length, or -1 for a chunked body. */
     readonly expected: number,
     readonly id: string | undefined,
@@ -505,17 +505,7 @@ class Server {
       return;
     }
     if (isThenable(result)) {
-      const exchange = new Exchange(
-        this,
-        res,
-        method,
-        path,
-        request.headers as Map<string, string>,
-        request.repeated as Map<string, string[]> | undefined,
-        0,
-        id,
-        started,
-      );
+      const exchange = new Exchange(this, res, method, path, request.headers, request.repeated, 0, id, started);
       res.onAborted(() => {
         exchange.aborted = true;
       });

@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { get, post, readRequest, serverForFile, writeRequest } from '../helpers/server.js';
 import { scrape, type Scrape } from '../helpers/metrics.js';
 import { rawExchange, statusOf } from '../helpers/raw.js';
+import { userProps } from '../../bench/lib/dataset.js';
+import { nodeBatchRequest } from '../../bench/lib/load-trellis.js';
 
 const server = serverForFile();
 const port = () => Number(new URL(server.url()).port);
@@ -111,32 +113,7 @@ test('writes: batches committed and failed, their commit (and durable) latency; 
 
 test('the writer queue depth counts a batch while the writer thread runs it', async () => {
   // One large load keeps the writer busy for a while; scrapes taken meanwhile see it waiting.
-  const rows = Array.from({ length: 50_000 }, (_, i) => ({ k: i, s: `row ${i}` }));
-  const load = {
-    ...(writeRequest([
-      {
-        for_each: {
-          param: 'rows',
-          body: [
-            {
-              query: {
-                root: {
-                  add_n: {
-                    label: 'Load',
-                    properties: [
-                      ['k', { expr: { param: 'k' } }],
-                      ['s', { expr: { param: 's' } }],
-                    ],
-                  },
-                },
-              },
-            },
-          ],
-        },
-      },
-    ]) as object),
-    parameters: { rows },
-  };
+  const load = nodeBatchRequest(Array.from({ length: 50_000 }, (_, i) => userProps(1, i)));
   let answered = false;
   const write = post(`${server.url()}/v2/query`, load).finally(() => (answered = true));
   let deepest = 0;

@@ -78,8 +78,11 @@ test('a read that outruns the slice moves to the long lane: the short reads batc
     // the long one first.
     const long = pool.submit(longCount, FLAGS).then((a) => (done.push('long'), a));
     const shorts = Array.from({ length: 20 }, (_, i) => pool.submit(pointRead(i), FLAGS).then((a) => (done.push('short'), a)));
+    assert.deepEqual([pool.counters().short.queued, pool.counters().short.inFlight], [21, 0], 'queued until the turn ends');
     const shortAnswers = await Promise.all(shorts);
     assert.deepEqual(done, Array(20).fill('short'), 'every short read answered while the long one still runs');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual([pool.counters().long.queued, pool.counters().long.inFlight], [0, 1], 'the long read runs in the long lane');
     shortAnswers.forEach((a, i) => assert.deepEqual(json(a), { status: 200, body: { r: [{ $id: i, $label: 'Dense', i }] } }));
     assert.deepEqual(json(await long), { status: 200, body: { r: [N * (N - 1) * (N - 1)] } }, 'the long read still answers, in full');
     assert.equal(pool.counters().preempted, 1, 'the long read was counted as moved to the long lane');

@@ -82,6 +82,17 @@ describe('uWS transport with request ids and an answer listener', () => {
     assert.ok(slow!.seconds >= 0.05 && slow!.seconds < 5, `${slow!.seconds} s`);
   });
 
+  test('the time a body takes to arrive is not counted', async () => {
+    const from = heard.length;
+    const chunk = (s: string) => `${s.length.toString(16)}\r\n${s}\r\n`;
+    const head = 'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n';
+    // The last of the body comes 450 ms after the head; the handler answers at once.
+    const out = await raw(server.port, [head, chunk('a'), chunk('b'), chunk('c'), '0\r\n\r\n'], { gapMs: 150 });
+    assert.equal(statusOf(out), 200);
+    const [streamed] = heard.slice(from);
+    assert.ok(streamed!.seconds < 0.2, `${streamed!.seconds} s, as if from the head`);
+  });
+
   test("a handler's own x-request-id is not sent beside the transport's", async () => {
     const out = await raw(server.port, ['GET /own-id HTTP/1.1\r\nHost: x\r\nX-Request-Id: mine\r\nConnection: close\r\n\r\n']);
     assert.deepEqual(

@@ -1,0 +1,76 @@
+/**
+ * The server's own metrics (src/server/server-metrics.ts) read from the threads' counters:
+ * each metric reports its own field and lane, and the writer client's batch observer
+ * counts committed and failed batches and times the committed ones.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ServerMetrics } from '../../src/server/server-metrics.js';
+import type { ServiceCounters } from '../../src/server/threaded-service.js';
+import { parseMetrics } from '../helpers/metrics.js';
+
+/** `name{labels} value` of every sample of the writer and read pool metrics, sorted. */
+async function threadSamples(metrics: ServerMetrics): Promise<string[]> {
+  const { body } = await metrics.serve();
+  return parseMetrics(body as string)
+    .filter((s) => /^trellis_(writer|read)_/.test(s.name) && !/_seconds_|_batches_/.test(s.name))
+    .map((s) => `${s.name}${s.labels.lane === undefined ? '' : `{${s.labels.lane}}`} ${s.value}`)
+    .sort();
+}
+
+test('every thread metric reads its own field of the counters, by lane', async () => {
+  // No two fields alike, so a metric that reads the wrong one shows.
+  const counters: ServiceCounters = {
+    writer: { queued: 3, alive: true, deaths: 2, restarts: 1 },
+    pool: {
+      short: { queued: 5, inFlight: 4, deaths: 8, replacements: 9 },
+      long: { queued: 7, inFlight: 6, deaths: 10, replacements: 12 },
+      preempted: 11,
+      retried: 13,
+    },
+  };
+  assert.deepEqual(await threadSamples(new ServerMetrics(() => counters)), [
+    'trellis_read_preempted_total 11',
+    'trellis_read_queue_depth{long} 7',
+    'trellis_read_queue_depth{short} 5',
+    'trellis_read_retried_total 13',
+    'trellis_read_tasks_in_flight{long} 6',
+    'trellis_read_tasks_in_flight{short} 4',
+    'trellis_read_worker_deaths_total{long} 10',
+    'trellis_read_worker_deaths_total{short} 8',
+    'trellis_read_worker_replacements_total{long} 12',
+    'trellis_read_worker_replacements_total{short} 9',
+    'trellis_writer_deaths_total 2',
+    'trellis_writer_queue_depth 3',
+    'trellis_writer_restarts_total 1',
+    'trellis_writer_up 1',
+  ]);
+});
+
+test('parts not running (no writer in reader mode, no pool yet) read as 0, the writer as down', async () => {
+  const samples = await threadSamples(new ServerMetrics(() => ({ writer: null, pool: null })));
+  assert.equal(samples.length, 14, samples.join('\n'));
+  assert.deepEqual(
+    samples.filter((s) => !s.endsWith(' 0')),
+    [],
+  );
+});
+
+test('the batch observer: committed batches timed as commit or durable, failed ones by code, a lost one without a time', async () => {
+  const metrics = new ServerMetrics(() => ({ writer: null, pool: null }));
+  metrics.batch({ ok: true, body: '{}' }, false, 0.002);
+  metrics.batch({ ok: true, body: '{}' }, false, 0.003);
+  metrics.batch({ ok: true, body: '{}' }, true, 0.02);
+  metrics.batch({ ok: false, error: { error: 'node_not_found', msg: 'x' } }, false, 0.001);
+  metrics.batch({ ok: false, error: { error: 'internal_error', msg: 'lost' } }, true, undefined);
+  const { body } = await metrics.serve();
+  const value = (name: string, labels: Record<string, string> = {}) =>
+    parseMetrics(body as string).find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+  assert.equal(value('trellis_writer_batches_committed_total'), 3);
+  assert.equal(value('trellis_writer_batches_failed_total', { code: 'node_not_found' }), 1);
+  assert.equal(value('trellis_writer_batches_failed_total', { code: 'internal_error' }), 1);
+  assert.equal(value('trellis_writer_commit_seconds_count'), 2);
+  assert.ok(Math.abs(value('trellis_writer_commit_seconds_sum')! - 0.005) < 1e-12);
+  assert.equal(value('trellis_writer_durable_seconds_count'), 1);
+  assert.equal(value('trellis_writer_durable_seconds_sum'), 0.02);
+});
