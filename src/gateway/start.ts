@@ -3,6 +3,7 @@
  * connection, and the HTTP front end (the server's uWS transport, with the head checks
  * run before any body is read). docs/gateway.md describes what it does.
  */
+import { clip } from '../core/clip.js';
 import { requestIdOf, type Logger } from '../observe/log.js';
 import { codeOf } from '../observe/metrics.js';
 import type { Handler, HttpRequest, HttpResponse } from '../server/http-types.js';
@@ -88,8 +89,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     }
     const known =
       routeOf(req.path) !== undefined ? 'POST' : ['/healthz', '/readyz', '/metrics'].includes(req.path) ? 'GET, HEAD' : undefined;
-    if (known === undefined) return gatewayError('not_found', `no route for ${req.method} ${req.path.slice(0, 200)}`);
-    return gatewayError('method_not_allowed', `${req.method} is not allowed for ${req.path.slice(0, 200)}; allowed: ${known}`, {
+    if (known === undefined) return gatewayError('not_found', `no route for ${clip(req.method)} ${clip(req.path)}`);
+    return gatewayError('method_not_allowed', `${clip(req.method)} is not allowed for ${clip(req.path)}; allowed: ${known}`, {
       allow: known,
     });
   };
