@@ -56,7 +56,7 @@ export class Exec {
     /** Paths are recorded only when the plan reads them (path, simple_path, other_n). */
     readonly trackPath: boolean,
     /** Counts one unit of work against the request's time budget (GuardedReader.tick). */
-    readonly tick: () => void = () => {},
+    readonly tick: () => void,
   ) {
     this.scans = writer === null ? new ScanCache(store) : null;
   }

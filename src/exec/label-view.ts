@@ -13,10 +13,12 @@
  * outlives it. Write batches, which see their own writes, have no views.
  */
 import { chunkValue, decodeChunk, encodeChunk, type ColumnChunk } from '../store/columns.js';
+import { COLUMN_BLOCK } from '../store/layout.js';
 import type { Value } from '../core/value.js';
 import type { GraphReader } from '../store/types.js';
 
-export const SLOTS = 1024;
+/** Slots of a block: a stored block holds this many consecutive node ids (store/columns.ts). */
+export const SLOTS = COLUMN_BLOCK;
 
 /** One block of nodes as a scan reads it: stored (1024 consecutive ids) or gathered (one label's nodes). */
 export interface ScanBlock {
@@ -59,7 +61,7 @@ export class GatheredBlock implements ScanBlock {
 }
 
 /** Labels with more nodes than this are scanned from the stored blocks every time. */
-export const MAX_GATHERED = 1 << 20;
+const MAX_GATHERED = 1 << 20;
 
 /** One label's gathered nodes. */
 export class LabelView {
@@ -121,11 +123,10 @@ export class ScanCache {
       return view;
     }
     const first = view?.blocks[0];
-    if (first !== undefined) {
-      let missing: string[] | undefined;
-      for (const p of properties) if (!first.chunks.has(p)) (missing ??= []).push(p);
-      if (missing !== undefined) this.addProperties(view!.blocks, missing);
-    }
+    if (first === undefined) return view; // too large to gather, or no node has the label
+    let missing: string[] | undefined;
+    for (const p of properties) if (!first.chunks.has(p)) (missing ??= []).push(p);
+    if (missing !== undefined) this.addProperties(view!.blocks, missing);
     return view;
   }
 

@@ -219,7 +219,7 @@ function compileCompare(x: Exec, p: Extract<Predicate, { p: 'compare' }>): Compi
   return slotTest(property, compareTest(op, value), numberCompare(op, value));
 }
 
-export function compileLabel(x: Exec, op: 'eq' | 'neq', value: Value): Compiled {
+function compileLabel(x: Exec, op: 'eq' | 'neq', value: Value): Compiled {
   const labelId = typeof value === 'string' ? x.store.labelId(value) : undefined;
   const match = op === 'eq' ? 1 : 0;
   return {

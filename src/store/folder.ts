@@ -21,7 +21,7 @@ export class DataFolderError extends Error {
 }
 
 /** LMDB's files in a data folder (the environment is always opened as a folder). */
-export const DATA_FILE = 'data.mdb';
+const DATA_FILE = 'data.mdb';
 const LMDB_LOCK_FILE = 'lock.mdb';
 
 /** LMDB's meta page: a page header of 24 bytes, then the magic number, ..., the page size. */
@@ -32,6 +32,13 @@ const LMDB_DATA_VERSION = 2;
 const DATA_VERSION_OFFSET = 28;
 const PAGE_SIZE_OFFSET = 48;
 const HEADER_BYTES = 52;
+
+/** A folder that holds something other than a Trellis database, and why. */
+export function notTrellis(path: string, why: string): DataFolderError {
+  return new DataFolderError(
+    `the data folder ${path} is not a Trellis database: ${why}; give the folder of a Trellis database, or a new or empty one`,
+  );
+}
 
 /** The error code of a Node file-system error, if any. */
 export function errorCode(err: unknown): string | undefined {
@@ -161,10 +168,7 @@ export function checkDataFile(path: string, writable: boolean): void {
     new DataFolderError(
       `the data folder ${path} holds no Trellis database (no ${DATA_FILE}); check the path, or start a writer on it first to create one`,
     );
-  const notLmdb = (why: string) =>
-    new DataFolderError(
-      `the data folder ${path} is not a Trellis database: ${file} ${why}; give the folder of a Trellis database, or a new or empty one`,
-    );
+  const notLmdb = (why: string) => notTrellis(path, `${file} ${why}`);
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -206,9 +210,5 @@ function checkLockFile(path: string): void {
     if (errorCode(err) === 'ENOENT') return;
     throw fsFailure(`cannot read ${file}`, err, 'fix its owner or permissions');
   }
-  if (!stat.isFile()) {
-    throw new DataFolderError(
-      `the data folder ${path} is not a Trellis database: ${file} is not a regular file; give the folder of a Trellis database, or a new or empty one`,
-    );
-  }
+  if (!stat.isFile()) throw notTrellis(path, `${file} is not a regular file`);
 }

@@ -182,15 +182,17 @@ function removeStale(folder: string, file: string, seen: LockHolder, me: LockHol
 function createExclusive(folder: string, file: string, holder: LockHolder): boolean {
   const content = `${JSON.stringify(holder)}\n`;
   const temp = `${file}.${randomBytes(8).toString('hex')}.tmp`;
-  try {
-    writeDurably(temp, content);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw fsFailure(
+  const cannotCreate = (err: unknown) =>
+    fsFailure(
       `cannot create the writer lock in the data folder ${folder}`,
       err,
       'fix the owner or permissions of the folder, or open it read-only',
     );
+  try {
+    writeDurably(temp, content);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw cannotCreate(err);
   }
   try {
     linkSync(temp, file);
@@ -205,18 +207,10 @@ function createExclusive(folder: string, file: string, holder: LockHolder): bool
         return true;
       } catch (inner) {
         if (errorCode(inner) === 'EEXIST') return false;
-        throw fsFailure(
-          `cannot create the writer lock in the data folder ${folder}`,
-          inner,
-          'fix the owner or permissions of the folder, or open it read-only',
-        );
+        throw cannotCreate(inner);
       }
     }
-    throw fsFailure(
-      `cannot create the writer lock in the data folder ${folder}`,
-      err,
-      'fix the owner or permissions of the folder, or open it read-only',
-    );
+    throw cannotCreate(err);
   } finally {
     rmSync(temp, { force: true });
   }
@@ -272,7 +266,7 @@ function parseHolder(text: string): LockHolder | undefined {
 }
 
 /** Whether the process that recorded `holder` still runs (when in doubt: it does). */
-export function isRunning(holder: LockHolder): boolean {
+function isRunning(holder: LockHolder): boolean {
   if (holder.pid === process.pid) return holder.start === startTime(process.pid);
   try {
     process.kill(holder.pid, 0);
@@ -287,7 +281,7 @@ export function isRunning(holder: LockHolder): boolean {
 }
 
 /** Start time of process `pid` (clock ticks since boot), or null where /proc is missing. */
-export function startTime(pid: number): string | null {
+function startTime(pid: number): string | null {
   return procStat(pid)?.start ?? null;
 }
 

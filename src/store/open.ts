@@ -6,6 +6,7 @@
 import { getSystemErrorName } from 'node:util';
 import { open } from 'lmdb';
 import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
+import { consoleLog } from '../core/log-sink.js';
 import { storeEncoderOptions } from './codec.js';
 import { ChunkCache, SlotCache } from './columns.js';
 import { Dictionary } from './dictionary.js';
@@ -14,7 +15,7 @@ import type { Dbs, IdState } from './graph.js';
 import { greatestLeadingU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
-import { checkDataFile, checkDataFolder, DataFolderError, fsFailure } from './folder.js';
+import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
 import type { GraphReader, GraphWriter, Store, StoreOptions, WriteOptions } from './types.js';
 import { Committer, type CommitStats } from './committer.js';
@@ -58,7 +59,7 @@ class LmdbStore implements Store {
     this.readOnly = options.readOnly ?? false;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
     this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES));
-    const log = options.log ?? ((message: string) => console.error(`trellis: ${message}`));
+    const log = options.log ?? ((message: string) => consoleLog.error({}, message));
     this.committer = this.readOnly ? null : new Committer(env, dbs.meta, this.path, () => this.dropWriterCaches(), log);
   }
 
@@ -207,12 +208,6 @@ function checkNotForeign(env: RootDatabase, path: string): void {
     }
   }
   throw notTrellis(path, 'its LMDB file holds other data and no Trellis format version');
-}
-
-function notTrellis(path: string, why: string): DataFolderError {
-  return new DataFolderError(
-    `the data folder ${path} is not a Trellis database: ${why}; give the folder of a Trellis database, or a new or empty one`,
-  );
 }
 
 function openDbs(env: RootDatabase, path: string): Dbs {

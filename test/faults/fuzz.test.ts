@@ -179,7 +179,7 @@ test(
         // Drawn synchronously in index order, so a seed names the same requests whatever the timing.
         let c: FuzzCase;
         try {
-          c = fuzzCase(rng, corpus, index);
+          c = fuzzCase(rng, corpus);
         } catch (err) {
           broken ??= new Error(`the generator failed on request #${index} (seed ${SEED}): ${String(err)}`, { cause: err });
           return;

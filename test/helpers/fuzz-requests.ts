@@ -38,7 +38,7 @@ export class Raw {
 export type JVal = null | boolean | number | bigint | string | JVal[] | Obj | Raw;
 
 /** parseJson's output (bigint integers, number floats) as the model. */
-export function toModel(value: unknown): JVal {
+function toModel(value: unknown): JVal {
   if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string')
     return value;
   if (Array.isArray(value)) return value.map(toModel);
@@ -89,7 +89,7 @@ function floatText(n: number): string {
 }
 
 /** JSON text of the model; `spaced` adds whitespace between tokens. */
-export function serialize(v: JVal, spaced = false): string {
+function serialize(v: JVal, spaced = false): string {
   const sep = spaced ? ', ' : ',';
   const colon = spaced ? ': ' : ':';
   const walk = (x: JVal): string => {
@@ -1104,8 +1104,8 @@ function optionValue(rng: Rng, suffix: string): string {
  * 4 KB that arrives in more than one TCP segment (the fuzz suite's todo tests): generated
  * heads stay inside both, whatever the segmentation.
  */
-export const HEADER_LINES_BUDGET = 40;
-export const HEADER_BYTES_BUDGET = 2500;
+const HEADER_LINES_BUDGET = 40;
+const HEADER_BYTES_BUDGET = 2500;
 
 /** Header lines: option headers (canonical or alias), Content-Type, and a few others. Never the same name twice with different values. */
 function fuzzHeaders(rng: Rng, writeRequest: boolean): { headers: [string, string][]; notes: string[] } {
@@ -1153,16 +1153,13 @@ function fuzzHeaders(rng: Rng, writeRequest: boolean): { headers: [string, strin
 // One case.
 
 export interface FuzzCase {
-  readonly index: number;
   /** What was done to the corpus request, for the report. */
   readonly description: string;
   readonly bytes: Buffer;
-  /** The request is (at most) this many bytes of body. */
-  readonly bodyLength: number;
 }
 
-/** The `index`-th request of a run; `rng` must have produced the cases before it (cases are drawn in order). */
-export function fuzzCase(rng: Rng, corpus: Corpus, index: number): FuzzCase {
+/** The next request of a run; `rng` must have produced the cases before it (cases are drawn in order). */
+export function fuzzCase(rng: Rng, corpus: Corpus): FuzzCase {
   const notes: string[] = [];
   const base = rng.int(corpus.requests.length);
   const holder = { v: clone(corpus.requests[base]!) };
@@ -1243,5 +1240,5 @@ export function fuzzCase(rng: Rng, corpus: Corpus, index: number): FuzzCase {
     request = { ...request, path };
     notes.push(`path ${path.slice(0, 40)}`);
   }
-  return { index, description: notes.join('; '), bytes: encodeRequest(request), bodyLength: (request.body ?? Buffer.alloc(0)).length };
+  return { description: notes.join('; '), bytes: encodeRequest(request) };
 }

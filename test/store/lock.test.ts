@@ -19,6 +19,8 @@ const run = promisify(execFile);
 const RACER = new URL('../fixtures/lock-racer.js', import.meta.url).pathname;
 const INDEX = new URL('../../src/index.js', import.meta.url).href;
 const token = (c: string) => c.repeat(32);
+/** This process's start time, field 22 of /proc/self/stat (read here, not through lock.ts). */
+const ownStart = () => readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]!;
 const lockOf = (dir: string) => JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as { pid: number; start: string; token: string };
 
 /** The first line a child prints. */
@@ -47,7 +49,7 @@ test('the lock file names this process, its start time and a token; release remo
     const held = lockOf(dir.path);
     assert.equal(held.pid, process.pid);
     assert.equal(held.token, lock.token);
-    assert.equal(held.start, readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]);
+    assert.equal(held.start, ownStart());
     assert.throws(() => acquireWriterLock(dir.path), /already open for writing in this process \(pid \d+\)/);
     lock.release();
     assert.equal(existsSync(join(dir.path, LOCK_FILE)), false);
@@ -180,7 +182,7 @@ test('a stale lock that a live process is taking over is left to it; a chain of 
     const pid = await deadPid();
     writeFileSync(file, JSON.stringify({ pid, start: '1', token: token('a') }));
     // This process, as it runs, holds the marker: another starter is mid-takeover.
-    const start = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]!;
+    const start = ownStart();
     writeFileSync(join(dir.path, `${LOCK_FILE}.takeover-${token('a')}`), JSON.stringify({ pid: process.pid, start, token: token('b') }));
     assert.throws(() => acquireWriterLock(dir.path), /other processes keep taking it over; stop them and try again/);
     // Markers of markers, all of dead processes, deeper than a takeover ever leaves them.
