@@ -293,6 +293,28 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
     await pollAdmitted(l, db, limits, 5000);
   });
 
+  test('admissions waiting together each get their own deadline, counted from their own call', async () => {
+    const l = await limiter({ deadlineMs: 50 });
+    const db = freshDb('staggered');
+    const limits = { rate: 1000, burst: 1000 };
+    await pollAdmitted(l, db, limits, 5000);
+    assert.equal(await redis.command('CLIENT', 'PAUSE', '800', 'ALL'), 'OK');
+    const timed = async () => {
+      const t = performance.now();
+      const answer = await l.admit(db, limits);
+      return { answer, ms: performance.now() - t };
+    };
+    const first = timed();
+    await sleep(30);
+    const second = timed(); // waits behind the first one's call, which Redis holds
+    for (const { answer, ms } of [await first, await second]) {
+      assert.equal(answer.kind, 'unavailable');
+      // Not before its own deadline (the second is not answered with the first), nor long after it.
+      assert.ok(ms >= 49 && ms < SLACK_MS, `answered after ${ms.toFixed(0)} ms`);
+    }
+    await pollAdmitted(l, db, limits, 5000);
+  });
+
   test('a killed Redis is unavailable at once, never thrown, and admissions recover after it restarts', async (t) => {
     const own = await startRedis();
     t.after(() => own.stop());
