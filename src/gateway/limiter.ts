@@ -140,8 +140,9 @@ export class RedisLimiter {
    *
    * One script call at a time per bucket: admissions that arrive while a call is in flight
    * wait for it and then go together in the next call (ARGV n), which spends for them as
-   * that many calls in a row would. An idle gateway sends each admission at once; a busy
-   * one sends fewer, larger calls, which is what keeps the limiter's cost down at load.
+   * that many calls in a row would. An idle gateway sends each admission at the end of the
+   * event-loop turn that asked for it; a busy one sends fewer, larger calls, which is what
+   * keeps the limiter's cost down at load.
    * Every admission keeps its own deadline, counted from this call.
    */
   admit(database: string, limits: BucketLimits): Promise<Admission> {
@@ -154,14 +155,14 @@ export class RedisLimiter {
     const laneKey = `${database}\u0000${limits.rate}\u0000${limits.burst}`;
     let lane = this.lanes.get(laneKey);
     if (lane === undefined) {
-      lane = { database, limits, inFlight: [], queue: [], timer: undefined };
+      lane = { database, limits, inFlight: [], queue: [], timer: undefined, flushing: false };
       this.lanes.set(laneKey, lane);
     }
     const target = lane;
     return new Promise<Admission>((resolve) => {
       target.queue.push({ resolve, settled: false, deadline: performance.now() + this.deadlineMs });
       if (target.timer === undefined) this.armDeadline(target);
-      if (target.inFlight.length === 0) this.flush(target);
+      this.scheduleFlush(target);
     });
   }
 
@@ -188,7 +189,22 @@ export class RedisLimiter {
     );
   }
 
-  /** Sends the lane's waiting admissions as one script call, then the ones that came meanwhile. */
+  /**
+   * Sends the lane's waiting admissions once no call is in flight, at the end of this
+   * event-loop turn (setImmediate runs after the turn's I/O): every admission the turn's
+   * requests ask for goes in one call, and the write to Redis, which wakes Redis and may
+   * hand it this core, comes after the turn's other work instead of in its middle.
+   */
+  private scheduleFlush(lane: Lane): void {
+    if (lane.flushing || lane.inFlight.length > 0 || lane.queue.length === 0) return;
+    lane.flushing = true;
+    setImmediate(() => {
+      lane.flushing = false;
+      this.flush(lane);
+    });
+  }
+
+  /** Sends the lane's waiting admissions as one script call. */
   private flush(lane: Lane): void {
     const batch = lane.queue.filter((w) => !w.settled);
     lane.queue = [];
@@ -214,7 +230,7 @@ export class RedisLimiter {
       )
       .finally(() => {
         lane.inFlight = [];
-        if (lane.queue.length > 0) this.flush(lane);
+        this.scheduleFlush(lane);
       });
   }
 
@@ -281,6 +297,8 @@ interface Lane {
   queue: Waiter[];
   /** The deadline timer (armDeadline), while any admission of the lane waits. */
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** A flush is scheduled for the end of this event-loop turn (scheduleFlush). */
+  flushing: boolean;
 }
 
 function settle(waiter: Waiter, admission: Admission): void {
