@@ -8,6 +8,8 @@ const LAYERS = {
   'src/store': ['src/core'],
   'src/plan': ['src/core'],
   'src/wire': ['src/plan', 'src/core'],
+  // The query language (.hx files): parsed, checked and lowered to plans, as wire does for JSON.
+  'src/hql': ['src/plan', 'src/core'],
   'src/exec': ['src/plan', 'src/store', 'src/core'],
   'src/database.ts': ['src/wire', 'src/plan', 'src/exec', 'src/store', 'src/core'],
   'src/protocol': ['src/plan', 'src/core'],
@@ -28,6 +30,7 @@ const SRC = [
   'src/store',
   'src/plan',
   'src/wire',
+  'src/hql',
   'src/exec',
   'src/database.ts',
   'src/protocol',
