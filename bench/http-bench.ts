@@ -24,6 +24,7 @@ import { prepareDatabase } from './lib/prepare.js';
 import { insertScenario, readScenarios, type Scenario } from './lib/scenarios.js';
 import { medianOfRuns, round } from './lib/stats.js';
 import { buildTruth } from './lib/truth.js';
+import { messageOf } from '../src/core/errors.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-uws.js', import.meta.url));
@@ -41,7 +42,7 @@ async function check(port: number, s: Scenario): Promise<void> {
     try {
       s.check(await post(port, s.requests[i]!), i);
     } catch (err) {
-      throw new Error(`scenario ${s.name} gave a wrong answer to request ${i}: ${err instanceof Error ? err.message : String(err)}`, {
+      throw new Error(`scenario ${s.name} gave a wrong answer to request ${i}: ${messageOf(err)}`, {
         cause: err,
       });
     }

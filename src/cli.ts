@@ -10,6 +10,7 @@
 import { ConfigError, loadConfig, USAGE, type Config } from './config.js';
 import { createLogger } from './observe/log.js';
 import { startServer, type RunningServer } from './server/start.js';
+import { messageOf } from './core/errors.js';
 
 /** How long a failed start may take to close its threads before the process exits anyway. */
 const FAILED_CLOSE_MS = 3000;
@@ -30,7 +31,7 @@ function failStartup(err: unknown, dataDir: string | undefined): void {
 
 /** The error's message on one line; one that does not name the data folder gets it. */
 function startupMessage(err: unknown, dataDir: string | undefined): string {
-  const message = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+  const message = messageOf(err).replace(/\s+/g, ' ').trim();
   if (dataDir === undefined || message.includes(dataDir) || message.startsWith('cannot listen')) return message;
   return `cannot open the database in ${dataDir}: ${message}`;
 }

@@ -14,6 +14,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { LIMITS } from './plan/limits.js';
 import { LOG_LEVELS, type LogLevel } from './core/log-levels.js';
+import { messageOf } from './core/errors.js';
 
 export type Mode = 'writer' | 'reader';
 
@@ -248,7 +249,7 @@ function readConfigFile(path: string): FileConfig {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`${path}: cannot read it as JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigError(`${path}: cannot read it as JSON: ${messageOf(err)}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`${path}: must hold a JSON object`);

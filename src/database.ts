@@ -3,7 +3,7 @@
  * (JSON -> plan -> validation -> one transaction -> response JSON). The HTTP server runs
  * the same steps split across threads (src/pool); the embedded API runs them in-process.
  */
-import { errorReply, GraphError, toErrorBody } from './core/errors.js';
+import { errorReply, GraphError, messageOf, toErrorBody } from './core/errors.js';
 import { checkOptionsForRequestType, type PipelineOptions } from './core/request-options.js';
 import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson, type ParseJsonOptions } from './core/json.js';
 import { MIN_TABLE_ROWS, tableArray } from './core/row-table.js';
@@ -31,7 +31,7 @@ export function preparePlan(request: string | Uint8Array | object): QueryPlan {
   } catch (err) {
     if (err instanceof GraphError) throw err;
     if (err instanceof JsonSyntaxError && err.tooDeep) throw new GraphError('limit_exceeded', `JSON ${err.message}`);
-    throw new GraphError('invalid_query_json', `invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw new GraphError('invalid_query_json', `invalid JSON: ${messageOf(err)}`);
   }
   const plan = decodeRequest(json);
   validatePlan(plan);

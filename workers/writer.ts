@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { runWrite } from '../src/database.js';
-import { toErrorBody } from '../src/core/errors.js';
+import { messageOf, toErrorBody } from '../src/core/errors.js';
 import { decodeMessage, encodeMessage, fromPlanMessage } from '../src/protocol/codec.js';
 import type { PlanMessage, Reply, WorkerSettings, WriterEvent, WriterRequest } from '../src/protocol/messages.js';
 import { openStore } from '../src/store/index.js';
@@ -27,7 +27,7 @@ try {
   });
   send({ kind: 'ready' });
 } catch (err) {
-  send({ kind: 'failed', message: err instanceof Error ? err.message : String(err) });
+  send({ kind: 'failed', message: messageOf(err) });
   throw err;
 }
 

@@ -2,6 +2,7 @@
 import { cpus, availableParallelism, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { SIZES, type SizeName } from './dataset.js';
+import { messageOf } from '../../src/core/errors.js';
 
 export interface CommonArgs {
   size: SizeName;
@@ -58,7 +59,7 @@ export async function runBench(main: () => Promise<void>): Promise<void> {
   try {
     await main();
   } catch (err) {
-    console.error(`[bench] FAILED: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`[bench] FAILED: ${messageOf(err)}`);
     process.exit(1);
   }
 }

@@ -144,6 +144,11 @@ export function isErrorCode(code: string): code is ErrorCode {
 }
 
 /** Any thrown value as an error body; foreign errors become internal_error without a stack. */
+/** The message of anything thrown: an Error's message, anything else as text. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 export function toErrorBody(err: unknown): ErrorBody {
   if (err instanceof GraphError) return { error: err.code, msg: err.msg };
   const name = err instanceof Error ? err.constructor.name : typeof err;

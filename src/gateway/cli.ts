@@ -13,6 +13,7 @@ import { GatewayConfigError, loadGatewayConfig, type GatewayConfig } from './con
 import { newKey } from './keys.js';
 import { RedisLimiter } from './limiter.js';
 import { startGateway } from './start.js';
+import { messageOf } from '../core/errors.js';
 
 export const GATEWAY_USAGE = `Usage:
   trellis gateway --config <file> [--host <address>] [--port <n>]
@@ -49,7 +50,7 @@ function parse(argv: readonly string[]): Args {
       },
     }));
   } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
+    throw new UsageError(messageOf(err));
   }
   if (values.config === undefined) throw new UsageError('--config <file> is required');
   let port: number | undefined;
@@ -107,7 +108,7 @@ export async function gatewayMain(argv: readonly string[]): Promise<void> {
       process.exit(1);
     }
     if (creditCommand) {
-      console.error(`trellis gateway: ${err instanceof Error ? err.message : String(err)}`);
+      console.error(`trellis gateway: ${messageOf(err)}`);
       process.exit(1);
     }
     throw err;
@@ -117,7 +118,7 @@ export async function gatewayMain(argv: readonly string[]): Promise<void> {
   try {
     gateway = await startGateway(config, logger);
   } catch (err) {
-    console.error(`trellis gateway: ${(err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ')}`);
+    console.error(`trellis gateway: ${messageOf(err).replace(/\s+/g, ' ')}`);
     process.exit(1);
   }
   const databases = [...config.databases.keys()].join(', ');

@@ -11,6 +11,7 @@ import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import { LOG_LEVELS, type LogLevel } from '../observe/log.js';
 import type { BucketLimits } from './limiter.js';
+import { messageOf } from '../core/errors.js';
 
 export class GatewayConfigError extends Error {
   constructor(message: string) {
@@ -180,7 +181,7 @@ export function parseGatewayConfig(file: string, text: string): GatewayConfig {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    fail(file, '', `cannot read it as JSON: ${err instanceof Error ? err.message : String(err)}`);
+    fail(file, '', `cannot read it as JSON: ${messageOf(err)}`);
   }
   const raw = checkShape(file, parsed);
   const plans = { ...EXAMPLE_PLANS, ...(raw.plans ?? {}) };
@@ -236,7 +237,7 @@ export function loadGatewayConfig(file: string): GatewayConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new GatewayConfigError(`cannot read the gateway configuration ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new GatewayConfigError(`cannot read the gateway configuration ${file}: ${messageOf(err)}`);
   }
   return parseGatewayConfig(file, text);
 }

@@ -10,10 +10,11 @@
  */
 import { clip } from '../core/clip.js';
 import { checkOptionsForRequestType, type RequestType } from '../core/request-options.js';
-import { GraphError } from '../core/errors.js';
+import { GraphError, messageOf } from '../core/errors.js';
 import { REQUEST_ID_HEADER, type Logger } from '../observe/log.js';
 import { codeOf } from '../observe/metrics.js';
 import type { HttpRequest, HttpResponse } from '../server/http-types.js';
+import type { AnswerListener } from '../server/uws.js';
 import type { Admission, Admitted } from './admission.js';
 import { gatewayError } from './answers.js';
 import type { DatabaseBackends, ForwardOutcome, Forwarder, OutgoingRequest } from './backends.js';
@@ -57,7 +58,6 @@ export interface PipelineParts {
   backends: ReadonlyMap<string, DatabaseBackends>;
   forwarder: Forwarder;
   metrics: GatewayMetrics | undefined;
-  logger: Logger;
   /** Failed-closed admissions, throttled (throttled-log.ts). */
   warnUnavailable: Warn;
 }
@@ -79,7 +79,7 @@ function decode(route: Route, body: Buffer): Decoded | HttpResponse {
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch (err) {
-    return decodeError(err instanceof Error ? err.message : String(err));
+    return decodeError(messageOf(err));
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return decodeError('the body must be a JSON object');
   const fields = parsed as Record<string, unknown>;
@@ -104,29 +104,18 @@ function decode(route: Route, body: Buffer): Decoded | HttpResponse {
 }
 
 export class Pipeline {
-  /** Read once: the level is fixed for the gateway's life, and below `info` an answer builds no log object. */
-  private readonly accessLog: boolean;
-
-  constructor(private readonly parts: PipelineParts) {
-    this.accessLog = parts.logger.isLevelEnabled('info');
-  }
+  constructor(private readonly parts: PipelineParts) {}
 
   /** The transport's beforeBody hook: the head's checks; on success the request's context. */
   readonly beforeBody = (req: HttpRequest): HttpResponse | undefined => {
     const checked = this.parts.admission.check(req);
-    if ('status' in checked) {
-      this.finish(req, undefined, checked);
-      return checked;
-    }
+    if ('status' in checked) return checked;
     req.context = checked;
     return undefined;
   };
 
-  async handle(req: HttpRequest): Promise<HttpResponse> {
-    const admitted = req.context as Admitted;
-    const response = await this.run(req, admitted);
-    this.finish(req, admitted, response);
-    return response;
+  handle(req: HttpRequest): Promise<HttpResponse> {
+    return this.run(req, req.context as Admitted);
   }
 
   private async run(req: HttpRequest, a: Admitted): Promise<HttpResponse> {
@@ -221,32 +210,37 @@ export class Pipeline {
         return gatewayError('backend_unavailable', outcome.msg);
     }
   }
-
-  /** The access log line of an answered request (metrics count every answer in the transport: start.ts). */
-  private finish(req: HttpRequest, a: Admitted | undefined, response: HttpResponse): void {
-    if (!this.accessLog) return;
-    const route = routeLabel(req.path);
-    const seconds = a === undefined ? 0 : (performance.now() - a.started) / 1000;
-    this.parts.logger.info(
-      {
-        req_id: req.id,
-        db: a?.database.id,
-        key: a?.key.name,
-        route,
-        status: response.status,
-        code: codeOf(response.status, response.body),
-        ms: Math.round(seconds * 1e6) / 1000,
-      },
-      'request',
-    );
-  }
 }
 
-const FIXED_GET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+/** The gateway's GET (and HEAD) routes, served by start.ts. */
+export const GET_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** The metrics and log label of a path: a fixed route, never the raw path. */
+/**
+ * The metrics and log label of a path: a fixed route, never the raw path. The GET routes
+ * come first, as in the server's routeLabels: `/healthz` would also pass for a query name.
+ */
 export function routeLabel(path: string): string {
-  return routeOf(path)?.label ?? (FIXED_GET_ROUTES.has(path) ? path : 'other');
+  return GET_ROUTES.has(path) ? path : (routeOf(path)?.label ?? 'other');
+}
+
+/**
+ * The transport's onAnswer: every answer, the transport's own (413, framing 400) and the
+ * head checks' refusals included, is counted for /metrics and written to the access log
+ * at `info`, with the database and key name once the head checks passed.
+ */
+export function observeAnswers(logger: Logger, metrics: GatewayMetrics | undefined): AnswerListener {
+  // Read once: the level is fixed for the gateway's life; below `info` an answer builds no log object.
+  const accessLog = logger.isLevelEnabled('info');
+  return (_method, path, requestId, status, body, seconds, context) => {
+    if (metrics === undefined && !accessLog) return;
+    const route = routeLabel(path);
+    const code = codeOf(status, body);
+    metrics?.requests.observe(route, status, code, seconds);
+    if (!accessLog) return;
+    const a = context as Admitted | undefined;
+    const ms = Math.round(seconds * 1e6) / 1000;
+    logger.info({ req_id: requestId, db: a?.database.id, key: a?.key.name, route, status, code, ms }, 'request');
+  };
 }
 
 /** Option headers in their canonical spelling, the request id, the body; never the key. */

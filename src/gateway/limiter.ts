@@ -13,6 +13,7 @@
  */
 import { Redis } from 'ioredis';
 import { ADMIT_LUA, PEEK_LUA } from './limiter-script.js';
+import { messageOf } from '../core/errors.js';
 
 export interface BucketLimits {
   /** Sustained refill rate in tokens per second (> 0, may be fractional). */
@@ -53,8 +54,6 @@ interface LimiterCommands {
   trellisAdmit(creditKey: string, bucketKey: string, rate: string, burst: string, ttlMs: string, n: string): Promise<unknown>;
   trellisPeek(bucketKey: string, rate: string, burst: string): Promise<unknown>;
 }
-
-class DeadlineError extends Error {}
 
 export class RedisLimiter {
   private readonly redis: Redis;
@@ -224,7 +223,7 @@ export class RedisLimiter {
       .then(
         (reply) => decodeAdmissions(reply, rate, batch),
         (err: unknown) => {
-          const reason = `Redis error: ${err instanceof Error ? err.message : String(err)}`;
+          const reason = `Redis error: ${messageOf(err)}`;
           for (const w of batch) settle(w, { kind: 'unavailable', reason });
         },
       )
@@ -348,14 +347,14 @@ function checkDatabase(database: string): void {
 
 /**
  * Races a Redis call with a timer, so the deadline bounds every call whatever ioredis is
- * doing: the promise, or a DeadlineError once `ms` passed. When the timer fires, the answer may
+ * doing: the promise, or an Error once `ms` passed. When the timer fires, the answer may
  * already sit in the socket, unread because this process was busy (timers run before I/O
  * in an event-loop turn): the verdict waits for the I/O of that turn (setImmediate), so a
  * gateway under load does not fail closed for its own lateness.
  */
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => setImmediate(() => reject(new DeadlineError(`Redis did not answer within ${ms} ms`))), ms);
+    const timer = setTimeout(() => setImmediate(() => reject(new Error(`Redis did not answer within ${ms} ms`))), ms);
     promise.then(
       (value) => {
         clearTimeout(timer);

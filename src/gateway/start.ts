@@ -5,18 +5,18 @@
  */
 import { clip } from '../core/clip.js';
 import { requestIdOf, type Logger } from '../observe/log.js';
-import { codeOf } from '../observe/metrics.js';
 import type { Handler, HttpRequest, HttpResponse } from '../server/http-types.js';
 import { startHttpServer } from '../server/uws.js';
 import { Admission } from './admission.js';
 import { gatewayError } from './answers.js';
 import { DatabaseBackends, Forwarder } from './backends.js';
 import type { GatewayConfig } from './config.js';
-import { Pipeline, routeLabel, routeOf } from './handler.js';
+import { GET_ROUTES, observeAnswers, Pipeline, routeOf } from './handler.js';
 import { KeyRing } from './keys.js';
 import { RedisLimiter } from './limiter.js';
 import { GatewayMetrics } from './metrics.js';
 import { throttledWarn } from './throttled-log.js';
+import { messageOf } from '../core/errors.js';
 
 export interface RunningGateway {
   readonly port: number;
@@ -47,10 +47,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       onError: (err) => redisTrouble({ err: err.message }, 'redis error; admissions fail closed (503) until it answers'),
     });
     await limiter.ready(REDIS_WAIT_MS).catch((err: unknown) => {
-      logger.warn(
-        { err: err instanceof Error ? err.message : String(err) },
-        'redis is not reachable yet; token-costing requests get 503 until it is',
-      );
+      logger.warn({ err: messageOf(err) }, 'redis is not reachable yet; token-costing requests get 503 until it is');
     });
   }
   const admission = new Admission(config.mode, new KeyRing(config.keys), config.databases);
@@ -60,7 +57,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     backends,
     forwarder,
     metrics,
-    logger,
     warnUnavailable: throttledWarn(logger),
   });
 
@@ -87,8 +83,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       if (req.path === '/readyz') return health(true);
       if (req.path === '/metrics') return metricsRoute(req);
     }
-    const known =
-      routeOf(req.path) !== undefined ? 'POST' : ['/healthz', '/readyz', '/metrics'].includes(req.path) ? 'GET, HEAD' : undefined;
+    const known = routeOf(req.path) !== undefined ? 'POST' : GET_ROUTES.has(req.path) ? 'GET, HEAD' : undefined;
     if (known === undefined) return gatewayError('not_found', `no route for ${clip(req.method)} ${clip(req.path)}`);
     return gatewayError('method_not_allowed', `${clip(req.method)} is not allowed for ${clip(req.path)}; allowed: ${known}`, {
       allow: known,
@@ -102,14 +97,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     handler,
     beforeBody: pipeline.beforeBody,
     requestId: requestIdOf,
-    onAnswer: (_method, path, requestId, status, body, seconds) => {
-      const code = codeOf(status, body);
-      metrics?.requests.observe(routeLabel(path), status, code, seconds);
-      // The transport's own answers never reach the pipeline's access log.
-      if (code === 'payload_too_large' || code === 'invalid_request_framing') {
-        logger.info({ req_id: requestId, route: routeLabel(path), status, code, ms: Math.round(seconds * 1e6) / 1000 }, 'request');
-      }
-    },
+    onAnswer: observeAnswers(logger, metrics),
     onError: (err, requestId) =>
       logger.error({ req_id: requestId, err: err instanceof Error ? (err.stack ?? err.message) : String(err) }, 'request handler failed'),
   });

@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { consoleLog, type LogSink } from '../core/log-sink.js';
 import { decodeMessage } from '../protocol/codec.js';
 import type { Reply, WorkerSettings, WriterEvent, WriterRequest } from '../protocol/messages.js';
+import { messageOf } from '../core/errors.js';
 
 /**
  * One write batch answered, as the metrics see it: `seconds` from the plan reaching the
@@ -129,8 +130,7 @@ export class WriterClient {
           this.restarts++;
           this.spawn().then(
             () => this.log.info({ restarts: this.restarts }, 'a replacement writer thread opened the database'),
-            (err: unknown) =>
-              this.log.error({ err: err instanceof Error ? err.message : String(err) }, 'a replacement writer thread failed to start'),
+            (err: unknown) => this.log.error({ err: messageOf(err) }, 'a replacement writer thread failed to start'),
           );
         }, delay).unref();
       });

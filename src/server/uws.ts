@@ -23,7 +23,9 @@ import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
  * Hears of one answer written: the request's method and path (as sent), its id, the
  * status and body sent, and the seconds from the complete request (body read) to the
  * answer; for an answer this file gives before reading the body (413, 400 framing), from
- * the request's head. Positional arguments, so that calling it allocates nothing.
+ * the request's head; and what beforeBody left in HttpRequest.context, if the request got
+ * that far (the gateway's key and database). Positional arguments, so that calling it
+ * allocates nothing.
  */
 export type AnswerListener = (
   method: string,
@@ -32,6 +34,7 @@ export type AnswerListener = (
   status: number,
   body: string | Uint8Array,
   seconds: number,
+  context?: unknown,
 ) => void;
 
 export interface HttpServerOptions {
@@ -235,42 +238,6 @@ function tooLarge(msg: string): HttpResponse {
   return { status: 413, body: JSON.stringify({ error: 'payload_too_large', msg }) };
 }
 
-/**
- * A request whose framing other HTTP parsers could read differently from uWS (request
- * smuggling): Content-Length headers that disagree (uWS frames the body by the first one,
- * a proxy in front may have used another), or a Transfer-Encoding other than a single
- * `chunked` (uWS reads any Transfer-Encoding as chunked). The handler never sees the
- * request; the answer is 400 and the connection is closed after it.
- *
- * The answer waits for the end of the current read (setImmediate): uWS goes on parsing the
- * bytes it already has after this callback returns, and a response written here would not
- * stop it from handing the next request of the same read to the handler. With this
- * response still pending, uWS closes the connection itself when it meets a next request
- * (what it does to every pipelined request): then the client gets no answer at all, but no
- * smuggled request runs.
- */
-function badFraming(
-  server: Server,
-  res: UwsResponse,
-  method: string,
-  path: string,
-  id: string | undefined,
-  started: number,
-  msg: string,
-): void {
-  let aborted = false;
-  res.onAborted(() => {
-    aborted = true;
-  });
-  // uWS reads the body by its own framing; it is dropped.
-  res.onData(() => undefined);
-  setImmediate(() => {
-    if (aborted) return;
-    const response = { status: 400, body: JSON.stringify({ error: 'invalid_request_framing', msg }) };
-    server.reply(res, method, path, id, started, response, false, true);
-  });
-}
-
 function quoteAll(values: readonly string[]): string {
   return clip(values.map((v) => `"${clip(v)}"`).join(', '));
 }
@@ -317,7 +284,7 @@ class Exchange {
     if (total > limit) {
       this.done = true;
       const response = tooLarge(`request body is at least ${total} bytes, the limit is ${limit} bytes`);
-      this.server.reply(this.res, this.method, this.path, this.id, this.started, response, false, false);
+      this.server.reply(this.res, this.method, this.path, this.id, this.started, response, false, false, this.context);
       return;
     }
     if (n > 0) {
@@ -347,7 +314,7 @@ class Exchange {
     if (this.aborted || this.done) return;
     this.done = true;
     const valid = isValidResponse(response) ? response : this.server.invalid(response, this.id);
-    this.server.reply(this.res, this.method, this.path, this.id, this.started, valid, this.method === 'HEAD', false);
+    this.server.reply(this.res, this.method, this.path, this.id, this.started, valid, this.method === 'HEAD', false, this.context);
   }
 
   fail(err: unknown): void {
@@ -407,6 +374,34 @@ class Server {
     return INTERNAL_ERROR;
   }
 
+  /**
+   * A request whose framing other HTTP parsers could read differently from uWS (request
+   * smuggling): Content-Length headers that disagree (uWS frames the body by the first one,
+   * a proxy in front may have used another), or a Transfer-Encoding other than a single
+   * `chunked` (uWS reads any Transfer-Encoding as chunked). The handler never sees the
+   * request; the answer is 400 and the connection is closed after it.
+   *
+   * The answer waits for the end of the current read (setImmediate): uWS goes on parsing the
+   * bytes it already has after this callback returns, and a response written here would not
+   * stop it from handing the next request of the same read to the handler. With this
+   * response still pending, uWS closes the connection itself when it meets a next request
+   * (what it does to every pipelined request): then the client gets no answer at all, but no
+   * smuggled request runs.
+   */
+  badFraming(res: UwsResponse, method: string, path: string, id: string | undefined, started: number, msg: string): void {
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    // uWS reads the body by its own framing; it is dropped.
+    res.onData(() => undefined);
+    setImmediate(() => {
+      if (aborted) return;
+      const response = { status: 400, body: JSON.stringify({ error: 'invalid_request_framing', msg }) };
+      this.reply(res, method, path, id, started, response, false, true);
+    });
+  }
+
   /** Writes an answer and tells onAnswer. */
   reply(
     res: UwsResponse,
@@ -417,9 +412,12 @@ class Server {
     response: HttpResponse,
     head: boolean,
     close: boolean,
+    context?: unknown,
   ): void {
     send(res, response, head, id, close);
-    if (this.onAnswer !== undefined) this.onAnswer(method, path, id, response.status, response.body, (performance.now() - started) / 1000);
+    if (this.onAnswer !== undefined) {
+      this.onAnswer(method, path, id, response.status, response.body, (performance.now() - started) / 1000, context);
+    }
   }
 
   readonly onRequest = (res: UwsResponse, req: UwsRequest): void => {
@@ -436,7 +434,7 @@ class Server {
       if (lengths !== undefined && differ(lengths)) {
         const n = lengths.length;
         const msg = `Content-Length is sent ${n} times with different values (${quoteAll(lengths)}); the body's length is ambiguous`;
-        badFraming(this, res, method, path, id, started, msg);
+        this.badFraming(res, method, path, id, started, msg);
         return;
       }
     }
@@ -466,7 +464,7 @@ class Server {
           res.onData(() => undefined);
         }
         const response = tooLarge(`request body is ${expected} bytes, the limit is ${this.maxBodyBytes} bytes`);
-        this.reply(res, method, path, id, started, response, false, !drain);
+        this.reply(res, method, path, id, started, response, false, !drain, context);
         return;
       }
       if (!Number.isSafeInteger(expected)) expected = -1;
@@ -474,15 +472,8 @@ class Server {
       const coding = headers.get('transfer-encoding');
       if (coding !== undefined && (coding.toLowerCase() !== 'chunked' || repeated?.has('transfer-encoding') === true)) {
         const sent = quoteAll(repeated?.get('transfer-encoding') ?? [coding]);
-        badFraming(
-          this,
-          res,
-          method,
-          path,
-          id,
-          started,
-          `Transfer-Encoding must be "chunked" alone, got ${sent}; send chunked or a Content-Length`,
-        );
+        const msg = `Transfer-Encoding must be "chunked" alone, got ${sent}; send chunked or a Content-Length`;
+        this.badFraming(res, method, path, id, started, msg);
         return;
       }
     }

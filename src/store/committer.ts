@@ -11,7 +11,7 @@
  * commit. Caches that may hold what the failed commit wrote are dropped first.
  */
 import type { Database, RootDatabase } from 'lmdb';
-import { GraphError } from '../core/errors.js';
+import { GraphError, messageOf } from '../core/errors.js';
 import { CommitWatch } from './commit-watch.js';
 import { META } from './layout.js';
 import { isStorageFailure, storageFailure } from './storage-failure.js';
@@ -148,9 +148,7 @@ export class Committer {
         const cause = await commitCause(err);
         if (visible) {
           // Committed and seen by readers, but the flush failed: the data may not be on disk.
-          this.log(
-            `a commit to ${this.path} is visible but could not be flushed to disk: ${cause instanceof Error ? cause.message : String(cause)}`,
-          );
+          this.log(`a commit to ${this.path} is visible but could not be flushed to disk: ${messageOf(cause)}`);
           fail(
             new GraphError('storage_error', `the write was committed but could not be flushed to disk in ${this.path}: ${describe(cause)}`),
           );

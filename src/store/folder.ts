@@ -11,6 +11,7 @@
 import { accessSync, closeSync, constants, fstatSync, mkdirSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
+import { messageOf } from '../core/errors.js';
 
 /** A data folder that cannot be used, with a message fit to print as it is. */
 export class DataFolderError extends Error {
@@ -70,7 +71,7 @@ export function describeFsError(err: unknown): string {
     case 'EIO':
       return 'an input/output error (a failing disk?)';
     default:
-      return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ');
+      return messageOf(err).replace(/\s+/g, ' ');
   }
 }
 

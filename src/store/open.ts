@@ -19,6 +19,7 @@ import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis 
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
 import type { GraphReader, GraphWriter, Store, StoreOptions, WriteOptions } from './types.js';
 import { Committer, type CommitStats } from './committer.js';
+import { messageOf } from '../core/errors.js';
 
 /** Chunks the writer keeps decoded for editing (about 40 MiB at 1024 slots each). */
 const SLOT_CACHE_CHUNKS = 4096;
@@ -185,7 +186,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 function lmdbFailure(path: string, err: unknown): DataFolderError {
   const errno = (err as { code?: unknown } | null)?.code;
   const code = typeof errno === 'number' && errno > 0 ? getSystemErrorName(-errno) : undefined;
-  const cause = code === undefined ? err : Object.assign(new Error(err instanceof Error ? err.message : String(err)), { code });
+  const cause = code === undefined ? err : Object.assign(new Error(messageOf(err)), { code });
   return fsFailure(`cannot open the database in ${path}`, cause, 'fix the owner or permissions of the folder and its files');
 }
 

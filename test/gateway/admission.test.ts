@@ -202,6 +202,26 @@ describe('gateway admission', { skip: redisSkip() }, () => {
     await waitForLogLine(server.output, (l) => l.req_id === id);
   });
 
+  test('every answer is in the access log: a 413 of the transport with the key and database, a refused key without them, a GET route', async () => {
+    const logged = async (id: string) => {
+      const line = await waitForLogLine(gateway.output, (l) => l.req_id === id);
+      return [line.msg, line.db, line.key, line.route, line.status, line.code];
+    };
+    const big = Buffer.alloc(2 * 1024 * 1024 + 1, 0x20);
+    const headers = { authorization: `Bearer ${rw.key}`, 'x-svc-database-id': 'main', 'x-request-id': 'log-413' };
+    assert.equal((await postLarge(`${gateway.url}/v2/query`, big, headers)).status, 413);
+    assert.deepEqual(await logged('log-413'), ['request', 'main', 'rw', '/v2/query', 413, 'payload_too_large']);
+    const refused = await call(gateway.url, '/v2/query', READ, {
+      key: 'trk_unknown',
+      database: 'main',
+      headers: { 'x-request-id': 'log-401' },
+    });
+    assert.equal(refused.status, 401);
+    assert.deepEqual(await logged('log-401'), ['request', undefined, undefined, '/v2/query', 401, 'unauthorized']);
+    assert.equal((await fetch(`${gateway.url}/healthz`, { headers: { 'x-request-id': 'log-health' } })).status, 200);
+    assert.deepEqual(await logged('log-health'), ['request', undefined, undefined, '/healthz', 200, 'ok']);
+  });
+
   test('GET /metrics: a key allowed to read metrics sees answers and tokens counted; other keys are refused', async () => {
     const scrapeWith = async (key: string | undefined) => {
       const res = await fetch(`${gateway.url}/metrics`, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } });

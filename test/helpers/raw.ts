@@ -25,6 +25,11 @@ export interface RawResult {
   firstByteMs: number | undefined;
 }
 
+/** One chunk of a `Transfer-Encoding: chunked` body: its size in hex, the text, CRLFs. */
+export function chunk(text: string): string {
+  return `${text.length.toString(16)}\r\n${text}\r\n`;
+}
+
 /** Sends the chunks and collects the answer until the server closes or `waitMs` passes. */
 export function rawExchange(port: number, chunks: (string | Buffer)[], opts: RawOptions = {}): Promise<RawResult> {
   return new Promise((resolve, reject) => {

@@ -4,20 +4,24 @@ import { test } from 'node:test';
 import { formatDiagnostic, formatDiagnostics } from '../../src/hql/diagnostics.js';
 import { lex, type Token } from '../../src/hql/lexer.js';
 
-/** The tokens as `kind:text` strings, without the final eof, after checking there was no error. */
-function shapes(source: string): string[] {
+/** The tokens before the final eof, after checking there was no error. */
+function clean(source: string): Token[] {
   const { tokens, errors } = lex(source);
   assert.deepEqual(errors, [], `no lexical errors in ${JSON.stringify(source)}`);
   assert.equal(tokens.at(-1)?.kind, 'eof');
-  return tokens.slice(0, -1).map((t) => `${t.kind}:${t.text}`);
+  return tokens.slice(0, -1);
 }
 
-const only = (source: string): Token => {
-  const { tokens, errors } = lex(source);
-  assert.deepEqual(errors, []);
-  assert.equal(tokens.length, 2, `one token in ${JSON.stringify(source)}`);
-  return tokens[0]!;
-};
+/** The tokens as `kind:text` strings. */
+const shapes = (source: string): string[] => clean(source).map((t) => `${t.kind}:${t.text}`);
+
+/** The one token of `source` as [kind, value]: the number, or the string unescaped. */
+function single(source: string): [Token['kind'], unknown] {
+  const tokens = clean(source);
+  assert.equal(tokens.length, 1, `one token in ${JSON.stringify(source)}`);
+  const token = tokens[0]!;
+  return [token.kind, 'value' in token ? token.value : token.text];
+}
 
 test('a query reads as words and punctuation, the two-character forms whole', () => {
   assert.deepEqual(shapes('QUERY GetUser(id: ID) =>\n  u <- N<User>(id)::Out<Follows>\n  RETURN u'), [
@@ -86,29 +90,21 @@ test('keywords are whole words: Name, trueX and ATAN2 are one word each (HelixQL
 });
 
 test('numbers: exact integers of any size, floats with an optional exponent, and negative literals', () => {
-  const big = only('340282366920938463463374607431768211455'); // the largest U128
-  assert.equal(big.kind, 'int');
-  assert.equal(big.kind === 'int' && big.value, 2n ** 128n - 1n);
-  const negative = only('-9223372036854775808');
-  assert.equal(negative.kind === 'int' && negative.value, -(2n ** 63n));
-  const float = only('-2.5e-3');
-  assert.equal(float.kind, 'float');
-  assert.equal(float.kind === 'float' && float.value, -0.0025);
-  assert.equal(only('0.1').kind, 'float');
+  assert.deepEqual(single('340282366920938463463374607431768211455'), ['int', 2n ** 128n - 1n]); // the largest U128
+  assert.deepEqual(single('-9223372036854775808'), ['int', -(2n ** 63n)]);
+  assert.deepEqual(single('-2.5e-3'), ['float', -0.0025]);
+  assert.deepEqual(single('0.1'), ['float', 0.1]);
   // `1..` is the integer 1 and the spread: a float needs a digit after the point.
   assert.deepEqual(shapes('RANGE(-1, 10) 1..'), ['word:RANGE', 'punct:(', 'int:-1', 'punct:,', 'int:10', 'punct:)', 'int:1', 'punct:..']);
   // An exponent belongs to floats only: `1e5` is an error, `1.0e5` a float.
-  assert.equal(only('1.0e5').kind === 'float' && only('1.0e5').text, '1.0e5');
+  assert.deepEqual(single('1.0e5'), ['float', 100000]);
   assert.match(lex('1e5').errors[0]!.message, /"1e5" is not a number/);
 });
 
 test('strings take escapes and may span lines; the value is the unescaped text', () => {
-  const s = only('"say \\"hi\\"\\n\\ttab \\\\ \\u{1F600} \\u{e9} \\0end"');
-  assert.equal(s.kind, 'string');
-  assert.equal(s.kind === 'string' && s.value, 'say "hi"\n\ttab \\ 😀 é \0end');
-  const multi = only('"two\nlines"');
-  assert.equal(multi.kind === 'string' && multi.value, 'two\nlines');
-  assert.equal(only('""').kind === 'string' && (only('""') as { value: string }).value, '');
+  assert.deepEqual(single('"say \\"hi\\"\\n\\ttab \\\\ \\u{1F600} \\u{e9} \\0end"'), ['string', 'say "hi"\n\ttab \\ 😀 é \0end']);
+  assert.deepEqual(single('"two\nlines"'), ['string', 'two\nlines']);
+  assert.deepEqual(single('""'), ['string', '']);
 });
 
 test('comments run to the end of the line and keep positions right', () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { requestIdOf } from '../../src/observe/log.js';
 import type { Handler, HttpRequest } from '../../src/server/http-types.js';
 import { startHttpServer, type HttpServer } from '../../src/server/uws.js';
-import { headerOf, raw, rawExchange, statusOf } from '../helpers/raw.js';
+import { chunk, headerOf, raw, rawExchange, statusOf } from '../helpers/raw.js';
 
 interface Heard {
   method: string;
@@ -84,7 +84,6 @@ describe('uWS transport with request ids and an answer listener', () => {
 
   test('the time a body takes to arrive is not counted', async () => {
     const from = heard.length;
-    const chunk = (s: string) => `${s.length.toString(16)}\r\n${s}\r\n`;
     const head = 'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n';
     // The last of the body comes 450 ms after the head; the handler answers at once.
     const out = await raw(server.port, [head, chunk('a'), chunk('b'), chunk('c'), '0\r\n\r\n'], { gapMs: 150 });
@@ -120,7 +119,6 @@ describe('uWS transport with request ids and an answer listener', () => {
       'POST /big HTTP/1.1\r\nHost: x\r\nX-Request-Id: big\r\nContent-Length: 100000000\r\n\r\n',
     ]);
     assert.equal(statusOf(atHead.out), 413);
-    const chunk = (s: string) => `${s.length.toString(16)}\r\n${s}\r\n`;
     const streamed = await rawExchange(
       server.port,
       [

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { startHttpServer, type HttpServer } from '../../src/server/uws.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/server/http-types.js';
-import { bodyOf, headerOf, raw } from '../helpers/raw.js';
+import { bodyOf, chunk, headerOf, raw } from '../helpers/raw.js';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -398,7 +398,6 @@ describe('uWS transport with a small limit', () => {
   after(() => server.close());
 
   test('413 for a chunked body that grows over the limit', async () => {
-    const chunk = (s: string) => `${s.length.toString(16)}\r\n${s}\r\n`;
     const out = await raw(
       server.port,
       [
