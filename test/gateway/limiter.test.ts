@@ -337,6 +337,8 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
       await sleep(20);
     }
     assert.ok(slowest < SLACK_MS, `slowest answer ${slowest.toFixed(0)} ms`);
+    // At once: every refusal is the connection's own error, none waited for the deadline.
+    for (const reason of reasons) assert.match(reason, /^Redis error: /);
     assert.ok(errors.length > 0, 'connection errors reach onError');
     await assert.rejects(l.isDisabled(db), 'operator calls reject instead of answering wrongly');
 

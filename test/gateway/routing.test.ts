@@ -5,13 +5,11 @@
  * mid-load costs nothing and loses no write; a dead writer is 503; a slow answer is 408.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { RedisLimiter } from '../../src/gateway/limiter.js';
-import { call, startTestGateway, testKey } from '../helpers/gateway.js';
+import { describe, test } from 'node:test';
+import { call, gatewaySuite, testKey } from '../helpers/gateway.js';
 import { parseMetrics, queriesServed } from '../helpers/metrics.js';
-import { redisSkip, startRedis, type TestRedis } from '../helpers/redis.js';
-import { killOnExit } from '../helpers/reap.js';
-import { countLabel, readRequest, startTestServer, tempDir, writeRequest, type TestServer } from '../helpers/server.js';
+import { redisSkip } from '../helpers/redis.js';
+import { countLabel, readRequest, writeRequest } from '../helpers/server.js';
 
 const LIMITS = { rate: 0.001, burst: 1_000_000 };
 const key = testKey('app', { main: ['read', 'write'], dead: ['read', 'write'], slow: ['read', 'write'] }, true);
@@ -29,46 +27,31 @@ function slowRead(rows: number): unknown {
 }
 
 describe('gateway routing', { skip: redisSkip() }, () => {
-  let redis: TestRedis;
-  let writer: TestServer;
-  let readers: TestServer[];
-  let gateway: TestServer;
-  let limiter: RedisLimiter;
-  const dir = tempDir();
-
-  before(async () => {
-    redis = await startRedis();
-    writer = killOnExit(await startTestServer(['--data', dir.path]));
-    readers = [
-      killOnExit(await startTestServer(['--data', dir.path, '--mode', 'reader'])),
-      killOnExit(await startTestServer(['--data', dir.path, '--mode', 'reader'])),
-    ];
-    gateway = await startTestGateway({
+  const suite = gatewaySuite({
+    readers: 2,
+    file: ({ redis, writer, readers }) => ({
       mode: 'shared',
-      redis: { url: redis.url },
+      redis: { url: redis },
       databases: {
-        main: { writer: writer.url, readers: readers.map((r) => r.url), ...LIMITS },
+        main: { writer, readers, ...LIMITS },
         dead: { writer: 'http://127.0.0.1:9', ...LIMITS },
-        slow: { writer: writer.url, attempt_budget_ms: 20, ...LIMITS },
+        slow: { writer, attempt_budget_ms: 20, ...LIMITS },
       },
       keys: [key],
-    });
-    limiter = new RedisLimiter({ url: redis.url });
-    await limiter.ready();
-  });
-  after(async () => {
-    await limiter?.close();
-    await gateway?.stop();
-    for (const r of readers ?? []) await r.stop();
-    await writer?.stop();
-    await redis?.stop();
-    dir.remove();
+    }),
   });
 
-  const served = async () => Promise.all([writer, ...readers].map((s) => queriesServed(s.url)));
+  /** The gateway's count of failed attempts on the servers of a database in a role. */
+  const failures = async (database: string, role: 'writer' | 'reader') => {
+    const res = await fetch(`${suite.gateway.url}/metrics`, { headers: { authorization: `Bearer ${key.key}` } });
+    return parseMetrics(await res.text())
+      .filter((s) => s.name === 'trellis_gateway_backend_failures_total' && s.labels.database === database && s.labels.role === role)
+      .reduce((sum, s) => sum + s.value, 0);
+  };
+  const served = async () => Promise.all([suite.writer, ...suite.readers].map((s) => queriesServed(s.url)));
   const delta = (a: number[], b: number[]) => b.map((x, i) => x - a[i]!);
   const send = (body: unknown, headers: Record<string, string> = {}, database = 'main') =>
-    call(gateway.url, '/v2/query', body, { key: key.key, database, headers });
+    call(suite.gateway.url, '/v2/query', body, { key: key.key, database, headers });
 
   test('writes reach the writer alone; reads are spread over the readers and the writer', async () => {
     const start = await served();
@@ -98,32 +81,26 @@ describe('gateway routing', { skip: redisSkip() }, () => {
 
   test('a warming read fans out to every server, answers 204 with no body, and costs one token', async () => {
     const start = await served();
-    const tokens = await limiter.peek('main', LIMITS);
+    const tokens = await suite.limiter.peek('main', LIMITS);
     const reply = await send(COUNT, { 'x-svc-warm': 'true' });
     assert.equal(reply.status, 204);
     assert.equal(reply.text, '');
     assert.deepEqual(delta(start, await served()), [1, 1, 1]);
-    assert.equal(Math.round(tokens! - (await limiter.peek('main', LIMITS))!), 1);
+    assert.equal(Math.round(tokens! - (await suite.limiter.peek('main', LIMITS))!), 1);
     const writerOnly = await send(COUNT, { 'x-svc-warm': 'true', 'x-svc-require-writer': 'true' });
     assert.equal(writerOnly.status, 204);
     assert.deepEqual(delta(start, await served()), [2, 1, 1]);
   });
 
   test('a database whose writer is down is 503 backend_unavailable, for reads and writes, each attempt counted', async () => {
-    const failures = async () => {
-      const res = await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${key.key}` } });
-      return parseMetrics(await res.text())
-        .filter((s) => s.name === 'trellis_gateway_backend_failures_total' && s.labels.database === 'dead' && s.labels.role === 'writer')
-        .reduce((sum, s) => sum + s.value, 0);
-    };
-    const before = await failures();
+    const before = await failures('dead', 'writer');
     for (const body of [COUNT, addItem(-1)]) {
       const reply = await send(body, {}, 'dead');
       assert.equal(reply.status, 503);
       assert.equal(reply.body.error, 'backend_unavailable');
     }
     // The read tried the one server once; the refused write was sent once more, 100 ms later.
-    assert.equal((await failures()) - before, 3);
+    assert.equal((await failures('dead', 'writer')) - before, 3);
   });
 
   test('past the attempt budget the answer is 408 query_timeout, and the msg says a write may still land', async () => {
@@ -134,12 +111,13 @@ describe('gateway routing', { skip: redisSkip() }, () => {
   });
 
   test('a reader killed mid-load: every read is answered, every acknowledged write is kept, one token each', async () => {
-    const before = await limiter.peek('main', LIMITS);
+    const before = await suite.limiter.peek('main', LIMITS);
+    const failedBefore = await failures('main', 'reader');
     const acknowledged: number[] = [];
     let reads = 0;
     let sent = 0;
     let next = 1000;
-    const failures: string[] = [];
+    const refused: string[] = [];
     const deadline = performance.now() + 3000;
     const client = async () => {
       while (performance.now() < deadline) {
@@ -147,20 +125,22 @@ describe('gateway routing', { skip: redisSkip() }, () => {
         const i = next++;
         sent++;
         const reply = await send(write ? addItem(i) : COUNT);
-        if (reply.status !== 200) failures.push(`${reply.status} ${reply.text}`);
+        if (reply.status !== 200) refused.push(`${reply.status} ${reply.text}`);
         else if (write) acknowledged.push(i);
         else reads++;
       }
     };
     const load = Promise.all(Array.from({ length: 6 }, client));
     await new Promise((r) => setTimeout(r, 1000));
-    await readers[0]!.kill9();
+    await suite.readers[0]!.kill9();
     await load;
-    assert.deepEqual(failures, []);
+    assert.deepEqual(refused, []);
     assert.ok(reads > 50, `reads answered: ${reads}`);
     const count = await send(COUNT, { 'x-svc-require-writer': 'true' });
     assert.equal(count.body.n[0], 5 + acknowledged.length, 'every acknowledged write is in the database');
-    const spent = Math.round(before! - (await limiter.peek('main', LIMITS))!);
+    const spent = Math.round(before! - (await suite.limiter.peek('main', LIMITS))!);
+    // Reads did meet the dead reader, and were answered by another server at no token.
+    assert.ok((await failures('main', 'reader')) > failedBefore, 'a read failed on the killed reader and was retried');
     assert.equal(spent, sent + 1, 'one token per request, retries free');
   });
 });

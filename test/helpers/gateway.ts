@@ -5,9 +5,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { newKey } from '../../src/gateway/keys.js';
+import { RedisLimiter } from '../../src/gateway/limiter.js';
+import { startRedis, type TestRedis } from './redis.js';
 import { killOnExit } from './reap.js';
-import { startCli, tempDir, type Reply, type TestServer } from './server.js';
+import { startCli, startTestServer, tempDir, type Reply, type TestServer } from './server.js';
 
 export interface TestKey {
   name: string;
@@ -53,6 +56,63 @@ export async function startTestGateway(file: GatewayFile): Promise<TestServer> {
   const gateway = killOnExit(await startCli(['gateway', '--config', path, '--port', '0']));
   void new Promise((resolve) => gateway.proc.once('exit', resolve)).then(() => dir.remove());
   return gateway;
+}
+
+/** What a gateway suite runs; valid inside its tests (filled in by its `before`). */
+export interface GatewaySuite {
+  readonly redis: TestRedis;
+  /** The writer server, on a fresh data folder. */
+  readonly writer: TestServer;
+  /** `--mode reader` servers on the writer's folder. */
+  readonly readers: readonly TestServer[];
+  readonly gateways: readonly TestServer[];
+  /** The first gateway. */
+  readonly gateway: TestServer;
+  /** A limiter of its own on the suite's Redis, to read buckets and change credit. */
+  readonly limiter: RedisLimiter;
+}
+
+export interface GatewaySuiteOptions {
+  /** The gateways' configuration, from the URLs of the suite's Redis, writer and readers. */
+  file: (urls: { redis: string; writer: string; readers: string[] }) => GatewayFile;
+  /** More arguments for the writer server (e.g. `--log-level debug`). */
+  writerArgs?: string[];
+  readers?: number;
+  /** Gateways started from the same file (default 1), as replicas sharing Redis. */
+  gateways?: number;
+}
+
+/**
+ * A real Redis, a writer server, its readers and gateways for the tests of one `describe`:
+ * started before them, stopped after them in reverse order, the data folder removed.
+ */
+export function gatewaySuite(options: GatewaySuiteOptions): GatewaySuite {
+  const dir = tempDir();
+  const readers: TestServer[] = [];
+  const gateways: TestServer[] = [];
+  // The other fields are set by `before`, ahead of every test that reads them.
+  const suite = { readers, gateways } as Partial<GatewaySuite> as { -readonly [K in keyof GatewaySuite]: GatewaySuite[K] };
+  before(async () => {
+    suite.redis = await startRedis();
+    suite.writer = killOnExit(await startTestServer(['--data', dir.path, ...(options.writerArgs ?? [])]));
+    for (let i = 0; i < (options.readers ?? 0); i++) {
+      readers.push(killOnExit(await startTestServer(['--data', dir.path, '--mode', 'reader'])));
+    }
+    const file = options.file({ redis: suite.redis.url, writer: suite.writer.url, readers: readers.map((r) => r.url) });
+    for (let i = 0; i < (options.gateways ?? 1); i++) gateways.push(await startTestGateway(file));
+    suite.gateway = gateways[0]!;
+    suite.limiter = new RedisLimiter({ url: suite.redis.url });
+    await suite.limiter.ready();
+  });
+  after(async () => {
+    await suite.limiter?.close();
+    for (const g of gateways) await g.stop();
+    for (const r of readers) await r.stop();
+    await suite.writer?.stop();
+    await suite.redis?.stop();
+    dir.remove();
+  });
+  return suite;
 }
 
 export interface CallOptions {

@@ -9,11 +9,18 @@ export interface LogLine {
   [field: string]: unknown;
 }
 
-/** The output's JSON lines; other lines (the gateway's plain "listening" line) are skipped. */
-export function jsonLines(output: string): LogLine[] {
+/**
+ * The output's JSON lines. Other lines (the gateway's plain "listening" line) are skipped,
+ * or with `strict` fail the test: the server writes nothing but JSON lines.
+ */
+export function jsonLines(output: string, { strict = false } = {}): LogLine[] {
   const found: LogLine[] = [];
   for (const l of output.split('\n')) {
-    if (!l.startsWith('{')) continue;
+    if (l === '') continue;
+    if (!l.startsWith('{')) {
+      if (strict) assert.fail(`not a JSON log line: ${l}`);
+      continue;
+    }
     found.push(JSON.parse(l) as LogLine);
   }
   return found;

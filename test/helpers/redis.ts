@@ -18,8 +18,6 @@ export interface TestRedis {
   /** redis://127.0.0.1:<port> */
   readonly url: string;
   readonly port: number;
-  /** The running redis-server process (a new one after restart()), e.g. to SIGSTOP it. */
-  readonly proc: ChildProcess;
   /** SIGTERM, then waits for the exit. Does nothing when it is not running. */
   stop(): Promise<void>;
   /** SIGKILL, then waits for the exit. Does nothing when it is not running. */
@@ -33,7 +31,7 @@ export interface TestRedis {
 let available: boolean | undefined;
 
 /** Whether `redis-server` is on PATH. */
-export function redisAvailable(): boolean {
+function redisAvailable(): boolean {
   available ??= (process.env.PATH ?? '').split(delimiter).some((dir) => {
     try {
       accessSync(join(dir, 'redis-server'), constants.X_OK);
@@ -84,9 +82,6 @@ export async function startRedis(): Promise<TestRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    get proc() {
-      return current.proc;
-    },
     async stop() {
       await halt('SIGTERM');
       rmSync(dir, { recursive: true, force: true });

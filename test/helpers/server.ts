@@ -180,6 +180,8 @@ export function readRequest(entries: unknown[], returns: string[] = []): unknown
 }
 
 export const str = (s: string) => ({ value: { string: s } });
+/** A read that counts every node, returned as `c`. */
+export const countAllRequest = readRequest([{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], ['c']);
 export const countLabel = (name: string, label: string) => ({
   query: {
     name,

@@ -190,3 +190,40 @@ test('a diagnostic is file:line:column: message, then the line and a caret under
   assert.match(first!, /^a\.hx:2:12: /);
   assert.equal(second, ['b.hx:2:16: unexpected character "@"', ' 2 |   name: String @', `   | ${' '.repeat(15)}^`].join('\n'));
 });
+
+test('the rest of the escapes and exponents, and their mistakes', () => {
+  assert.deepEqual(single('"a\\rb"'), ['string', 'a\rb']);
+  assert.deepEqual(single('1.5e+3'), ['float', 1500]);
+  assert.deepEqual(single('1.5E3'), ['float', 1500]);
+  const messages = (source: string) => lex(source).errors.map((e) => [e.pos.column, e.message]);
+  assert.deepEqual(messages('"\\u0041"'), [[2, '"\\u" is not an escape; strings know \\" \\\\ \\n \\r \\t \\0 and \\u{hex}']]);
+  assert.deepEqual(messages('"\\u{1234567}"'), [[2, 'a \\u{...} escape holds 1 to 6 hex digits and ends with }']]);
+  assert.deepEqual(messages('"\\u{12'), [
+    [2, 'a \\u{...} escape holds 1 to 6 hex digits and ends with }'],
+    [1, 'this string has no closing "'],
+  ]);
+  assert.deepEqual(messages('1.5e'), [[1, '"1.5e" is not a number (a name cannot start with a digit)']]);
+  // A float needs digits before its point: `-.5` is a stray minus, then `.` and `5`.
+  assert.deepEqual(messages('-.5'), [[1, 'a "-" must come right before the digits of a negative number; subtract with SUB(a, b)']]);
+  assert.deepEqual(shapes('.5'), ['punct:.', 'int:5']);
+});
+
+test('CRLF line ends, characters outside strings, and token ends', () => {
+  const { tokens, errors } = lex('N::A {\r\n  x: I32 😀 y\r\n}');
+  const x = tokens.find((t) => t.text === 'x')!;
+  assert.deepEqual(x.pos, { offset: 10, line: 2, column: 3 });
+  assert.equal(x.end, 11);
+  const arrow = lex('a <- b').tokens[1]!;
+  assert.deepEqual([arrow.text, arrow.pos.offset, arrow.end], ['<-', 2, 4]);
+  assert.deepEqual(
+    errors.map((e) => [e.pos.line, e.pos.column, e.message]),
+    [[2, 10, 'unexpected character "😀"']],
+  );
+  // The character after the emoji is one column further, though the emoji is two UTF-16 units.
+  assert.deepEqual(tokens.find((t) => t.text === 'y')!.pos, { offset: 20, line: 2, column: 12 });
+  const source = 'N::A {\r\n  x: I32 😀 y\r\n}';
+  assert.equal(
+    formatDiagnostic({ file: 'a.hx', ...errors[0]! }, source),
+    ['a.hx:2:10: unexpected character "😀"', ' 2 |   x: I32 😀 y', `   | ${' '.repeat(9)}^`].join('\n'),
+  );
+});

@@ -7,57 +7,24 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { post, readRequest, startTestServer, tempDir, writeRequest } from '../helpers/server.js';
-
-interface Line {
-  level: number;
-  name: string;
-  msg: string;
-  req_id?: string;
-  method?: string;
-  route?: string;
-  path?: string;
-  status?: number;
-  code?: string;
-  ms?: number;
-}
+import { jsonLines, waitForLogLine, type LogLine } from '../helpers/log-lines.js';
+import { countAllRequest, post, startTestServer, tempDir, writeRequest } from '../helpers/server.js';
 
 const DEBUG = 20;
 const INFO = 30;
 const ERROR = 50;
 
 /** The output's JSON lines; anything else on stdout or stderr fails the test. */
-function lines(output: string): Line[] {
-  return output
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => {
-      try {
-        return JSON.parse(l) as Line;
-      } catch {
-        assert.fail(`not a JSON log line: ${l}`);
-      }
-    });
-}
+const lines = (output: string): LogLine[] => jsonLines(output, { strict: true });
 
-async function waitForLine(output: () => string, match: (line: Line) => boolean): Promise<Line> {
-  for (let i = 0; i < 200; i++) {
-    const found = lines(output()).find(match);
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  assert.fail(`no such log line in:\n${output()}`);
-}
-
-const countAll = readRequest([{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], ['c']);
 const addNode = writeRequest([{ query: { name: 'n', root: { add_n: { label: 'L', properties: [] } } } }], ['n']);
 
 test('--log-level debug: every request is a JSON line with its req_id, method, route, status, code and ms', async () => {
   const dir = tempDir();
   const server = await startTestServer(['--data', dir.path, '--log-level', 'debug']);
   try {
-    assert.equal((await post(`${server.url}/v2/query`, countAll, { 'x-request-id': 'log-test-read-1' })).status, 200);
-    const line = await waitForLine(server.output, (l) => l.req_id === 'log-test-read-1');
+    assert.equal((await post(`${server.url}/v2/query`, countAllRequest, { 'x-request-id': 'log-test-read-1' })).status, 200);
+    const line = await waitForLogLine(server.output, (l) => l.req_id === 'log-test-read-1');
     assert.deepEqual(
       { ...line, ms: typeof line.ms },
       { ...line, level: DEBUG, name: 'trellis', msg: 'request', method: 'POST', route: '/v2/query', status: 200, code: 'ok', ms: 'number' },
@@ -72,7 +39,7 @@ test('--log-level debug: every request is a JSON line with its req_id, method, r
 
     const missing = await fetch(`${server.url}/some/secret/path`, { headers: { 'x-request-id': 'log-test-404' } });
     assert.equal(missing.status, 404);
-    const notFound = await waitForLine(server.output, (l) => l.req_id === 'log-test-404');
+    const notFound = await waitForLogLine(server.output, (l) => l.req_id === 'log-test-404');
     assert.deepEqual(
       [notFound.level, notFound.route, notFound.path, notFound.status, notFound.code],
       [DEBUG, 'other', '/some/secret/path', 404, 'not_found'],
@@ -81,7 +48,7 @@ test('--log-level debug: every request is a JSON line with its req_id, method, r
     // A generated id is logged as the one the client got back.
     const res = await fetch(`${server.url}/healthz`);
     const id = res.headers.get('x-request-id')!;
-    assert.equal((await waitForLine(server.output, (l) => l.req_id === id)).route, '/healthz');
+    assert.equal((await waitForLogLine(server.output, (l) => l.req_id === id)).route, '/healthz');
   } finally {
     await server.stop();
     dir.remove();
@@ -92,7 +59,7 @@ test('at info (the default) no request is logged unless it is a 5xx, which is an
   const dir = tempDir();
   const writer = await startTestServer(['--data', dir.path]);
   try {
-    assert.equal((await post(`${writer.url}/v2/query`, countAll, { 'x-request-id': 'info-read' })).status, 200);
+    assert.equal((await post(`${writer.url}/v2/query`, countAllRequest, { 'x-request-id': 'info-read' })).status, 200);
     assert.equal((await post(`${writer.url}/v2/query`, addNode)).status, 200);
     assert.equal((await post(`${writer.url}/v2/query`, '{')).status, 400);
     assert.equal((await fetch(`${writer.url}/nope`)).status, 404);
@@ -115,7 +82,7 @@ test('at info (the default) no request is logged unless it is a 5xx, which is an
   try {
     const refused = await post(`${reader.url}/v2/query`, addNode, { 'x-request-id': 'info-5xx' });
     assert.equal(refused.status, 503);
-    assert.equal((await post(`${reader.url}/v2/query`, countAll)).status, 200);
+    assert.equal((await post(`${reader.url}/v2/query`, countAllRequest)).status, 200);
   } finally {
     await reader.stop();
     dir.remove();

@@ -5,14 +5,11 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { countAllRequest, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { headerOf, rawExchange, statusOf } from '../helpers/raw.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const READ = JSON.stringify({
-  request_type: 'read',
-  query: { read: { entries: [{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['c'] } },
-});
+const READ = JSON.stringify(countAllRequest);
 
 const dir = tempDir();
 let server: TestServer;
