@@ -16,7 +16,18 @@ const LAYERS = {
   'src/pool': ['src/protocol', 'src/core'],
   'src/config.ts': ['src/plan', 'src/core'],
   'src/observe': ['src/core'],
-  'src/server': ['src/observe', 'src/pool', 'src/protocol', 'src/database.ts', 'src/wire', 'src/plan', 'src/exec', 'src/store', 'src/core'],
+  'src/server': [
+    'src/observe',
+    'src/pool',
+    'src/protocol',
+    'src/database.ts',
+    'src/hql',
+    'src/wire',
+    'src/plan',
+    'src/exec',
+    'src/store',
+    'src/core',
+  ],
   // The gateway shares the HTTP transport with the server, nothing of its database side
   // (the rule gateway-uses-only-the-transport below).
   'src/gateway': ['src/server', 'src/observe', 'src/core'],

@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, USAGE, type Config } from './config.js';
 import { createLogger } from './observe/log.js';
 import { startServer, type RunningServer } from './server/start.js';
 import { messageOf } from './core/errors.js';
+import { loadProject, type Project } from './hql/project.js';
 
 /** How long a failed start may take to close its threads before the process exits anyway. */
 const FAILED_CLOSE_MS = 3000;
@@ -52,6 +53,18 @@ async function main(): Promise<void> {
     return;
   }
   const { dataDir } = config;
+  let queries: Project | undefined;
+  if (config.project !== undefined) {
+    // An invalid project stops start-up with every diagnostic (D15), before anything opens.
+    const loaded = loadProject(config.project, { mcp: config.mcp });
+    if (!loaded.ok) {
+      console.error(
+        `${loaded.report}\n\ntrellis: the project in ${config.project} has ${problems(loaded.count)}; the server did not start`,
+      );
+      process.exit(1);
+    }
+    queries = loaded.project;
+  }
   const logger = createLogger({ name: 'trellis', level: config.logLevel });
   // Until the server is ready, anything thrown anywhere (a read worker that fails to open
   // surfaces as an unhandled error event of the pool) is a start-up failure: one line.
@@ -59,7 +72,7 @@ async function main(): Promise<void> {
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   try {
-    server = await startServer({ ...config, logger });
+    server = await startServer({ ...config, logger, ...(queries === undefined ? {} : { queries }) });
   } catch (err) {
     failStartup(err, dataDir);
     return;
@@ -87,7 +100,37 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-if (process.argv[2] === 'gateway') {
+function problems(n: number): string {
+  return n === 1 ? '1 problem' : `${n} problems`;
+}
+
+/** `trellis check --project DIR`: the start-up diagnostics of a project, without a server. */
+function checkMain(argv: readonly string[]): void {
+  let config: Config;
+  try {
+    config = loadConfig(argv, process.env, process.cwd());
+  } catch (err) {
+    console.error(`trellis check: ${messageOf(err)}`);
+    process.exit(2);
+  }
+  if (config.project === undefined) {
+    console.error('trellis check: no project: give --project DIR (a folder with trellis.json and .hx files)');
+    process.exit(2);
+  }
+  const loaded = loadProject(config.project, { mcp: config.mcp });
+  if (!loaded.ok) {
+    console.error(`${loaded.report}\n\ntrellis check: ${problems(loaded.count)} in ${config.project}`);
+    process.exit(1);
+  }
+  const { schema, queries } = loaded.project;
+  console.log(
+    `trellis check: ${config.project} is valid: ${queries.size} queries, ${schema.nodes.size} node types, ${schema.edges.size} edge types`,
+  );
+}
+
+if (process.argv[2] === 'check') {
+  checkMain(process.argv.slice(3));
+} else if (process.argv[2] === 'gateway') {
   // The gateway is a mode of the same program (DECISIONS D19): `trellis gateway ...`.
   const { gatewayMain } = await import('./gateway/cli.js');
   await gatewayMain(process.argv.slice(3));

@@ -36,6 +36,12 @@ export const ERROR_REGISTRY = {
     400,
     'The request is incompatible with the service mode; at the gateway, a missing or malformed Authorization header or a bad gateway header.',
   ),
+  // Named queries of the query language (docs/query-language.md; DECISIONS D16)
+  query_not_found: spec(404, 'POST /<QueryName>: the project has no query of that name.'),
+  invalid_parameter: spec(
+    400,
+    'POST /<QueryName>: a parameter is missing, unknown, of the wrong type or out of range for its declared type; the msg names it.',
+  ),
   // The managed gateway (docs/gateway.md; DECISIONS D19, D20)
   unauthorized: spec(401, 'Gateway: the API key is not known (or was revoked).'),
   forbidden: spec(403, 'Gateway: the API key has no permission for this database or request type.'),
@@ -92,8 +98,8 @@ export const ERROR_REGISTRY = {
   limit_exceeded: spec(400, 'The request exceeds a documented limit (nesting depth, repeat depth, result size).'),
   // Execution: client mistakes found while running (D11: 400, not 500)
   invalid_query: spec(400, 'A runtime query error: unbound parameter or variable, wrong value shape, bad arithmetic operand.'),
-  node_not_found: spec(400, 'A node the query needs (for example an add_e endpoint) does not exist.'),
-  edge_not_found: spec(400, 'An edge the query needs does not exist.'),
+  node_not_found: spec(400, 'A node the query needs (for example an add_e endpoint) does not exist; 404 from POST /<QueryName> (D16).'),
+  edge_not_found: spec(400, 'An edge the query needs does not exist; 404 from POST /<QueryName> (D16).'),
   invalid_node_id: spec(400, 'A supplied node id is not a valid unsigned 64-bit id.'),
   active_text_mutation_limit_exceeded: spec(
     400,

@@ -16,6 +16,8 @@ import { ServerMetrics } from './server-metrics.js';
 import { ThreadedService } from './threaded-service.js';
 import { startHttpServer, type HttpServer } from './uws.js';
 import type { Mode } from './service.js';
+import type { Project } from '../hql/project.js';
+import { namedQueryRoutes } from './named-queries.js';
 
 export interface ServerOptions {
   readonly host: string;
@@ -35,6 +37,8 @@ export interface ServerOptions {
   readonly metrics?: boolean;
   /** Where the server logs (default: JSON lines on stdout, at `info`). */
   readonly logger?: Logger;
+  /** The query-language project whose queries are served at POST /<QueryName> (src/hql/project.ts). */
+  readonly queries?: Project;
 }
 
 export interface RunningServer {
@@ -72,13 +76,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       { log: logger, onBatch: metrics?.batch },
     );
     const routes = serverRoutes(service, { metrics: metrics?.serve });
+    const named = namedQueryRoutes(service, options.queries);
     http = await startHttpServer({
       host: options.host,
       port: options.port,
       maxBodyBytes: options.maxBodyBytes,
-      handler: createRouter(routes),
+      handler: createRouter(routes, named),
       requestId: requestIdOf,
-      onAnswer: observeAnswers(logger, metrics?.requests ?? null, routeLabels(routes)),
+      onAnswer: observeAnswers(logger, metrics?.requests ?? null, routeLabels(routes, named)),
       onError: (err, requestId) => logger.error({ err, req_id: requestId }, 'request handler failed'),
     });
   } catch (err) {

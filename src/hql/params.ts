@@ -1,0 +1,108 @@
+/**
+ * The parameters of a named-query call (DECISIONS D16): a JSON object holding exactly the
+ * declared parameters, each checked against its declared type, with the parameter named in
+ * every error. The checked values are written back as the `parameters` of the /v2/query
+ * request, with floats kept floats (`3` for an F64 parameter is sent as `3.0`).
+ */
+import { GraphError } from '../core/errors.js';
+import { parseRfc3339 } from '../core/datetime.js';
+import { stringifyJson } from '../core/json-stringify.js';
+import type { ParamDef, TypeExpr } from './ast.js';
+import { integerRange, isFloatType } from './schema.js';
+import { typeText } from './types.js';
+
+function bad(where: string, message: string): never {
+  throw new GraphError('invalid_parameter', `parameter ${where} ${message}`);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'bigint') return `the integer ${v}`;
+  if (typeof v === 'number') return `the number ${v}`;
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v)}`;
+  return typeof v === 'object' ? 'an object' : `${typeof v}`;
+}
+
+/** The `parameters` JSON text of the request, from the call's parsed body. */
+export function checkParameters(params: readonly ParamDef[], body: unknown): string {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new GraphError('invalid_parameter', `the body must be a JSON object of the query's parameters, got ${describe(body)}`);
+  }
+  const given = body as Record<string, unknown>;
+  const declared = new Set(params.map((p) => p.name.text));
+  const extra = Object.keys(given).filter((k) => !declared.has(k));
+  if (extra.length > 0) {
+    const known = params.length === 0 ? 'the query takes no parameters' : `its parameters are ${params.map((p) => p.name.text).join(', ')}`;
+    throw new GraphError(
+      'invalid_parameter',
+      `unknown parameter${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}; ${known}`,
+    );
+  }
+  const parts: string[] = [];
+  for (const p of params) {
+    const name = p.name.text;
+    const value = Object.hasOwn(given, name) ? given[name] : undefined;
+    if (value === undefined || value === null) {
+      if (!p.optional) bad(`"${name}"`, `(${typeText(p.type)}) is missing`);
+      parts.push(`${JSON.stringify(name)}:null`);
+      continue;
+    }
+    parts.push(`${JSON.stringify(name)}:${checked(p.type, value, `"${name}"`)}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** `value` as JSON text of type `type`; `where` names it in errors (`"tags"[2]`). */
+function checked(type: TypeExpr, value: unknown, where: string): string {
+  switch (type.kind) {
+    case 'array': {
+      if (!Array.isArray(value)) bad(where, `must be an array (${typeText(type)}), got ${describe(value)}`);
+      return `[${value.map((v, i) => checked(type.of, v, `${where}[${i}]`)).join(',')}]`;
+    }
+    case 'object': {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        bad(where, `must be an object (${typeText(type)}), got ${describe(value)}`);
+      const obj = value as Record<string, unknown>;
+      const names = new Set(type.fields.map((f) => f.name.text));
+      const extra = Object.keys(obj).find((k) => !names.has(k));
+      if (extra !== undefined) bad(where, `has an unknown field "${extra}" (${typeText(type)})`);
+      const parts = type.fields.map((f) => {
+        const v = obj[f.name.text];
+        if (v === undefined || v === null) bad(`${where}.${f.name.text}`, `(${typeText(f.type)}) is missing`);
+        return `${JSON.stringify(f.name.text)}:${checked(f.type, v, `${where}.${f.name.text}`)}`;
+      });
+      return `{${parts.join(',')}}`;
+    }
+    case 'named':
+      return stringifyJson(value);
+    case 'primitive':
+      return primitive(type.name, value, where);
+  }
+}
+
+function primitive(type: string, value: unknown, where: string): string {
+  if (type === 'String') return typeof value === 'string' ? JSON.stringify(value) : bad(where, `must be a String, got ${describe(value)}`);
+  if (type === 'Boolean')
+    return typeof value === 'boolean' ? String(value) : bad(where, `must be a Boolean (true or false), got ${describe(value)}`);
+  if (type === 'Date') {
+    if (typeof value !== 'string' || parseRfc3339(value) === null)
+      bad(where, `must be a Date: an RFC 3339 string such as "2026-01-02T03:04:05Z", got ${describe(value)}`);
+    return JSON.stringify(value);
+  }
+  if (isFloatType(type)) {
+    if (typeof value === 'bigint') return `${value}.0`;
+    if (typeof value !== 'number') bad(where, `must be a number (${type}), got ${describe(value)}`);
+    if (type === 'F32' && Math.abs(value) > 3.4028234663852886e38) bad(where, `is out of the range of F32`);
+    return Number.isInteger(value) && !String(value).includes('e') ? `${value}.0` : String(value);
+  }
+  const range = integerRange(type)!;
+  let n: bigint;
+  if (typeof value === 'bigint') n = value;
+  else if (type === 'ID' && typeof value === 'string' && /^[0-9]{1,20}$/.test(value)) n = BigInt(value);
+  else if (type === 'ID') bad(where, `must be an ID: a non-negative integer (or its digits as a string), got ${describe(value)}`);
+  else bad(where, `must be an integer (${type}), got ${describe(value)}`);
+  const max = type === 'ID' ? 2n ** 63n - 1n : range[1];
+  if (n < range[0] || n > max) bad(where, `is ${n}, out of the range of ${type} (${range[0]} to ${max})`);
+  return n.toString();
+}

@@ -1,0 +1,713 @@
+/**
+ * The parser of `.hx` files: tokens (lexer.ts) to the syntax tree (ast.ts), by recursive
+ * descent over the grammar of reference helixql-v1.md §2. It reports every syntax error
+ * of a file at once: after an error it skips to the start of the next schema item or
+ * query and goes on, so one mistake costs one diagnostic, not a cascade.
+ *
+ * Steps that Trellis parses but does not run yet (vector and text search, shortest paths,
+ * rerankers) become `unsupported` steps with their position; the checker reports them.
+ */
+import {
+  PRIMITIVE_TYPES,
+  type CompareOp,
+  type DefaultValue,
+  type Expr,
+  type FieldDef,
+  type FieldValue,
+  type HxFile,
+  type IdArg,
+  type Name,
+  type ParamDef,
+  type PrimitiveType,
+  type ProjectionField,
+  type ProjectionStep,
+  type QueryDef,
+  type Source,
+  type Statement,
+  type Step,
+  type TypeDef,
+  type TypeExpr,
+} from './ast.js';
+import { lex, type LexError, type Punct, type SourcePos, type Token } from './lexer.js';
+
+export interface ParseResult {
+  readonly file: HxFile;
+  readonly errors: readonly LexError[];
+}
+
+/** Thrown inside the parser to unwind to the next item; never escapes `parse`. */
+class SyntaxError_ extends Error {
+  constructor(
+    readonly pos: SourcePos,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const COMPARE_OPS: readonly CompareOp[] = ['EQ', 'NEQ', 'GT', 'GTE', 'LT', 'LTE', 'CONTAINS', 'IS_IN'];
+/** Math functions and how many arguments each takes (reference §2.7). */
+export const MATH_ARITY: Readonly<Record<string, number>> = {
+  PI: 0,
+  E: 0,
+  ABS: 1,
+  SQRT: 1,
+  LN: 1,
+  LOG10: 1,
+  EXP: 1,
+  CEIL: 1,
+  FLOOR: 1,
+  ROUND: 1,
+  SIN: 1,
+  COS: 1,
+  TAN: 1,
+  ASIN: 1,
+  ACOS: 1,
+  ATAN: 1,
+  SUM: 1,
+  AVG: 1,
+  COUNT: 1,
+  ADD: 2,
+  SUB: 2,
+  MUL: 2,
+  DIV: 2,
+  POW: 2,
+  MOD: 2,
+  LOG: 2,
+  ATAN2: 2,
+  MIN: 2,
+  MAX: 2,
+};
+const UNSUPPORTED_STEPS: Readonly<Record<string, string>> = {
+  ShortestPath: 'ShortestPath',
+  ShortestPathBFS: 'ShortestPathBFS',
+  ShortestPathDijkstras: 'ShortestPathDijkstras',
+  ShortestPathAStar: 'ShortestPathAStar',
+  RerankRRF: 'RerankRRF',
+  RerankMMR: 'RerankMMR',
+  SearchV: 'SearchV',
+};
+
+/** Parses one file's text; never throws. */
+export function parse(source: string): ParseResult {
+  const lexed = lex(source);
+  const parser = new Parser(lexed.tokens);
+  const file = parser.file();
+  return { file, errors: [...lexed.errors, ...parser.errors] };
+}
+
+class Parser {
+  private i = 0;
+  readonly errors: LexError[] = [];
+
+  constructor(private readonly tokens: readonly Token[]) {}
+
+  // ---- tokens ----
+
+  private peek(ahead = 0): Token {
+    return this.tokens[Math.min(this.i + ahead, this.tokens.length - 1)]!;
+  }
+  private next(): Token {
+    const t = this.peek();
+    if (t.kind !== 'eof') this.i++;
+    return t;
+  }
+  private isPunct(text: Punct, ahead = 0): boolean {
+    const t = this.peek(ahead);
+    return t.kind === 'punct' && t.text === text;
+  }
+  private isWord(text?: string, ahead = 0): boolean {
+    const t = this.peek(ahead);
+    return t.kind === 'word' && (text === undefined || t.text === text);
+  }
+  private fail(message: string, at: Token = this.peek()): never {
+    throw new SyntaxError_(at.pos, message);
+  }
+  private shown(t: Token): string {
+    return t.kind === 'eof' ? 'the end of the file' : `"${t.text}"`;
+  }
+  private expectPunct(text: Punct, what?: string): Token {
+    if (!this.isPunct(text)) this.fail(`expected "${text}"${what ? ` ${what}` : ''}, found ${this.shown(this.peek())}`);
+    return this.next();
+  }
+  private acceptPunct(text: Punct): boolean {
+    if (!this.isPunct(text)) return false;
+    this.i++;
+    return true;
+  }
+  private expectWord(text: string, what?: string): Token {
+    if (!this.isWord(text)) this.fail(`expected "${text}"${what ? ` ${what}` : ''}, found ${this.shown(this.peek())}`);
+    return this.next();
+  }
+  private name(what: string): Name {
+    const t = this.peek();
+    if (t.kind !== 'word') this.fail(`expected ${what}, found ${this.shown(t)}`);
+    this.i++;
+    return { text: t.text, pos: t.pos };
+  }
+  /** `<T>`: a type name between angle brackets. */
+  private typeArgument(what: string): Name {
+    this.expectPunct('<', `before the ${what}`);
+    const name = this.name(what);
+    this.expectPunct('>', `after the ${what}`);
+    return name;
+  }
+  /** Skips a balanced `( ... )` group (for constructs that are parsed but not run). */
+  private skipGroup(): void {
+    this.expectPunct('(');
+    let depth = 1;
+    while (depth > 0) {
+      const t = this.next();
+      if (t.kind === 'eof') this.fail('this "(" is never closed');
+      if (t.kind === 'punct' && (t.text === '(' || t.text === '[' || t.text === '{')) depth++;
+      if (t.kind === 'punct' && (t.text === ')' || t.text === ']' || t.text === '}')) depth--;
+    }
+  }
+
+  // ---- top level ----
+
+  file(): HxFile {
+    const types: TypeDef[] = [];
+    const queries: QueryDef[] = [];
+    while (this.peek().kind !== 'eof') {
+      const start = this.i;
+      try {
+        this.item(types, queries);
+      } catch (err) {
+        if (!(err instanceof SyntaxError_)) throw err;
+        this.errors.push({ pos: err.pos, message: err.message });
+        if (this.i === start) this.i++;
+        this.recover();
+      }
+    }
+    return { types, queries };
+  }
+
+  /** Skips to the next token that starts an item: `QUERY`, `#`, `N::`, `E::`, `V::`, `schema::`. */
+  private recover(): void {
+    while (this.peek().kind !== 'eof' && !this.atItemStart()) this.i++;
+  }
+
+  private atItemStart(): boolean {
+    if (this.isWord('QUERY') || this.isPunct('#') || this.isWord('MIGRATION')) return true;
+    return (this.isWord('N') || this.isWord('E') || this.isWord('V') || this.isWord('schema')) && this.isPunct('::', 1);
+  }
+
+  private item(types: TypeDef[], queries: QueryDef[]): void {
+    if (this.isWord('schema') && this.isPunct('::', 1)) {
+      // `schema::1 { ... }`: versions are read as one schema (Trellis has no migrations).
+      this.i += 2;
+      const t = this.next();
+      if (t.kind !== 'int') this.fail('expected a schema version number after "schema::"', t);
+      this.expectPunct('{', 'to open the schema block');
+      while (!this.isPunct('}')) {
+        if (this.peek().kind === 'eof') this.fail('this schema block is never closed');
+        types.push(this.typeDef());
+      }
+      this.i++;
+      return;
+    }
+    if (this.isWord('MIGRATION')) this.fail('MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)');
+    if (this.isWord('QUERY') || this.isPunct('#')) {
+      queries.push(this.query());
+      return;
+    }
+    if ((this.isWord('N') || this.isWord('E') || this.isWord('V')) && this.isPunct('::', 1)) {
+      types.push(this.typeDef());
+      return;
+    }
+    this.fail(`expected a schema item (N::, E::, V::) or a QUERY, found ${this.shown(this.peek())}`);
+  }
+
+  // ---- schema ----
+
+  private typeDef(): TypeDef {
+    const kind = this.name('N, E or V');
+    this.expectPunct('::');
+    const name = this.name('a type name');
+    if (kind.text === 'E') {
+      const unique = this.isWord('UNIQUE') ? (this.i++, true) : false;
+      this.expectPunct('{', `to open the body of ${name.text}`);
+      this.expectWord('From');
+      this.expectPunct(':');
+      const from = this.name('the From node type');
+      this.acceptPunct(',');
+      this.expectWord('To');
+      this.expectPunct(':');
+      const to = this.name('the To node type');
+      this.acceptPunct(',');
+      let properties: FieldDef[] = [];
+      if (this.isWord('Properties')) {
+        this.i++;
+        this.expectPunct(':');
+        properties = this.fieldBlock();
+        this.acceptPunct(',');
+      }
+      this.expectPunct('}', `to close the body of ${name.text}`);
+      return { kind: 'edge', name, unique, from, to, properties };
+    }
+    if (kind.text !== 'N' && kind.text !== 'V') this.fail(`expected N::, E:: or V::, found "${kind.text}::"`, this.tokens[this.i - 3]);
+    return { kind: kind.text === 'N' ? 'node' : 'vector', name, fields: this.fieldBlock() };
+  }
+
+  /** `{ field, field, ... }` with an optional trailing comma. */
+  private fieldBlock(): FieldDef[] {
+    this.expectPunct('{');
+    const fields: FieldDef[] = [];
+    while (!this.isPunct('}')) {
+      fields.push(this.fieldDef());
+      if (!this.acceptPunct(',')) break;
+    }
+    this.expectPunct('}', 'to close the field list');
+    return fields;
+  }
+
+  private fieldDef(): FieldDef {
+    let index: FieldDef['index'] = 'none';
+    if (this.isWord('UNIQUE')) {
+      this.i++;
+      this.expectWord('INDEX', 'after UNIQUE');
+      index = 'unique';
+    } else if (this.isWord('INDEX')) {
+      this.i++;
+      index = 'index';
+    }
+    const name = this.name('a field name');
+    this.expectPunct(':', `after the field name "${name.text}"`);
+    const type = this.typeExpr();
+    let def: DefaultValue | null = null;
+    if (this.isWord('DEFAULT')) {
+      this.i++;
+      const t = this.peek();
+      if (this.isWord('NOW')) {
+        this.i++;
+        def = { kind: 'now', pos: t.pos };
+      } else {
+        const value = this.literal();
+        if (value === undefined) this.fail(`expected a default value (a literal or NOW), found ${this.shown(t)}`);
+        if (value === null) this.fail('DEFAULT NONE is not a default: leave the DEFAULT out', t);
+        def = { kind: 'literal', value, pos: t.pos };
+      }
+    }
+    return { name, type, index, default: def };
+  }
+
+  private typeExpr(): TypeExpr {
+    const t = this.peek();
+    if (this.acceptPunct('[')) {
+      const of = this.typeExpr();
+      this.expectPunct(']', 'to close the array type');
+      return { kind: 'array', of, pos: t.pos };
+    }
+    if (this.isPunct('{')) return { kind: 'object', fields: this.fieldBlock(), pos: t.pos };
+    const name = this.name('a type');
+    if ((PRIMITIVE_TYPES as readonly string[]).includes(name.text))
+      return { kind: 'primitive', name: name.text as PrimitiveType, pos: t.pos };
+    return { kind: 'named', name: name.text, pos: t.pos };
+  }
+
+  // ---- queries ----
+
+  private query(): QueryDef {
+    const start = this.peek().pos;
+    let mcp = false;
+    if (this.acceptPunct('#')) {
+      this.expectPunct('[');
+      const macro = this.name('a macro name (mcp)');
+      if (macro.text === 'mcp') mcp = true;
+      else if (macro.text === 'model') this.skipGroup();
+      else this.fail(`unknown macro "${macro.text}"; the macros are #[mcp] and #[model(...)]`, this.tokens[this.i - 1]);
+      this.expectPunct(']');
+    }
+    this.expectWord('QUERY');
+    const name = this.name('the query name');
+    this.expectPunct('(', 'to open the parameter list');
+    const params: ParamDef[] = [];
+    while (!this.isPunct(')')) {
+      const pname = this.name('a parameter name');
+      const optional = this.acceptPunct('?');
+      this.expectPunct(':', `after the parameter "${pname.text}"`);
+      params.push({ name: pname, optional, type: this.typeExpr() });
+      if (!this.acceptPunct(',')) break;
+    }
+    this.expectPunct(')', 'to close the parameter list');
+    this.expectPunct('=>', 'after the parameter list');
+    const body = this.statements(() => this.isWord('RETURN'));
+    const returnPos = this.expectWord('RETURN', 'to end the query').pos;
+    const returns: Expr[] = [this.expr()];
+    while (this.acceptPunct(',')) returns.push(this.expr());
+    return { kind: 'query', pos: start, name, mcp, params, body, returnPos, returns };
+  }
+
+  private statements(atEnd: () => boolean): Statement[] {
+    const out: Statement[] = [];
+    while (!atEnd()) {
+      if (this.peek().kind === 'eof' || this.atItemStart()) this.fail(`expected a statement or RETURN, found ${this.shown(this.peek())}`);
+      out.push(this.statement());
+    }
+    return out;
+  }
+
+  private statement(): Statement {
+    const t = this.peek();
+    if (this.isWord('DROP')) {
+      this.i++;
+      return { kind: 'drop', pos: t.pos, value: this.expr() };
+    }
+    if (this.isWord('FOR')) {
+      this.i++;
+      const vars: Name[] = [];
+      let destructure = false;
+      if (this.acceptPunct('{')) {
+        destructure = true;
+        do vars.push(this.name('a field name'));
+        while (this.acceptPunct(','));
+        this.expectPunct('}');
+      } else {
+        vars.push(this.name('a loop variable'));
+        if (this.isPunct('.')) this.fail('FOR x.y IN ... is not supported; destructure with FOR {y} IN ...');
+      }
+      this.expectWord('IN');
+      const source = this.name('the array to loop over');
+      this.expectPunct('{', 'to open the loop body');
+      const body = this.statements(() => this.isPunct('}'));
+      this.expectPunct('}');
+      return { kind: 'for', pos: t.pos, vars, destructure, source, body };
+    }
+    if (t.kind === 'word' && this.isPunct('<-', 1)) {
+      this.i += 2;
+      return { kind: 'assign', pos: t.pos, name: { text: t.text, pos: t.pos }, value: this.expr() };
+    }
+    if (this.isWord('AddN') || this.isWord('AddE') || this.isWord('AddV')) return { kind: 'expr', pos: t.pos, value: this.expr() };
+    this.fail(`expected a statement (name <- ..., DROP, FOR, AddN, AddE) or RETURN, found ${this.shown(t)}`);
+  }
+
+  // ---- expressions ----
+
+  /** A literal at the cursor, consumed; undefined (nothing consumed) when there is none. */
+  private literal(): string | bigint | number | boolean | null | undefined {
+    const t = this.peek();
+    if (t.kind === 'string' || t.kind === 'int' || t.kind === 'float') {
+      this.i++;
+      return t.value;
+    }
+    if (this.isWord('true') || this.isWord('false')) {
+      this.i++;
+      return t.text === 'true';
+    }
+    if (this.isWord('NONE')) {
+      this.i++;
+      return null;
+    }
+    return undefined;
+  }
+
+  expr(): Expr {
+    const t = this.peek();
+    const value = this.literal();
+    if (value !== undefined) return { kind: 'literal', pos: t.pos, value };
+    if (this.acceptPunct('[')) {
+      const items: Expr[] = [];
+      while (!this.isPunct(']')) {
+        items.push(this.expr());
+        if (!this.acceptPunct(',')) break;
+      }
+      this.expectPunct(']', 'to close the array');
+      return { kind: 'array', pos: t.pos, items };
+    }
+    if (this.isPunct('{')) return this.objectLiteral();
+    const negated = this.acceptPunct('!');
+    if (this.isWord('EXISTS')) {
+      this.i++;
+      this.expectPunct('(');
+      const traversal = this.expr();
+      this.expectPunct(')', 'to close EXISTS');
+      return { kind: 'exists', pos: t.pos, negated, traversal };
+    }
+    if ((this.isWord('AND') || this.isWord('OR')) && this.isPunct('(', 1)) {
+      const op = this.next().text as 'AND' | 'OR';
+      this.expectPunct('(');
+      const items: Expr[] = [this.expr()];
+      while (this.acceptPunct(',')) items.push(this.expr());
+      this.expectPunct(')', `to close ${op}`);
+      return { kind: 'logic', pos: t.pos, op, negated, items };
+    }
+    if (negated) this.fail('"!" negates EXISTS(...), AND(...) or OR(...) only');
+    if (t.kind === 'word' && MATH_ARITY[t.text] !== undefined && this.isPunct('(', 1)) return this.math();
+    if (t.kind === 'word') return this.traversal();
+    this.fail(`expected a value or a traversal, found ${this.shown(t)}`);
+  }
+
+  private objectLiteral(): Expr {
+    const pos = this.expectPunct('{').pos;
+    const fields: FieldValue[] = [];
+    while (!this.isPunct('}')) {
+      const name = this.name('a key');
+      this.expectPunct(':', `after the key "${name.text}"`);
+      fields.push({ name, value: this.expr() });
+      if (!this.acceptPunct(',')) break;
+    }
+    this.expectPunct('}', 'to close the object');
+    return { kind: 'object', pos, fields };
+  }
+
+  private math(): Expr {
+    const fn = this.next();
+    this.expectPunct('(');
+    const args: Expr[] = [];
+    while (!this.isPunct(')')) {
+      args.push(this.expr());
+      if (!this.acceptPunct(',')) break;
+    }
+    this.expectPunct(')', `to close ${fn.text}`);
+    const arity = MATH_ARITY[fn.text]!;
+    if (args.length !== arity) this.fail(`${fn.text} takes ${arity} argument${arity === 1 ? '' : 's'}, got ${args.length}`, fn);
+    return { kind: 'math', pos: fn.pos, fn: fn.text, args };
+  }
+
+  private traversal(): Expr {
+    const pos = this.peek().pos;
+    const source = this.source();
+    const steps: Step[] = [];
+    while (this.isPunct('::')) {
+      this.i++;
+      steps.push(this.step());
+    }
+    return { kind: 'traversal', pos, source, steps };
+  }
+
+  private source(): Source {
+    const t = this.next();
+    const pos = t.pos;
+    switch (t.text) {
+      case 'N':
+      case 'E':
+      case 'V': {
+        const type = this.isPunct('<') ? this.typeArgument(`${t.text === 'N' ? 'node' : t.text === 'E' ? 'edge' : 'vector'} type`) : null;
+        let id: IdArg | null = null;
+        let lookup: { field: Name; value: Expr } | null = null;
+        if (this.acceptPunct('(')) {
+          if (this.acceptPunct('{')) {
+            const field = this.name('an indexed field');
+            this.expectPunct(':');
+            lookup = { field, value: this.expr() };
+            this.expectPunct('}');
+          } else {
+            id = this.idArg();
+            if (this.isPunct(',')) this.fail('only one id can be given');
+          }
+          this.expectPunct(')');
+        }
+        return { kind: t.text, pos, type, id, lookup };
+      }
+      case '_':
+        return { kind: 'anon', pos };
+      case 'AddN': {
+        const type = this.typeArgument('node type');
+        return { kind: 'AddN', pos, type, fields: this.isPunct('(') ? this.initializer() : [] };
+      }
+      case 'AddE': {
+        const type = this.typeArgument('edge type');
+        const fields = this.isPunct('(') ? this.initializer() : [];
+        const ends = this.fromTo();
+        return { kind: 'AddE', pos, type, fields, ...ends };
+      }
+      case 'AddV':
+      case 'SearchV':
+      case 'SearchBM25': {
+        const type = this.typeArgument(t.text === 'SearchBM25' ? 'node type' : 'vector type');
+        this.skipGroup();
+        return { kind: t.text, pos, type };
+      }
+    }
+    if (t.kind !== 'word') this.fail(`expected a traversal, found ${this.shown(t)}`, t);
+    return { kind: 'var', pos, name: { text: t.text, pos } };
+  }
+
+  /** `( [ {field: value, ...} ] )` */
+  private initializer(): FieldValue[] {
+    this.expectPunct('(');
+    let fields: FieldValue[] = [];
+    if (this.isPunct('{')) fields = this.fieldValues();
+    this.expectPunct(')');
+    return fields;
+  }
+
+  private fieldValues(): FieldValue[] {
+    this.expectPunct('{');
+    const fields: FieldValue[] = [];
+    while (!this.isPunct('}')) {
+      const name = this.name('a field name');
+      this.expectPunct(':', `after "${name.text}"`);
+      fields.push({ name, value: this.expr() });
+      if (!this.acceptPunct(',')) break;
+    }
+    this.expectPunct('}', 'to close the field values');
+    return fields;
+  }
+
+  /** `::From(a)::To(b)` in either order, each at most once. */
+  private fromTo(): { from: IdArg | null; to: IdArg | null } {
+    let from: IdArg | null = null;
+    let to: IdArg | null = null;
+    while (this.isPunct('::') && (this.isWord('From', 1) || this.isWord('To', 1))) {
+      const which = this.peek(1).text;
+      this.i += 2;
+      this.expectPunct('(');
+      const arg = this.idArg();
+      this.expectPunct(')');
+      if (which === 'From') {
+        if (from !== null) this.fail('::From is given twice');
+        from = arg;
+      } else {
+        if (to !== null) this.fail('::To is given twice');
+        to = arg;
+      }
+    }
+    return { from, to };
+  }
+
+  private idArg(): IdArg {
+    const t = this.peek();
+    if (t.kind === 'string') {
+      this.i++;
+      return { kind: 'literal', value: t.value, pos: t.pos };
+    }
+    if (t.kind === 'int') {
+      this.i++;
+      return { kind: 'literal', value: t.text, pos: t.pos };
+    }
+    return { kind: 'name', name: this.name('an id (a parameter, a variable or a literal)') };
+  }
+
+  private step(): Step {
+    const t = this.peek();
+    const pos = t.pos;
+    if (this.isPunct('{')) return this.projection(null);
+    if (this.acceptPunct('|')) {
+      const item = this.name('the name of the current item');
+      this.expectPunct('|');
+      return this.projection(item);
+    }
+    if (this.acceptPunct('!')) {
+      this.expectPunct('{', 'after "!" (an exclusion is !{field, ...})');
+      const fields: Name[] = [];
+      while (!this.isPunct('}')) {
+        fields.push(this.name('a field to exclude'));
+        if (!this.acceptPunct(',')) break;
+      }
+      this.expectPunct('}');
+      return { kind: 'exclude', pos, fields };
+    }
+    if (t.kind !== 'word') this.fail(`expected a step after "::", found ${this.shown(t)}`);
+    this.i++;
+    switch (t.text) {
+      case 'Out':
+      case 'In':
+      case 'OutE':
+      case 'InE':
+        return { kind: 'hop', pos, dir: t.text, edge: this.typeArgument('edge type') };
+      case 'FromN':
+      case 'ToN':
+      case 'FromV':
+      case 'ToV':
+        return { kind: 'endpoint', pos, which: t.text };
+      case 'WHERE': {
+        this.expectPunct('(');
+        const condition = this.expr();
+        this.expectPunct(')', 'to close WHERE');
+        return { kind: 'where', pos, condition };
+      }
+      case 'COUNT':
+      case 'ID':
+      case 'FIRST':
+        return { kind: t.text, pos };
+      case 'RANGE': {
+        this.expectPunct('(');
+        const start = this.expr();
+        this.expectPunct(',', 'between the start and the end of RANGE (both are required)');
+        const end = this.expr();
+        this.expectPunct(')', 'to close RANGE');
+        return { kind: 'range', pos, start, end };
+      }
+      case 'ORDER': {
+        this.expectPunct('<');
+        const dir = this.name('Asc or Desc');
+        if (dir.text !== 'Asc' && dir.text !== 'Desc') this.fail(`expected Asc or Desc, found "${dir.text}"`, this.tokens[this.i - 1]);
+        this.expectPunct('>');
+        this.expectPunct('(');
+        const by = this.expr();
+        this.expectPunct(')', 'to close ORDER');
+        return { kind: 'order', pos, desc: dir.text === 'Desc', by };
+      }
+      case 'GROUP_BY':
+      case 'AGGREGATE_BY': {
+        this.expectPunct('(');
+        const properties: Name[] = [this.name('a property')];
+        while (this.acceptPunct(',')) properties.push(this.name('a property'));
+        this.expectPunct(')');
+        return { kind: 'group', pos, aggregate: t.text === 'AGGREGATE_BY', properties };
+      }
+      case 'UPDATE':
+      case 'Update': {
+        this.expectPunct('(');
+        const fields = this.fieldValues();
+        this.expectPunct(')');
+        return { kind: 'update', pos, fields };
+      }
+      case 'UpsertN':
+      case 'UpsertE': {
+        this.expectPunct('(');
+        const fields = this.fieldValues();
+        this.expectPunct(')');
+        const ends = t.text === 'UpsertE' ? this.fromTo() : { from: null, to: null };
+        return { kind: 'upsert', pos, which: t.text, fields, ...ends };
+      }
+      case 'UpsertV':
+        this.skipGroup();
+        return { kind: 'unsupported', pos, what: 'UpsertV' };
+      case 'INTERSECT': {
+        this.expectPunct('(');
+        const traversal = this.expr();
+        this.expectPunct(')');
+        return { kind: 'intersect', pos, traversal };
+      }
+    }
+    if ((COMPARE_OPS as readonly string[]).includes(t.text)) {
+      this.expectPunct('(');
+      const value = this.expr();
+      this.expectPunct(')', `to close ${t.text}`);
+      return { kind: 'compare', pos, op: t.text as CompareOp, value };
+    }
+    const unsupported = UNSUPPORTED_STEPS[t.text];
+    if (unsupported !== undefined) {
+      if (this.isPunct('<')) this.typeArgument('type');
+      if (this.isPunct('(')) this.skipGroup();
+      this.fromTo();
+      return { kind: 'unsupported', pos, what: unsupported };
+    }
+    this.fail(`"${t.text}" is not a step`, t);
+  }
+
+  /** `{a, alias: value, nested: {...}, ..}` after `::` (and after `|item|` for a closure). */
+  private projection(closure: Name | null): ProjectionStep {
+    const pos = this.expectPunct('{').pos;
+    const fields: ProjectionField[] = [];
+    let spread = false;
+    while (!this.isPunct('}')) {
+      if (this.acceptPunct('..')) {
+        if (fields.length === 0) this.fail('".." comes after at least one field', this.tokens[this.i - 1]);
+        spread = true;
+        this.acceptPunct(',');
+        break;
+      }
+      const name = this.name('a field name');
+      let value: Expr | ProjectionStep | null = null;
+      if (this.acceptPunct(':')) value = this.isPunct('{') ? this.projection(null) : this.expr();
+      fields.push({ name, value });
+      if (!this.acceptPunct(',')) break;
+    }
+    this.expectPunct('}', 'to close the projection');
+    return { kind: 'project', pos, fields, spread, closure };
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * A query-language project: a folder holding `trellis.json` (read by src/config.ts) and
+ * `.hx` files (DECISIONS D15, D18; docs/query-language.md "Projects"). Loading reads every
+ * `.hx` file under the folder, parses it,
+ * builds the schema and compiles every query, and collects every problem of every file as
+ * diagnostics; a project with any diagnostic is not served.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { QueryDef, TypeDef } from './ast.js';
+import { compileQuery, type CompiledQuery } from './compile.js';
+import { formatDiagnostics, type Diagnostic } from './diagnostics.js';
+import { parse } from './parser.js';
+import { buildSchema, type Located, type Schema } from './schema.js';
+import { messageOf } from '../core/errors.js';
+
+export interface ProjectConfig {
+  /** Serve `#[mcp]` queries to agents (D18): `"mcp": true` in trellis.json (src/config.ts); off by default. */
+  readonly mcp: boolean;
+}
+
+export interface Project {
+  readonly dir: string;
+  readonly config: ProjectConfig;
+  readonly schema: Schema;
+  readonly queries: ReadonlyMap<string, CompiledQuery>;
+}
+
+export type LoadResult =
+  { readonly ok: true; readonly project: Project } | { readonly ok: false; readonly report: string; readonly count: number };
+
+/** Paths the server itself serves; a query of that name could never be reached. */
+const TAKEN_NAMES = new Set(['healthz', 'readyz', 'metrics', 'mcp', 'v2', 'introspect']);
+
+const ZERO = { offset: 0, line: 1, column: 1 };
+
+export function loadProject(dir: string, config: ProjectConfig): LoadResult {
+  const diagnostics: Diagnostic[] = [];
+  const sources = new Map<string, string>();
+  const types: Located<TypeDef>[] = [];
+  const queries: Located<QueryDef>[] = [];
+  for (const path of hxFiles(dir, diagnostics)) {
+    const file = relative(dir, path).split(sep).join('/');
+    const text = readFileSync(path, 'utf8');
+    sources.set(file, text);
+    const parsed = parse(text);
+    for (const e of parsed.errors) diagnostics.push({ file, pos: e.pos, message: e.message });
+    for (const item of parsed.file.types) types.push({ file, item });
+    for (const item of parsed.file.queries) queries.push({ file, item });
+  }
+  const { schema, problems } = buildSchema(types);
+  for (const p of problems) diagnostics.push({ file: p.file, pos: p.pos, message: p.message });
+  const compiled = new Map<string, CompiledQuery>();
+  const firstAt = new Map<string, string>();
+  for (const { file, item } of queries) {
+    const name = item.name.text;
+    const earlier = firstAt.get(name);
+    if (earlier !== undefined) {
+      diagnostics.push({ file, pos: item.name.pos, message: `query "${name}" is defined twice (first in ${earlier})` });
+      continue;
+    }
+    firstAt.set(name, `${file}:${item.name.pos.line}`);
+    if (TAKEN_NAMES.has(name))
+      diagnostics.push({
+        file,
+        pos: item.name.pos,
+        message: `"${name}" names a route of the server (POST /${name}); choose another query name`,
+      });
+    const result = compileQuery(item, schema);
+    for (const p of result.problems) diagnostics.push({ file, pos: p.pos, message: `${p.message} (in query ${name})` });
+    if (result.compiled !== null) compiled.set(name, result.compiled);
+  }
+  if (diagnostics.length > 0) {
+    return { ok: false, report: formatDiagnostics(diagnostics, sources), count: diagnostics.length };
+  }
+  return { ok: true, project: { dir, config, schema, queries: compiled } };
+}
+
+/** Every `.hx` file under `dir`, sorted by path; folders starting with "." and node_modules are skipped. */
+function hxFiles(dir: string, diagnostics: Diagnostic[]): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d).sort();
+    } catch (err) {
+      diagnostics.push({ file: relative(dir, d) || '.', pos: ZERO, message: `cannot read the folder: ${messageOf(err)}` });
+      return;
+    }
+    for (const name of names) {
+      if (name.startsWith('.') || name === 'node_modules') continue;
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.hx')) out.push(path);
+    }
+  };
+  walk(dir);
+  return out;
+}

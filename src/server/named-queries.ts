@@ -1,0 +1,100 @@
+/**
+ * `POST /<QueryName>` (contract; DECISIONS D15, D16): a named query of the project, called
+ * with a JSON object of its parameters. The query was compiled at start-up into a
+ * /v2/query batch (src/hql); a call checks the parameters, fills them into that batch and
+ * runs it through the same service as /v2/query (read workers, the writer, the same
+ * headers), then shows the result as the query's RETURN says (src/hql/response.ts).
+ */
+import { GraphError, toErrorBody, type ErrorBody } from '../core/errors.js';
+import { JsonSyntaxError, parseJsonBytes } from '../core/json.js';
+import { stringifyJson } from '../core/json-stringify.js';
+import type { CompiledQuery } from '../hql/compile.js';
+import { checkParameters } from '../hql/params.js';
+import type { Project } from '../hql/project.js';
+import { shapeResponse } from '../hql/response.js';
+import { errorResponse } from './handle.js';
+import { parseRequestOptions } from './headers.js';
+import type { HttpRequest, HttpResponse } from './http-types.js';
+import type { NamedRouteFallback } from './routes.js';
+import type { QueryService } from './service.js';
+import { clip } from '../core/clip.js';
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/** A compiled query ready to call: its /v2/query request around the parameters. */
+export interface CallableQuery {
+  readonly query: CompiledQuery;
+  /** The request text before the `parameters` object (the whole request when there are none). */
+  readonly head: string;
+  readonly tail: string;
+  /** A query with no statements (`RETURN "ok"`) is answered without the database. */
+  readonly empty: boolean;
+}
+
+export function callable(query: CompiledQuery): CallableQuery {
+  const type = query.write ? 'write' : 'read';
+  const batch = `{"entries":${stringifyJson(query.entries)},"returns":${JSON.stringify(query.returnNames)}}`;
+  const envelope = `{"request_type":"${type}","query_name":${JSON.stringify(query.name)},"query":{"${type}":${batch}}`;
+  const withParams = query.params.length > 0;
+  return {
+    query,
+    head: withParams ? `${envelope},"parameter_types":${stringifyJson(query.parameterTypes)},"parameters":` : envelope,
+    tail: '}',
+    empty: query.entries.length === 0,
+  };
+}
+
+/** D16: an element addressed by id that does not exist is 404 on this route. */
+function namedError(body: ErrorBody): HttpResponse {
+  const response = errorResponse(body);
+  return body.error === 'node_not_found' || body.error === 'edge_not_found' ? { ...response, status: 404 } : response;
+}
+
+function parseBody(body: Buffer): unknown {
+  if (body.length === 0) return {};
+  try {
+    return parseJsonBytes(body);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw new GraphError('invalid_query_json', `the body is not valid JSON: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Runs one call of `q`; errors are answered, never thrown. */
+export async function callNamedQuery(service: QueryService, q: CallableQuery, req: HttpRequest): Promise<HttpResponse> {
+  try {
+    const options = parseRequestOptions(req.headers, req.repeated);
+    const params = checkParameters(q.query.params, parseBody(req.body));
+    if (q.empty) return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, '{}') };
+    if (service.health().index_runtime !== 'ready')
+      return errorResponse({ error: 'not_ready', msg: 'the database is still opening; retry shortly' });
+    const request = q.query.params.length > 0 ? q.head + params + q.tail : q.head + q.tail;
+    const reply = await service.query(Buffer.from(request), options);
+    const text = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8');
+    if (reply.status !== 200) return namedError(JSON.parse(text) as ErrorBody);
+    return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, text) };
+  } catch (err) {
+    return namedError(toErrorBody(err));
+  }
+}
+
+/** The router's fallback serving the project's queries (none when the server has no project). */
+export function namedQueryRoutes(service: QueryService, project: Project | undefined): NamedRouteFallback {
+  const queries = new Map([...(project?.queries ?? [])].map(([name, q]) => [name, callable(q)]));
+  return {
+    method: 'POST',
+    handler: (req, name) => {
+      const q = queries.get(name);
+      if (q === undefined) {
+        const known =
+          project === undefined
+            ? 'the server has no project (start it with --project DIR)'
+            : queries.size === 0
+              ? 'the project has no queries'
+              : `the project's queries: ${[...queries.keys()].sort().slice(0, 20).join(', ')}`;
+        return errorResponse({ error: 'query_not_found', msg: `no query named "${clip(name)}"; ${known}` });
+      }
+      return callNamedQuery(service, q, req);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+QUERY addUser(name: String, age: U8, email: String) =>
+    user <- AddN<User>({name: name, age: age, email: email})
+    RETURN user
+
+QUERY follow(from: ID, to: ID, since: I64) =>
+    edge <- AddE<Follows>({since: since})::From(from)::To(to)
+    RETURN edge
+
+QUERY addPost(author: ID, title: String) =>
+    post <- AddN<Post>({title: title})
+    AddE<Created>::From(author)::To(post)
+    RETURN post
+
+QUERY getUser(id: ID) =>
+    user <- N<User>(id)
+    RETURN user
+
+QUERY users() =>
+    users <- N<User>
+    RETURN users
+
+QUERY userNames() =>
+    names <- N<User>::{name}
+    RETURN names
+
+QUERY followers(id: ID) =>
+    followers <- N<User>(id)::In<Follows>
+    RETURN followers
+
+QUERY adults(min: U8) =>
+    adults <- N<User>::WHERE(_::{age}::GTE(min))::ORDER<Desc>(_::{age})::{name, age}
+    RETURN adults
+
+QUERY countUsers() =>
+    n <- N<User>::COUNT
+    RETURN n
+
+QUERY page(start: I64, end: I64) =>
+    users <- N<User>::ORDER<Asc>(_::{name})::RANGE(start, end)::{userName: name, ID}
+    RETURN users
+
+QUERY byAge() =>
+    groups <- N<User>::GROUP_BY(age)
+    RETURN groups
+
+QUERY byAgeFull() =>
+    groups <- N<User>::AGGREGATE_BY(age)
+    RETURN groups
+
+QUERY withoutEmail() =>
+    users <- N<User>::!{email, created_at}
+    RETURN users
+
+QUERY rename(id: ID, name: String) =>
+    user <- N<User>(id)::UPDATE({name: name})
+    RETURN user
+
+QUERY remove(id: ID) =>
+    DROP N<User>(id)
+    RETURN "removed"
+
+#[mcp]
+QUERY userByName(name: String) =>
+    user <- N<User>({name: name})
+    RETURN user
+
+QUERY popular() =>
+    users <- N<User>::WHERE(_::In<Follows>::COUNT::GTE(2))::{name, followers: _::In<Follows>::COUNT}
+    RETURN users
+
+QUERY withPosts() =>
+    users <- N<User>::WHERE(EXISTS(_::Out<Created>))::|u|{name: u::{name}, posts: u::Out<Created>::{title}}
+    RETURN users
