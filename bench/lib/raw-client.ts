@@ -31,10 +31,10 @@ export class RawConnection {
     });
   }
 
-  /** Sends one POST /v2/query and resolves with its answer. */
-  post(body: string | Buffer, headers = ''): Promise<Exchange> {
+  /** Sends one POST (to /v2/query unless `path` says otherwise) and resolves with its answer. */
+  post(body: string | Buffer, headers = '', path = '/v2/query'): Promise<Exchange> {
     const payload = typeof body === 'string' ? Buffer.from(body) : body;
-    const head = `POST /v2/query HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n${headers}Content-Length: ${payload.length}\r\n\r\n`;
+    const head = `POST ${path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n${headers}Content-Length: ${payload.length}\r\n\r\n`;
     return new Promise((resolve, reject) => {
       this.waiting = resolve;
       this.failed = reject;
@@ -72,8 +72,8 @@ export interface TimedRun {
   readonly failures: number;
 }
 
-/** A request body, or a body with extra header lines (each ending in CRLF). */
-export type Outgoing = string | { readonly body: string; readonly headers: string };
+/** A request body, or a body with extra header lines (each ending in CRLF) and, optionally, another path. */
+export type Outgoing = string | { readonly body: string; readonly headers: string; readonly path?: string };
 
 /** `connections` clients, each sending `next()` requests back to back for `seconds`. */
 export async function timedLoad(port: number, connections: number, seconds: number, next: () => Outgoing): Promise<TimedRun> {
@@ -87,7 +87,7 @@ export async function timedLoad(port: number, connections: number, seconds: numb
       while (performance.now() < until) {
         const t = performance.now();
         const out = next();
-        const answer = typeof out === 'string' ? await c.post(out) : await c.post(out.body, out.headers);
+        const answer = typeof out === 'string' ? await c.post(out) : await c.post(out.body, out.headers, out.path);
         latencies.push((performance.now() - t) * 1000);
         if (answer.status !== 200) failures++;
       }

@@ -1,13 +1,16 @@
 /**
  * docs/query-language.md against the code: its diagnostic example is what the tokenizer
- * and formatter print for that line, and its punctuation list is the tokenizer's.
+ * and formatter print for that line, its punctuation list is the tokenizer's, and every
+ * query example runs on a real server and answers as the page shows.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { formatDiagnostic } from '../../src/hql/diagnostics.js';
 import { lex, PUNCTUATION } from '../../src/hql/lexer.js';
+import { startTestServer, tempDir } from '../helpers/server.js';
 
 const doc = readFileSync(fileURLToPath(new URL('../../../docs/query-language.md', import.meta.url)), 'utf8');
 
@@ -25,4 +28,69 @@ test("the punctuation docs/query-language.md lists is the tokenizer's, in its or
   assert.ok(line, 'the Punctuation rule is there');
   const listed = [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
   assert.deepEqual(listed, [...PUNCTUATION]);
+});
+
+interface Block {
+  readonly info: string;
+  readonly body: string;
+  readonly line: number;
+}
+
+/** The fenced code blocks of the page, with their info strings and first lines. */
+function fencedBlocks(markdown: string): Block[] {
+  const lines = markdown.split('\n');
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^```(.*)$/.exec(lines[i]!);
+    if (!fence) continue;
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
+    blocks.push({ info: fence[1]!.trim(), body: body.join('\n'), line: start + 1 });
+  }
+  return blocks;
+}
+
+/**
+ * `expected` with its placeholders: "<now>" is any RFC 3339 time, "<any>" any string.
+ * Returns `actual` where a placeholder matched, so deepEqual compares the rest.
+ */
+function fillPlaceholders(expected: unknown, actual: unknown): unknown {
+  if (expected === '<now>' && typeof actual === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(actual)) return actual;
+  if (expected === '<any>' && typeof actual === 'string') return actual;
+  if (Array.isArray(expected) && Array.isArray(actual)) return expected.map((e, i) => fillPlaceholders(e, actual[i]));
+  if (expected !== null && typeof expected === 'object' && actual !== null && typeof actual === 'object') {
+    return Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, fillPlaceholders(v, (actual as Record<string, unknown>)[k])]));
+  }
+  return expected;
+}
+
+test('every example of docs/query-language.md: the hx blocks are one project, each call answers as shown', async () => {
+  const blocks = fencedBlocks(doc);
+  const dir = tempDir();
+  const data = tempDir();
+  writeFileSync(join(dir.path, 'trellis.json'), '{}');
+  writeFileSync(join(dir.path, 'doc.hx'), blocks.filter((b) => b.info === 'hx').map((b) => b.body).join('\n\n'));
+  const server = await startTestServer(['--data', data.path, '--project', dir.path]);
+  try {
+    let calls = 0;
+    for (let i = 0; i < blocks.length; i++) {
+      const call = /^json call (\w+)$/.exec(blocks[i]!.info);
+      if (call === null) continue;
+      const response = blocks[i + 1];
+      const status = /^json response(?: (\d{3}))?$/.exec(response?.info ?? '');
+      assert.ok(status, `line ${blocks[i]!.line}: a "json call" block is followed by a "json response" block`);
+      const res = await fetch(`${server.url}/${call[1]}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: blocks[i]!.body });
+      const body = (await res.json()) as unknown;
+      const where = `docs/query-language.md line ${blocks[i]!.line} (${call[1]})`;
+      assert.equal(res.status, Number(status[1] ?? 200), `${where}: ${JSON.stringify(body)}`);
+      assert.deepEqual(body, fillPlaceholders(JSON.parse(response!.body), body), where);
+      calls++;
+    }
+    assert.ok(calls >= 20, `the page has its examples (${calls} calls)`);
+  } finally {
+    await server.stop();
+    dir.remove();
+    data.remove();
+  }
 });

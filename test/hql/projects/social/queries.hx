@@ -35,6 +35,10 @@ QUERY countUsers() =>
     n <- N<User>::COUNT
     RETURN n
 
+QUERY countPosts() =>
+    n <- N<Post>::COUNT
+    RETURN n
+
 QUERY page(start: I64, end: I64) =>
     users <- N<User>::ORDER<Asc>(_::{name})::RANGE(start, end)::{userName: name, ID}
     RETURN users

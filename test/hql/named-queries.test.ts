@@ -1,0 +1,279 @@
+/**
+ * POST /<QueryName> over HTTP (contract; DECISIONS D15 to D17): the project in
+ * test/hql/projects/social served by a real server, every query form it holds, the
+ * parameter checks and the statuses.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+
+export const SOCIAL = new URL('../../../test/hql/projects/social', import.meta.url).pathname;
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+async function call(server: TestServer, name: string, params: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await fetch(`${server.url}/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof params === 'string' ? params : JSON.stringify(params),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/** A user as the queries return it, without the time-dependent created_at (checked separately). */
+function user(id: number, name: string, age: number, email: string) {
+  return { id, label: 'User', name, age, email };
+}
+
+function withoutCreated(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCreated);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === 'created_at') {
+      assert.match(String(v), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'created_at is the time of creation (DEFAULT NOW)');
+      continue;
+    }
+    out[k] = withoutCreated(v);
+  }
+  return out;
+}
+
+async function ok(server: TestServer, name: string, params: unknown): Promise<unknown> {
+  const answer = await call(server, name, params);
+  assert.equal(answer.status, 200, `${name}: ${JSON.stringify(answer.body)}`);
+  return withoutCreated(answer.body);
+}
+
+describe('named queries of the social project', () => {
+  const dir = tempDir();
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer(['--data', dir.path, '--project', SOCIAL]);
+    // Alice (0) and Carol (2) follow Bob (1); Dave (3) follows Bob; Bob follows Alice.
+    for (const [name, age] of [
+      ['Alice', 30],
+      ['Bob', 25],
+      ['Carol', 30],
+      ['Dave', 41],
+    ] as const) {
+      await ok(server, 'addUser', { name, age, email: `${name.toLowerCase()}@example.com` });
+    }
+    for (const [from, to] of [
+      [0, 1],
+      [2, 1],
+      [3, 1],
+      [1, 0],
+    ] as const) {
+      await ok(server, 'follow', { from, to, since: 2020 + from });
+    }
+    await ok(server, 'addPost', { author: 0, title: 'Hello' });
+    await ok(server, 'addPost', { author: 0, title: 'Again' });
+  });
+  after(async () => {
+    await server.stop();
+    dir.remove();
+  });
+
+  test('AddN returns the created node with its id, every declared field and the default', async () => {
+    const answer = await call(server, 'addUser', { name: 'Eve', age: 19, email: 'eve@example.com' });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(withoutCreated(answer.body), { user: user(4, 'Eve', 19, 'eve@example.com') });
+    await ok(server, 'remove', { id: 4 });
+  });
+
+  test('AddE returns the edge with from_node and to_node; a created element carries its id', async () => {
+    assert.deepEqual(await ok(server, 'follow', { from: 3, to: 3, since: 1999 }), {
+      edge: { id: 4, label: 'Follows', from_node: 3, to_node: 3, since: 1999 },
+    });
+  });
+
+  test('N<T>(id) is one object; a missing id is 404 node_not_found', async () => {
+    assert.deepEqual(await ok(server, 'getUser', { id: 1 }), { user: user(1, 'Bob', 25, 'bob@example.com') });
+    const missing = await call(server, 'getUser', { id: 999 });
+    assert.equal(missing.status, 404);
+    assert.equal((missing.body as { error: string }).error, 'node_not_found');
+    assert.match((missing.body as { msg: string }).msg, /999/);
+  });
+
+  test('N<T> is every node of the type in id order; a property access gives bare values', async () => {
+    const users = (await ok(server, 'users', {})) as { users: { name: string }[] };
+    assert.deepEqual(
+      users.users.map((u) => u.name),
+      ['Alice', 'Bob', 'Carol', 'Dave'],
+    );
+    assert.deepEqual(await ok(server, 'userNames', {}), { names: ['Alice', 'Bob', 'Carol', 'Dave'] });
+  });
+
+  test('In<Edge> from a node by id', async () => {
+    const followers = (await ok(server, 'followers', { id: 1 })) as { followers: { id: number }[] };
+    assert.deepEqual(
+      followers.followers.map((u) => u.id),
+      [0, 2, 3],
+    );
+  });
+
+  test('WHERE with a parameter, ORDER<Desc> and a projection', async () => {
+    assert.deepEqual(await ok(server, 'adults', { min: 30 }), {
+      adults: [
+        { name: 'Dave', age: 41 },
+        { name: 'Alice', age: 30 },
+        { name: 'Carol', age: 30 },
+      ],
+    });
+  });
+
+  test('COUNT is a number', async () => {
+    assert.deepEqual(await ok(server, 'countUsers', {}), { n: 4 });
+  });
+
+  test('RANGE(start, end): start inclusive, end exclusive; {alias: property} and ID in a projection', async () => {
+    assert.deepEqual(await ok(server, 'page', { start: 1, end: 3 }), {
+      users: [
+        { userName: 'Bob', id: 1 },
+        { userName: 'Carol', id: 2 },
+      ],
+    });
+    assert.deepEqual(await ok(server, 'page', { start: 3, end: 100 }), { users: [{ userName: 'Dave', id: 3 }] });
+    assert.deepEqual(await ok(server, 'page', { start: 2, end: 2 }), { users: [] });
+  });
+
+  test('RANGE with a negative bound is a 400 naming it', async () => {
+    const answer = await call(server, 'page', { start: -1, end: 2 });
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+  });
+
+  test('GROUP_BY: one summary per value with its count (D17)', async () => {
+    assert.deepEqual(await ok(server, 'byAge', {}), {
+      groups: [
+        { age: 30, count: 2 },
+        { age: 25, count: 1 },
+        { age: 41, count: 1 },
+      ],
+    });
+  });
+
+  test('AGGREGATE_BY: {count, data} groups of full elements (D17)', async () => {
+    const body = (await ok(server, 'byAgeFull', {})) as { groups: { count: number; data: { name: string }[] }[] };
+    assert.deepEqual(
+      body.groups.map((g) => [g.count, g.data.map((u) => u.name)]),
+      [
+        [2, ['Alice', 'Carol']],
+        [1, ['Bob']],
+        [1, ['Dave']],
+      ],
+    );
+  });
+
+  test('exclusion !{...} shows everything else', async () => {
+    const body = (await ok(server, 'withoutEmail', {})) as { users: unknown[] };
+    assert.deepEqual(body.users[0], { id: 0, label: 'User', name: 'Alice', age: 30 });
+  });
+
+  test('a lookup by an indexed field is one object or null', async () => {
+    assert.deepEqual(await ok(server, 'userByName', { name: 'Carol' }), { user: user(2, 'Carol', 30, 'carol@example.com') });
+    assert.deepEqual(await ok(server, 'userByName', { name: 'Nobody' }), { user: null });
+  });
+
+  test('a computed property and a WHERE on a count of a traversal', async () => {
+    assert.deepEqual(await ok(server, 'popular', {}), { users: [{ name: 'Bob', followers: 3 }] });
+  });
+
+  test('EXISTS in WHERE and a closure |u|{...} with a nested traversal', async () => {
+    assert.deepEqual(await ok(server, 'withPosts', {}), { users: [{ name: 'Alice', posts: ['Hello', 'Again'] }] });
+  });
+
+  test('UPDATE returns the updated node; the change is stored', async () => {
+    assert.deepEqual(await ok(server, 'rename', { id: 3, name: 'David' }), { user: user(3, 'David', 41, 'dave@example.com') });
+    assert.deepEqual(await ok(server, 'getUser', { id: 3 }), { user: user(3, 'David', 41, 'dave@example.com') });
+    await ok(server, 'rename', { id: 3, name: 'Dave' });
+  });
+
+  test('DROP deletes; RETURN of a literal is {"data": literal}', async () => {
+    const created = (await ok(server, 'addUser', { name: 'Tmp', age: 1, email: 't@example.com' })) as { user: { id: number } };
+    assert.deepEqual(await ok(server, 'remove', { id: created.user.id }), { data: 'removed' });
+    assert.equal((await call(server, 'getUser', { id: created.user.id })).status, 404);
+  });
+
+  test('a write whose later step fails commits nothing', async () => {
+    assert.deepEqual(await ok(server, 'countPosts', {}), { n: 2 });
+    // addPost creates the post, then the edge from a user that does not exist: all or nothing.
+    const answer = await call(server, 'addPost', { author: 999, title: 'Orphan' });
+    assert.equal(answer.status, 404, JSON.stringify(answer.body));
+    assert.deepEqual(await ok(server, 'countPosts', {}), { n: 2 });
+  });
+
+  describe('parameters are checked against their declared types (D16)', () => {
+    const cases: [string, string, unknown, RegExp][] = [
+      ['a U8 out of range', 'addUser', { name: 'x', age: 256, email: 'e' }, /"age" is 256, out of the range of U8 \(0 to 255\)/],
+      ['a negative U8', 'addUser', { name: 'x', age: -1, email: 'e' }, /"age" is -1, out of the range of U8/],
+      ['a float for an integer', 'addUser', { name: 'x', age: 1.5, email: 'e' }, /"age" must be an integer \(U8\), got the number 1.5/],
+      ['a number for a String', 'addUser', { name: 5, age: 1, email: 'e' }, /"name" must be a String, got the integer 5/],
+      ['a missing parameter', 'addUser', { name: 'x', age: 1 }, /"email" \(String\) is missing/],
+      ['an extra parameter', 'addUser', { name: 'x', age: 1, email: 'e', admin: true }, /unknown parameter "admin"; its parameters are name, age, email/],
+      ['an ID that is not an id', 'getUser', { id: 'abc' }, /"id" must be an ID: a non-negative integer/],
+      ['a negative ID', 'getUser', { id: -5 }, /"id" is -5, out of the range of ID/],
+      ['null for a required parameter', 'getUser', { id: null }, /"id" \(ID\) is missing/],
+      ['a body that is not an object', 'getUser', [1], /the body must be a JSON object/],
+      ['a parameter for a query that takes none', 'users', { x: 1 }, /unknown parameter "x"; the query takes no parameters/],
+    ];
+    for (const [what, name, params, msg] of cases) {
+      test(what, async () => {
+        const answer = await call(server, name, params);
+        assert.equal(answer.status, 400);
+        assert.equal((answer.body as { error: string }).error, 'invalid_parameter');
+        assert.match((answer.body as { msg: string }).msg, msg);
+      });
+    }
+    test('an ID may come as its digits in a string', async () => {
+      assert.deepEqual(await ok(server, 'getUser', { id: '1' }), { user: user(1, 'Bob', 25, 'bob@example.com') });
+    });
+    test('bad JSON is 400 invalid_query_json', async () => {
+      const answer = await call(server, 'getUser', '{"id": ');
+      assert.equal(answer.status, 400);
+      assert.equal((answer.body as { error: string }).error, 'invalid_query_json');
+    });
+    test('a query without parameters takes {} or an empty body', async () => {
+      assert.deepEqual(await ok(server, 'countUsers', ''), { n: 4 });
+    });
+  });
+
+  test('an unknown query is 404 query_not_found listing the queries', async () => {
+    const answer = await call(server, 'noSuchQuery', {});
+    assert.equal(answer.status, 404);
+    assert.equal((answer.body as { error: string }).error, 'query_not_found');
+    assert.match((answer.body as { msg: string }).msg, /no query named "noSuchQuery"; the project's queries: addPost, addUser/);
+  });
+
+  test('GET on a query name is 405', async () => {
+    const res = await fetch(`${server.url}/users`);
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'POST');
+  });
+
+  test('X-Svc-Warm on a writing query is 400, as on /v2/query', async () => {
+    const answer = await call(server, 'addUser', { name: 'W', age: 1, email: 'w' }, { 'x-svc-warm': 'true' });
+    assert.equal(answer.status, 400);
+    assert.equal((answer.body as { error: string }).error, 'invalid_request_option');
+  });
+});
+
+describe('a server without a project', () => {
+  const dir = tempDir();
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer(['--data', dir.path]);
+  });
+  after(async () => {
+    await server.stop();
+    dir.remove();
+  });
+  test('answers POST /<QueryName> with 404 query_not_found saying how to load one', async () => {
+    const answer = await call(server, 'users', {});
+    assert.equal(answer.status, 404);
+    assert.deepEqual(answer.body, { error: 'query_not_found', msg: 'no query named "users"; the server has no project (start it with --project DIR)' });
+  });
+});
