@@ -377,7 +377,7 @@ test('paths are tracked when the only reader sits inside a branch body', async (
 });
 
 test('needsPaths finds path readers in inputs, sub-traversals and for_each bodies', () => {
-  const nodesAll: PlanNode = { op: 'nodes', path: 'r', reference: { kind: 'all' } };
+  const nodesAll: PlanNode = { op: 'nodes', path: 'r', reference: { kind: 'all' }, missing: 'skip' };
   const plan = (root: PlanNode, nested = false): QueryPlan => {
     const entry = { kind: 'query' as const, name: 'x', root, condition: null, path: 'e' };
     return {
