@@ -5,7 +5,7 @@
  */
 import type { OpKind, OpOf, PlanNode, Projection, BindingProjection, BindingTarget, SubTraversal, RepeatConfig } from '../plan/ops.js';
 import { INPUT_ONLY_KINDS } from '../plan/ops.js';
-import { elementRef, expr, order, predicate, propertyInput, streamBound } from './expr.js';
+import { elementRef, expressionDecoders, order } from './expr.js';
 import {
   bool,
   fail,
@@ -38,6 +38,7 @@ export const planNode: Field<PlanNode> = (json, path) => {
   return decode(body, bodyPath);
 };
 
+const { expr, predicate, propertyInput, streamBound } = expressionDecoders(planNode);
 const input = required(planNode);
 const maybeInput = optional(planNode);
 const sub: Field<SubTraversal> = struct({ root: required(planNode) });
