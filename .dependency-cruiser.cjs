@@ -88,7 +88,16 @@ module.exports = {
     soleImporter('prom-client', 'src/observe'),
     soleImporter('ioredis', 'src/gateway'),
     soleImporter('undici', 'src/gateway'),
-    { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
+    {
+      // Type-only imports may form a cycle: the compiler erases them, so no module can run
+      // before another it needs. Expressions and operations are one recursive type (a
+      // traversal expression holds an operation tree) declared in two files of src/plan.
+      name: 'no-circular',
+      comment: 'no import cycles, except through type-only imports',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, via: { dependencyTypesNot: ['type-only'] } },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

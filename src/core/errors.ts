@@ -81,7 +81,10 @@ export const ERROR_REGISTRY = {
   invalid_stream_range: spec(400, 'A literal range has start greater than end.'),
   invalid_stream_bound_expression: spec(400, 'A bound expression is a constant other than a non-negative i64.'),
   unbound_context: spec(400, '"context" is used outside a sub-traversal.'),
-  invalid_sub_traversal_operation: spec(400, 'A source operation or project_bindings is used inside a branch or repeat body.'),
+  invalid_sub_traversal_operation: spec(
+    400,
+    'A source operation or project_bindings is used inside a branch or repeat body or a traversal expression, or a mutation inside a traversal expression.',
+  ),
   invalid_after_bind_operation: spec(400, 'An operation that cannot follow bind is used after bind.'),
   read_only_traversal_in_write_batch: spec(400, 'bind or project_bindings is used in a write batch.'),
   mutation_in_read_batch: spec(400, 'A read batch contains a mutation (at any depth); send it as a write request.'),

@@ -125,7 +125,8 @@ function addNodes(node: AddNOp): BulkInsert {
   };
 }
 
-function addEdges(node: AddEOp, fromParam: string, toParam: string): BulkInsert {
+/** `sourcesMustExist`: the source is `missing: "error"`, so a missing source is an error too. */
+function addEdges(node: AddEOp, fromParam: string, toParam: string, sourcesMustExist: boolean): BulkInsert {
   const reused: ValueObject = {};
   return {
     bind(rows) {
@@ -137,8 +138,12 @@ function addEdges(node: AddEOp, fromParam: string, toParam: string): BulkInsert 
         const to = toOf(i);
         const props = read(i, reused);
         if (from === undefined || to === undefined || props === undefined) return GENERIC;
-        // As in the generic path: a missing source yields nothing, a missing target is an error.
-        if (!x.store.hasNode(from)) return NOTHING;
+        // As in the generic path: a missing source yields nothing (or is an error when the
+        // source says so), a missing target is an error.
+        if (!x.store.hasNode(from)) {
+          if (!sourcesMustExist) return NOTHING;
+          throw new GraphError('node_not_found', `${node.input.path}.reference: node ${from} does not exist`);
+        }
         if (!x.store.hasNode(to)) throw new GraphError('node_not_found', `${node.path}.to: node ${to} does not exist`);
         return x.writable.createEdge(node.label, from, to, props);
       };
@@ -160,7 +165,7 @@ export function bulkInsertOf(entry: ForEach, trackPath: boolean): BulkInsert | n
     root.to.kind === 'param' &&
     root.properties.every(([, v]) => simple(v))
   ) {
-    return addEdges(root, root.input.reference.name, root.to.name);
+    return addEdges(root, root.input.reference.name, root.to.name, root.input.missing === 'error');
   }
   return null;
 }

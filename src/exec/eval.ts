@@ -9,6 +9,7 @@ import { DateTime, I64_MIN, isValueObject, type Value } from '../core/value.js';
 import { compareForPredicate, valueEquals } from './compare.js';
 import type { Exec } from './context.js';
 import { EDGE, NODE, NONE, Row } from './row.js';
+import { evalTraversal } from './traversal-expr.js';
 
 /** A property of the row's element, or undefined when it is missing. */
 export function resolveProperty(x: Exec, row: Row, name: string): Value | undefined {
@@ -92,6 +93,8 @@ export function evalExpr(x: Exec, row: Row, e: Expr): Value {
     case 'case':
       for (const branch of e.whenThen) if (evalPredicate(x, row, branch.when)) return evalExpr(x, row, branch.then);
       return e.elseExpr ? evalExpr(x, row, e.elseExpr) : null;
+    case 'traversal':
+      return evalTraversal(x, row, e);
   }
 }
 

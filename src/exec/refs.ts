@@ -37,19 +37,22 @@ export function variableRows(x: Exec, name: string, path: string): readonly Row[
 /**
  * How a reference treats what it cannot resolve (reference §3.2, §4.6):
  * - source: ids that do not exist are dropped, an unbound variable is empty;
+ * - checked source (`missing: "error"` on nodes/edges): ids that do not exist are errors,
+ *   an unbound variable is empty (its entry was skipped: it names no id at all);
  * - target: ids that do not exist are dropped, an unbound variable is an error
  *   (drop_edge targets, drop_edge_by_id, shortest_path endpoints);
  * - required: a missing element and an unbound variable are errors (add_e targets).
  */
-export type RefMode = 'source' | 'target' | 'required';
+export type RefMode = 'source' | 'checked_source' | 'target' | 'required';
 
 const describeId = (id: number) => (Number.isFinite(id) ? String(id) : 'with an id beyond 2^53');
 
 /** Ids a reference names, in reference order. */
 export function resolveRef(x: Exec, ref: ElementRef, kind: Kind, path: string, mode: RefMode = 'source'): Iterable<number> {
   const exists = (id: number) => (kind === NODE ? x.hasNode(id) : x.store.hasEdge(id));
+  const idsMustExist = mode === 'required' || mode === 'checked_source';
   const check = (ids: readonly number[]): number[] => {
-    if (mode !== 'required') return ids.filter((id) => Number.isFinite(id) && exists(id));
+    if (!idsMustExist) return ids.filter((id) => Number.isFinite(id) && exists(id));
     for (const id of ids) {
       if (!Number.isFinite(id) || !exists(id)) {
         throw new GraphError(
@@ -70,14 +73,14 @@ export function resolveRef(x: Exec, ref: ElementRef, kind: Kind, path: string, m
     case 'var': {
       const rows = variableRows(x, ref.name, path);
       if (rows === null) {
-        if (mode !== 'source')
+        if (mode === 'target' || mode === 'required')
           throw new GraphError('invalid_query', `${path}: variable "${clip(ref.name)}" is not bound (yet) when this runs`);
         return [];
       }
       const ids: number[] = [];
       for (const row of rows) if (row.kind === kind) ids.push(row.id);
       // A variable may name an element deleted since it was bound (earlier in the batch).
-      return mode === 'required' ? check(ids) : ids;
+      return idsMustExist ? check(ids) : ids;
     }
   }
 }

@@ -4,10 +4,11 @@
  * inside an `and`) reads only that label's edges; every other predicate filters them all.
  */
 import type { Expr, Predicate } from '../plan/expr.js';
+import type { MissingIds } from '../plan/ops.js';
 import type { Executor } from './context.js';
 import { evalPredicate } from './eval.js';
 import { EMPTY_ROWS, rowFlow } from './flow.js';
-import { resolveRef } from './refs.js';
+import { resolveRef, type RefMode } from './refs.js';
 import { scanRows } from './scan.js';
 import { EDGE, NODE, startRow, type Row } from './row.js';
 
@@ -36,11 +37,13 @@ function* toRows(ids: Iterable<number>, kind: typeof NODE | typeof EDGE, trackPa
 
 export const context: Executor<'context'> = (_node, _x, ctx) => ctx ?? EMPTY_ROWS;
 
+const refMode = (missing: MissingIds): RefMode => (missing === 'error' ? 'checked_source' : 'source');
+
 export const nodes: Executor<'nodes'> = (node, x) =>
-  rowFlow(toRows(resolveRef(x, node.reference, NODE, `${node.path}.reference`), NODE, x.trackPath));
+  rowFlow(toRows(resolveRef(x, node.reference, NODE, `${node.path}.reference`, refMode(node.missing)), NODE, x.trackPath));
 
 export const edges: Executor<'edges'> = (node, x) =>
-  rowFlow(toRows(resolveRef(x, node.reference, EDGE, `${node.path}.reference`), EDGE, x.trackPath));
+  rowFlow(toRows(resolveRef(x, node.reference, EDGE, `${node.path}.reference`, refMode(node.missing)), EDGE, x.trackPath));
 
 export const nodesWhere: Executor<'nodes_where'> = (node, x) => rowFlow(scanRows(x, { predicates: [node.predicate] }));
 

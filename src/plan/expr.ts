@@ -2,8 +2,11 @@
  * Expressions, predicates and the small value-carrying structures that operations share.
  * They mirror the wire forms of reference v2-wire §4, with literals already decoded to
  * `Value`s and every node carrying the JSON path it came from (for runtime messages).
+ * A traversal expression holds an operation tree, so this file and ops.ts import each
+ * other's types (types only: the layer rule allows that cycle).
  */
 import type { Value } from '../core/value.js';
+import type { PlanNode } from './ops.js';
 
 export type ArithOp = 'add' | 'sub' | 'mul' | 'div' | 'mod';
 export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
@@ -28,7 +31,20 @@ export type Expr = At &
         readonly whenThen: readonly { readonly when: Predicate; readonly then: Expr }[];
         readonly elseExpr: Expr | null;
       }
+    | TraversalExpr
   );
+
+/**
+ * A sub-traversal run on the current row alone (its `root` starts at "context", like a
+ * branch body, and never mutates); its result as one value: a count or an exists as
+ * itself, a list terminal's items or a stream's element ids as an array, or with `first`
+ * the array's first item (null when empty).
+ */
+export interface TraversalExpr {
+  readonly e: 'traversal';
+  readonly root: PlanNode;
+  readonly first: boolean;
+}
 
 export type Predicate = At &
   (

@@ -66,7 +66,25 @@ export function heldBy(node: PlanNode): Held {
   }
 }
 
-/** Visits every expression and predicate inside `root` (itself included), depth first. */
+/**
+ * The operation trees of the traversal expressions `node` holds directly (those nested in
+ * them are held by their own operations). Plan walks visit them like branch bodies.
+ */
+export function expressionTraversalsOf(node: PlanNode): readonly PlanNode[] {
+  const { exprs, predicates } = heldBy(node);
+  if (exprs.length === 0 && predicates.length === 0) return [];
+  const roots: PlanNode[] = [];
+  const onExpr = (e: Expr) => {
+    if (e.e === 'traversal') roots.push(e.root);
+  };
+  for (const root of [...exprs, ...predicates]) walkExprs(root, onExpr, () => {});
+  return roots;
+}
+
+/**
+ * Visits every expression and predicate inside `root` (itself included), depth first. A
+ * traversal expression is visited, not the operation tree it holds.
+ */
 export function walkExprs(root: Expr | Predicate, onExpr: (e: Expr) => void, onPredicate: (p: Predicate) => void): void {
   if ('e' in root) {
     onExpr(root);

@@ -46,13 +46,22 @@ export interface RepeatConfig {
 export type AggregateFunction = 'count' | 'sum' | 'min' | 'max' | 'mean';
 export type Direction = 'out' | 'in' | 'both';
 
+/**
+ * What a `nodes`/`edges` source does with an id that names no element: drop it (the
+ * contract's behaviour), or fail the request (`node_not_found` / `edge_not_found`), for
+ * callers that look elements up by an id they expect to exist.
+ */
+export type MissingIds = 'skip' | 'error';
+
 // Sources
 export type ContextOp = Base<'context'>;
 export interface NodesOp extends Base<'nodes'> {
   readonly reference: ElementRef;
+  readonly missing: MissingIds;
 }
 export interface EdgesOp extends Base<'edges'> {
   readonly reference: ElementRef;
+  readonly missing: MissingIds;
 }
 export interface NodesWhereOp extends Base<'nodes_where'> {
   readonly predicate: Predicate;

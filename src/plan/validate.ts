@@ -76,6 +76,12 @@ interface Scope {
   readonly context: StreamInfo | null;
   /** Inside a for_each body, where element fields may shadow parameters. */
   readonly inLoop: boolean;
+  /**
+   * Inside a traversal expression, which must not change the graph, even in a write batch:
+   * it runs per row, lazily, and not at all where a predicate short-circuits or a stream
+   * is not read to its end, so its writes would happen an unpredictable number of times.
+   */
+  readonly inExpression: boolean;
 }
 
 /** Counts the size of a plan as it is checked, against the width limits. */
@@ -102,7 +108,12 @@ export function validatePlan(plan: QueryPlan): void {
   const write = plan.type === 'write';
   const bound = new Set<string>();
   const checker = new Checker(plan, new Budget());
-  checker.entries(plan.batch.entries, 'query.' + plan.type + '.entries', { write, context: null, inLoop: false }, bound);
+  checker.entries(
+    plan.batch.entries,
+    'query.' + plan.type + '.entries',
+    { write, context: null, inLoop: false, inExpression: false },
+    bound,
+  );
   checkVariables(plan.batch.entries, bound);
   const seen = new Set<string>();
   plan.batch.returns.forEach((name, i) => {
@@ -151,6 +162,13 @@ class Checker {
     if (depth > LIMITS.maxPlanDepth) reject('limit_exceeded', node.path, `operations nest deeper than ${LIMITS.maxPlanDepth} levels`);
     this.budget.part(node.path);
     const traits = CATALOG[node.op];
+    if (traits.mutates && scope.inExpression) {
+      reject(
+        'invalid_sub_traversal_operation',
+        node.path,
+        `"${node.op}" changes the graph, which a traversal expression cannot do (in read and write batches alike)`,
+      );
+    }
     if (traits.mutates && !scope.write) {
       reject('mutation_in_read_batch', node.path, `read batches cannot contain mutations ("${node.op}"); send it as a write request`);
     }
@@ -201,7 +219,9 @@ class Checker {
       );
     }
     checkPayload(node);
-    this.held(node, scope);
+    // The rows a held expression reads: the input's, a source's own, repeat's body output.
+    const rows = node.op === 'repeat' ? out : (incoming ?? out);
+    this.held(node, scope, rows, depth);
     return out;
   }
 
@@ -214,13 +234,17 @@ class Checker {
     }
   }
 
-  /** Parameters and comparisons in the expressions the node holds. */
-  private held(node: PlanNode, scope: Scope): void {
+  /**
+   * Parameters and comparisons in the expressions the node holds, and the operation trees
+   * of its traversal expressions: sub-traversals of the rows the expressions read.
+   */
+  private held(node: PlanNode, scope: Scope, rows: StreamInfo, depth: number): void {
     const { exprs, predicates, refs } = heldBy(node);
     for (const { ref, path } of refs) if (ref.kind === 'param') this.param(ref.name, `${path}.param`, scope);
     const onExpr = (e: Expr) => {
       this.budget.part(e.path);
       if (e.e === 'param') this.param(e.name, e.path, scope);
+      if (e.e === 'traversal') this.node(e.root, { ...scope, context: rows, inExpression: true }, depth + 1);
     };
     const onPredicate = (p: Predicate) => {
       this.budget.part(p.path);

@@ -1,6 +1,10 @@
-/** Visiting every operation of a plan: entry roots, for_each bodies, inputs, sub-traversals. */
+/**
+ * Visiting every operation of a plan: entry roots, for_each bodies, inputs, sub-traversals
+ * (branch and repeat bodies, and the operation trees of traversal expressions).
+ */
 import type { Entry } from './batch.js';
 import { inputOf, subTraversalsOf } from './catalog.js';
+import { expressionTraversalsOf } from './exprs.js';
 import type { PlanNode } from './ops.js';
 
 export function walkPlan(node: PlanNode, visit: (node: PlanNode) => void): void {
@@ -8,6 +12,7 @@ export function walkPlan(node: PlanNode, visit: (node: PlanNode) => void): void 
   const input = inputOf(node);
   if (input !== null) walkPlan(input, visit);
   for (const sub of subTraversalsOf(node)) walkPlan(sub.root, visit);
+  for (const root of expressionTraversalsOf(node)) walkPlan(root, visit);
 }
 
 /** Visits every query entry (including those inside for_each bodies), in textual order. */

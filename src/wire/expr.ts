@@ -1,130 +1,167 @@
 /** Decoders for Expr, Predicate, PropertyInput, StreamBound and NodeRef/EdgeRef (reference §4). */
 import type { ArithOp, CompareOp, ElementRef, Expr, Predicate, PropertyInput, StreamBound } from '../plan/expr.js';
-import { describe, fail, isObject, list, name, oneOf, required, str, struct, tagged, u64, type Field } from './schema.js';
+import type { PlanNode } from '../plan/ops.js';
+import {
+  bool,
+  describe,
+  fail,
+  isObject,
+  list,
+  name,
+  oneOf,
+  required,
+  str,
+  struct,
+  tagged,
+  u64,
+  withDefault,
+  type Field,
+} from './schema.js';
 import { propertyValue } from './values.js';
 import { clip } from '../core/clip.js';
 
 const ARITH: readonly string[] = ['add', 'sub', 'mul', 'div', 'mod'];
 const COMPARE = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const;
 
-export const expr: Field<Expr> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'an expression');
-  const unit = (e: 'id' | 'timestamp' | 'date_time_now'): Expr =>
-    body === undefined ? { e, path } : fail(path, `"${e}" is a bare string, not an object key`);
-  switch (tag) {
-    case 'id':
-    case 'timestamp':
-    case 'date_time_now':
-      return unit(tag);
-    case 'property':
-      return { e: 'property', name: name(body, bodyPath), path };
-    case 'param':
-      return { e: 'param', name: name(body, bodyPath), path: bodyPath };
-    case 'constant':
-      return { e: 'constant', value: propertyValue(body, bodyPath), path };
-    case 'neg':
-      return { e: 'neg', expr: neg(body, bodyPath).expr, path: bodyPath };
-    case 'case': {
-      const c = caseBody(body, bodyPath);
-      return { e: 'case', whenThen: c.when_then, elseExpr: c.else_expr, path: bodyPath };
-    }
-    default:
-      if (ARITH.includes(tag)) {
-        const b = binary(body, bodyPath);
-        return { e: tag as ArithOp, left: b.left, right: b.right, path: bodyPath };
-      }
-      return fail(path, `unknown expression "${clip(tag)}"`);
-  }
-};
-
-const binary = struct({ left: required(expr), right: required(expr) });
-const neg = struct({ expr: required(expr) });
-
-export const predicate: Field<Predicate> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'a predicate');
-  switch (tag) {
-    case 'eq':
-    case 'neq':
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte': {
-      const b = binary(body, bodyPath);
-      return { p: 'compare', op: tag, left: b.left, right: b.right, path: bodyPath };
-    }
-    case 'compare': {
-      const b = compareBody(body, bodyPath);
-      return { p: 'compare', op: b.op, left: b.left, right: b.right, path: bodyPath };
-    }
-    case 'between': {
-      const b = betweenBody(body, bodyPath);
-      return { p: 'between', value: b.value, min: b.min, max: b.max, path: bodyPath };
-    }
-    case 'has_key':
-    case 'is_null':
-    case 'is_not_null':
-      return { p: tag, property: propertyBody(body, bodyPath).property, path: bodyPath };
-    case 'starts_with':
-      return { p: tag, ...pair(startsWith(body, bodyPath), 'prefix'), path: bodyPath };
-    case 'ends_with':
-      return { p: tag, ...pair(endsWith(body, bodyPath), 'suffix'), path: bodyPath };
-    case 'contains':
-      return { p: tag, ...pair(contains(body, bodyPath), 'substring'), path: bodyPath };
-    case 'is_in': {
-      const b = isIn(body, bodyPath);
-      return { p: 'is_in', value: b.value, values: b.values, path: bodyPath };
-    }
-    case 'and':
-    case 'or': {
-      const b = logic(body, bodyPath);
-      if (b.predicates.length === 0) fail(`${bodyPath}.predicates`, `"${tag}" needs at least one predicate`, 'invalid_predicate_arity');
-      return { p: tag, predicates: b.predicates, path: bodyPath };
-    }
-    case 'not':
-      return { p: 'not', predicate: notBody(body, bodyPath).predicate, path: bodyPath };
-    default:
-      return fail(path, `unknown predicate "${clip(tag)}"`);
-  }
-};
-
 function pair<K extends string>(b: { value: Expr } & Record<K, Expr>, key: K): { value: Expr; arg: Expr } {
   return { value: b.value, arg: b[key] };
 }
 
-const compareBody = struct({ left: required(expr), op: required(oneOf(COMPARE)), right: required(expr) });
-const betweenBody = struct({ value: required(expr), min: required(expr), max: required(expr) });
-const propertyBody = struct({ property: required(name) });
-const startsWith = struct({ value: required(expr), prefix: required(expr) });
-const endsWith = struct({ value: required(expr), suffix: required(expr) });
-const contains = struct({ value: required(expr), substring: required(expr) });
-const isIn = struct({ value: required(expr), values: required(expr) });
-const logic = struct({ predicates: required(list(predicate)) });
-const notBody = struct({ predicate: required(predicate) });
-const whenThen = struct({ when: required(predicate), then: required(expr) });
-const caseBody = struct({
-  when_then: required(list(whenThen)),
-  else_expr: (json: unknown, path: string) => (json === undefined || json === null ? null : expr(json, path)),
-});
+export interface ExpressionDecoders {
+  readonly expr: Field<Expr>;
+  readonly predicate: Field<Predicate>;
+  readonly propertyInput: Field<PropertyInput>;
+  readonly streamBound: Field<StreamBound>;
+}
 
-export const propertyInput: Field<PropertyInput> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'a property input ({"value": ...} or {"expr": ...})');
-  if (tag === 'value') return { kind: 'value', value: propertyValue(body, bodyPath) };
-  if (tag === 'expr') return { kind: 'expr', expr: expr(body, bodyPath) };
-  return fail(path, `expected "value" or "expr", got "${clip(tag)}"`);
-};
+/**
+ * The decoders of expressions and of what holds them, given the decoder of operation trees
+ * that traversal expressions hold. Operations hold expressions in turn, so ops.ts builds
+ * these with its own decoder: neither file imports the other (no import cycles).
+ */
+export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDecoders {
+  const expr: Field<Expr> = (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'an expression');
+    const unit = (e: 'id' | 'timestamp' | 'date_time_now'): Expr =>
+      body === undefined ? { e, path } : fail(path, `"${e}" is a bare string, not an object key`);
+    switch (tag) {
+      case 'id':
+      case 'timestamp':
+      case 'date_time_now':
+        return unit(tag);
+      case 'property':
+        return { e: 'property', name: name(body, bodyPath), path };
+      case 'param':
+        return { e: 'param', name: name(body, bodyPath), path: bodyPath };
+      case 'constant':
+        return { e: 'constant', value: propertyValue(body, bodyPath), path };
+      case 'neg':
+        return { e: 'neg', expr: neg(body, bodyPath).expr, path: bodyPath };
+      case 'case': {
+        const c = caseBody(body, bodyPath);
+        return { e: 'case', whenThen: c.when_then, elseExpr: c.else_expr, path: bodyPath };
+      }
+      case 'traversal': {
+        const t = traversalBody(body, bodyPath);
+        return { e: 'traversal', root: t.root, first: t.first, path: bodyPath };
+      }
+      default:
+        if (ARITH.includes(tag)) {
+          const b = binary(body, bodyPath);
+          return { e: tag as ArithOp, left: b.left, right: b.right, path: bodyPath };
+        }
+        return fail(path, `unknown expression "${clip(tag)}"`);
+    }
+  };
 
-/** A stream bound; a constant i64 >= 0 folds to a literal, any other constant is rejected. */
-export const streamBound: Field<StreamBound> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'a stream bound ({"literal": n} or {"expr": ...})');
-  if (tag === 'literal') return { kind: 'literal', n: u64(body, bodyPath) };
-  if (tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
-  const e = expr(body, bodyPath);
-  if (e.e === 'constant') {
-    if (typeof e.value === 'bigint' && e.value >= 0n) return { kind: 'literal', n: Number(e.value) };
-    return fail(bodyPath, `a constant bound must be a non-negative i64, got ${describe(e.value)}`, 'invalid_stream_bound_expression');
-  }
-  return { kind: 'expr', expr: e, path: bodyPath };
-};
+  const binary = struct({ left: required(expr), right: required(expr) });
+  const neg = struct({ expr: required(expr) });
+  const traversalBody = struct({ root: required(operationTree), first: withDefault(bool, false) });
+
+  const predicate: Field<Predicate> = (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'a predicate');
+    switch (tag) {
+      case 'eq':
+      case 'neq':
+      case 'gt':
+      case 'gte':
+      case 'lt':
+      case 'lte': {
+        const b = binary(body, bodyPath);
+        return { p: 'compare', op: tag, left: b.left, right: b.right, path: bodyPath };
+      }
+      case 'compare': {
+        const b = compareBody(body, bodyPath);
+        return { p: 'compare', op: b.op, left: b.left, right: b.right, path: bodyPath };
+      }
+      case 'between': {
+        const b = betweenBody(body, bodyPath);
+        return { p: 'between', value: b.value, min: b.min, max: b.max, path: bodyPath };
+      }
+      case 'has_key':
+      case 'is_null':
+      case 'is_not_null':
+        return { p: tag, property: propertyBody(body, bodyPath).property, path: bodyPath };
+      case 'starts_with':
+        return { p: tag, ...pair(startsWith(body, bodyPath), 'prefix'), path: bodyPath };
+      case 'ends_with':
+        return { p: tag, ...pair(endsWith(body, bodyPath), 'suffix'), path: bodyPath };
+      case 'contains':
+        return { p: tag, ...pair(contains(body, bodyPath), 'substring'), path: bodyPath };
+      case 'is_in': {
+        const b = isIn(body, bodyPath);
+        return { p: 'is_in', value: b.value, values: b.values, path: bodyPath };
+      }
+      case 'and':
+      case 'or': {
+        const b = logic(body, bodyPath);
+        if (b.predicates.length === 0) fail(`${bodyPath}.predicates`, `"${tag}" needs at least one predicate`, 'invalid_predicate_arity');
+        return { p: tag, predicates: b.predicates, path: bodyPath };
+      }
+      case 'not':
+        return { p: 'not', predicate: notBody(body, bodyPath).predicate, path: bodyPath };
+      default:
+        return fail(path, `unknown predicate "${clip(tag)}"`);
+    }
+  };
+
+  const compareBody = struct({ left: required(expr), op: required(oneOf(COMPARE)), right: required(expr) });
+  const betweenBody = struct({ value: required(expr), min: required(expr), max: required(expr) });
+  const propertyBody = struct({ property: required(name) });
+  const startsWith = struct({ value: required(expr), prefix: required(expr) });
+  const endsWith = struct({ value: required(expr), suffix: required(expr) });
+  const contains = struct({ value: required(expr), substring: required(expr) });
+  const isIn = struct({ value: required(expr), values: required(expr) });
+  const logic = struct({ predicates: required(list(predicate)) });
+  const notBody = struct({ predicate: required(predicate) });
+  const whenThen = struct({ when: required(predicate), then: required(expr) });
+  const caseBody = struct({
+    when_then: required(list(whenThen)),
+    else_expr: (json: unknown, path: string) => (json === undefined || json === null ? null : expr(json, path)),
+  });
+
+  const propertyInput: Field<PropertyInput> = (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'a property input ({"value": ...} or {"expr": ...})');
+    if (tag === 'value') return { kind: 'value', value: propertyValue(body, bodyPath) };
+    if (tag === 'expr') return { kind: 'expr', expr: expr(body, bodyPath) };
+    return fail(path, `expected "value" or "expr", got "${clip(tag)}"`);
+  };
+
+  /** A stream bound; a constant i64 >= 0 folds to a literal, any other constant is rejected. */
+  const streamBound: Field<StreamBound> = (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'a stream bound ({"literal": n} or {"expr": ...})');
+    if (tag === 'literal') return { kind: 'literal', n: u64(body, bodyPath) };
+    if (tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
+    const e = expr(body, bodyPath);
+    if (e.e === 'constant') {
+      if (typeof e.value === 'bigint' && e.value >= 0n) return { kind: 'literal', n: Number(e.value) };
+      return fail(bodyPath, `a constant bound must be a non-negative i64, got ${describe(e.value)}`, 'invalid_stream_bound_expression');
+    }
+    return { kind: 'expr', expr: e, path: bodyPath };
+  };
+
+  return { expr, predicate, propertyInput, streamBound };
+}
 
 /** NodeRef / EdgeRef: `"all"`, `{"ids": [...]}`, `{"var": name}`, `{"param": name}`. */
 export const elementRef: Field<ElementRef> = (json, path) => {

@@ -5,8 +5,24 @@
  */
 import type { OpKind, OpOf, PlanNode, Projection, BindingProjection, BindingTarget, SubTraversal, RepeatConfig } from '../plan/ops.js';
 import { INPUT_ONLY_KINDS } from '../plan/ops.js';
-import { elementRef, expr, order, predicate, propertyInput, streamBound } from './expr.js';
-import { bool, fail, label, list, name, oneOf, optional, required, str, struct, tagged, tuple, u64, type Field } from './schema.js';
+import { elementRef, expressionDecoders, order } from './expr.js';
+import {
+  bool,
+  fail,
+  label,
+  list,
+  name,
+  oneOf,
+  optional,
+  required,
+  str,
+  struct,
+  tagged,
+  tuple,
+  u64,
+  withDefault,
+  type Field,
+} from './schema.js';
 import { propertyValue } from './values.js';
 import { clip } from '../core/clip.js';
 
@@ -22,10 +38,13 @@ export const planNode: Field<PlanNode> = (json, path) => {
   return decode(body, bodyPath);
 };
 
+const { expr, predicate, propertyInput, streamBound } = expressionDecoders(planNode);
 const input = required(planNode);
 const maybeInput = optional(planNode);
 const sub: Field<SubTraversal> = struct({ root: required(planNode) });
 const assignments = list(tuple(name, propertyInput));
+/** nodes/edges `missing`: absent means "skip", the contract's behaviour. */
+const missing = withDefault(oneOf(['skip', 'error'] as const), 'skip');
 
 const projection: Field<Projection> = (json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'a projection');
@@ -77,8 +96,8 @@ const inputOnly = Object.fromEntries(INPUT_ONLY_KINDS.map((k) => [k, op(k, { inp
 export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
   ...inputOnly,
   context: (_json, path) => fail(path, '"context" is a bare string, not an object key'),
-  nodes: op('nodes', { reference: required(elementRef) }),
-  edges: op('edges', { reference: required(elementRef) }),
+  nodes: op('nodes', { reference: required(elementRef), missing }),
+  edges: op('edges', { reference: required(elementRef), missing }),
   nodes_where: op('nodes_where', { predicate: required(predicate) }),
   edges_where: op('edges_where', { predicate: required(predicate) }),
   shortest_path: op('shortest_path', {

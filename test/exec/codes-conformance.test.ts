@@ -311,6 +311,22 @@ test('invalid_sub_traversal_operation: a source or project_bindings inside a bra
   );
 });
 
+test('invalid_sub_traversal_operation: a source, or any mutation, inside a traversal expression (test/exec/traversal-expr.test.ts has more)', async () => {
+  const countOf = (root: unknown) => ({
+    gt: { left: { traversal: { root: { count: { input: root } } } }, right: { constant: { i64: 0 } } },
+  });
+  await badRead(
+    { where: { input: ids(0), predicate: countOf({ nodes: { reference: 'all' } }) } },
+    'invalid_sub_traversal_operation',
+    '.where.predicate.gt.left.traversal.root.count.input.nodes',
+  );
+  await badWrite(
+    { where: { input: ids(0), predicate: countOf({ drop: { input: out(ctx) } }) } },
+    'invalid_sub_traversal_operation',
+    '.where.predicate.gt.left.traversal.root.count.input.drop',
+  );
+});
+
 test('invalid_sub_traversal_operation: a terminal as the root of a branch or repeat body, even if the branch never runs', async () => {
   const cases: [unknown, string][] = [
     [{ union: { input: ids(0), traversals: [sub(ctx), sub({ count: { input: ctx } })] } }, '.union.traversals[1].root'],

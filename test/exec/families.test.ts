@@ -376,8 +376,8 @@ test('paths are tracked when the only reader sits inside a branch body', async (
   ]);
 });
 
-test('needsPaths finds path readers in inputs, sub-traversals and for_each bodies', () => {
-  const nodesAll: PlanNode = { op: 'nodes', path: 'r', reference: { kind: 'all' } };
+test('needsPaths finds path readers in inputs, sub-traversals, traversal expressions and for_each bodies', () => {
+  const nodesAll: PlanNode = { op: 'nodes', path: 'r', reference: { kind: 'all' }, missing: 'skip' };
   const plan = (root: PlanNode, nested = false): QueryPlan => {
     const entry = { kind: 'query' as const, name: 'x', root, condition: null, path: 'e' };
     return {
@@ -406,6 +406,21 @@ test('needsPaths finds path readers in inputs, sub-traversals and for_each bodie
   };
   assert.equal(needsPaths(plan(repeat)), true);
   assert.equal(needsPaths(plan({ op: 'union', path: 'u', input: nodesAll, traversals: [{ root: ctxNode }, { root: ctxNode }] })), false);
+  // A traversal expression's operation tree, here in a where predicate.
+  const whereCount = (root: PlanNode): PlanNode => ({
+    op: 'where',
+    path: 'w',
+    input: nodesAll,
+    predicate: {
+      p: 'compare',
+      op: 'gt',
+      path: 'g',
+      left: { e: 'traversal', root: { op: 'count', path: 'c', input: root }, first: false, path: 't' },
+      right: { e: 'constant', value: 0n, path: 'k' },
+    },
+  });
+  assert.equal(needsPaths(plan(whereCount({ op: 'other_n', path: 'o', input: ctxNode }))), true);
+  assert.equal(needsPaths(plan(whereCount({ op: 'out', path: 'o', input: ctxNode, label: null }))), false);
 });
 
 test('shortest_path: BFS in ascending id order, direction, label, max_depth, endpoints', async () => {

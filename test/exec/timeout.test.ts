@@ -103,6 +103,15 @@ test('a read loop whose iterations call no store (a gathered label scan) still s
   );
 });
 
+test('the work of a traversal expression counts against the budget', async () => {
+  // Per node, a count of 40^4 four-hop walks from that node alone: 10^8 rows in all.
+  let walk: unknown = 'context';
+  for (let k = 0; k < 4; k++) walk = { out: { input: walk } };
+  const predicate = { gt: { left: { traversal: { root: { count: { input: walk } } } }, right: { constant: { i64: 0 } } } };
+  const root = { count: { input: { where: { input: { nodes: { reference: 'all' } }, predicate } } } };
+  await assert.rejects(db.query(readRequest([{ query: { name: 'n', root } }], ['n']) as object), isTimeout);
+});
+
 test('a write batch that times out commits nothing', async () => {
   const write = {
     request_type: 'write',

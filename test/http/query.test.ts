@@ -135,3 +135,81 @@ test('bigint-safe ids and i64 values round trip over HTTP', async () => {
   assert.equal(res.status, 200, res.text);
   assert.equal(res.text, '{"n":[{"v":9223372036854775807,"f":2.0}]}');
 });
+
+test('traversal expressions and missing "error" through the writer thread and the read pool', async () => {
+  const byVar = (name: string) => ({ nodes: { reference: { var: name } } });
+  const count = (input: unknown) => ({ traversal: { root: { count: { input } } } });
+  // The plan travels to the writer thread (msgpack), traversal expression and all.
+  const made = await post(
+    q(),
+    writeRequest(
+      [
+        { query: { name: 'hub', root: { add_n: { label: 'Hub', properties: [] } } } },
+        { query: { name: 'a', root: { add_n: { label: 'Spoke', properties: [] } } } },
+        { query: { name: 'b', root: { add_n: { label: 'Spoke', properties: [] } } } },
+        { query: { root: { add_e: { input: byVar('hub'), label: 'Has', to: { var: 'a' }, properties: [] } } } },
+        { query: { root: { add_e: { input: byVar('hub'), label: 'Has', to: { var: 'b' }, properties: [] } } } },
+        {
+          query: {
+            name: 'hub_after',
+            root: {
+              value_map: {
+                properties: ['spokes'],
+                input: {
+                  set_property: {
+                    input: byVar('hub'),
+                    name: 'spokes',
+                    value: { expr: count({ out: { input: 'context', label: 'Has' } }) },
+                  },
+                },
+              },
+            },
+          },
+        },
+      ],
+      ['hub_after'],
+    ),
+  );
+  assert.equal(made.status, 200, made.text);
+  assert.equal(made.text, '{"hub_after":[{"spokes":2}]}');
+  const hubs = { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: 'Hub' } } } } } };
+  const read = await post(
+    q(),
+    readRequest(
+      [
+        {
+          query: {
+            name: 'r',
+            root: {
+              project: {
+                input: hubs,
+                projections: [
+                  { property: { source: 'spokes', alias: 'stored' } },
+                  { expr: { alias: 'counted', expr: count({ out: { input: 'context', label: 'Has' } }) } },
+                ],
+              },
+            },
+          },
+        },
+      ],
+      ['r'],
+    ),
+  );
+  assert.equal(read.status, 200, read.text);
+  assert.equal(read.text, '{"r":[{"stored":2,"counted":2}]}');
+  // A write whose source names a node that does not exist keeps nothing.
+  const failed = await post(
+    q(),
+    writeRequest([
+      { query: { root: { add_n: { label: 'Doomed', properties: [] } } } },
+      { query: { root: { drop: { input: { nodes: { reference: { ids: [123456] }, missing: 'error' } } } } } },
+    ]),
+  );
+  assert.equal(failed.status, 400, failed.text);
+  assert.deepEqual(failed.body, {
+    error: 'node_not_found',
+    msg: 'query.write.entries[1].query.root.drop.input.nodes.reference: node 123456 does not exist',
+  });
+  const r = await post(q(), readRequest([countLabel('c', 'Doomed')], ['c']));
+  assert.deepEqual(r.body, { c: [0] });
+});
