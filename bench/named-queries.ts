@@ -55,7 +55,19 @@ const PAIRS: readonly Pair[] = [
       JSON.stringify({
         request_type: 'read',
         query_name: null,
-        query: { read: { entries: [{ query: { name: 'n', root: { count: { input: { out: { input: { nodes: { reference: { ids: [id] } } }, label: 'FOLLOWS' } } } } } }], returns: ['n'] } },
+        query: {
+          read: {
+            entries: [
+              {
+                query: {
+                  name: 'n',
+                  root: { count: { input: { out: { input: { nodes: { reference: { ids: [id] } } }, label: 'FOLLOWS' } } } },
+                },
+              },
+            ],
+            returns: ['n'],
+          },
+        },
       }),
   },
 ];
@@ -107,7 +119,10 @@ async function main(): Promise<void> {
       const ratios = runs.named.map((n, i) => n.requests_per_s / runs.hand_written[i]!.requests_per_s);
       results[pair.name] = {
         named: { requests_per_s: median(runs.named.map((f) => f.requests_per_s)), p50_us: median(runs.named.map((f) => f.p50_us)) },
-        hand_written: { requests_per_s: median(runs.hand_written.map((f) => f.requests_per_s)), p50_us: median(runs.hand_written.map((f) => f.p50_us)) },
+        hand_written: {
+          requests_per_s: median(runs.hand_written.map((f) => f.requests_per_s)),
+          p50_us: median(runs.hand_written.map((f) => f.p50_us)),
+        },
         throughput_ratio_per_run: ratios.map((x) => round(x, 3)),
         throughput_ratio_median: round(median(ratios), 3),
       };

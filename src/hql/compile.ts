@@ -61,8 +61,8 @@ const RESERVED_NAMES = new Set([
   '_',
 ]);
 
-const LIST: Presentation = { unwrap: 'list', pluck: null, group: null };
-const ONE: Presentation = { unwrap: 'one', pluck: null, group: null };
+const LIST: Presentation = { unwrap: 'list', pluck: null, nested: null, group: null };
+const ONE: Presentation = { unwrap: 'one', pluck: null, nested: null, group: null };
 
 interface Lowered {
   readonly root: Wire;
@@ -457,14 +457,14 @@ class QueryCompiler {
         return {
           root: op('count', { input: state.root }),
           ty: { k: 'shaped', single: true, what: 'a count' },
-          show: { unwrap: 'count', pluck: null, group: null },
+          show: { unwrap: 'count', pluck: null, nested: null, group: null },
         };
       case 'ID': {
         const el = needElement('::ID');
         return {
           root: op('project', { input: state.root, projections: [projectItem('id', ID_EXPR)] }),
           ty: { k: 'shaped', single: el.single, what: 'ids' },
-          show: { unwrap: el.single ? 'one' : 'list', pluck: 'id', group: null },
+          show: { unwrap: el.single ? 'one' : 'list', pluck: 'id', nested: null, group: null },
         };
       }
       case 'FIRST': {
@@ -503,7 +503,7 @@ class QueryCompiler {
         return {
           root: op('project', { input: state.root, projections: items }),
           ty: { k: 'shaped', single: false, what: 'groups' },
-          show: { unwrap: 'list', pluck: null, group: { properties, aggregate: step.aggregate } },
+          show: { unwrap: 'list', pluck: null, nested: null, group: { properties, aggregate: step.aggregate } },
         };
       }
       case 'project':
@@ -796,12 +796,14 @@ class QueryCompiler {
     const items: Wire[] = [];
     const used = new Set<string>();
     const aliases = new Set<string>();
+    const nested: Record<string, string> = {};
     for (const f of step.fields) {
       const alias = f.name.text === 'ID' && f.value === null ? 'id' : f.name.text;
       if (aliases.has(alias)) throw new CompileError(f.name.pos, `"${alias}" appears twice in this projection`);
       aliases.add(alias);
-      const { expr, source } = this.projectedValue(f.name.text, f.name.pos, f.value, el, step.closure?.text ?? null);
+      const { expr, source, pluck: inner } = this.projectedValue(f.name.text, f.name.pos, f.value, el, step.closure?.text ?? null);
       if (source !== null) used.add(source);
+      if (inner !== undefined) nested[alias] = inner;
       items.push(projectItem(alias, expr));
     }
     if (step.spread) {
@@ -815,10 +817,11 @@ class QueryCompiler {
       return {
         root,
         ty: { k: 'shaped', single: el.single, what: 'property values' },
-        show: { unwrap: el.single ? 'one' : 'list', pluck: aliasOf(items[0]!), group: null },
+        show: { unwrap: el.single ? 'one' : 'list', pluck: aliasOf(items[0]!), nested: null, group: null },
       };
     }
-    return { root, ty: { k: 'shaped', single: el.single, what: 'objects' }, show: state.show };
+    const show = Object.keys(nested).length > 0 ? { ...state.show, nested } : state.show;
+    return { root, ty: { k: 'shaped', single: el.single, what: 'objects' }, show };
   }
 
   /** One field of a projection: its expression and the property it reads (for the spread). */
@@ -828,7 +831,7 @@ class QueryCompiler {
     value: Expr | ProjectionStep | null,
     el: Extract<Ty, { k: 'element' }>,
     closure: string | null,
-  ): { expr: Wire; source: string | null } {
+  ): { expr: Wire; source: string | null; pluck?: string } {
     if (value === null) return { expr: this.propertyOf(el, name, pos).expr, source: name === 'ID' ? 'id' : name };
     if (value.kind === 'project') throw new CompileError(value.pos, 'a nested {...} object in a projection is not supported yet');
     if (value.kind === 'literal') return { expr: constant(this.literal(value.value, null, value.pos)), source: null };
@@ -863,20 +866,22 @@ class QueryCompiler {
       if (only !== null) return { expr: this.propertyOf(el, only.text, only.pos).expr, source: only.text };
     }
     const anon = { ...value, source: { kind: 'anon' as const, pos: src.pos } };
-    return { expr: this.nestedValue(anon, el), source: null };
+    return { ...this.nestedValue(anon, el), source: null };
   }
 
-  /** A traversal from the element, shown inside a projection as the value it would be returned as. */
-  private nestedValue(e: Extract<Expr, { kind: 'traversal' }>, el: Extract<Ty, { k: 'element' }>): Wire {
+  /**
+   * A traversal from the element, shown inside a projection as the value it would be
+   * returned as. A property access at its end comes back as one-key objects; `pluck`
+   * names the key the response shows the bare values of (response.ts).
+   */
+  private nestedValue(e: Extract<Expr, { kind: 'traversal' }>, el: Extract<Ty, { k: 'element' }>): { expr: Wire; pluck?: string } {
     const sub = this.traversal(e, { ...el, single: true });
-    if (sub.show.group !== null) throw new CompileError(e.pos, 'grouping inside a projection is not supported yet');
-    if (sub.show.unwrap === 'count') return { traversal: { root: sub.root } };
+    if (sub.show.group !== null || sub.show.nested !== null)
+      throw new CompileError(e.pos, 'grouping or nesting inside a nested traversal is not supported yet');
+    if (sub.show.unwrap === 'count') return { expr: { traversal: { root: sub.root } } };
     const root = sub.ty.k === 'element' ? this.elementObjects(sub.root, sub.ty) : sub.root;
-    if (sub.show.pluck !== null) {
-      // The nested property values themselves, not objects holding them.
-      return { traversal: { root: pluckValues(root, sub.show.pluck), first: sub.show.unwrap === 'one' } };
-    }
-    return { traversal: { root, first: sub.show.unwrap === 'one' } };
+    const expr = { traversal: { root, first: sub.show.unwrap === 'one' } };
+    return sub.show.pluck === null ? { expr } : { expr, pluck: sub.show.pluck };
   }
 
   private math(e: Extract<Expr, { kind: 'math' }>, el: Extract<Ty, { k: 'element' }>, closure: string | null): Wire {
@@ -946,15 +951,6 @@ function singleField(step: ProjectionStep): { text: string; pos: SourcePos } | n
   if (step.fields.length !== 1 || step.spread || step.closure !== null) return null;
   const f = step.fields[0]!;
   return f.value === null ? f.name : null;
-}
-
-/** A projection of one key turned into the bare values (inside a nested traversal). */
-function pluckValues(root: Wire, key: string): Wire {
-  const input = (root as { project: { input: Wire; projections: Wire[] } }).project;
-  const item = input.projections.find((p) => aliasOf(p) === key) as { expr: { expr: Wire } };
-  const expr = item.expr.expr;
-  if (expr === ID_EXPR) return op('id', { input: input.input });
-  return op('values', { input: input.input, properties: [(expr as { property: string }).property] });
 }
 
 function returnKey(e: Expr): string {

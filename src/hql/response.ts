@@ -29,7 +29,13 @@ function shapeOne(r: ReturnShape, values: ReadonlyMap<string, readonly [number, 
       r.group.aggregate,
       items.map(([s, e]) => text.slice(s, e)),
     );
-  const shown = r.pluck === null ? items.map(([s, e]) => text.slice(s, e)) : items.map(([s]) => pluck(text, s, r.pluck!));
+  const nested = r.nested;
+  const shown =
+    r.pluck !== null
+      ? items.map(([s]) => pluck(text, s, r.pluck!))
+      : nested !== null
+        ? items.map(([s, e]) => withNested(text, s, e, nested))
+        : items.map(([s, e]) => text.slice(s, e));
   if (r.unwrap === 'list') return `[${shown.join(',')}]`;
   return shown[0] ?? (r.unwrap === 'count' ? '0' : 'null');
 }
@@ -43,6 +49,25 @@ function literalText(v: ReturnShape['literal']): string {
 function pluck(text: string, start: number, key: string): string {
   const span = members(text, start).map.get(key);
   return span === undefined ? 'null' : text.slice(span[0], span[1]);
+}
+
+/** The object at [start, end) with each `nested` field's one-key objects shown as their bare values. */
+function withNested(text: string, start: number, end: number, nested: Readonly<Record<string, string>>): string {
+  if (text[start] !== '{') return text.slice(start, end);
+  const parts: string[] = [];
+  for (const [key, [s, e]] of members(text, start).map) {
+    const inner = nested[key];
+    let value = text.slice(s, e);
+    if (inner !== undefined) {
+      if (text[s] === '[')
+        value = `[${elements(text, s)
+          .map(([a]) => pluck(text, a, inner))
+          .join(',')}]`;
+      else if (text[s] === '{') value = pluck(text, s, inner);
+    }
+    parts.push(`${JSON.stringify(key)}:${value}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 /**

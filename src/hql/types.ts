@@ -21,6 +21,11 @@ export interface Presentation {
   readonly unwrap: 'one' | 'list' | 'count';
   /** A property access (`::{name}`, `::ID`): each object becomes the value of this key. */
   readonly pluck: string | null;
+  /**
+   * Projected fields holding a nested property access (`posts: _::Out<Wrote>::{title}`):
+   * alias to the key whose bare values are shown (the executor gives one-key objects).
+   */
+  readonly nested: Readonly<Record<string, string>> | null;
   /** GROUP_BY / AGGREGATE_BY (DECISIONS D17), grouped from the projected rows. */
   readonly group: { readonly properties: readonly string[]; readonly aggregate: boolean } | null;
 }

@@ -70,7 +70,13 @@ test('every example of docs/query-language.md: the hx blocks are one project, ea
   const dir = tempDir();
   const data = tempDir();
   writeFileSync(join(dir.path, 'trellis.json'), '{}');
-  writeFileSync(join(dir.path, 'doc.hx'), blocks.filter((b) => b.info === 'hx').map((b) => b.body).join('\n\n'));
+  writeFileSync(
+    join(dir.path, 'doc.hx'),
+    blocks
+      .filter((b) => b.info === 'hx')
+      .map((b) => b.body)
+      .join('\n\n'),
+  );
   const server = await startTestServer(['--data', data.path, '--project', dir.path]);
   try {
     let calls = 0;
@@ -80,7 +86,11 @@ test('every example of docs/query-language.md: the hx blocks are one project, ea
       const response = blocks[i + 1];
       const status = /^json response(?: (\d{3}))?$/.exec(response?.info ?? '');
       assert.ok(status, `line ${blocks[i]!.line}: a "json call" block is followed by a "json response" block`);
-      const res = await fetch(`${server.url}/${call[1]}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: blocks[i]!.body });
+      const res = await fetch(`${server.url}/${call[1]}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: blocks[i]!.body,
+      });
       const body = (await res.json()) as unknown;
       const where = `docs/query-language.md line ${blocks[i]!.line} (${call[1]})`;
       assert.equal(res.status, Number(status[1] ?? 200), `${where}: ${JSON.stringify(body)}`);

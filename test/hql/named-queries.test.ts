@@ -79,15 +79,16 @@ describe('named queries of the social project', () => {
   });
 
   test('AddN returns the created node with its id, every declared field and the default', async () => {
+    // Nodes 0 to 3 are users and 4, 5 posts: node ids are one sequence, edge ids another.
     const answer = await call(server, 'addUser', { name: 'Eve', age: 19, email: 'eve@example.com' });
     assert.equal(answer.status, 200);
-    assert.deepEqual(withoutCreated(answer.body), { user: user(4, 'Eve', 19, 'eve@example.com') });
-    await ok(server, 'remove', { id: 4 });
+    assert.deepEqual(withoutCreated(answer.body), { user: user(6, 'Eve', 19, 'eve@example.com') });
+    await ok(server, 'remove', { id: 6 });
   });
 
   test('AddE returns the edge with from_node and to_node; a created element carries its id', async () => {
     assert.deepEqual(await ok(server, 'follow', { from: 3, to: 3, since: 1999 }), {
-      edge: { id: 4, label: 'Follows', from_node: 3, to_node: 3, since: 1999 },
+      edge: { id: 6, label: 'Follows', from_node: 3, to_node: 3, since: 1999 },
     });
   });
 
@@ -213,7 +214,12 @@ describe('named queries of the social project', () => {
       ['a float for an integer', 'addUser', { name: 'x', age: 1.5, email: 'e' }, /"age" must be an integer \(U8\), got the number 1.5/],
       ['a number for a String', 'addUser', { name: 5, age: 1, email: 'e' }, /"name" must be a String, got the integer 5/],
       ['a missing parameter', 'addUser', { name: 'x', age: 1 }, /"email" \(String\) is missing/],
-      ['an extra parameter', 'addUser', { name: 'x', age: 1, email: 'e', admin: true }, /unknown parameter "admin"; its parameters are name, age, email/],
+      [
+        'an extra parameter',
+        'addUser',
+        { name: 'x', age: 1, email: 'e', admin: true },
+        /unknown parameter "admin"; its parameters are name, age, email/,
+      ],
       ['an ID that is not an id', 'getUser', { id: 'abc' }, /"id" must be an ID: a non-negative integer/],
       ['a negative ID', 'getUser', { id: -5 }, /"id" is -5, out of the range of ID/],
       ['null for a required parameter', 'getUser', { id: null }, /"id" \(ID\) is missing/],
@@ -274,6 +280,9 @@ describe('a server without a project', () => {
   test('answers POST /<QueryName> with 404 query_not_found saying how to load one', async () => {
     const answer = await call(server, 'users', {});
     assert.equal(answer.status, 404);
-    assert.deepEqual(answer.body, { error: 'query_not_found', msg: 'no query named "users"; the server has no project (start it with --project DIR)' });
+    assert.deepEqual(answer.body, {
+      error: 'query_not_found',
+      msg: 'no query named "users"; the server has no project (start it with --project DIR)',
+    });
   });
 });
