@@ -164,6 +164,17 @@ class Parser {
     }
   }
 
+  /** Skips a balanced `{ ... }` block. */
+  private skipBraces(): void {
+    let depth = 0;
+    do {
+      const t = this.next();
+      if (t.kind === 'punct' && t.text === '{') depth++;
+      if (t.kind === 'punct' && t.text === '}') depth--;
+      if (t.kind === 'eof') return;
+    } while (depth > 0);
+  }
+
   // ---- top level ----
 
   file(): HxFile {
@@ -207,7 +218,14 @@ class Parser {
       this.i++;
       return;
     }
-    if (this.isWord('MIGRATION')) this.fail('MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)');
+    if (this.isWord('MIGRATION')) {
+      // Reported once; the whole block is skipped so its `schema::` parts are not read as items.
+      const pos = this.next().pos;
+      while (this.peek().kind !== 'eof' && !this.isPunct('{')) this.i++;
+      if (this.isPunct('{')) this.skipBraces();
+      this.errors.push({ pos, message: 'MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)' });
+      return;
+    }
     if (this.isWord('QUERY') || this.isPunct('#')) {
       queries.push(this.query());
       return;
