@@ -207,7 +207,11 @@ class Parser {
       this.i++;
       return;
     }
-    if (this.isWord('MIGRATION')) this.fail('MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)');
+    if (this.isWord('MIGRATION')) {
+      const at = this.next();
+      this.skipMigration();
+      this.fail('MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)', at);
+    }
     if (this.isWord('QUERY') || this.isPunct('#')) {
       queries.push(this.query());
       return;
@@ -217,6 +221,22 @@ class Parser {
       return;
     }
     this.fail(`expected a schema item (N::, E::, V::) or a QUERY, found ${this.shown(this.peek())}`);
+  }
+
+  /**
+   * Skips the rest of a `MIGRATION schema::1 => schema::2 { ... }` block, so that it costs one
+   * error: its header and its `schema::` words and `N::A => ...` mappings would otherwise
+   * each be read as the start of an item.
+   */
+  private skipMigration(): void {
+    while (this.isWord('schema') || this.isPunct('::') || this.isPunct('=>') || this.peek().kind === 'int') this.i++;
+    if (!this.acceptPunct('{')) return;
+    let depth = 1;
+    while (depth > 0 && this.peek().kind !== 'eof') {
+      if (this.isPunct('{')) depth++;
+      else if (this.isPunct('}')) depth--;
+      this.i++;
+    }
   }
 
   // ---- schema ----
