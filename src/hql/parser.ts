@@ -78,6 +78,12 @@ export const MATH_ARITY: Readonly<Record<string, number>> = {
   MIN: 2,
   MAX: 2,
 };
+/**
+ * How deeply constructs may nest (arrays, objects, calls, projections, types, FOR loops, all
+ * counted together). Real queries stay far below; the limit keeps a pathological file from
+ * overflowing the stack, which would throw out of `parse` instead of reporting an error.
+ */
+export const MAX_NESTING = 256;
 const UNSUPPORTED_STEPS: Readonly<Record<string, string>> = {
   ShortestPath: 'ShortestPath',
   ShortestPathBFS: 'ShortestPathBFS',
@@ -98,6 +104,7 @@ export function parse(source: string): ParseResult {
 
 class Parser {
   private i = 0;
+  private depth = 0;
   readonly errors: LexError[] = [];
 
   constructor(private readonly tokens: readonly Token[]) {}
@@ -151,6 +158,16 @@ class Parser {
     const name = this.name(what);
     this.expectPunct('>', `after the ${what}`);
     return name;
+  }
+  /** Runs `parse` one level of nesting deeper; past MAX_NESTING levels, an error. */
+  private nested<T>(parse: () => T): T {
+    if (this.depth >= MAX_NESTING) this.fail(`this is nested too deeply (more than ${MAX_NESTING} levels)`);
+    this.depth++;
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
   }
   /** Skips a balanced `( ... )` group (for constructs that are parsed but not run). */
   private skipGroup(): void {
@@ -313,6 +330,10 @@ class Parser {
   }
 
   private typeExpr(): TypeExpr {
+    return this.nested(() => this.typeExprHere());
+  }
+
+  private typeExprHere(): TypeExpr {
     const t = this.peek();
     if (this.acceptPunct('[')) {
       const of = this.typeExpr();
@@ -369,6 +390,10 @@ class Parser {
   }
 
   private statement(): Statement {
+    return this.nested(() => this.statementHere());
+  }
+
+  private statementHere(): Statement {
     const t = this.peek();
     if (this.isWord('DROP')) {
       this.i++;
@@ -423,6 +448,10 @@ class Parser {
   }
 
   expr(): Expr {
+    return this.nested(() => this.exprHere());
+  }
+
+  private exprHere(): Expr {
     const t = this.peek();
     const value = this.literal();
     if (value !== undefined) return { kind: 'literal', pos: t.pos, value };
@@ -711,6 +740,10 @@ class Parser {
 
   /** `{a, alias: value, nested: {...}, ..}` after `::` (and after `|item|` for a closure). */
   private projection(closure: Name | null): ProjectionStep {
+    return this.nested(() => this.projectionHere(closure));
+  }
+
+  private projectionHere(closure: Name | null): ProjectionStep {
     const pos = this.expectPunct('{').pos;
     const fields: ProjectionField[] = [];
     let spread = false;

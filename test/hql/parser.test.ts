@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Expr, HxFile, NodeTypeDef, QueryDef, Statement, Step } from '../../src/hql/ast.js';
-import { parse } from '../../src/hql/parser.js';
+import { MAX_NESTING, parse } from '../../src/hql/parser.js';
 
 /** `value` without its positions (`pos`, `returnPos`), to compare trees by shape. */
 function strip(value: unknown): any {
@@ -662,3 +662,37 @@ function typesAfterMigration(source: string): string[] {
   assert.equal(found.length, 1);
   return file.types.map((t) => t.name.text);
 }
+
+test('nesting deeper than MAX_NESTING is one error, not a stack overflow out of parse', () => {
+  const message = `this is nested too deeply (more than ${MAX_NESTING} levels)`;
+  // Before: 10,000 levels threw RangeError (Maximum call stack size exceeded) out of parse.
+  for (const source of [
+    `QUERY Q() => RETURN ${'['.repeat(100_000)}`,
+    `QUERY Q() => RETURN x${'::WHERE(AND(_'.repeat(50_000)}`,
+    `QUERY Q() => RETURN x::${'{a: _::'.repeat(50_000)}`,
+    `QUERY Q(p: ${'['.repeat(100_000)}) => RETURN p`,
+    `N::A { f: ${'{a: '.repeat(100_000)} }`,
+    `QUERY Q() =>\n${'FOR x IN y {\n'.repeat(100_000)}`,
+  ]) {
+    const found = parse(`${source}\nQUERY After() => RETURN 1`);
+    assert.deepEqual(
+      found.errors.map((e) => e.message),
+      [message],
+      source.slice(0, 40),
+    );
+    assert.deepEqual(
+      found.file.queries.map((q) => q.name.text),
+      ['After'],
+      'the next item is read',
+    );
+  }
+  // Up to the limit is fine.
+  const levels = MAX_NESTING;
+  const array = expr(`${'['.repeat(levels)}${']'.repeat(levels)}`);
+  let depth = 0;
+  for (let a = array; a.kind === 'array'; a = a.items[0] ?? {}) depth++;
+  assert.equal(depth, levels);
+  // Each error points at where the limit is passed.
+  const at = parse(`QUERY Q() => RETURN ${'['.repeat(MAX_NESTING + 1)}`).errors[0]!.pos;
+  assert.equal(at.column, 'QUERY Q() => RETURN '.length + MAX_NESTING + 1);
+});
