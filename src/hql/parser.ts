@@ -482,7 +482,7 @@ class Parser {
       return { kind: 'logic', pos: t.pos, op, negated, items };
     }
     if (negated) this.fail('"!" negates EXISTS(...), AND(...) or OR(...) only');
-    if (t.kind === 'word' && MATH_ARITY[t.text] !== undefined && this.isPunct('(', 1)) return this.math();
+    if (t.kind === 'word' && Object.hasOwn(MATH_ARITY, t.text) && this.isPunct('(', 1)) return this.math();
     if (t.kind === 'word') return this.traversal();
     this.fail(`expected a value or a traversal, found ${this.shown(t)}`);
   }
@@ -728,7 +728,8 @@ class Parser {
       this.expectPunct(')', `to close ${t.text}`);
       return { kind: 'compare', pos, op: t.text as CompareOp, value };
     }
-    const unsupported = UNSUPPORTED_STEPS[t.text];
+    // Own keys only: `toString` or `constructor` must not find Object.prototype's.
+    const unsupported = Object.hasOwn(UNSUPPORTED_STEPS, t.text) ? UNSUPPORTED_STEPS[t.text] : undefined;
     if (unsupported !== undefined) {
       if (this.isPunct('<')) this.typeArgument('type');
       if (this.isPunct('(')) this.skipGroup();

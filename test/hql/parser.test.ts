@@ -696,3 +696,14 @@ test('nesting deeper than MAX_NESTING is one error, not a stack overflow out of 
   const at = parse(`QUERY Q() => RETURN ${'['.repeat(MAX_NESTING + 1)}`).errors[0]!.pos;
   assert.equal(at.column, 'QUERY Q() => RETURN '.length + MAX_NESTING + 1);
 });
+
+test("Object.prototype's names are not steps or math functions", () => {
+  // Before: `::toString` parsed, without an error, as an unsupported step whose `what` was
+  // a function, and `constructor(1)` failed with "constructor takes function Object() {
+  // [native code] } arguments".
+  for (const word of ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf']) {
+    assert.deepEqual(errors(`QUERY Q() => RETURN x::${word}`), [`1:24 "${word}" is not a step`]);
+    // A name like any other: the value ends before the "(".
+    assert.deepEqual(errors(`QUERY Q() => RETURN x::WHERE(${word}(1))`), [`1:${30 + word.length} expected ")" to close WHERE, found "("`]);
+  }
+});
