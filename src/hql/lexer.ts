@@ -84,7 +84,10 @@ class Lexer {
     return { offset: this.i, line: this.line, column: this.column };
   }
 
-  /** Moves past one character (a surrogate pair is one character), keeping line and column. */
+  /**
+   * Moves past one character (a surrogate pair is one character; a lone surrogate is one
+   * too, and never takes the character after it along), keeping line and column.
+   */
   private advance(): void {
     const code = this.src.charCodeAt(this.i);
     if (code === 10) {
@@ -93,7 +96,8 @@ class Lexer {
     } else {
       this.column++;
     }
-    this.i += code >= 0xd800 && code <= 0xdbff && this.i + 1 < this.src.length ? 2 : 1;
+    const low = this.src.charCodeAt(this.i + 1);
+    this.i += code >= 0xd800 && code <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? 2 : 1;
   }
 
   private advanceBy(n: number): void {

@@ -78,6 +78,12 @@ export const MATH_ARITY: Readonly<Record<string, number>> = {
   MIN: 2,
   MAX: 2,
 };
+/**
+ * How deeply constructs may nest (arrays, objects, calls, projections, types, FOR loops, all
+ * counted together). Real queries stay far below; the limit keeps a pathological file from
+ * overflowing the stack, which would throw out of `parse` instead of reporting an error.
+ */
+export const MAX_NESTING = 256;
 const UNSUPPORTED_STEPS: Readonly<Record<string, string>> = {
   ShortestPath: 'ShortestPath',
   ShortestPathBFS: 'ShortestPathBFS',
@@ -98,6 +104,7 @@ export function parse(source: string): ParseResult {
 
 class Parser {
   private i = 0;
+  private depth = 0;
   readonly errors: LexError[] = [];
 
   constructor(private readonly tokens: readonly Token[]) {}
@@ -152,6 +159,16 @@ class Parser {
     this.expectPunct('>', `after the ${what}`);
     return name;
   }
+  /** Runs `parse` one level of nesting deeper; past MAX_NESTING levels, an error. */
+  private nested<T>(parse: () => T): T {
+    if (this.depth >= MAX_NESTING) this.fail(`this is nested too deeply (more than ${MAX_NESTING} levels)`);
+    this.depth++;
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
+  }
   /** Skips a balanced `( ... )` group (for constructs that are parsed but not run). */
   private skipGroup(): void {
     this.expectPunct('(');
@@ -162,17 +179,6 @@ class Parser {
       if (t.kind === 'punct' && (t.text === '(' || t.text === '[' || t.text === '{')) depth++;
       if (t.kind === 'punct' && (t.text === ')' || t.text === ']' || t.text === '}')) depth--;
     }
-  }
-
-  /** Skips a balanced `{ ... }` block. */
-  private skipBraces(): void {
-    let depth = 0;
-    do {
-      const t = this.next();
-      if (t.kind === 'punct' && t.text === '{') depth++;
-      if (t.kind === 'punct' && t.text === '}') depth--;
-      if (t.kind === 'eof') return;
-    } while (depth > 0);
   }
 
   // ---- top level ----
@@ -219,12 +225,9 @@ class Parser {
       return;
     }
     if (this.isWord('MIGRATION')) {
-      // Reported once; the whole block is skipped so its `schema::` parts are not read as items.
-      const pos = this.next().pos;
-      while (this.peek().kind !== 'eof' && !this.isPunct('{')) this.i++;
-      if (this.isPunct('{')) this.skipBraces();
-      this.errors.push({ pos, message: 'MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)' });
-      return;
+      const at = this.next();
+      this.skipMigration();
+      this.fail('MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)', at);
     }
     if (this.isWord('QUERY') || this.isPunct('#')) {
       queries.push(this.query());
@@ -235,6 +238,22 @@ class Parser {
       return;
     }
     this.fail(`expected a schema item (N::, E::, V::) or a QUERY, found ${this.shown(this.peek())}`);
+  }
+
+  /**
+   * Skips the rest of a `MIGRATION schema::1 => schema::2 { ... }` block, so that it costs one
+   * error: its header and its `schema::` words and `N::A => ...` mappings would otherwise
+   * each be read as the start of an item.
+   */
+  private skipMigration(): void {
+    while (this.isWord('schema') || this.isPunct('::') || this.isPunct('=>') || this.peek().kind === 'int') this.i++;
+    if (!this.acceptPunct('{')) return;
+    let depth = 1;
+    while (depth > 0 && this.peek().kind !== 'eof') {
+      if (this.isPunct('{')) depth++;
+      else if (this.isPunct('}')) depth--;
+      this.i++;
+    }
   }
 
   // ---- schema ----
@@ -311,6 +330,10 @@ class Parser {
   }
 
   private typeExpr(): TypeExpr {
+    return this.nested(() => this.typeExprHere());
+  }
+
+  private typeExprHere(): TypeExpr {
     const t = this.peek();
     if (this.acceptPunct('[')) {
       const of = this.typeExpr();
@@ -367,6 +390,10 @@ class Parser {
   }
 
   private statement(): Statement {
+    return this.nested(() => this.statementHere());
+  }
+
+  private statementHere(): Statement {
     const t = this.peek();
     if (this.isWord('DROP')) {
       this.i++;
@@ -421,6 +448,10 @@ class Parser {
   }
 
   expr(): Expr {
+    return this.nested(() => this.exprHere());
+  }
+
+  private exprHere(): Expr {
     const t = this.peek();
     const value = this.literal();
     if (value !== undefined) return { kind: 'literal', pos: t.pos, value };
@@ -451,7 +482,7 @@ class Parser {
       return { kind: 'logic', pos: t.pos, op, negated, items };
     }
     if (negated) this.fail('"!" negates EXISTS(...), AND(...) or OR(...) only');
-    if (t.kind === 'word' && MATH_ARITY[t.text] !== undefined && this.isPunct('(', 1)) return this.math();
+    if (t.kind === 'word' && Object.hasOwn(MATH_ARITY, t.text) && this.isPunct('(', 1)) return this.math();
     if (t.kind === 'word') return this.traversal();
     this.fail(`expected a value or a traversal, found ${this.shown(t)}`);
   }
@@ -697,7 +728,8 @@ class Parser {
       this.expectPunct(')', `to close ${t.text}`);
       return { kind: 'compare', pos, op: t.text as CompareOp, value };
     }
-    const unsupported = UNSUPPORTED_STEPS[t.text];
+    // Own keys only: `toString` or `constructor` must not find Object.prototype's.
+    const unsupported = Object.hasOwn(UNSUPPORTED_STEPS, t.text) ? UNSUPPORTED_STEPS[t.text] : undefined;
     if (unsupported !== undefined) {
       if (this.isPunct('<')) this.typeArgument('type');
       if (this.isPunct('(')) this.skipGroup();
@@ -709,6 +741,10 @@ class Parser {
 
   /** `{a, alias: value, nested: {...}, ..}` after `::` (and after `|item|` for a closure). */
   private projection(closure: Name | null): ProjectionStep {
+    return this.nested(() => this.projectionHere(closure));
+  }
+
+  private projectionHere(closure: Name | null): ProjectionStep {
     const pos = this.expectPunct('{').pos;
     const fields: ProjectionField[] = [];
     let spread = false;

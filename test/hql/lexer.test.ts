@@ -227,3 +227,21 @@ test('CRLF line ends, characters outside strings, and token ends', () => {
     ['a.hx:2:10: unexpected character "😀"', ' 2 |   x: I32 😀 y', `   | ${' '.repeat(9)}^`].join('\n'),
   );
 });
+
+test('a lone surrogate is one character and never swallows the character after it', () => {
+  // Before: a high surrogate took the next UTF-16 unit along, whatever it was, so the
+  // closing quote of a string, a line feed or an escape's backslash disappeared with it.
+  assert.deepEqual(single('"a\uD800"'), ['string', 'a\uD800']);
+  assert.deepEqual(single('"\uD800\\n\uDC00"'), ['string', '\uD800\n\uDC00']);
+  const { tokens, errors } = lex('\uD800\nx \uDBFF');
+  assert.deepEqual(
+    errors.map((e) => [e.pos.line, e.pos.column, e.pos.offset]),
+    [
+      [1, 1, 0],
+      [2, 3, 4],
+    ],
+  );
+  assert.deepEqual(tokens[0]!.pos, { offset: 2, line: 2, column: 1 });
+  // A real pair is still one character.
+  assert.deepEqual(lex('"\uD83D\uDE00" x').tokens[1]!.pos, { offset: 5, line: 1, column: 5 });
+});

@@ -1,0 +1,295 @@
+/**
+ * The printer of `.hx` syntax trees (ast.ts): the inverse of the parser. `printFile(parse(text).file)`
+ * is canonical source that the parser reads back to the same tree, positions aside
+ * (test/hql/parser-properties.test.ts checks that over random trees).
+ *
+ * The format: schema items first, then queries, a blank line between items; one field per
+ * line in schema bodies (with a trailing comma), 4 spaces per level of indentation, one
+ * statement per line, expressions on one line with `::` chains written without spaces.
+ * `schema::N { ... }` blocks are not kept in the tree, so their items print unversioned.
+ *
+ * What the tree does not keep, the printer cannot give back:
+ *  - `unsupported` steps (shortest paths, rerankers, SearchV as a step, UpsertV) and the
+ *    `AddV`, `SearchV` and `SearchBM25` sources keep no arguments. They print as the bare
+ *    step (`::ShortestPath`, `::RerankMMR`) or with empty parentheses (`::UpsertV()`,
+ *    `AddV<T>()`), which the parser reads back to the same node; the original arguments are
+ *    gone, and Trellis reports these constructs as unsupported anyway.
+ *  - `#[model(...)]` leaves no trace in the tree (the query prints without a macro), nor do
+ *    comments, `Update` (prints as `UPDATE`) or how an id literal was written (`N<T>(12)`
+ *    and `N<T>("12")` are the same node; it prints as a string).
+ * Trees the parser cannot produce may print as text that does not read back: an object
+ * literal directly as a projection field's value (`{a: {b: 1}}` reads as a nested
+ * projection), a closure as a nested projection, `E(x)` without a type (`E(...)` is the math
+ * constant), empty AND/OR/GROUP_BY lists, a math call of the wrong arity. Values that no
+ * source text can spell (NaN, infinities) throw a RangeError.
+ */
+import type {
+  DefaultValue,
+  EdgeTypeDef,
+  Expr,
+  FieldDef,
+  FieldValue,
+  HxFile,
+  IdArg,
+  LiteralValue,
+  NodeTypeDef,
+  ProjectionField,
+  ProjectionStep,
+  QueryDef,
+  Source,
+  Statement,
+  Step,
+  TypeDef,
+  TypeExpr,
+} from './ast.js';
+
+const INDENT = '    ';
+
+/** The whole file: schema items, then queries, separated by blank lines, ending with a newline. */
+export function printFile(file: HxFile): string {
+  const items = [...file.types.map(printTypeDef), ...file.queries.map(printQuery)];
+  return items.length === 0 ? '' : `${items.join('\n\n')}\n`;
+}
+
+// ---- schema ----
+
+export function printTypeDef(def: TypeDef): string {
+  return def.kind === 'edge' ? printEdgeDef(def) : printNodeDef(def);
+}
+
+function printNodeDef(def: NodeTypeDef): string {
+  return `${def.kind === 'node' ? 'N' : 'V'}::${def.name.text} ${fieldBlock(def.fields, '')}`;
+}
+
+function printEdgeDef(def: EdgeTypeDef): string {
+  const lines = [`${INDENT}From: ${def.from.text},`, `${INDENT}To: ${def.to.text},`];
+  // No comma after the Properties block, as HelixQL v1 requires (Trellis accepts either).
+  if (def.properties.length > 0) lines.push(`${INDENT}Properties: ${fieldBlock(def.properties, INDENT)}`);
+  return `E::${def.name.text}${def.unique ? ' UNIQUE' : ''} {\n${lines.join('\n')}\n}`;
+}
+
+/** `{ field, ... }` of a schema item: one field per line, each with a comma; `{}` when empty. */
+function fieldBlock(fields: readonly FieldDef[], indent: string): string {
+  if (fields.length === 0) return '{}';
+  const lines = fields.map((f) => `${indent}${INDENT}${printFieldDef(f)},`);
+  return `{\n${lines.join('\n')}\n${indent}}`;
+}
+
+function printFieldDef(field: FieldDef): string {
+  const index = field.index === 'unique' ? 'UNIQUE INDEX ' : field.index === 'index' ? 'INDEX ' : '';
+  const def = field.default === null ? '' : ` DEFAULT ${printDefault(field.default)}`;
+  return `${index}${field.name.text}: ${printTypeExpr(field.type)}${def}`;
+}
+
+function printDefault(def: DefaultValue): string {
+  return def.kind === 'now' ? 'NOW' : printLiteral(def.value);
+}
+
+/** A type; object types print on one line (`{a: String, b: [I32]}`). */
+export function printTypeExpr(type: TypeExpr): string {
+  switch (type.kind) {
+    case 'primitive':
+      return type.name;
+    case 'named':
+      return type.name;
+    case 'array':
+      return `[${printTypeExpr(type.of)}]`;
+    case 'object':
+      return `{${type.fields.map(printFieldDef).join(', ')}}`;
+  }
+}
+
+// ---- queries ----
+
+export function printQuery(query: QueryDef): string {
+  const params = query.params.map((p) => `${p.name.text}${p.optional ? '?' : ''}: ${printTypeExpr(p.type)}`).join(', ');
+  const lines = [`${query.mcp ? '#[mcp]\n' : ''}QUERY ${query.name.text}(${params}) =>`];
+  for (const s of query.body) lines.push(printStatement(s, INDENT));
+  lines.push(`${INDENT}RETURN ${query.returns.map(printExpr).join(', ')}`);
+  return lines.join('\n');
+}
+
+/** One statement at `indent`; a FOR loop spans several lines. */
+export function printStatement(statement: Statement, indent = ''): string {
+  switch (statement.kind) {
+    case 'assign':
+      return `${indent}${statement.name.text} <- ${printExpr(statement.value)}`;
+    case 'drop':
+      return `${indent}DROP ${printExpr(statement.value)}`;
+    case 'expr':
+      return `${indent}${printExpr(statement.value)}`;
+    case 'for': {
+      const names = statement.vars.map((v) => v.text).join(', ');
+      const vars = statement.destructure ? `{${names}}` : names;
+      const head = `${indent}FOR ${vars} IN ${statement.source.text} {`;
+      if (statement.body.length === 0) return `${head}}`;
+      const body = statement.body.map((s) => printStatement(s, indent + INDENT));
+      return `${head}\n${body.join('\n')}\n${indent}}`;
+    }
+  }
+}
+
+// ---- expressions ----
+
+export function printExpr(expr: Expr): string {
+  switch (expr.kind) {
+    case 'literal':
+      return printLiteral(expr.value);
+    case 'array':
+      return `[${expr.items.map(printExpr).join(', ')}]`;
+    case 'object':
+      return `{${fieldValues(expr.fields)}}`;
+    case 'exists':
+      return `${expr.negated ? '!' : ''}EXISTS(${printExpr(expr.traversal)})`;
+    case 'logic':
+      return `${expr.negated ? '!' : ''}${expr.op}(${expr.items.map(printExpr).join(', ')})`;
+    case 'math':
+      return `${expr.fn}(${expr.args.map(printExpr).join(', ')})`;
+    case 'traversal':
+      return printSource(expr.source) + expr.steps.map((s) => `::${printStep(s)}`).join('');
+  }
+}
+
+function fieldValues(fields: readonly FieldValue[]): string {
+  return fields.map((f) => `${f.name.text}: ${printExpr(f.value)}`).join(', ');
+}
+
+function printIdArg(arg: IdArg): string {
+  return arg.kind === 'name' ? arg.name.text : printString(arg.value);
+}
+
+/** `::From(a)::To(b)`, each only when given. */
+function fromTo(from: IdArg | null, to: IdArg | null): string {
+  return (from === null ? '' : `::From(${printIdArg(from)})`) + (to === null ? '' : `::To(${printIdArg(to)})`);
+}
+
+function printSource(source: Source): string {
+  switch (source.kind) {
+    case 'N':
+    case 'E':
+    case 'V': {
+      const type = source.type === null ? '' : `<${source.type.text}>`;
+      const arg =
+        source.id !== null
+          ? `(${printIdArg(source.id)})`
+          : source.lookup !== null
+            ? `({${source.lookup.field.text}: ${printExpr(source.lookup.value)}})`
+            : '';
+      return `${source.kind}${type}${arg}`;
+    }
+    case 'var':
+      return source.name.text;
+    case 'anon':
+      return '_';
+    case 'AddN':
+      return `AddN<${source.type.text}>${source.fields.length === 0 ? '' : `({${fieldValues(source.fields)}})`}`;
+    case 'AddE':
+      return `AddE<${source.type.text}>${source.fields.length === 0 ? '' : `({${fieldValues(source.fields)}})`}${fromTo(source.from, source.to)}`;
+    case 'AddV':
+    case 'SearchV':
+    case 'SearchBM25':
+      // The arguments were not kept (see the header): empty parentheses read back to this node.
+      return `${source.kind}<${source.type.text}>()`;
+  }
+}
+
+/** One step, without the `::` before it. */
+export function printStep(step: Step): string {
+  switch (step.kind) {
+    case 'hop':
+      return `${step.dir}<${step.edge.text}>`;
+    case 'endpoint':
+      return step.which;
+    case 'where':
+      return `WHERE(${printExpr(step.condition)})`;
+    case 'COUNT':
+    case 'ID':
+    case 'FIRST':
+      return step.kind;
+    case 'range':
+      return `RANGE(${printExpr(step.start)}, ${printExpr(step.end)})`;
+    case 'order':
+      return `ORDER<${step.desc ? 'Desc' : 'Asc'}>(${printExpr(step.by)})`;
+    case 'group':
+      return `${step.aggregate ? 'AGGREGATE_BY' : 'GROUP_BY'}(${step.properties.map((p) => p.text).join(', ')})`;
+    case 'project':
+      return printProjection(step);
+    case 'exclude':
+      return `!{${step.fields.map((f) => f.text).join(', ')}}`;
+    case 'compare':
+      return `${step.op}(${printExpr(step.value)})`;
+    case 'update':
+      return `UPDATE({${fieldValues(step.fields)}})`;
+    case 'upsert':
+      return `${step.which}({${fieldValues(step.fields)}})${fromTo(step.from, step.to)}`;
+    case 'intersect':
+      return `INTERSECT(${printExpr(step.traversal)})`;
+    case 'unsupported':
+      // The arguments were not kept (see the header). UpsertV needs its parentheses to parse;
+      // the others read back from the bare name.
+      return step.what === 'UpsertV' ? 'UpsertV()' : step.what;
+  }
+}
+
+function printProjection(step: ProjectionStep): string {
+  const fields = step.fields.map(printProjectionField);
+  if (step.spread) fields.push('..');
+  return `${step.closure === null ? '' : `|${step.closure.text}|`}{${fields.join(', ')}}`;
+}
+
+function printProjectionField(field: ProjectionField): string {
+  if (field.value === null) return field.name.text;
+  const value = field.value.kind === 'project' ? printProjection(field.value) : printExpr(field.value);
+  return `${field.name.text}: ${value}`;
+}
+
+// ---- literals ----
+
+/** A literal as the lexer reads it back: strings escaped, floats with a `.`, NONE for null. */
+export function printLiteral(value: LiteralValue): string {
+  switch (typeof value) {
+    case 'string':
+      return printString(value);
+    case 'bigint':
+      return value.toString();
+    case 'number':
+      return printFloat(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    default:
+      return 'NONE';
+  }
+}
+
+const ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\0': '\\0' };
+
+/**
+ * A string literal: `"`, `\` and the usual control characters as their escapes, other
+ * control characters (C0, DEL, C1) as `\u{hex}`, everything else as itself. A lone surrogate
+ * has no escape (`\u{D800}` is not a character) and prints as itself.
+ */
+export function printString(value: string): string {
+  let out = '"';
+  for (const ch of value) {
+    const simple = ESCAPES[ch];
+    if (simple !== undefined) {
+      out += simple;
+      continue;
+    }
+    const code = ch.codePointAt(0)!;
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? `\\u{${code.toString(16).toUpperCase()}}` : ch;
+  }
+  return `${out}"`;
+}
+
+/**
+ * A float so that it lexes as a float again (`[0-9]+.[0-9]+`, an optional exponent, `-` in
+ * front): JavaScript's shortest round-trip form, with `.0` added to a mantissa without a
+ * point (`1` -> `1.0`, `1e+21` -> `1.0e+21`, `5e-324` -> `5.0e-324`); `-0` keeps its sign.
+ */
+export function printFloat(value: number): string {
+  if (!Number.isFinite(value)) throw new RangeError(`${value} has no literal in the query language`);
+  const sign = value < 0 || Object.is(value, -0) ? '-' : '';
+  const [mantissa, exponent] = String(Math.abs(value)).split('e') as [string, string | undefined];
+  return `${sign}${mantissa.includes('.') ? mantissa : `${mantissa}.0`}${exponent === undefined ? '' : `e${exponent}`}`;
+}
