@@ -61,8 +61,8 @@ const RESERVED_NAMES = new Set([
   '_',
 ]);
 
-const LIST: Presentation = { unwrap: 'list', pluck: null, nested: null, group: null };
-const ONE: Presentation = { unwrap: 'one', pluck: null, nested: null, group: null };
+const LIST: Presentation = { unwrap: 'list', pluck: null, nested: null, element: null, group: null };
+const ONE: Presentation = { unwrap: 'one', pluck: null, nested: null, element: null, group: null };
 
 interface Lowered {
   readonly root: Wire;
@@ -250,8 +250,13 @@ class QueryCompiler {
     const lowered = this.traversal(e, null);
     if (lowered.ty.k === 'param') throw new CompileError(e.pos, 'RETURN shows the results of traversals, not parameters');
     const name = `$r${key}`;
-    const root = lowered.ty.k === 'element' ? this.elementObjects(lowered.root, lowered.ty) : lowered.root;
-    return { shape: { key, source: name, literal: null, ...lowered.show }, entry: { query: { name, root } } };
+    if (lowered.ty.k === 'element') {
+      const el = lowered.ty;
+      const root = op(el.kind === 'node' ? 'value_map' : 'edge_properties', { input: lowered.root });
+      const element = { kind: el.kind, fields: [...this.typeOf(el).fields.keys()] };
+      return { shape: { key, source: name, literal: null, ...lowered.show, element }, entry: { query: { name, root } } };
+    }
+    return { shape: { key, source: name, literal: null, ...lowered.show }, entry: { query: { name, root: lowered.root } } };
   }
 
   /** `#[mcp]` queries return one object or value (contract, D18). */
@@ -457,14 +462,14 @@ class QueryCompiler {
         return {
           root: op('count', { input: state.root }),
           ty: { k: 'shaped', single: true, what: 'a count' },
-          show: { unwrap: 'count', pluck: null, nested: null, group: null },
+          show: { unwrap: 'count', pluck: null, nested: null, element: null, group: null },
         };
       case 'ID': {
         const el = needElement('::ID');
         return {
           root: op('project', { input: state.root, projections: [projectItem('id', ID_EXPR)] }),
           ty: { k: 'shaped', single: el.single, what: 'ids' },
-          show: { unwrap: el.single ? 'one' : 'list', pluck: 'id', nested: null, group: null },
+          show: { unwrap: el.single ? 'one' : 'list', pluck: 'id', nested: null, element: null, group: null },
         };
       }
       case 'FIRST': {
@@ -503,7 +508,7 @@ class QueryCompiler {
         return {
           root: op('project', { input: state.root, projections: items }),
           ty: { k: 'shaped', single: false, what: 'groups' },
-          show: { unwrap: 'list', pluck: null, nested: null, group: { properties, aggregate: step.aggregate } },
+          show: { unwrap: 'list', pluck: null, nested: null, element: null, group: { properties, aggregate: step.aggregate } },
         };
       }
       case 'project':
@@ -817,7 +822,7 @@ class QueryCompiler {
       return {
         root,
         ty: { k: 'shaped', single: el.single, what: 'property values' },
-        show: { unwrap: el.single ? 'one' : 'list', pluck: aliasOf(items[0]!), nested: null, group: null },
+        show: { unwrap: el.single ? 'one' : 'list', pluck: aliasOf(items[0]!), nested: null, element: null, group: null },
       };
     }
     const show = Object.keys(nested).length > 0 ? { ...state.show, nested } : state.show;

@@ -29,13 +29,15 @@ function shapeOne(r: ReturnShape, values: ReadonlyMap<string, readonly [number, 
       r.group.aggregate,
       items.map(([s, e]) => text.slice(s, e)),
     );
-  const nested = r.nested;
+  const { nested, element } = r;
   const shown =
     r.pluck !== null
       ? items.map(([s]) => pluck(text, s, r.pluck!))
-      : nested !== null
-        ? items.map(([s, e]) => withNested(text, s, e, nested))
-        : items.map(([s, e]) => text.slice(s, e));
+      : element !== null
+        ? items.map(([s]) => elementObject(text, s, element.kind, element.fields))
+        : nested !== null
+          ? items.map(([s, e]) => withNested(text, s, e, nested))
+          : items.map(([s, e]) => text.slice(s, e));
   if (r.unwrap === 'list') return `[${shown.join(',')}]`;
   return shown[0] ?? (r.unwrap === 'count' ? '0' : 'null');
 }
@@ -49,6 +51,19 @@ function literalText(v: ReturnShape['literal']): string {
 function pluck(text: string, start: number, key: string): string {
   const span = members(text, start).map.get(key);
   return span === undefined ? 'null' : text.slice(span[0], span[1]);
+}
+
+/** A value_map / edge_properties object as the language shows an element: id, label, ends, then every declared field. */
+function elementObject(text: string, start: number, kind: 'node' | 'edge', fields: readonly string[]): string {
+  const map = members(text, start).map;
+  const get = (key: string) => {
+    const span = map.get(key);
+    return span === undefined ? 'null' : text.slice(span[0], span[1]);
+  };
+  let out = `{"id":${get('$id')},"label":${get('$label')}`;
+  if (kind === 'edge') out += `,"from_node":${get('$from')},"to_node":${get('$to')}`;
+  for (const f of fields) out += `,${JSON.stringify(f)}:${get(f)}`;
+  return `${out}}`;
 }
 
 /** The object at [start, end) with each `nested` field's one-key objects shown as their bare values. */
@@ -131,7 +146,8 @@ function members(text: string, start: number): { map: Map<string, readonly [numb
   let i = start + 1;
   while (i < text.length && text[i] !== '}') {
     const keyEnd = stringEnd(text, i);
-    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    const raw = text.slice(i + 1, keyEnd - 1);
+    const key = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
     const vStart = keyEnd + 1; // past the colon
     const vEnd = valueEnd(text, vStart);
     map.set(key, [vStart, vEnd]);

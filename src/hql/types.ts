@@ -26,6 +26,12 @@ export interface Presentation {
    * alias to the key whose bare values are shown (the executor gives one-key objects).
    */
   readonly nested: Readonly<Record<string, string>> | null;
+  /**
+   * Whole elements, read with value_map (nodes) or edge_properties (edges): each object is
+   * shown as `id`, `label` (edges: `from_node`, `to_node`), then these declared fields in
+   * order, null when unset. Cheaper to run than a projection of every field.
+   */
+  readonly element: { readonly kind: ElementKind; readonly fields: readonly string[] } | null;
   /** GROUP_BY / AGGREGATE_BY (DECISIONS D17), grouped from the projected rows. */
   readonly group: { readonly properties: readonly string[]; readonly aggregate: boolean } | null;
 }

@@ -83,6 +83,7 @@ export function namedQueryRoutes(service: QueryService, project: Project | undef
   const queries = new Map([...(project?.queries ?? [])].map(([name, q]) => [name, callable(q)]));
   return {
     method: 'POST',
+    has: (name) => queries.has(name),
     handler: (req, name) => {
       const q = queries.get(name);
       if (q === undefined) {

@@ -20,6 +20,8 @@ export interface Route {
 export interface NamedRouteFallback {
   method: 'POST';
   handler: (req: HttpRequest, name: string) => Promise<HttpResponse> | HttpResponse;
+  /** Whether a query of this name exists: another method on it is 405, on an unknown name 404. */
+  has(name: string): boolean;
 }
 
 /** A single path segment that can name a query. */
@@ -65,14 +67,18 @@ const OTHER_ROUTE = 'other';
 const NAMED_QUERY_ROUTE = '/<QueryName>';
 
 /**
- * The route of a path, as metrics label it: a route's own path, `/<QueryName>` for a path
- * the fallback would serve, `other` for the rest; the method does not matter (a 405 on
+ * The route of a path, as metrics label it: a route's own path, `/<QueryName>` for a query
+ * the fallback serves, `other` for the rest (unknown query names too); the method does not matter (a 405 on
  * `/v2/query` is a `/v2/query` answer). Made from the same table as the router, so the
  * two cannot disagree.
  */
 export function routeLabels(routes: readonly Route[], fallback?: NamedRouteFallback): (path: string) => string {
   const known = new Set(routes.map((r) => r.path));
-  return (path) => (known.has(path) ? path : fallback !== undefined && QUERY_NAME_PATH.test(path) ? NAMED_QUERY_ROUTE : OTHER_ROUTE);
+  return (path) => {
+    if (known.has(path)) return path;
+    const name = fallback === undefined ? null : QUERY_NAME_PATH.exec(path)?.[1];
+    return name != null && fallback!.has(name) ? NAMED_QUERY_ROUTE : OTHER_ROUTE;
+  };
 }
 
 export function createRouter(routes: readonly Route[], fallback?: NamedRouteFallback): Handler {
@@ -97,7 +103,8 @@ export function createRouter(routes: readonly Route[], fallback?: NamedRouteFall
     }
     if (fallback !== undefined) {
       const match = QUERY_NAME_PATH.exec(req.path);
-      if (match !== null) return req.method === 'POST' ? fallback.handler(req, match[1]!) : methodNotAllowed(req, 'POST');
+      if (match !== null && req.method === 'POST') return fallback.handler(req, match[1]!);
+      if (match !== null && fallback.has(match[1]!)) return methodNotAllowed(req, 'POST');
     }
     return notFound(req);
   };

@@ -64,6 +64,7 @@ test('fallback: POST /<QueryName> with a single identifier segment', async () =>
   const seen: string[] = [];
   const router = createRouter(routes, {
     method: 'POST',
+    has: (name) => name === 'GetUser',
     handler: async (r, name) => {
       seen.push(name);
       return { status: 200, body: JSON.stringify({ name, body: r.body.toString() }) };
@@ -81,6 +82,10 @@ test('fallback: POST /<QueryName> with a single identifier segment', async () =>
   const wrong = (await router(req('GET', '/GetUser'))) as HttpResponse;
   assert.equal(wrong.status, 405);
   assert.equal(wrong.headers?.['allow'], 'POST');
+  // Another method on a name no query has is an unknown route, not a wrong method.
+  const unknown = (await router(req('GET', '/NoSuchQuery'))) as HttpResponse;
+  assert.equal(unknown.status, 404);
+  assert.equal(json(unknown).error, 'not_found');
   // Exact routes take precedence over the fallback.
   assert.equal(json(await router(req('POST', '/both'))).tag, 'both-post');
   assert.equal(((await router(req('POST', '/healthz'))) as HttpResponse).status, 405);
@@ -106,16 +111,16 @@ test('404 and 405 messages quote at most 200 characters of the path', () => {
   const path = `/${'p'.repeat(65535)}`;
   const cut = `/${'p'.repeat(199)}…(cut, 65536 characters)`;
   assert.deepEqual(json(router(req('GET', path))), { error: 'not_found', msg: `no route for GET ${cut}` });
-  const named = createRouter(routes, { method: 'POST', handler: ok('named') });
   const name = `/${'q'.repeat(300)}`;
+  const named = createRouter(routes, { method: 'POST', handler: ok('named'), has: (n) => n === name.slice(1) });
   assert.deepEqual(json(named(req('GET', name))), {
     error: 'method_not_allowed',
     msg: `GET is not allowed for /${'q'.repeat(199)}…(cut, 301 characters); allowed: POST`,
   });
 });
 
-test("route labels: a route's own path whatever the method, /<QueryName> for what the fallback serves, other for the rest", () => {
-  const fallback = { method: 'POST' as const, handler: ok('named') };
+test("route labels: a route's own path whatever the method, /<QueryName> for the queries the fallback serves, other for the rest (unknown names too)", () => {
+  const fallback = { method: 'POST' as const, handler: ok('named'), has: (n: string) => n !== 'Unknown' };
   const withNames = routeLabels(routes, fallback);
   const without = routeLabels(routes);
   for (const path of ['/v2/query', '/healthz', '/both']) {
@@ -126,6 +131,6 @@ test("route labels: a route's own path whatever the method, /<QueryName> for wha
     assert.equal(withNames(path), '/<QueryName>');
     assert.equal(without(path), 'other', 'no fallback: a query-name path is just unknown');
   }
-  for (const path of ['/a/b', '/9lives', '/', '/v2/query/', '/HEALTHZ/x', '/%41', `/${'x'.repeat(5000)}/y`])
+  for (const path of ['/a/b', '/9lives', '/', '/v2/query/', '/HEALTHZ/x', '/%41', `/${'x'.repeat(5000)}/y`, '/Unknown'])
     assert.equal(withNames(path), 'other');
 });
