@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-
-export const SOCIAL = new URL('../../../test/hql/projects/social', import.meta.url).pathname;
+import { SOCIAL } from '../helpers/hql-projects.js';
 
 interface Answer {
   status: number;

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadProject } from '../../src/hql/project.js';
 import { failedStart, tempDir } from '../helpers/server.js';
+import { HQL_PROJECTS as PROJECTS } from '../helpers/hql-projects.js';
 
-const PROJECTS = new URL('../../../test/hql/projects/', import.meta.url).pathname;
 const INVALID = join(PROJECTS, 'invalid');
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
