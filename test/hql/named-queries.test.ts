@@ -99,6 +99,24 @@ describe('named queries of the social project', () => {
     assert.match((missing.body as { msg: string }).msg, /999/);
   });
 
+  test('E<T>(id) is one edge; a missing id is 404 edge_not_found', async () => {
+    assert.deepEqual(await ok(server, 'getFollow', { id: 1 }), {
+      edge: { id: 1, label: 'Follows', from_node: 2, to_node: 1, since: 2022 },
+    });
+    const missing = await call(server, 'getFollow', { id: 999 });
+    assert.equal(missing.status, 404);
+    assert.equal((missing.body as { error: string }).error, 'edge_not_found');
+  });
+
+  test('a Date parameter compares with a Date field; a Date that is not RFC 3339 is 400', async () => {
+    assert.deepEqual(await ok(server, 'joinedBefore', { when: '2000-01-01T00:00:00Z' }), { users: [] });
+    const all = (await ok(server, 'joinedBefore', { when: '2999-01-01T00:00:00Z' })) as { users: string[] };
+    assert.deepEqual(all.users.slice(0, 4), ['Alice', 'Bob', 'Carol', 'Dave']);
+    const bad = await call(server, 'joinedBefore', { when: 'yesterday' });
+    assert.equal(bad.status, 400);
+    assert.match((bad.body as { msg: string }).msg, /"when" must be a Date: an RFC 3339 string/);
+  });
+
   test('N<T> is every node of the type in id order; a property access gives bare values', async () => {
     const users = (await ok(server, 'users', {})) as { users: { name: string }[] };
     assert.deepEqual(

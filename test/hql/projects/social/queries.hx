@@ -75,3 +75,11 @@ QUERY popular() =>
 QUERY withPosts() =>
     users <- N<User>::WHERE(EXISTS(_::Out<Created>))::|u|{name: u::{name}, posts: u::Out<Created>::{title}}
     RETURN users
+
+QUERY getFollow(id: ID) =>
+    edge <- E<Follows>(id)
+    RETURN edge
+
+QUERY joinedBefore(when: Date) =>
+    users <- N<User>::WHERE(_::{created_at}::LT(when))::{name}
+    RETURN users
