@@ -42,6 +42,7 @@ export const ERROR_REGISTRY = {
     400,
     'POST /<QueryName>: a parameter is missing, unknown, of the wrong type or out of range for its declared type; the msg names it.',
   ),
+  invalid_connection: spec(400, 'POST /mcp/<QueryName>Mcp: the connection_id is missing or was not made by POST /mcp/init on this server.'),
   // The managed gateway (docs/gateway.md; DECISIONS D19, D20)
   unauthorized: spec(401, 'Gateway: the API key is not known (or was revoked).'),
   forbidden: spec(403, 'Gateway: the API key has no permission for this database or request type.'),

@@ -50,7 +50,7 @@ function namedError(body: ErrorBody): HttpResponse {
   return body.error === 'node_not_found' || body.error === 'edge_not_found' ? { ...response, status: 404 } : response;
 }
 
-function parseBody(body: Buffer): unknown {
+export function parseBody(body: Buffer): unknown {
   if (body.length === 0) return {};
   try {
     return parseJsonBytes(body);
@@ -61,10 +61,15 @@ function parseBody(body: Buffer): unknown {
 }
 
 /** Runs one call of `q`; errors are answered, never thrown. */
-export async function callNamedQuery(service: QueryService, q: CallableQuery, req: HttpRequest): Promise<HttpResponse> {
+export function callNamedQuery(service: QueryService, q: CallableQuery, req: HttpRequest): Promise<HttpResponse> {
+  return runNamedQuery(service, q, req, () => parseBody(req.body));
+}
+
+/** Runs `q` with the parameters `body()` gives (the request body, or an MCP call's `data`). */
+export async function runNamedQuery(service: QueryService, q: CallableQuery, req: HttpRequest, body: () => unknown): Promise<HttpResponse> {
   try {
     const options = parseRequestOptions(req.headers, req.repeated);
-    const params = checkParameters(q.query.params, parseBody(req.body));
+    const params = checkParameters(q.query.params, body());
     if (q.empty) return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, '{}') };
     if (service.health().index_runtime !== 'ready')
       return errorResponse({ error: 'not_ready', msg: 'the database is still opening; retry shortly' });

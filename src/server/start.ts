@@ -18,6 +18,7 @@ import { startHttpServer, type HttpServer } from './uws.js';
 import type { Mode } from './service.js';
 import type { Project } from '../hql/project.js';
 import { namedQueryRoutes } from './named-queries.js';
+import { mcpRoutes } from './mcp-routes.js';
 
 export interface ServerOptions {
   readonly host: string;
@@ -75,7 +76,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       { log: logger, onBatch: metrics?.batch },
     );
-    const routes = serverRoutes(service, { metrics: metrics?.serve });
+    const routes = [...serverRoutes(service, { metrics: metrics?.serve }), ...mcpRoutes(service, options.queries)];
     const named = namedQueryRoutes(service, options.queries);
     http = await startHttpServer({
       host: options.host,
