@@ -8,7 +8,19 @@
  * Each statement is compiled on its own; an error in one is reported and the next is
  * still checked, so a file shows all its mistakes at once.
  */
-import type { Expr, FieldValue, IdArg, LiteralValue, ParamDef, ProjectionStep, QueryDef, Statement, Step, TypeExpr } from './ast.js';
+import {
+  PRIMITIVE_TYPES,
+  type Expr,
+  type FieldValue,
+  type IdArg,
+  type LiteralValue,
+  type ParamDef,
+  type ProjectionStep,
+  type QueryDef,
+  type Statement,
+  type Step,
+  type TypeExpr,
+} from './ast.js';
 import type { SourcePos } from './lexer.js';
 import {
   integerRange,
@@ -38,28 +50,7 @@ export interface CompiledQuery {
 }
 
 /** Names the checker refuses as variable, parameter or field names (reference §1, E105). */
-const RESERVED_NAMES = new Set([
-  'true',
-  'false',
-  'NONE',
-  'String',
-  'Boolean',
-  'F32',
-  'F64',
-  'I8',
-  'I16',
-  'I32',
-  'I64',
-  'U8',
-  'U16',
-  'U32',
-  'U64',
-  'U128',
-  'Uuid',
-  'Date',
-  'ID',
-  '_',
-]);
+const RESERVED_NAMES = new Set<string>(['true', 'false', 'NONE', 'Uuid', '_', ...PRIMITIVE_TYPES]);
 
 const LIST: Presentation = { unwrap: 'list', pluck: null, nested: null, element: null, group: null };
 const ONE: Presentation = { unwrap: 'one', pluck: null, nested: null, element: null, group: null };
@@ -476,7 +467,7 @@ class QueryCompiler {
         if (ty.k === 'param' || (ty.k === 'shaped' && state.show.unwrap === 'count'))
           throw new CompileError(step.pos, `FIRST applies to a list, not to ${describeTy(ty)}`);
         const root = op('limit', { input: state.root, count: { literal: 1 } });
-        return { root, ty: ty.k === 'element' ? { ...ty, single: true } : { ...ty, single: true }, show: { ...state.show, unwrap: 'one' } };
+        return { root, ty: { ...ty, single: true }, show: { ...state.show, unwrap: 'one' } };
       }
       case 'range': {
         if (ty.k === 'param' || state.show.unwrap === 'count' || state.show.group !== null)
@@ -484,7 +475,7 @@ class QueryCompiler {
         const root = op('range', { input: state.root, start: this.bound(step.start, 'start'), end: this.bound(step.end, 'end') });
         return {
           root,
-          ty: ty.k === 'element' ? { ...ty, single: false } : { ...ty, single: false },
+          ty: { ...ty, single: false },
           show: { ...state.show, unwrap: 'list' },
         };
       }
@@ -617,10 +608,8 @@ class QueryCompiler {
       case 'GTE':
       case 'LT':
       case 'LTE':
-        if (type !== null && type.kind === 'primitive' && (type.name === 'String' || type.name === 'Boolean')) {
-          if (type.name === 'Boolean')
-            throw new CompileError(last.pos, `${last.op} compares numbers, dates and strings; this value is Boolean`);
-        }
+        if (type !== null && type.kind === 'primitive' && type.name === 'Boolean')
+          throw new CompileError(last.pos, `${last.op} compares numbers, dates and strings; this value is Boolean`);
         return compare(last.op.toLowerCase() as 'gt', left, right);
       case 'CONTAINS':
         if (type !== null && !(type.kind === 'primitive' && type.name === 'String'))

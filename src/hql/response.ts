@@ -13,7 +13,7 @@ import type { ReturnShape } from './types.js';
 /** The named query's response body, from the /v2/query response body `text`. */
 export function shapeResponse(returns: readonly ReturnShape[] | null, text: string): string {
   if (returns === null) return 'null';
-  const values = members(text, 0).map;
+  const values = members(text, 0);
   const parts = returns.map((r) => `${JSON.stringify(r.key)}:${shapeOne(r, values, text)}`);
   return `{${parts.join(',')}}`;
 }
@@ -49,13 +49,13 @@ function literalText(v: ReturnShape['literal']): string {
 
 /** The value of key `key` in the object starting at `start`, or null when it has none. */
 function pluck(text: string, start: number, key: string): string {
-  const span = members(text, start).map.get(key);
+  const span = members(text, start).get(key);
   return span === undefined ? 'null' : text.slice(span[0], span[1]);
 }
 
 /** A value_map / edge_properties object as the language shows an element: id, label, ends, then every declared field. */
 function elementObject(text: string, start: number, kind: 'node' | 'edge', fields: readonly string[]): string {
-  const map = members(text, start).map;
+  const map = members(text, start);
   const get = (key: string) => {
     const span = map.get(key);
     return span === undefined ? 'null' : text.slice(span[0], span[1]);
@@ -70,7 +70,7 @@ function elementObject(text: string, start: number, kind: 'node' | 'edge', field
 function withNested(text: string, start: number, end: number, nested: Readonly<Record<string, string>>): string {
   if (text[start] !== '{') return text.slice(start, end);
   const parts: string[] = [];
-  for (const [key, [s, e]] of members(text, start).map) {
+  for (const [key, [s, e]] of members(text, start)) {
     const inner = nested[key];
     let value = text.slice(s, e);
     if (inner !== undefined) {
@@ -141,7 +141,7 @@ function stringEnd(text: string, i: number): number {
 }
 
 /** The members of the object starting at `start`: key to [start, end) of its value. */
-function members(text: string, start: number): { map: Map<string, readonly [number, number]> } {
+function members(text: string, start: number): Map<string, readonly [number, number]> {
   const map = new Map<string, readonly [number, number]>();
   let i = start + 1;
   while (i < text.length && text[i] !== '}') {
@@ -153,7 +153,7 @@ function members(text: string, start: number): { map: Map<string, readonly [numb
     map.set(key, [vStart, vEnd]);
     i = text[vEnd] === ',' ? vEnd + 1 : vEnd;
   }
-  return { map };
+  return map;
 }
 
 /** The elements of the array starting at `start`, as [start, end) spans. */

@@ -61,9 +61,9 @@ export function buildSchema(defs: readonly Located<TypeDef>[]): { schema: Schema
   const nodes = new Map<string, NodeType>();
   const edges = new Map<string, EdgeType>();
   const seen = new Map<string, Name>();
+  const keptEdges: Located<EdgeTypeDef>[] = [];
   for (const { file, item } of defs) {
     const report = (pos: SourcePos, message: string) => problems.push({ file, pos, message });
-    const kindWord = item.kind === 'edge' ? 'edge' : item.kind === 'vector' ? 'vector' : 'node';
     if (RESERVED_TYPE_NAMES.includes(item.name.text))
       report(item.name.pos, `"${item.name.text}" is a reserved name and cannot name a type`);
     const earlier = seen.get(item.name.text);
@@ -76,17 +76,17 @@ export function buildSchema(defs: readonly Located<TypeDef>[]): { schema: Schema
     const fields = checkFields(
       fieldList,
       item.kind === 'edge' ? IMPLICIT_EDGE_FIELDS : IMPLICIT_NODE_FIELDS,
-      kindWord,
+      item.kind,
       item.name.text,
       report,
     );
-    if (item.kind === 'edge') edges.set(item.name.text, edgeType(item, fields));
-    else nodes.set(item.name.text, nodeType(item, fields));
+    if (item.kind === 'edge') {
+      edges.set(item.name.text, edgeType(item, fields));
+      keptEdges.push({ file, item });
+    } else nodes.set(item.name.text, nodeType(item, fields));
   }
-  // The ends are checked once every type is known (items may come in any order); a
-  // duplicate edge definition, already reported, is skipped by comparing with the kept one.
-  for (const { file, item } of defs) {
-    if (item.kind !== 'edge' || edges.get(item.name.text)?.from !== item.from.text) continue;
+  // The ends are checked once every type is known: items may come in any order.
+  for (const { file, item } of keptEdges) {
     for (const end of [item.from, item.to]) {
       if (!nodes.has(end.text))
         problems.push({

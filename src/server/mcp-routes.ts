@@ -15,14 +15,14 @@ import { GraphError, toErrorBody } from '../core/errors.js';
 import type { Project } from '../hql/project.js';
 import { errorResponse } from './handle.js';
 import type { HttpRequest } from './http-types.js';
-import { callable, parseBody, runNamedQuery } from './named-queries.js';
+import { parseBody, runNamedQuery, type CallableQuery } from './named-queries.js';
 import type { Route } from './routes.js';
 import type { QueryService } from './service.js';
 
 const MAX_CONNECTIONS = 10_000;
 
 /** The MCP routes of `project`, or none when it has MCP off. */
-export function mcpRoutes(service: QueryService, project: Project | undefined): Route[] {
+export function mcpRoutes(service: QueryService, project: Project | undefined, queries: ReadonlyMap<string, CallableQuery>): Route[] {
   if (project === undefined || !project.config.mcp) return [];
   const connections = new Set<string>();
   const routes: Route[] = [
@@ -38,12 +38,11 @@ export function mcpRoutes(service: QueryService, project: Project | undefined): 
       },
     },
   ];
-  for (const query of project.queries.values()) {
-    if (!query.mcp) continue;
-    const q = callable(query);
+  for (const q of queries.values()) {
+    if (!q.query.mcp) continue;
     routes.push({
       method: 'POST',
-      path: `/mcp/${query.name}Mcp`,
+      path: `/mcp/${q.query.name}Mcp`,
       handler: (req: HttpRequest) => {
         let data: unknown;
         try {

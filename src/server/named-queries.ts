@@ -21,27 +21,23 @@ import { clip } from '../core/clip.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-/** A compiled query ready to call: its /v2/query request around the parameters. */
+/** A compiled query ready to call: its /v2/query request, printed once, around the parameters. */
 export interface CallableQuery {
   readonly query: CompiledQuery;
-  /** The request text before the `parameters` object (the whole request when there are none). */
-  readonly head: string;
-  readonly tail: string;
-  /** A query with no statements (`RETURN "ok"`) is answered without the database. */
-  readonly empty: boolean;
+  /** The /v2/query request text for the parameters (JSON text from checkParameters). */
+  request(parameters: string): string;
 }
 
 export function callable(query: CompiledQuery): CallableQuery {
   const type = query.write ? 'write' : 'read';
   const batch = `{"entries":${stringifyJson(query.entries)},"returns":${JSON.stringify(query.returnNames)}}`;
   const envelope = `{"request_type":"${type}","query_name":${JSON.stringify(query.name)},"query":{"${type}":${batch}}`;
-  const withParams = query.params.length > 0;
-  return {
-    query,
-    head: withParams ? `${envelope},"parameter_types":${stringifyJson(query.parameterTypes)},"parameters":` : envelope,
-    tail: '}',
-    empty: query.entries.length === 0,
-  };
+  if (query.params.length === 0) {
+    const whole = `${envelope}}`;
+    return { query, request: () => whole };
+  }
+  const head = `${envelope},"parameter_types":${stringifyJson(query.parameterTypes)},"parameters":`;
+  return { query, request: (parameters) => `${head}${parameters}}` };
 }
 
 /** D16: an element addressed by id that does not exist is 404 on this route. */
@@ -70,11 +66,11 @@ export async function runNamedQuery(service: QueryService, q: CallableQuery, req
   try {
     const options = parseRequestOptions(req.headers, req.repeated);
     const params = checkParameters(q.query.params, body());
-    if (q.empty) return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, '{}') };
+    // A query with no statements (`RETURN "ok"`) is answered without the database.
+    if (q.query.entries.length === 0) return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, '{}') };
     if (service.health().index_runtime !== 'ready')
       return errorResponse({ error: 'not_ready', msg: 'the database is still opening; retry shortly' });
-    const request = q.query.params.length > 0 ? q.head + params + q.tail : q.head + q.tail;
-    const reply = await service.query(Buffer.from(request), options);
+    const reply = await service.query(Buffer.from(q.request(params)), options);
     const text = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8');
     if (reply.status !== 200) return namedError(JSON.parse(text) as ErrorBody);
     return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, text) };
@@ -83,9 +79,17 @@ export async function runNamedQuery(service: QueryService, q: CallableQuery, req
   }
 }
 
-/** The router's fallback serving the project's queries (none when the server has no project). */
-export function namedQueryRoutes(service: QueryService, project: Project | undefined): NamedRouteFallback {
-  const queries = new Map([...(project?.queries ?? [])].map(([name, q]) => [name, callable(q)]));
+/** Every query of the project, ready to call, by name (none without a project). */
+export function callableQueries(project: Project | undefined): ReadonlyMap<string, CallableQuery> {
+  return new Map([...(project?.queries ?? [])].map(([name, q]) => [name, callable(q)]));
+}
+
+/** The router's fallback serving the project's queries (`queries`: callableQueries of it). */
+export function namedQueryRoutes(
+  service: QueryService,
+  project: Project | undefined,
+  queries: ReadonlyMap<string, CallableQuery>,
+): NamedRouteFallback {
   return {
     method: 'POST',
     has: (name) => queries.has(name),

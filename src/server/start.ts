@@ -17,7 +17,7 @@ import { ThreadedService } from './threaded-service.js';
 import { startHttpServer, type HttpServer } from './uws.js';
 import type { Mode } from './service.js';
 import type { Project } from '../hql/project.js';
-import { namedQueryRoutes } from './named-queries.js';
+import { callableQueries, namedQueryRoutes } from './named-queries.js';
 import { mcpRoutes } from './mcp-routes.js';
 
 export interface ServerOptions {
@@ -76,8 +76,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       { log: logger, onBatch: metrics?.batch },
     );
-    const routes = [...serverRoutes(service, { metrics: metrics?.serve }), ...mcpRoutes(service, options.queries)];
-    const named = namedQueryRoutes(service, options.queries);
+    const queries = callableQueries(options.queries);
+    const routes = [...serverRoutes(service, { metrics: metrics?.serve }), ...mcpRoutes(service, options.queries, queries)];
+    const named = namedQueryRoutes(service, options.queries, queries);
     http = await startHttpServer({
       host: options.host,
       port: options.port,

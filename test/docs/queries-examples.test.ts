@@ -11,15 +11,10 @@ import { open } from '../../src/index.js';
 import { parseJson } from '../../src/core/json.js';
 import { statusOf, toErrorBody } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/server.js';
+import { fencedBlocks, type Block } from '../helpers/markdown.js';
 
 const ROOT = new URL('../../../', import.meta.url);
 const read = (file: string) => readFileSync(fileURLToPath(new URL(file, ROOT)), 'utf8');
-
-interface Block {
-  readonly info: string;
-  readonly body: string;
-  readonly line: number;
-}
 
 interface Expected {
   readonly body: string;
@@ -34,22 +29,6 @@ interface Example {
   readonly request: string;
   readonly line: number;
   readonly response: Expected;
-}
-
-/** Fenced code blocks (``` at the start of a line) with their info strings. */
-function fencedBlocks(markdown: string): Block[] {
-  const lines = markdown.split('\n');
-  const blocks: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const fence = /^```(.*)$/.exec(lines[i]!);
-    if (!fence) continue;
-    const start = i;
-    const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
-    if (i >= lines.length) throw new Error(`line ${start + 1}: code block is never closed`);
-    blocks.push({ info: fence[1]!.trim(), body: body.join('\n'), line: start + 1 });
-  }
-  return blocks;
 }
 
 const isRequest = (b: Block) => /^json\s+request\b/.test(b.info);

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { formatDiagnostic } from '../../src/hql/diagnostics.js';
 import { lex, PUNCTUATION } from '../../src/hql/lexer.js';
 import { startTestServer, tempDir } from '../helpers/server.js';
+import { fencedBlocks } from '../helpers/markdown.js';
 
 const doc = readFileSync(fileURLToPath(new URL('../../../docs/query-language.md', import.meta.url)), 'utf8');
 
@@ -29,27 +30,6 @@ test("the punctuation docs/query-language.md lists is the tokenizer's, in its or
   const listed = [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
   assert.deepEqual(listed, [...PUNCTUATION]);
 });
-
-interface Block {
-  readonly info: string;
-  readonly body: string;
-  readonly line: number;
-}
-
-/** The fenced code blocks of the page, with their info strings and first lines. */
-function fencedBlocks(markdown: string): Block[] {
-  const lines = markdown.split('\n');
-  const blocks: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const fence = /^```(.*)$/.exec(lines[i]!);
-    if (!fence) continue;
-    const start = i;
-    const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
-    blocks.push({ info: fence[1]!.trim(), body: body.join('\n'), line: start + 1 });
-  }
-  return blocks;
-}
 
 /**
  * `expected` with its placeholders: "<now>" is any RFC 3339 time, "<any>" any string.

@@ -4,24 +4,27 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { atPath, ctx, idRows, ids, openTestDb, prop, q, rejects400, s, sub, type TestDb } from '../helpers/embedded.js';
+import {
+  atPath,
+  ctx,
+  elementCounts,
+  idRows,
+  ids,
+  openPathGraph,
+  openTestDb,
+  prop,
+  q,
+  rejects400,
+  s,
+  sub,
+  type TestDb,
+} from '../helpers/embedded.js';
 
 let t: TestDb;
 
 // Nodes 0 a, 1 b, 2 c (label P); edges e0 0->1 K, e1 1->2 K.
 before(async () => {
-  t = await openTestDb();
-  const made = await t.write(
-    [
-      q('a', { add_n: { label: 'P', properties: [['name', s('a')]] } }),
-      q('b', { add_n: { label: 'P', properties: [['name', s('b')]] } }),
-      q('c', { add_n: { label: 'P', properties: [['name', s('c')]] } }),
-      q('e0', { add_e: { input: { nodes: { reference: { var: 'a' } } }, label: 'K', to: { var: 'b' }, properties: [] } }),
-      q('e1', { add_e: { input: { nodes: { reference: { var: 'b' } } }, label: 'K', to: { var: 'c' }, properties: [] } }),
-    ],
-    ['a', 'c', 'e1'],
-  );
-  assert.deepEqual(made, { a: idRows(0), c: idRows(2), e1: idRows(1) });
+  t = await openPathGraph();
 });
 after(() => t.close());
 
@@ -32,12 +35,7 @@ const badWrite = (root: unknown, code: string, suffix: string, parameters?: Reco
   rejects400(t.write([q('r', root)], [], parameters), code, atPath(suffix, W));
 const bind = (input: unknown, name = 'u') => ({ bind: { input, name } });
 const out = (input: unknown) => ({ out: { input } });
-const countsOf = (db: TestDb) =>
-  db.read(
-    [q('n', { count: { input: { nodes: { reference: 'all' } } } }), q('e', { count: { input: { edges: { reference: 'all' } } } })],
-    ['n', 'e'],
-  );
-const counts = () => countsOf(t);
+const counts = () => elementCounts(t);
 
 async function withFreshDb(fn: (db: TestDb) => Promise<void>): Promise<void> {
   const db = await openTestDb();
@@ -231,7 +229,7 @@ test('node_not_found: add_e to a variable whose node was dropped earlier in the 
       'node_not_found',
       atPath('.add_e.to', 'query.write.entries[2].query.root'),
     );
-    assert.deepEqual(await countsOf(t), { n: [1], e: [0] });
+    assert.deepEqual(await elementCounts(t), { n: [1], e: [0] });
   });
 });
 
@@ -527,7 +525,7 @@ test('invalid_property_name: $id, $from, $to, $distance and $score cannot be ass
       await bad({ set_property: { input: ids(0), name, value: { value: { i64: 1 } } } }, '.set_property');
       await bad({ set_property: { input: { edges: { reference: { ids: [0] } } }, name, value: { expr: prop('name') } } }, '.set_property');
     }
-    assert.deepEqual(await countsOf(t), { n: [2], e: [1] });
+    assert.deepEqual(await elementCounts(t), { n: [2], e: [1] });
   });
 });
 

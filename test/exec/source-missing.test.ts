@@ -7,24 +7,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { atPath, idRows, openTestDb, q, rejects400, s, type TestDb } from '../helpers/embedded.js';
+import { atPath, elementCounts, openPathGraph, q, rejects400, type TestDb } from '../helpers/embedded.js';
 
 let t: TestDb;
 
 // Nodes 0 a, 1 b, 2 c (label P); edges e0 0->1 K, e1 1->2 K.
 before(async () => {
-  t = await openTestDb();
-  const made = await t.write(
-    [
-      q('a', { add_n: { label: 'P', properties: [['name', s('a')]] } }),
-      q('b', { add_n: { label: 'P', properties: [['name', s('b')]] } }),
-      q('c', { add_n: { label: 'P', properties: [['name', s('c')]] } }),
-      q(null, { add_e: { input: { nodes: { reference: { var: 'a' } } }, label: 'K', to: { var: 'b' }, properties: [] } }),
-      q('e1', { add_e: { input: { nodes: { reference: { var: 'b' } } }, label: 'K', to: { var: 'c' }, properties: [] } }),
-    ],
-    ['a', 'c', 'e1'],
-  );
-  assert.deepEqual(made, { a: idRows(0), c: idRows(2), e1: idRows(1) });
+  t = await openPathGraph();
 });
 after(() => t.close());
 
@@ -34,11 +23,7 @@ const nodes = (reference: unknown, missing?: string) => ({ nodes: { reference, .
 const edges = (reference: unknown, missing?: string) => ({ edges: { reference, ...(missing ? { missing } : {}) } });
 const idsOf = async (source: unknown, parameters?: Record<string, unknown>) =>
   (await t.read([q('r', { id: { input: source } })], ['r'], parameters)).r;
-const counts = async () =>
-  t.read(
-    [q('n', { count: { input: { nodes: { reference: 'all' } } } }), q('e', { count: { input: { edges: { reference: 'all' } } } })],
-    ['n', 'e'],
-  );
+const counts = () => elementCounts(t);
 /** The exact msg: the path, then what does not exist. */
 const msg = (path: string, what: string) => new RegExp(`^${path.replace(/[.[\]]/g, '\\$&')}: ${what} does not exist$`);
 

@@ -70,3 +70,32 @@ export async function rejects400(promise: Promise<unknown>, code: string, where:
     return true;
   });
 }
+
+/**
+ * A fresh database holding a path: nodes 0 a, 1 b, 2 c (label P, property name) and edges
+ * e0 0->1, e1 1->2 (label K). Several conformance files start from it.
+ */
+export async function openPathGraph(): Promise<TestDb> {
+  const t = await openTestDb();
+  const made = await t.write(
+    [
+      q('a', { add_n: { label: 'P', properties: [['name', s('a')]] } }),
+      q('b', { add_n: { label: 'P', properties: [['name', s('b')]] } }),
+      q('c', { add_n: { label: 'P', properties: [['name', s('c')]] } }),
+      q('e0', { add_e: { input: { nodes: { reference: { var: 'a' } } }, label: 'K', to: { var: 'b' }, properties: [] } }),
+      q('e1', { add_e: { input: { nodes: { reference: { var: 'b' } } }, label: 'K', to: { var: 'c' }, properties: [] } }),
+    ],
+    ['a', 'c', 'e1'],
+  );
+  const expected = JSON.stringify({ a: idRows(0), c: idRows(2), e1: idRows(1) });
+  if (JSON.stringify(made) !== expected) throw new Error(`the path graph was not made as expected: ${JSON.stringify(made)}`);
+  return t;
+}
+
+/** How many nodes and edges the database holds: `{n: count, e: count}`. */
+export function elementCounts(t: TestDb) {
+  return t.read(
+    [q('n', { count: { input: { nodes: { reference: 'all' } } } }), q('e', { count: { input: { edges: { reference: 'all' } } } })],
+    ['n', 'e'],
+  );
+}

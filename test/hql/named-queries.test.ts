@@ -162,6 +162,11 @@ describe('named queries of the social project', () => {
   test('RANGE with a negative bound is a 400 naming it', async () => {
     const answer = await call(server, 'page', { start: -1, end: 2 });
     assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.equal((answer.body as { error: string }).error, 'invalid_query');
+    assert.match(
+      (answer.body as { msg: string }).msg,
+      /range\.start\.expr: a bound must evaluate to a non-negative integer \(i64\), got -1$/,
+    );
   });
 
   test('GROUP_BY: one summary per value with its count (D17)', async () => {
