@@ -27,17 +27,16 @@ function slice(x: Exec, node: PlanNode & { input: PlanNode }, ctx: RowFlow | nul
   const flow = x.run(node.input, ctx);
   if (flow.t === 'values') return { t: 'values', items: flow.items.slice(start, end) };
   const input = x.expectRows(flow, node);
-  return {
-    ...input,
-    rows: (function* () {
-      if (end <= start) return;
-      let i = 0;
-      for (const row of input.rows) {
-        if (i >= start) yield row;
-        if (++i >= end) return;
-      }
-    })(),
-  };
+  return { ...input, rows: sliceRows(input.rows, start, end) };
+}
+
+function* sliceRows(rows: Iterable<Row>, start: number, end: number): Generator<Row> {
+  if (end <= start) return;
+  let i = 0;
+  for (const row of rows) {
+    if (i >= start) yield row;
+    if (++i >= end) return;
+  }
 }
 
 /**

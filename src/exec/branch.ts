@@ -7,7 +7,7 @@
 import { GraphError } from '../core/errors.js';
 import type { Predicate } from '../plan/expr.js';
 import { inputOf, subTraversalsOf } from '../plan/catalog.js';
-import type { PlanNode, SubTraversal } from '../plan/ops.js';
+import type { OpOf, PlanNode, SubTraversal } from '../plan/ops.js';
 import type { Exec, Executor } from './context.js';
 import { evalPredicate } from './eval.js';
 import type { RowFlow } from './flow.js';
@@ -56,67 +56,59 @@ const collect = (x: Exec, rows: Iterable<Row>, path: string): Row[] => append(x,
 
 export const union: Executor<'union'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);
-  return outputFlow(
-    input,
-    node.traversals,
-    (function* () {
-      for (const row of input.rows) {
-        for (const sub of node.traversals) yield* runBody(x, sub, [row], input, node);
-      }
-    })(),
-  );
+  return outputFlow(input, node.traversals, unionRows(x, node, input));
 };
+
+function* unionRows(x: Exec, node: OpOf<'union'>, input: RowFlow): Generator<Row> {
+  for (const row of input.rows) {
+    for (const sub of node.traversals) yield* runBody(x, sub, [row], input, node);
+  }
+}
 
 export const coalesce: Executor<'coalesce'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);
-  return outputFlow(
-    input,
-    node.traversals,
-    (function* () {
-      for (const row of input.rows) {
-        for (const sub of node.traversals) {
-          // Peek one row to learn whether the branch is empty, without running it to the end.
-          const it = runBody(x, sub, [row], input, node)[Symbol.iterator]();
-          const first = it.next();
-          if (first.done) continue;
-          yield first.value;
-          for (let r = it.next(); !r.done; r = it.next()) yield r.value;
-          break;
-        }
-      }
-    })(),
-  );
+  return outputFlow(input, node.traversals, coalesceRows(x, node, input));
 };
+
+function* coalesceRows(x: Exec, node: OpOf<'coalesce'>, input: RowFlow): Generator<Row> {
+  for (const row of input.rows) {
+    for (const sub of node.traversals) {
+      // Peek one row to learn whether the branch is empty, without running it to the end.
+      const it = runBody(x, sub, [row], input, node)[Symbol.iterator]();
+      const first = it.next();
+      if (first.done) continue;
+      yield first.value;
+      for (let r = it.next(); !r.done; r = it.next()) yield r.value;
+      break;
+    }
+  }
+}
 
 export const optional: Executor<'optional'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);
-  return outputFlow(
-    input,
-    [node.traversal],
-    (function* () {
-      for (const row of input.rows) {
-        const it = runBody(x, node.traversal, [row], input, node)[Symbol.iterator]();
-        const first = it.next();
-        if (first.done) {
-          yield row;
-          continue;
-        }
-        yield first.value;
-        for (let r = it.next(); !r.done; r = it.next()) yield r.value;
-      }
-    })(),
-  );
+  return outputFlow(input, [node.traversal], optionalRows(x, node, input));
 };
+
+function* optionalRows(x: Exec, node: OpOf<'optional'>, input: RowFlow): Generator<Row> {
+  for (const row of input.rows) {
+    const it = runBody(x, node.traversal, [row], input, node)[Symbol.iterator]();
+    const first = it.next();
+    if (first.done) {
+      yield row;
+      continue;
+    }
+    yield first.value;
+    for (let r = it.next(); !r.done; r = it.next()) yield r.value;
+  }
+}
 
 /** Output rows computed on first read, so a batch operation costs nothing until used. */
 function deferred(input: RowFlow, bodies: readonly SubTraversal[], compute: () => Iterable<Row>): RowFlow {
-  return outputFlow(
-    input,
-    bodies,
-    (function* () {
-      yield* compute();
-    })(),
-  );
+  return outputFlow(input, bodies, lazily(compute));
+}
+
+function* lazily(compute: () => Iterable<Row>): Generator<Row> {
+  yield* compute();
 }
 
 /**

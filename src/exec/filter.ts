@@ -14,12 +14,11 @@ import { NONE, type Row } from './row.js';
 import { clip } from '../core/clip.js';
 
 function keep(x: Exec, input: RowFlow, test: (row: Row) => boolean): RowFlow {
-  return rowFlow(
-    (function* () {
-      for (const row of input.rows) if (test(row)) yield row;
-    })(),
-    input,
-  );
+  return rowFlow(kept(input.rows, test), input);
+}
+
+function* kept(rows: Iterable<Row>, test: (row: Row) => boolean): Generator<Row> {
+  for (const row of rows) if (test(row)) yield row;
 }
 
 /**

@@ -72,49 +72,46 @@ function hopToNodes(dir: Dir): Executor<'out' | 'in' | 'both'> {
   const edgeEquivalent = dir === 'out' ? 'to' : dir === 'in' ? 'from' : 'other';
   return (node, x, ctx) => {
     const input = x.rows(node.input, ctx, node);
-    return rowFlow(
-      (function* () {
-        for (const row of input.rows) {
-          if (row.kind === NODE) {
-            for (const id of neighbours(x.store, row.id, dir, node.label)) yield row.moveTo(NODE, id, x.trackPath);
-          } else if (row.kind === EDGE) {
-            for (const id of edgeEnds(x, row, edgeEquivalent)) yield row.moveTo(NODE, id, x.trackPath);
-          }
-        }
-      })(),
-      input,
-    );
+    return rowFlow(hopRows(x, input.rows, dir, node.label, edgeEquivalent), input);
   };
+}
+
+function* hopRows(x: Exec, rows: Iterable<Row>, dir: Dir, label: string | null, edgeEquivalent: 'to' | 'from' | 'other'): Generator<Row> {
+  for (const row of rows) {
+    if (row.kind === NODE) {
+      for (const id of neighbours(x.store, row.id, dir, label)) yield row.moveTo(NODE, id, x.trackPath);
+    } else if (row.kind === EDGE) {
+      for (const id of edgeEnds(x, row, edgeEquivalent)) yield row.moveTo(NODE, id, x.trackPath);
+    }
+  }
 }
 
 function hopToEdges(dir: Dir): Executor<'out_e' | 'in_e' | 'both_e'> {
   return (node, x, ctx) => {
     const input = x.rows(node.input, ctx, node);
-    return rowFlow(
-      (function* () {
-        for (const row of input.rows) {
-          if (row.kind !== NODE) continue;
-          for (const id of incidentEdges(x.store, row.id, dir, node.label)) yield row.moveTo(EDGE, id, x.trackPath);
-        }
-      })(),
-      input,
-    );
+    return rowFlow(incidentEdgeRows(x, input.rows, dir, node.label), input);
   };
+}
+
+function* incidentEdgeRows(x: Exec, rows: Iterable<Row>, dir: Dir, label: string | null): Generator<Row> {
+  for (const row of rows) {
+    if (row.kind !== NODE) continue;
+    for (const id of incidentEdges(x.store, row.id, dir, label)) yield row.moveTo(EDGE, id, x.trackPath);
+  }
 }
 
 function edgeToNode(which: 'to' | 'from' | 'other'): Executor<'out_n' | 'in_n' | 'other_n'> {
   return (node, x, ctx) => {
     const input = x.rows(node.input, ctx, node);
-    return rowFlow(
-      (function* () {
-        for (const row of input.rows) {
-          if (row.kind !== EDGE) continue;
-          for (const id of edgeEnds(x, row, which)) yield row.moveTo(NODE, id, x.trackPath);
-        }
-      })(),
-      input,
-    );
+    return rowFlow(edgeEndRows(x, input.rows, which), input);
   };
+}
+
+function* edgeEndRows(x: Exec, rows: Iterable<Row>, which: 'to' | 'from' | 'other'): Generator<Row> {
+  for (const row of rows) {
+    if (row.kind !== EDGE) continue;
+    for (const id of edgeEnds(x, row, which)) yield row.moveTo(NODE, id, x.trackPath);
+  }
 }
 
 export const out = hopToNodes('out') as Executor<'out'>;

@@ -8,23 +8,22 @@ import type { Direction } from '../plan/ops.js';
 import type { Exec, Executor } from './context.js';
 import { rowFlow } from './flow.js';
 import { resolveRef, variableRows } from './refs.js';
-import { NODE } from './row.js';
+import { NODE, type Row } from './row.js';
 import { clip } from '../core/clip.js';
 
 export const path: Executor<'path'> = (node, x, ctx) => ({ ...x.rows(node.input, ctx, node), showPath: true });
 
 export const simplePath: Executor<'simple_path'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);
-  return rowFlow(
-    (function* () {
-      for (const row of input.rows) {
-        const keys = row.path ?? [];
-        if (new Set(keys).size === keys.length) yield row;
-      }
-    })(),
-    input,
-  );
+  return rowFlow(simplePathRows(input.rows), input);
 };
+
+function* simplePathRows(rows: Iterable<Row>): Generator<Row> {
+  for (const row of rows) {
+    const keys = row.path ?? [];
+    if (new Set(keys).size === keys.length) yield row;
+  }
+}
 
 /** How many nodes a reference names before existence is checked (at most one is allowed). */
 function namedCount(x: Exec, ref: ElementRef, path: string): number {

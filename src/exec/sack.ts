@@ -12,12 +12,11 @@ import type { Row } from './row.js';
 import { clip } from '../core/clip.js';
 
 function mapRows(input: RowFlow, fn: (row: Row) => Row): RowFlow {
-  return rowFlow(
-    (function* () {
-      for (const row of input.rows) yield fn(row);
-    })(),
-    input,
-  );
+  return rowFlow(mapped(input.rows, fn), input);
+}
+
+function* mapped(rows: Iterable<Row>, fn: (row: Row) => Row): Generator<Row> {
+  for (const row of rows) yield fn(row);
 }
 
 export const withSack: Executor<'with_sack'> = (node, x, ctx) =>

@@ -49,27 +49,25 @@ export const inject: Executor<'inject'> = (node, x, ctx) => {
       `${path}: variable "${clip(node.variable)}" holds ${value.t === 'values' ? 'a list of values' : `a ${value.t}`}, not a stream of nodes or edges`,
     );
   }
-  return rowFlow(
-    (function* () {
-      yield* input.rows;
-      yield* value.rows;
-    })(),
-    input,
-  );
+  return rowFlow(concat(input.rows, value.rows), input);
 };
+
+function* concat(first: Iterable<Row>, second: Iterable<Row>): Generator<Row> {
+  yield* first;
+  yield* second;
+}
 
 export const bind: Executor<'bind'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);
   const name = node.name;
-  return rowFlow(
-    (function* () {
-      for (const row of input.rows) {
-        yield row.withBindings(new Map([...(row.bindings ?? []), [name, { key: row.key, distance: row.distance, score: row.score }]]));
-      }
-    })(),
-    input,
-  );
+  return rowFlow(withBinding(input.rows, name), input);
 };
+
+function* withBinding(rows: Iterable<Row>, name: string): Generator<Row> {
+  for (const row of rows) {
+    yield row.withBindings(new Map([...(row.bindings ?? []), [name, { key: row.key, distance: row.distance, score: row.score }]]));
+  }
+}
 
 /** The row a binding target names: the row itself, or a row on the bound element. */
 function targetRow(row: Row, target: BindingTarget): Row | null {
