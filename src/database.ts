@@ -14,6 +14,7 @@ import { executePlan, type ExecOptions } from './exec/batch.js';
 import { Preempted } from './exec/guarded-reader.js';
 import { LIMITS } from './plan/limits.js';
 import { openStore } from './store/index.js';
+import { PreparedPlans } from './prepared-plans.js';
 import type { Store } from './store/types.js';
 
 /** Bulk-load rows in a request are parsed as row tables (src/core/row-table.ts). */
@@ -21,22 +22,33 @@ const REQUEST_JSON: ParseJsonOptions = { tables: { minRows: MIN_TABLE_ROWS, make
 
 /** Request text, bytes, or (embedded callers) a plain object, to a validated plan. */
 export function preparePlan(request: string | Uint8Array | object): QueryPlan {
-  let json: unknown;
+  return planOf(parseRequest(request));
+}
+
+/** A parsed request to a validated plan. */
+function planOf(json: unknown): QueryPlan {
+  const plan = decodeRequest(json);
+  validatePlan(plan);
+  return plan;
+}
+
+/** Request text, bytes or a plain object as JSON, with our errors for bad JSON. */
+function parseRequest(request: string | Uint8Array | object): unknown {
   try {
-    if (typeof request === 'string') json = parseJson(request, REQUEST_JSON);
-    else if (request instanceof Uint8Array) json = parseJsonBytes(request, REQUEST_JSON);
+    if (typeof request === 'string') return parseJson(request, REQUEST_JSON);
+    if (request instanceof Uint8Array) return parseJsonBytes(request, REQUEST_JSON);
     // A JS object has lost the integer/float token distinction; a round trip through
     // our JSON text restores "integer-valued numbers are integers".
-    else json = parseJson(stringifyJson(request), REQUEST_JSON);
+    return parseJson(stringifyJson(request), REQUEST_JSON);
   } catch (err) {
     if (err instanceof GraphError) throw err;
     if (err instanceof JsonSyntaxError && err.tooDeep) throw new GraphError('limit_exceeded', `JSON ${err.message}`);
     throw new GraphError('invalid_query_json', `invalid JSON: ${messageOf(err)}`);
   }
-  const plan = decodeRequest(json);
-  validatePlan(plan);
-  return plan;
 }
+
+/** This thread's plans of named-query requests (prepared-plans.ts). */
+const preparedPlans = new PreparedPlans(parseRequest, planOf);
 
 /** What one /v2/query request comes to: an answer, or a write for the writer to run. */
 export type QueryAnswer =
@@ -55,9 +67,11 @@ export function answerQuery(
   options: PipelineOptions,
   readerMode: boolean,
   read: (plan: QueryPlan) => string,
+  /** Where the parameters start when `body` is a prepared request (prepared-plans.ts); 0 otherwise. */
+  paramsAt = 0,
 ): QueryAnswer {
   try {
-    const plan = preparePlan(body);
+    const plan = paramsAt > 0 && body instanceof Uint8Array ? preparedPlans.prepare(body, paramsAt) : preparePlan(body);
     checkOptionsForRequestType(options, plan.type);
     if (readerMode && (plan.type === 'write' || options.requireWriter)) {
       throw new GraphError(

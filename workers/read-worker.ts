@@ -32,10 +32,10 @@ function stats(): WorkerStats {
 export default function runReadTask(task: Uint8Array | 'stats'): Uint8Array | WorkerStats {
   if (task === 'stats') return stats();
   const { sliceMs, requests } = decodeTask(task);
-  const answers = requests.map(({ flags, spentMs, body }) => {
+  const answers = requests.map(({ flags, spentMs, paramsAt, body }) => {
     const start = performance.now();
     const exec = { timeoutMs: settings.queryTimeoutMs, spentMs, sliceMs };
-    const answer = answerQuery(body, fromOptionFlags(flags), readerMode, (plan) => runRead(store, plan, exec));
+    const answer = answerQuery(body, fromOptionFlags(flags), readerMode, (plan) => runRead(store, plan, exec), paramsAt);
     switch (answer.kind) {
       case 'done':
         return { kind: 'response' as const, status: answer.status, text: answer.body };

@@ -30,7 +30,7 @@ export function checkParameters(params: readonly ParamDef[], body: unknown): str
     throw new GraphError('invalid_parameter', `the body must be a JSON object of the query's parameters, got ${describe(body)}`);
   }
   const given = body as Record<string, unknown>;
-  const declared = new Set(params.map((p) => p.name.text));
+  const declared = namesOf(params);
   const extra = Object.keys(given).filter((k) => !declared.has(k));
   if (extra.length > 0) {
     const known = params.length === 0 ? 'the query takes no parameters' : `its parameters are ${params.map((p) => p.name.text).join(', ')}`;
@@ -52,6 +52,18 @@ export function checkParameters(params: readonly ParamDef[], body: unknown): str
   }
   return `{${parts.join(',')}}`;
 }
+
+/** The declared names of a query's parameters, once per query (the lists live as long as the project). */
+const NAMES = new WeakMap<readonly ParamDef[], ReadonlySet<string>>();
+
+function namesOf(params: readonly ParamDef[]): ReadonlySet<string> {
+  let names = NAMES.get(params);
+  if (names === undefined) NAMES.set(params, (names = new Set(params.map((p) => p.name.text))));
+  return names;
+}
+
+/** The largest ID: ids are non-negative 64-bit signed integers. */
+const MAX_ID = 2n ** 63n - 1n;
 
 /** `value` as JSON text of type `type`; `where` names it in errors (`"tags"[2]`). */
 function checked(type: TypeExpr, value: unknown, where: string): string {
@@ -102,7 +114,7 @@ function primitive(type: string, value: unknown, where: string): string {
   else if (type === 'ID' && typeof value === 'string' && /^[0-9]{1,20}$/.test(value)) n = BigInt(value);
   else if (type === 'ID') bad(where, `must be an ID: a non-negative integer (or its digits as a string), got ${describe(value)}`);
   else bad(where, `must be an integer (${type}), got ${describe(value)}`);
-  const max = type === 'ID' ? 2n ** 63n - 1n : range[1];
+  const max = type === 'ID' ? MAX_ID : range[1];
   if (n < range[0] || n > max) bad(where, `is ${n}, out of the range of ${type} (${range[0]} to ${max})`);
   return n.toString();
 }

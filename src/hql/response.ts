@@ -62,8 +62,18 @@ function elementObject(text: string, start: number, kind: 'node' | 'edge', field
   };
   let out = `{"id":${get('$id')},"label":${get('$label')}`;
   if (kind === 'edge') out += `,"from_node":${get('$from')},"to_node":${get('$to')}`;
-  for (const f of fields) out += `,${JSON.stringify(f)}:${get(f)}`;
+  const keys = keysOf(fields);
+  for (let i = 0; i < fields.length; i++) out += `${keys[i]}${get(fields[i]!)}`;
   return `${out}}`;
+}
+
+/** `,"field":` for each field of an element type, printed once per type (the lists live as long as the project). */
+const KEYS = new WeakMap<readonly string[], readonly string[]>();
+
+function keysOf(fields: readonly string[]): readonly string[] {
+  let keys = KEYS.get(fields);
+  if (keys === undefined) KEYS.set(fields, (keys = fields.map((f) => `,${JSON.stringify(f)}:`)));
+  return keys;
 }
 
 /** The object at [start, end) with each `nested` field's one-key objects shown as their bare values. */
@@ -127,7 +137,11 @@ function valueEnd(text: string, i: number): number {
     return text.length;
   }
   let j = i;
-  while (j < text.length && !',}]'.includes(text[j]!)) j++;
+  while (j < text.length) {
+    const d = text.charCodeAt(j);
+    if (d === 44 /* , */ || d === 125 /* } */ || d === 93 /* ] */) break;
+    j++;
+  }
   return j;
 }
 

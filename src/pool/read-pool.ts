@@ -66,6 +66,7 @@ export interface ReadPoolCounters {
 interface Pending {
   readonly body: Uint8Array;
   readonly flags: number;
+  readonly paramsAt: number;
   spentMs: number;
   /** Already tried again after its worker died. */
   retried: boolean;
@@ -240,18 +241,21 @@ export class ReadPool {
     return this.short.idle;
   }
 
-  /** Answers one /v2/query body (`flags`: request-options.ts optionFlags). */
-  submit(body: Uint8Array, flags: number): Promise<AnswerFrame> {
+  /**
+   * Answers one /v2/query body (`flags`: request-options.ts optionFlags; `paramsAt`: where
+   * a prepared request's parameters start, see src/prepared-plans.ts).
+   */
+  submit(body: Uint8Array, flags: number, paramsAt = 0): Promise<AnswerFrame> {
     return new Promise((resolve) => {
-      const pending: Pending = { body, flags, spentMs: 0, retried: false, resolve };
+      const pending: Pending = { body, flags, paramsAt, spentMs: 0, retried: false, resolve };
       (body.byteLength > LONG_BODY_BYTES ? this.long : this.short).enqueue(pending);
     });
   }
 
   /** Runs a read that already ran for `spentMs` elsewhere and outran its slice there. */
-  submitLong(body: Uint8Array, flags: number, spentMs: number): Promise<AnswerFrame> {
+  submitLong(body: Uint8Array, flags: number, spentMs: number, paramsAt = 0): Promise<AnswerFrame> {
     this.preempted++;
-    return new Promise((resolve) => this.long.enqueue({ body, flags, spentMs, retried: false, resolve }));
+    return new Promise((resolve) => this.long.enqueue({ body, flags, paramsAt, spentMs, retried: false, resolve }));
   }
 
   /** Statistics of every worker (one task per thread; for tests and diagnostics). */

@@ -4,10 +4,11 @@
  * then neither parses JSON nor encodes messages per request: a task is a copy of the
  * bodies, a reply is the response bytes the socket sends.
  *
- * Task:   [u32 count][u32 sliceMs] then per request [u32 flags, u32 spentMs, u32 length],
- *         then the bodies. sliceMs 0: run every request to the end; otherwise a read that
- *         runs longer is stopped and answered `preempted` (it goes to the heavy lane).
- *         spentMs: execution time the request already had in earlier attempts.
+ * Task:   [u32 count][u32 sliceMs] then per request [u32 flags, u32 spentMs, u32 paramsAt,
+ *         u32 length], then the bodies. sliceMs 0: run every request to the end; otherwise a
+ *         read that runs longer is stopped and answered `preempted` (it goes to the heavy
+ *         lane). spentMs: execution time the request already had in earlier attempts.
+ *         paramsAt: where the parameters of a prepared request start (src/prepared-plans.ts), else 0.
  * Answer: [u32 count][u32 0] then per answer [u32 kind, u32 status, u32 length], then
  *         payloads: kind 0 is a response body (UTF-8 JSON, with `status`), kind 1 a write
  *         plan (msgpack PlanMessage) for the writer, with `status` 1 when it awaits
@@ -21,6 +22,8 @@ export interface RequestFrame {
   readonly flags: number;
   /** Execution time (ms) the request had in earlier, preempted attempts. */
   readonly spentMs: number;
+  /** A prepared request's parameters offset (src/prepared-plans.ts); 0 for a plain request. */
+  readonly paramsAt: number;
   readonly body: Uint8Array;
 }
 
@@ -80,15 +83,18 @@ function decodeTable(bytes: Uint8Array, fields: number): { extra: number; entrie
 
 export function encodeTask(task: TaskFrame): Uint8Array {
   return encodeTable(
-    task.requests.map((r) => ({ fields: [r.flags, r.spentMs], payload: r.body })),
-    2,
+    task.requests.map((r) => ({ fields: [r.flags, r.spentMs, r.paramsAt], payload: r.body })),
+    3,
     task.sliceMs,
   );
 }
 
 export function decodeTask(bytes: Uint8Array): TaskFrame {
-  const { extra, entries } = decodeTable(bytes, 2);
-  return { sliceMs: extra, requests: entries.map((e) => ({ flags: e.fields[0]!, spentMs: e.fields[1]!, body: e.payload })) };
+  const { extra, entries } = decodeTable(bytes, 3);
+  return {
+    sliceMs: extra,
+    requests: entries.map((e) => ({ flags: e.fields[0]!, spentMs: e.fields[1]!, paramsAt: e.fields[2]!, body: e.payload })),
+  };
 }
 
 const encoder = new TextEncoder();

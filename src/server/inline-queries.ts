@@ -45,9 +45,9 @@ export class InlineQueries {
     return true;
   }
 
-  answer(body: Uint8Array, options: PipelineOptions): QueryAnswer {
+  answer(body: Uint8Array, options: PipelineOptions, paramsAt = 0): QueryAnswer {
     const exec = { timeoutMs: this.settings.queryTimeoutMs, sliceMs: INLINE_SLICE_MS };
-    return answerQuery(body, options, this.settings.readerMode, (plan) => runRead(this.store, plan, exec));
+    return answerQuery(body, options, this.settings.readerMode, (plan) => runRead(this.store, plan, exec), paramsAt);
   }
 
   close(): Promise<void> {

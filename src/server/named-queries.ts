@@ -24,8 +24,18 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 /** A compiled query ready to call: its /v2/query request, printed once, around the parameters. */
 export interface CallableQuery {
   readonly query: CompiledQuery;
-  /** The /v2/query request text for the parameters (JSON text from checkParameters). */
-  request(parameters: string): string;
+  /** The /v2/query request for the parameters (JSON text from checkParameters). */
+  request(parameters: string): PreparedRequest;
+}
+
+/**
+ * A /v2/query body whose parameters object is last and starts at byte `paramsAt` (0: no
+ * parameters), so the read threads can keep its plan and parse only the parameters
+ * (src/prepared-plans.ts).
+ */
+export interface PreparedRequest {
+  readonly body: Buffer;
+  readonly paramsAt: number;
 }
 
 export function callable(query: CompiledQuery): CallableQuery {
@@ -33,11 +43,15 @@ export function callable(query: CompiledQuery): CallableQuery {
   const batch = `{"entries":${stringifyJson(query.entries)},"returns":${JSON.stringify(query.returnNames)}}`;
   const envelope = `{"request_type":"${type}","query_name":${JSON.stringify(query.name)},"query":{"${type}":${batch}}`;
   if (query.params.length === 0) {
-    const whole = `${envelope}}`;
-    return { query, request: () => whole };
+    const whole = Buffer.from(`${envelope}}`);
+    return { query, request: () => ({ body: whole, paramsAt: 0 }) };
   }
-  const head = `${envelope},"parameter_types":${stringifyJson(query.parameterTypes)},"parameters":`;
-  return { query, request: (parameters) => `${head}${parameters}}` };
+  const head = Buffer.from(`${envelope},"parameter_types":${stringifyJson(query.parameterTypes)},"parameters":`);
+  const close = Buffer.from('}');
+  return {
+    query,
+    request: (parameters) => ({ body: Buffer.concat([head, Buffer.from(parameters), close]), paramsAt: head.byteLength }),
+  };
 }
 
 /** D16: an element addressed by id that does not exist is 404 on this route. */
@@ -70,7 +84,8 @@ export async function runNamedQuery(service: QueryService, q: CallableQuery, req
     if (q.query.entries.length === 0) return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, '{}') };
     if (service.health().index_runtime !== 'ready')
       return errorResponse({ error: 'not_ready', msg: 'the database is still opening; retry shortly' });
-    const reply = await service.query(Buffer.from(q.request(params)), options);
+    const request = q.request(params);
+    const reply = await service.query(request.body, options, request.paramsAt);
     const text = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8');
     if (reply.status !== 200) return namedError(JSON.parse(text) as ErrorBody);
     return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, text) };

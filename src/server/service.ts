@@ -23,6 +23,10 @@ export interface QueryReply {
 export interface QueryService {
   readonly mode: Mode;
   health(): HealthResponse;
-  /** Runs the query pipeline (database.ts answerQuery) on a request body. */
-  query(body: Uint8Array, options: PipelineOptions): Promise<QueryReply>;
+  /**
+   * Runs the query pipeline (database.ts answerQuery) on a request body. `paramsAt` > 0
+   * marks a prepared request whose parameters object starts at that byte and ends one
+   * byte before the body does (src/prepared-plans.ts); only named queries send one.
+   */
+  query(body: Uint8Array, options: PipelineOptions, paramsAt?: number): Promise<QueryReply>;
 }

@@ -88,13 +88,13 @@ export class ThreadedService implements QueryService {
     return { writer: this.writer?.counters() ?? null, pool: this.pool?.counters() ?? null };
   }
 
-  async query(body: Uint8Array, options: PipelineOptions): Promise<QueryReply> {
+  async query(body: Uint8Array, options: PipelineOptions, paramsAt = 0): Promise<QueryReply> {
     const pool = this.pool;
     if (pool === null) return fail('not_ready', 'the read workers are starting');
     const answer =
       this.inline !== null && pool.idle && this.inline.accepts(body)
-        ? await this.answerInline(this.inline, pool, body, options)
-        : await pool.submit(body, optionFlags(options));
+        ? await this.answerInline(this.inline, pool, body, options, paramsAt)
+        : await pool.submit(body, optionFlags(options), paramsAt);
     if (answer.kind === 'response') return { status: answer.status, body: answer.body };
     if (answer.kind === 'preempted') return fail('internal_error', 'a read was preempted in the long lane');
     // Workers refuse writes in reader mode, so a write plan means a writer exists.
@@ -103,13 +103,19 @@ export class ThreadedService implements QueryService {
     return reply.ok ? { status: 200, body: reply.body } : errorReply(reply.error);
   }
 
-  private async answerInline(inline: InlineQueries, pool: ReadPool, body: Uint8Array, options: PipelineOptions): Promise<AnswerFrame> {
-    const answer = inline.answer(body, options);
+  private async answerInline(
+    inline: InlineQueries,
+    pool: ReadPool,
+    body: Uint8Array,
+    options: PipelineOptions,
+    paramsAt: number,
+  ): Promise<AnswerFrame> {
+    const answer = inline.answer(body, options, paramsAt);
     switch (answer.kind) {
       case 'done':
         return { kind: 'response', status: answer.status, body: Buffer.from(answer.body) };
       case 'preempted':
-        return pool.submitLong(body, optionFlags(options), INLINE_SLICE_MS);
+        return pool.submitLong(body, optionFlags(options), INLINE_SLICE_MS, paramsAt);
       default:
         return { kind: 'write', awaitDurable: answer.awaitDurable, plan: encodeMessage(toPlanMessage(answer.plan)) };
     }

@@ -84,7 +84,8 @@ export function decodeRequest(json: unknown): QueryPlan {
   };
 }
 
-function decodeParameters(values: Record<string, unknown> | null, types: Record<string, unknown> | null): Map<string, Value> {
+/** A request's `parameters` and `parameter_types` (JSON objects or null) as Values. */
+export function decodeParameters(values: Record<string, unknown> | null, types: Record<string, unknown> | null): Map<string, Value> {
   const params = new Map<string, Value>();
   if (types !== null) {
     if (values === null) fail('parameter_types', 'parameter_types is only allowed together with parameters');

@@ -1,0 +1,63 @@
+/**
+ * Plans of requests that differ only in their parameters, prepared once per thread. A
+ * named query (src/server/named-queries.ts) sends the same /v2/query request on every call
+ * with only its `parameters` object changed, placed last and starting at a byte offset it
+ * knows (`paramsAt`). Parsing, decoding and validating that batch again on every call cost
+ * more than running a point read, so the decoded batch is kept, keyed by the request's
+ * bytes before the parameters, and a call parses its parameters only. The plan is still
+ * validated on every call: validation looks at parameter values (a comparison with a
+ * parameter that has no order), so a plan valid for one call may not be for the next.
+ *
+ * Only internal callers set `paramsAt`; a client's /v2/query body never takes this path.
+ */
+import { GraphError } from './core/errors.js';
+import type { QueryPlan } from './plan/batch.js';
+import { validatePlan } from './plan/validate.js';
+import { decodeParameters } from './wire/request.js';
+
+/** Distinct requests kept per thread; past it the cache starts over (a project has a few hundred queries at most). */
+const MAX_PLANS = 1024;
+
+interface Prepared {
+  /** The plan without parameters. */
+  readonly plan: QueryPlan;
+  /** The request's `parameter_types`, or null for untyped parameters. */
+  readonly types: Record<string, unknown> | null;
+}
+
+export class PreparedPlans {
+  private readonly plans = new Map<string, Prepared>();
+
+  constructor(
+    /** Request bytes to JSON, with the errors of a /v2/query body (database.ts). */
+    private readonly parse: (body: Uint8Array) => unknown,
+    /** Parsed request to a validated plan (database.ts). */
+    private readonly planOf: (json: unknown) => QueryPlan,
+  ) {}
+
+  /**
+   * The validated plan of `body`, a request whose text ends with `"parameters":{...}}`,
+   * the parameters object starting at byte `paramsAt`.
+   */
+  prepare(body: Uint8Array, paramsAt: number): QueryPlan {
+    const key = Buffer.from(body.buffer, body.byteOffset, paramsAt).toString('latin1');
+    const hit = this.plans.get(key);
+    if (hit === undefined) {
+      const json = this.parse(body);
+      const plan = this.planOf(json);
+      const types = objectOrNull((json as { parameter_types?: unknown }).parameter_types);
+      if (this.plans.size >= MAX_PLANS) this.plans.clear();
+      this.plans.set(key, { plan: { ...plan, params: new Map() }, types });
+      return plan;
+    }
+    const values = objectOrNull(this.parse(body.subarray(paramsAt, body.byteLength - 1)));
+    if (values === null) throw new GraphError('invalid_query_json', 'parameters: expected an object');
+    const plan: QueryPlan = { ...hit.plan, params: decodeParameters(values, hit.types) };
+    validatePlan(plan);
+    return plan;
+  }
+}
+
+function objectOrNull(json: unknown): Record<string, unknown> | null {
+  return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
+}
