@@ -48,7 +48,7 @@ function parseRequest(request: string | Uint8Array | object): unknown {
 }
 
 /** This thread's plans of named-query requests (prepared-plans.ts). */
-const preparedPlans = new PreparedPlans(parseRequest, planOf);
+const preparedPlans = new PreparedPlans(parseRequest, decodeRequest);
 
 /** What one /v2/query request comes to: an answer, or a write for the writer to run. */
 export type QueryAnswer =

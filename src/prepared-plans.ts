@@ -4,15 +4,17 @@
  * with only its `parameters` object changed, placed last and starting at a byte offset it
  * knows (`paramsAt`). Parsing, decoding and validating that batch again on every call cost
  * more than running a point read, so the decoded batch is kept, keyed by the request's
- * bytes before the parameters, and a call parses its parameters only. The plan is still
- * validated on every call: validation looks at parameter values (a comparison with a
- * parameter that has no order), so a plan valid for one call may not be for the next.
+ * bytes before the parameters, and a call parses its parameters only. A plan whose
+ * validation looked at a parameter's value (a comparison with a parameter that may have no
+ * order) is validated again on every call; any other plan stays valid for every call,
+ * since typed parameters always come with the same names (decodeParameters checks them
+ * against parameter_types).
  *
  * Only internal callers set `paramsAt`; a client's /v2/query body never takes this path.
  */
 import { GraphError } from './core/errors.js';
 import type { QueryPlan } from './plan/batch.js';
-import { validatePlan } from './plan/validate.js';
+import { validatePlan, validatePlanNoting } from './plan/validate.js';
 import { decodeParameters } from './wire/request.js';
 
 /** Distinct requests kept per thread; past it the cache starts over (a project has a few hundred queries at most). */
@@ -23,6 +25,8 @@ interface Prepared {
   readonly plan: QueryPlan;
   /** The request's `parameter_types`, or null for untyped parameters. */
   readonly types: Record<string, unknown> | null;
+  /** Validate each call's plan: it depends on parameter values, or on which parameters an untyped call sends. */
+  readonly revalidate: boolean;
 }
 
 export class PreparedPlans {
@@ -31,8 +35,8 @@ export class PreparedPlans {
   constructor(
     /** Request bytes to JSON, with the errors of a /v2/query body (database.ts). */
     private readonly parse: (body: Uint8Array) => unknown,
-    /** Parsed request to a validated plan (database.ts). */
-    private readonly planOf: (json: unknown) => QueryPlan,
+    /** Parsed request to a plan, not validated (wire/request.ts decodeRequest). */
+    private readonly decode: (json: unknown) => QueryPlan,
   ) {}
 
   /**
@@ -44,16 +48,17 @@ export class PreparedPlans {
     const hit = this.plans.get(key);
     if (hit === undefined) {
       const json = this.parse(body);
-      const plan = this.planOf(json);
+      const plan = this.decode(json);
+      const { readParamValues } = validatePlanNoting(plan);
       const types = objectOrNull((json as { parameter_types?: unknown }).parameter_types);
       if (this.plans.size >= MAX_PLANS) this.plans.clear();
-      this.plans.set(key, { plan: { ...plan, params: new Map() }, types });
+      this.plans.set(key, { plan: { ...plan, params: new Map() }, types, revalidate: readParamValues || types === null });
       return plan;
     }
     const values = objectOrNull(this.parse(body.subarray(paramsAt, body.byteLength - 1)));
     if (values === null) throw new GraphError('invalid_query_json', 'parameters: expected an object');
     const plan: QueryPlan = { ...hit.plan, params: decodeParameters(values, hit.types) };
-    validatePlan(plan);
+    if (hit.revalidate) validatePlan(plan);
     return plan;
   }
 }

@@ -105,6 +105,15 @@ class Budget {
 }
 
 export function validatePlan(plan: QueryPlan): void {
+  validatePlanNoting(plan);
+}
+
+/**
+ * validatePlan, answering whether the outcome depended on parameter values (a comparison
+ * whose operand is a parameter). When it did not, the plan stays valid for any values of
+ * the same parameters (src/prepared-plans.ts).
+ */
+export function validatePlanNoting(plan: QueryPlan): { readonly readParamValues: boolean } {
   const write = plan.type === 'write';
   const bound = new Set<string>();
   const checker = new Checker(plan, new Budget());
@@ -123,9 +132,13 @@ export function validatePlan(plan: QueryPlan): void {
     if (!bound.has(name)) reject('unknown_return_variable', path, `"${clip(name)}" is not the name of any entry in this batch`);
     seen.add(name);
   });
+  return { readParamValues: checker.readParamValues };
 }
 
 class Checker {
+  /** Whether a check looked at a parameter's value (staticValue). */
+  readParamValues = false;
+
   constructor(
     private readonly plan: QueryPlan,
     private readonly budget: Budget,
@@ -262,6 +275,7 @@ class Checker {
   private staticValue(e: Expr, scope: Scope): { value: Value } | null {
     if (e.e === 'constant') return { value: e.value };
     if (e.e === 'param' && !scope.inLoop) {
+      this.readParamValues = true;
       const value = this.plan.params.get(e.name);
       return value === undefined ? null : { value };
     }

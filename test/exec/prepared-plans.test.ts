@@ -63,18 +63,20 @@ test('a parameter of the wrong type is the same 400 on a cached plan as on the f
   assert.match(answer.kind === 'done' ? answer.body : '', /"parameters\.id/);
 });
 
-test('validation that depends on parameter values runs on every call', () => {
+test('validation that depends on parameter values runs on every call, typed or not', () => {
   const older = [
     q('r', {
       id: { input: { where: { input: { nodes: { reference: 'all' } }, predicate: { gt: { left: prop('n'), right: { param: 'p' } } } } } },
     }),
   ];
-  same(older, ['r'], '{"p":1}');
-  // A boolean has no order: the same plan with this value is rejected before it runs.
-  const answer = same(older, ['r'], '{"p":true}');
-  assert.equal(answer.kind === 'done' && answer.status, 400);
-  assert.match(answer.kind === 'done' ? answer.body : '', /incompatible_comparison/);
-  assert.equal(same(older, ['r'], '{"p":2}').kind, 'done');
+  for (const types of [undefined, { p: 'value' }]) {
+    same(older, ['r'], '{"p":1}', types);
+    // A boolean has no order: the same plan with this value is rejected before it runs.
+    const answer = same(older, ['r'], '{"p":true}', types);
+    assert.equal(answer.kind === 'done' && answer.status, 400);
+    assert.match(answer.kind === 'done' ? answer.body : '', /incompatible_comparison/);
+    assert.deepEqual(same(older, ['r'], '{"p":2}', types), { kind: 'done', status: 200, body: '{"r":[]}' });
+  }
 });
 
 test('requests that differ before their parameters keep plans of their own', () => {
