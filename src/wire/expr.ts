@@ -1,5 +1,5 @@
 /** Decoders for Expr, Predicate, PropertyInput, StreamBound and NodeRef/EdgeRef (reference §4). */
-import type { ArithOp, CompareOp, ElementRef, Expr, Predicate, PropertyInput, StreamBound } from '../plan/expr.js';
+import type { ArithOp, ElementRef, Expr, Predicate, PropertyInput, StreamBound } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
 import {
   bool,
@@ -190,9 +190,5 @@ export const elementRef: Field<ElementRef> = (json, path) => {
 };
 
 export const order = oneOf(['asc', 'desc'] as const);
-
-export function isCompareOp(s: string): s is CompareOp {
-  return (COMPARE as readonly string[]).includes(s);
-}
 
 export { str, isObject };
