@@ -61,6 +61,13 @@ interface Lowered {
   readonly show: Presentation;
 }
 
+/** What an assignment adds to the batch, and the variable it binds. */
+interface Assigned {
+  readonly entries: Wire[];
+  readonly ty: Ty;
+  readonly show: Presentation;
+}
+
 interface Variable {
   readonly ty: Ty;
   readonly show: Presentation;
@@ -77,6 +84,8 @@ class QueryCompiler {
   readonly problems: Problem[] = [];
   private readonly scope = new Map<string, Variable>();
   private write = false;
+  /** Names of the hidden variables of upserts written as statements of their own. */
+  private hidden = 0;
   /** Variables whose statement had an error: later uses of them are not reported again. */
   private readonly failed = new Set<string>();
 
@@ -154,13 +163,19 @@ class QueryCompiler {
           throw new CompileError(s.name.pos, `"${s.name.text}" is already defined (line ${earlier.pos.line}); choose another name`);
         }
         this.failed.add(s.name.text);
-        const lowered = this.topLevel(s.value);
+        const made = this.upsert(s.value, s.name.text) ?? this.assigned(s.name.text, this.topLevel(s.value));
         this.failed.delete(s.name.text);
-        this.scope.set(s.name.text, { ty: lowered.ty, show: lowered.show, pos: s.name.pos });
-        return [{ query: { name: s.name.text, root: lowered.root } }];
+        this.scope.set(s.name.text, { ty: made.ty, show: made.show, pos: s.name.pos });
+        return made.entries;
       }
-      case 'expr':
+      case 'expr': {
+        const upsert = this.upsert(s.value, `$u${this.hidden + 1}`);
+        if (upsert !== null) {
+          this.hidden++;
+          return upsert.entries;
+        }
         return [{ query: { root: this.topLevel(s.value).root } }];
+      }
       case 'drop': {
         const lowered = this.topLevel(s.value);
         if (lowered.ty.k !== 'element') throw new CompileError(s.value.pos, `DROP deletes nodes or edges, not ${describeTy(lowered.ty)}`);
@@ -194,6 +209,10 @@ class QueryCompiler {
     const body = this.statements(s.body);
     if (body.length === 0) throw new CompileError(s.pos, 'a FOR loop needs at least one statement');
     return { for_each: { param: s.source.text, body } };
+  }
+
+  private assigned(name: string, lowered: Lowered): Assigned {
+    return { entries: [{ query: { name, root: lowered.root } }], ty: lowered.ty, show: lowered.show };
   }
 
   /** A statement's value: a traversal, a creation. */
@@ -271,6 +290,7 @@ class QueryCompiler {
    * and nested traversals (their root is then `context`); null at the top of a statement.
    */
   private traversal(e: Extract<Expr, { kind: 'traversal' }>, current: Ty | null): Lowered {
+    checkNothingAfterUpsert(e.steps);
     let state = this.source(e, current);
     for (const step of e.steps) state = this.step(state, step, current);
     return state;
@@ -533,12 +553,84 @@ class QueryCompiler {
       case 'compare':
         throw new CompileError(step.pos, `${step.op} compares a value inside WHERE(...), for example WHERE(_::{age}::${step.op}(...))`);
       case 'upsert':
-        throw new CompileError(step.pos, `${step.which} is not supported yet`);
+        // A statement ending in an upsert is lowered by upsert(); anywhere else it has no place.
+        if (current !== null) throw new CompileError(step.pos, `${step.which} cannot be nested in another traversal`);
+        throw new CompileError(
+          step.pos,
+          `${step.which} is a statement of its own: assign it (x <- ...::${step.which}(...)) and return the variable`,
+        );
       case 'intersect':
         throw new CompileError(step.pos, 'INTERSECT is not supported yet');
       case 'unsupported':
         throw new CompileError(step.pos, `${step.what} is not supported yet`);
     }
+  }
+
+  // ---- upserts ----
+
+  /**
+   * A statement ending in `::UpsertN({...})` or `::UpsertE({...})::From(a)::To(b)`, as three
+   * entries of the batch that all bind `name`: the element found (at most one), then,
+   * when it was found, the given properties set on it, or else, when it was not, a new
+   * element with the properties and the schema's defaults. The batch is one
+   * transaction, so an upsert updates or creates, never half of either. Null when the
+   * statement is not an upsert.
+   */
+  private upsert(e: Expr, name: string): Assigned | null {
+    if (e.kind !== 'traversal') return null;
+    const step = e.steps[e.steps.length - 1];
+    if (step === undefined || step.kind !== 'upsert') return null;
+    checkNothingAfterUpsert(e.steps);
+    const kind: ElementKind = step.which === 'UpsertN' ? 'node' : 'edge';
+    const x = this.traversal({ ...e, steps: e.steps.slice(0, -1) }, null);
+    if (x.ty.k !== 'element' || x.ty.kind !== kind) {
+      const other =
+        x.ty.k === 'element' ? ` (${kind === 'node' ? 'UpsertE' : 'UpsertN'} upserts ${x.ty.kind === 'node' ? 'a node' : 'an edge'})` : '';
+      throw new CompileError(step.pos, `${step.which} applies to ${kind}s, not to ${describeTy(x.ty)}${other}`);
+    }
+    const t = this.typeOf(x.ty);
+    const update = this.assignments(t, step.fields, false);
+    const create = this.assignments(t, step.fields, true);
+    this.write = true;
+    const entry = (root: Wire, condition?: Wire): Wire => ({ query: condition === undefined ? { name, root } : { name, root, condition } });
+    const found = op(kind === 'node' ? 'nodes' : 'edges', { reference: { var: name } });
+    let updated = found;
+    for (const [field, value] of update) updated = op('set_property', { input: updated, name: field, value });
+    const ty: Ty = { k: 'element', kind, type: t.name, single: true };
+    const first = (root: Wire) => op('limit', { input: root, count: { literal: 1 } });
+    const rest = (created: Wire): Wire[] => [
+      ...(update.length > 0 ? [entry(updated, { var_not_empty: name })] : []),
+      entry(created, { var_empty: name }),
+    ];
+    if (step.which === 'UpsertN') {
+      return { entries: [entry(first(x.root)), ...rest(op('add_n', { label: t.name, properties: create }))], ty, show: ONE };
+    }
+    // UpsertE: the edge of this type from `from` to `to`; what `x` holds only names the type.
+    if (step.from === null) throw new CompileError(step.pos, 'UpsertE needs ::From(node)');
+    if (step.to === null) throw new CompileError(step.pos, 'UpsertE needs ::To(node)');
+    const from = this.upsertEnd(step.from);
+    const to = this.upsertEnd(step.to);
+    const existing = op('where', { input: op('out_e', { input: op('nodes', { reference: from }), label: t.name }), predicate: endsAt(to) });
+    const created = op('add_e', {
+      input: op('nodes', { reference: from, missing: 'error' }),
+      label: t.name,
+      to,
+      properties: create,
+    });
+    return { entries: [entry(first(existing)), ...rest(created)], ty, show: ONE };
+  }
+
+  /** An end of UpsertE: as for AddE, but one node, so that there is one edge to find or make. */
+  private upsertEnd(arg: IdArg): Wire {
+    const reference = this.idReference(arg, 'node');
+    if (arg.kind === 'name' && !this.isSingleEnd(arg)) {
+      const name = arg.name.text;
+      throw new CompileError(
+        arg.name.pos,
+        `UpsertE links one node to one node, and "${name}" holds ${describeTy(this.scope.get(name)!.ty)}; pick one first (one <- ${name}::FIRST)`,
+      );
+    }
+    return reference;
   }
 
   // ---- conditions (WHERE) ----
@@ -930,6 +1022,30 @@ const COUNT_TYPE: TypeExpr = { kind: 'primitive', name: 'I64', pos: { offset: 0,
 
 function fail(pos: SourcePos, message: string): never {
   throw new CompileError(pos, message);
+}
+
+/** An upsert ends its traversal: a step after one is an error at that step. */
+function checkNothingAfterUpsert(steps: readonly Step[]): void {
+  const at = steps.findIndex((s) => s.kind === 'upsert');
+  if (at >= 0 && at < steps.length - 1) {
+    const upsert = steps[at] as Extract<Step, { kind: 'upsert' }>;
+    throw new CompileError(steps[at + 1]!.pos, `nothing can follow ${upsert.which}: it ends the traversal`);
+  }
+}
+
+/** An edge predicate: the edge ends at the node `to` names (an id, an ID parameter or a variable of one node). */
+function endsAt(to: Wire): Wire {
+  const ref = to as { ids?: bigint[]; param?: string; var?: string };
+  if (ref.ids !== undefined) {
+    // An id beyond i64 names no node (and is no i64 constant): no edge ends there.
+    const id = ref.ids[0]!;
+    return id < 2n ** 63n
+      ? compare('eq', property('$to'), constant({ i64: id }))
+      : compare('eq', constant({ bool: true }), constant({ bool: false }));
+  }
+  if (ref.param !== undefined) return compare('eq', property('$to'), param(ref.param));
+  const target = op('within', { input: op('out_n', { input: CONTEXT }), variable: ref.var! });
+  return compare('eq', { traversal: { root: op('exists', { input: target }) } }, constant({ bool: true }));
 }
 
 function implicitFields(kind: ElementKind): string[] {

@@ -289,6 +289,124 @@ describe('named queries of the social project', () => {
   });
 });
 
+describe('upserts of the social project (a fresh database)', () => {
+  const dir = tempDir();
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer(['--data', dir.path, '--project', SOCIAL]);
+  });
+  after(async () => {
+    await server.stop();
+    dir.remove();
+  });
+  const count = async (query: 'countUsers' | 'countFollows') => ((await ok(server, query, {})) as { n: number }).n;
+  const createdAt = async (id: number) =>
+    ((await call(server, 'getUser', { id })).body as { user: { created_at: string } }).user.created_at;
+
+  test('UpsertN on an empty match creates the node, with the defaults (DEFAULT NOW)', async () => {
+    // withoutCreated checks that created_at is a time: the default was applied.
+    assert.deepEqual(await ok(server, 'upsertUser', { name: 'Ann', age: 20 }), {
+      user: { id: 0, label: 'User', name: 'Ann', age: 20, email: null },
+    });
+    assert.equal(await count('countUsers'), 1);
+  });
+
+  test('UpsertN on a match sets the given fields on the first element only, keeps the others, creates nothing', async () => {
+    await ok(server, 'addUser', { name: 'Bo', age: 30, email: 'bo1@example.com' });
+    await ok(server, 'addUser', { name: 'Bo', age: 31, email: 'bo2@example.com' });
+    const before = await createdAt(1);
+    assert.deepEqual(await ok(server, 'upsertUser', { name: 'Bo', age: 40 }), { user: user(1, 'Bo', 40, 'bo1@example.com') });
+    assert.equal(await createdAt(1), before, 'an update does not apply the defaults again');
+    assert.deepEqual(await ok(server, 'getUser', { id: 2 }), { user: user(2, 'Bo', 31, 'bo2@example.com') });
+    assert.deepEqual(await ok(server, 'upsertUser', { name: 'Ann', age: 21 }), {
+      user: { id: 0, label: 'User', name: 'Ann', age: 21, email: null },
+    });
+    assert.equal(await count('countUsers'), 3);
+  });
+
+  test('N<T>(id)::UpsertN updates that node; a missing id is 404 node_not_found and writes nothing', async () => {
+    assert.deepEqual(await ok(server, 'upsertUserById', { id: 2, age: 50 }), { user: user(2, 'Bo', 50, 'bo2@example.com') });
+    const missing = await call(server, 'upsertUserById', { id: 999, age: 50 });
+    assert.equal(missing.status, 404, JSON.stringify(missing.body));
+    assert.equal((missing.body as { error: string }).error, 'node_not_found');
+    assert.equal(await count('countUsers'), 3);
+  });
+
+  test('N<T>(id) of a node of another type finds no T, so UpsertN creates one', async () => {
+    const post = (await ok(server, 'addPost', { author: 0, title: 'Hi' })) as { post: { id: number } };
+    assert.equal(post.post.id, 3);
+    assert.deepEqual(await ok(server, 'upsertUserById', { id: 3, age: 7 }), {
+      user: { id: 4, label: 'User', name: null, age: 7, email: null },
+    });
+    assert.equal(await count('countUsers'), 4);
+  });
+
+  test('UpsertN in a FOR loop: each element sees what the ones before it created', async () => {
+    assert.deepEqual(
+      await ok(server, 'upsertUsers', {
+        users: [
+          { name: 'Zed', age: 1 },
+          { name: 'Zed', age: 2 },
+          { name: 'Ann', age: 22 },
+        ],
+      }),
+      { n: 5 },
+    );
+    assert.deepEqual(await ok(server, 'adults', { min: 0 }), {
+      adults: [
+        { name: 'Bo', age: 50 },
+        { name: 'Bo', age: 40 },
+        { name: 'Ann', age: 22 },
+        { name: null, age: 7 },
+        { name: 'Zed', age: 2 },
+      ],
+    });
+  });
+
+  test('UpsertE creates the edge, then updates that same edge: one edge, not two', async () => {
+    assert.deepEqual(await ok(server, 'upsertFollow', { from: 0, to: 1, since: 2000 }), {
+      edge: { id: 1, label: 'Follows', from_node: 0, to_node: 1, since: 2000 },
+    });
+    assert.equal(await count('countFollows'), 1);
+    assert.deepEqual(await ok(server, 'upsertFollow', { from: 0, to: 1, since: 2001 }), {
+      edge: { id: 1, label: 'Follows', from_node: 0, to_node: 1, since: 2001 },
+    });
+    assert.equal(await count('countFollows'), 1);
+  });
+
+  test('UpsertE with ::To before ::From and node variables as ends finds the same edge; the other direction is another edge', async () => {
+    assert.deepEqual(await ok(server, 'upsertFollowOf', { from: 0, to: 1, since: 2002 }), {
+      edge: { id: 1, label: 'Follows', from_node: 0, to_node: 1, since: 2002 },
+    });
+    assert.equal(await count('countFollows'), 1);
+    assert.deepEqual(await ok(server, 'upsertFollowOf', { from: 1, to: 0, since: 2003 }), {
+      edge: { id: 2, label: 'Follows', from_node: 1, to_node: 0, since: 2003 },
+    });
+    assert.deepEqual(await ok(server, 'getFollow', { id: 1 }), {
+      edge: { id: 1, label: 'Follows', from_node: 0, to_node: 1, since: 2002 },
+    });
+    assert.equal(await count('countFollows'), 2);
+  });
+
+  test('UpsertE to or from a missing node is 404 node_not_found and creates nothing', async () => {
+    for (const [from, to] of [
+      [0, 999],
+      [999, 0],
+    ]) {
+      const answer = await call(server, 'upsertFollow', { from, to, since: 1 });
+      assert.equal(answer.status, 404, JSON.stringify(answer.body));
+      assert.equal((answer.body as { error: string }).error, 'node_not_found');
+    }
+    assert.equal(await count('countFollows'), 2);
+  });
+
+  test('an upsert is a write: X-Svc-Warm is refused as for any write', async () => {
+    const answer = await call(server, 'upsertUser', { name: 'Ann', age: 1 }, { 'x-svc-warm': 'true' });
+    assert.equal(answer.status, 400);
+    assert.equal((answer.body as { error: string }).error, 'invalid_request_option');
+  });
+});
+
 describe('a server without a project', () => {
   const dir = tempDir();
   let server: TestServer;

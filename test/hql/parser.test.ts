@@ -426,6 +426,9 @@ test('UPDATE and Update, UpsertN, UpsertE with its ends; UpsertV and the search 
   assert.deepEqual(steps('UpsertE({})::From(a)::To("b")'), [
     { kind: 'upsert', which: 'UpsertE', fields: [], from: { kind: 'name', name: name('a') }, to: { kind: 'literal', value: 'b' } },
   ]);
+  assert.deepEqual(steps('UpsertE({})::To(b)::From(a)'), [
+    { kind: 'upsert', which: 'UpsertE', fields: [], from: { kind: 'name', name: name('a') }, to: { kind: 'name', name: name('b') } },
+  ]);
   assert.deepEqual(
     steps(
       'UpsertV(vec, {a: 1})::ShortestPath<K>::To(b)::ShortestPathBFS::From(a)::ShortestPathDijkstras<K>(_::{w})::To(b)' +

@@ -83,3 +83,34 @@ QUERY getFollow(id: ID) =>
 QUERY joinedBefore(when: Date) =>
     users <- N<User>::WHERE(_::{created_at}::LT(when))::{name}
     RETURN users
+
+QUERY upsertUser(name: String, age: U8) =>
+    existing <- N<User>::WHERE(_::{name}::EQ(name))
+    user <- existing::UpsertN({name: name, age: age})
+    RETURN user
+
+QUERY upsertUserById(id: ID, age: U8) =>
+    user <- N<User>(id)::UpsertN({age: age})
+    RETURN user
+
+QUERY upsertUsers(users: [{name: String, age: U8}]) =>
+    FOR {name, age} IN users {
+        existing <- N<User>::WHERE(_::{name}::EQ(name))
+        user <- existing::UpsertN({name: name, age: age})
+    }
+    n <- N<User>::COUNT
+    RETURN n
+
+QUERY upsertFollow(from: ID, to: ID, since: I64) =>
+    edge <- E<Follows>::UpsertE({since: since})::From(from)::To(to)
+    RETURN edge
+
+QUERY upsertFollowOf(from: ID, to: ID, since: I64) =>
+    a <- N<User>(from)
+    b <- N<User>(to)
+    edge <- E<Follows>::UpsertE({since: since})::To(b)::From(a)
+    RETURN edge
+
+QUERY countFollows() =>
+    n <- E<Follows>::COUNT
+    RETURN n

@@ -40,6 +40,39 @@ QUERY twoValues() =>
     b <- N<Post>
     RETURN a, b
 
+QUERY upsertNOnEdges(title: String) =>
+    w <- E<Wrote>::UpsertN({title: title})
+    RETURN w
+
+QUERY upsertEOnNodes(a: ID, b: ID) =>
+    w <- N<User>::UpsertE({})::From(a)::To(b)
+    RETURN w
+
+QUERY upsertUnknownField(name: String) =>
+    u <- N<User>::WHERE(_::{name}::EQ(name))::UpsertN({nmae: name})
+    RETURN u
+
+QUERY upsertWrongValues(age: String) =>
+    u <- N<User>::UpsertN({age: age})
+    p <- N<Post>::UpsertN({title: 5})
+    RETURN u, p
+
+QUERY upsertThenStep(name: String) =>
+    n <- N<User>::UpsertN({name: name})::COUNT
+    RETURN n
+
+QUERY upsertWithoutTo(a: ID) =>
+    w <- E<Wrote>::UpsertE({})::From(a)
+    RETURN w
+
+QUERY upsertFromMany(post: ID) =>
+    users <- N<User>
+    w <- E<Wrote>::UpsertE({})::From(users)::To(post)
+    RETURN w
+
+QUERY upsertInReturn(name: String) =>
+    RETURN N<User>::UpsertN({name: name})
+
 QUERY unknownType() =>
     RETURN NONE
 
