@@ -88,6 +88,7 @@ module.exports = {
     soleImporter('prom-client', 'src/observe'),
     soleImporter('ioredis', 'src/gateway'),
     soleImporter('undici', 'src/gateway'),
+    soleImporter('@modelcontextprotocol/sdk', 'src/server/mcp-endpoint.ts'),
     {
       // Type-only imports may form a cycle: the compiler erases them, so no module can run
       // before another it needs. Expressions and operations are one recursive type (a

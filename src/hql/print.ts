@@ -81,7 +81,8 @@ function printFieldDef(field: FieldDef): string {
   return `${index}${field.name.text}: ${printTypeExpr(field.type)}${def}`;
 }
 
-function printDefault(def: DefaultValue): string {
+/** A field's default as written: `NOW` or the literal. */
+export function printDefault(def: DefaultValue): string {
   return def.kind === 'now' ? 'NOW' : printLiteral(def.value);
 }
 

@@ -32,6 +32,14 @@ export type LoadResult =
 /** Paths the server itself serves; a query of that name could never be reached. */
 const TAKEN_NAMES = new Set(['healthz', 'readyz', 'metrics', 'mcp', 'v2', 'introspect']);
 
+/**
+ * The names of the MCP endpoint's own tools begin with this (src/server/mcp-endpoint.ts);
+ * no query may, so a tool name always means one thing, today and when tools are added.
+ */
+export const TOOL_PREFIX = 'trellis_';
+/** The endpoint's read-only schema tools. */
+export const SCHEMA_TOOLS = { schema: `${TOOL_PREFIX}schema`, indexes: `${TOOL_PREFIX}indexes`, counts: `${TOOL_PREFIX}counts` } as const;
+
 const ZERO = { offset: 0, line: 1, column: 1 };
 
 export function loadProject(dir: string, config: ProjectConfig): LoadResult {
@@ -65,6 +73,12 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
         file,
         pos: item.name.pos,
         message: `"${name}" names a route of the server (POST /${name}); choose another query name`,
+      });
+    if (name.startsWith(TOOL_PREFIX))
+      diagnostics.push({
+        file,
+        pos: item.name.pos,
+        message: `query names starting with "${TOOL_PREFIX}" are kept for the MCP endpoint's own tools; choose another query name`,
       });
     const result = compileQuery(item, schema);
     for (const p of result.problems) diagnostics.push({ file, pos: p.pos, message: `${p.message} (in query ${name})` });

@@ -7,8 +7,9 @@
  *
  * Connections live in this server's memory (at most MAX_CONNECTIONS, the oldest dropped
  * first, so memory stays flat): a connection made on one server is unknown to another
- * server of the same database and to this one after a restart. The standard MCP endpoint
- * and connections shared between servers are still to come (issue 11).
+ * server of the same database and to this one after a restart. Connections shared between
+ * servers are still to come (issue 11); the standard MCP endpoint, which needs none, is
+ * mcp-endpoint.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { GraphError, toErrorBody } from '../core/errors.js';

@@ -77,7 +77,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       { log: logger, onBatch: metrics?.batch },
     );
     const queries = callableQueries(options.queries);
-    const routes = [...serverRoutes(service, { metrics: metrics?.serve }), ...mcpRoutes(service, options.queries, queries)];
+    // The MCP SDK takes about half a second to load: only a project with MCP on loads it.
+    const endpoint = options.queries?.config.mcp
+      ? (await import('./mcp-endpoint.js')).mcpEndpointRoutes(service, options.queries, queries)
+      : [];
+    const routes = [...serverRoutes(service, { metrics: metrics?.serve }), ...mcpRoutes(service, options.queries, queries), ...endpoint];
     const named = namedQueryRoutes(service, options.queries, queries);
     http = await startHttpServer({
       host: options.host,

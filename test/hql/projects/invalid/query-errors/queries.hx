@@ -78,3 +78,6 @@ QUERY unknownType() =>
 
 QUERY healthz() =>
     RETURN NONE
+
+QUERY trellis_schema() =>
+    RETURN NONE
