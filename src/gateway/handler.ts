@@ -4,9 +4,10 @@
  * permission, the token, then forwarding (backends.ts). Every answer carries the
  * request's id in `x-request-id`, which the backend received too.
  *
- * Routes: /v2/query, /v2/cypher and /v2/cypher/explain, the named queries /<QueryName>
- * and the MCP calls /mcp/<QueryName>Mcp each cost one token; /mcp/init costs none (it runs
- * no query). The health routes need no key; /metrics needs a key allowed to read metrics.
+ * Routes: /v2/query, /v2/cypher and /v2/cypher/explain, the named queries /<QueryName>,
+ * the MCP calls /mcp/<QueryName>Mcp and the standard MCP endpoint /mcp each cost one
+ * token; /mcp/init costs none (it runs no query). The health routes need no key; /metrics
+ * needs a key allowed to read metrics.
  */
 import { clip } from '../core/clip.js';
 import { checkOptionsForRequestType, type RequestType } from '../core/request-options.js';
@@ -23,7 +24,7 @@ import type { GatewayMetrics } from './metrics.js';
 import type { Warn } from './throttled-log.js';
 import type { RedisLimiter } from './limiter.js';
 
-type RouteKind = 'query' | 'cypher' | 'explain' | 'named' | 'mcp_init' | 'mcp_call';
+type RouteKind = 'query' | 'cypher' | 'explain' | 'named' | 'mcp_init' | 'mcp_call' | 'mcp_endpoint';
 
 interface Route {
   kind: RouteKind;
@@ -39,6 +40,7 @@ const ROUTES: ReadonlyMap<string, Route> = new Map([
   ['/v2/cypher', { kind: 'cypher', label: '/v2/cypher' }],
   ['/v2/cypher/explain', { kind: 'explain', label: '/v2/cypher/explain' }],
   ['/mcp/init', { kind: 'mcp_init', label: '/mcp/init' }],
+  ['/mcp', { kind: 'mcp_endpoint', label: '/mcp' }],
 ]);
 const MCP_CALL_ROUTE: Route = { kind: 'mcp_call', label: '/mcp/<QueryName>Mcp' };
 const NAMED_ROUTE: Route = { kind: 'named', label: '/<QueryName>' };
@@ -81,6 +83,8 @@ function decode(route: Route, body: Buffer): Decoded | HttpResponse {
   } catch (err) {
     return decodeError(messageOf(err));
   }
+  // A JSON-RPC message or a batch of them; a tool call may run a writing query.
+  if (route.kind === 'mcp_endpoint') return { type: 'write', writer: true };
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return decodeError('the body must be a JSON object');
   const fields = parsed as Record<string, unknown>;
   switch (route.kind) {
@@ -243,6 +247,9 @@ export function observeAnswers(logger: Logger, metrics: GatewayMetrics | undefin
   };
 }
 
+/** Headers of the MCP transport that the server's endpoint reads (Streamable HTTP). */
+const MCP_HEADERS = ['accept', 'mcp-protocol-version'] as const;
+
 /** Option headers in their canonical spelling, the request id, the body; never the key. */
 function outgoingRequest(req: HttpRequest, a: Admitted): OutgoingRequest {
   const headers: Record<string, string> = { 'content-type': 'application/json', [REQUEST_ID_HEADER]: a.requestId };
@@ -250,5 +257,11 @@ function outgoingRequest(req: HttpRequest, a: Admitted): OutgoingRequest {
   if (options.warm) headers['x-svc-warm'] = 'true';
   if (options.requireWriter) headers['x-svc-require-writer'] = 'true';
   if (options.awaitDurable !== undefined) headers['x-svc-await-durable'] = String(options.awaitDurable);
+  if (req.path === '/mcp') {
+    for (const name of MCP_HEADERS) {
+      const value = req.headers.get(name);
+      if (value !== undefined) headers[name] = value;
+    }
+  }
   return { path: req.path, headers, body: req.body };
 }
