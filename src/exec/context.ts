@@ -39,6 +39,8 @@ const RECORDS_KEPT = 4096;
 
 export class Exec {
   readonly vars = new Map<string, Flow>();
+  /** The rows the traversal expressions being evaluated started from, innermost last (traversal-expr.ts). */
+  readonly origins: Row[] = [];
   /** Fixed per request, so `timestamp` is the same in every row. */
   readonly now = Date.now();
   loopIterations = 0;

@@ -95,6 +95,12 @@ export function evalExpr(x: Exec, row: Row, e: Expr): Value {
       return e.elseExpr ? evalExpr(x, row, e.elseExpr) : null;
     case 'traversal':
       return evalTraversal(x, row, e);
+    case 'outer': {
+      // Validation bounds the depth by the traversal expressions around it.
+      const origin = x.origins[x.origins.length - e.depth];
+      if (origin === undefined) throw new GraphError('invalid_query', `${e.path}: no traversal expression ${e.depth} level(s) out`);
+      return resolveProperty(x, origin, e.name) ?? null;
+    }
   }
 }
 

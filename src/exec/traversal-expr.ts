@@ -13,18 +13,25 @@ export function evalTraversal(x: Exec, row: Row, e: Extract<Expr, { e: 'traversa
   // One unit of work even when the body reads nothing from the store (count(context)).
   x.tick();
   const context: RowFlow = { t: 'rows', rows: [row], folded: false, showPath: false, showSack: false };
-  const flow = x.run(e.root, context);
-  switch (flow.t) {
-    case 'count':
-      return BigInt(flow.n);
-    case 'bool':
-      return flow.v;
-    case 'values':
-      if (e.first) return flow.items.length > 0 ? flow.items[0]! : null;
-      return flow.items.slice();
-    case 'rows':
-      // A folded stream prints like a plain one, so it reads as one here too.
-      return e.first ? firstId(flow.rows) : ids(x, flow.rows, e.path);
+  // `outer` expressions inside read the rows their enclosing traversal expressions started
+  // from; the body's streams are read to their end before this returns.
+  x.origins.push(row);
+  try {
+    const flow = x.run(e.root, context);
+    switch (flow.t) {
+      case 'count':
+        return BigInt(flow.n);
+      case 'bool':
+        return flow.v;
+      case 'values':
+        if (e.first) return flow.items.length > 0 ? flow.items[0]! : null;
+        return flow.items.slice();
+      case 'rows':
+        // A folded stream prints like a plain one, so it reads as one here too.
+        return e.first ? firstId(flow.rows) : ids(x, flow.rows, e.path);
+    }
+  } finally {
+    x.origins.pop();
   }
 }
 

@@ -88,6 +88,10 @@ class QueryCompiler {
   private hidden = 0;
   /** Variables whose statement had an error: later uses of them are not reported again. */
   private readonly failed = new Set<string>();
+  /** The `|item|` scopes of the projections being lowered, outermost first, with the traversal-expression level each is at. */
+  private readonly items: { readonly name: string; readonly el: Extract<Ty, { k: 'element' }>; readonly level: number }[] = [];
+  /** How many traversal expressions (nested values of projections) enclose the code being lowered. */
+  private expressionLevel = 0;
 
   constructor(
     private readonly query: QueryDef,
@@ -883,14 +887,19 @@ class QueryCompiler {
     const used = new Set<string>();
     const aliases = new Set<string>();
     const nested: Record<string, string> = {};
-    for (const f of step.fields) {
-      const alias = f.name.text === 'ID' && f.value === null ? 'id' : f.name.text;
-      if (aliases.has(alias)) throw new CompileError(f.name.pos, `"${alias}" appears twice in this projection`);
-      aliases.add(alias);
-      const { expr, source, pluck: inner } = this.projectedValue(f.name.text, f.name.pos, f.value, el, step.closure?.text ?? null);
-      if (source !== null) used.add(source);
-      if (inner !== undefined) nested[alias] = inner;
-      items.push(projectItem(alias, expr));
+    if (step.closure !== null) this.items.push({ name: step.closure.text, el, level: this.expressionLevel });
+    try {
+      for (const f of step.fields) {
+        const alias = f.name.text === 'ID' && f.value === null ? 'id' : f.name.text;
+        if (aliases.has(alias)) throw new CompileError(f.name.pos, `"${alias}" appears twice in this projection`);
+        aliases.add(alias);
+        const { expr, source, pluck: inner } = this.projectedValue(f.name.text, f.name.pos, f.value, el, step.closure?.text ?? null);
+        if (source !== null) used.add(source);
+        if (inner !== undefined) nested[alias] = inner;
+        items.push(projectItem(alias, expr));
+      }
+    } finally {
+      if (step.closure !== null) this.items.pop();
     }
     if (step.spread) {
       for (const item of this.elementItems(el)) {
@@ -937,11 +946,15 @@ class QueryCompiler {
     }
     // `_::...` or `item::...` inside `|item|{...}`: a traversal from the element itself.
     const fromCurrent = src.kind === 'anon' || (src.kind === 'var' && src.name.text === closure);
+    if (!fromCurrent && src.kind === 'var') {
+      const outer = this.outerItem(src.name.text, value.steps);
+      if (outer !== null) return { expr: outer, source: null };
+    }
     if (!fromCurrent) {
       throw new CompileError(
         src.pos,
         src.kind === 'var'
-          ? `"${src.name.text}" is not the current item here; reaching an outer item is not supported yet`
+          ? `"${src.name.text}" is not an item of an enclosing |item| scope here`
           : 'a projected traversal starts from "_"',
       );
     }
@@ -956,12 +969,45 @@ class QueryCompiler {
   }
 
   /**
+   * `item::ID` or `item::{property}` of an enclosing `|item|` scope, read through an
+   * `outer` expression: its depth is the number of traversal expressions between that
+   * scope and here. Null when `name` names no enclosing scope.
+   */
+  private outerItem(name: string, steps: readonly Step[]): Wire | null {
+    let frame: (typeof this.items)[number] | undefined;
+    for (let i = this.items.length - 1; i >= 0 && frame === undefined; i--) if (this.items[i]!.name === name) frame = this.items[i];
+    if (frame === undefined) return null;
+    const depth = this.expressionLevel - frame.level;
+    const first = steps[0];
+    let property: string | null = null;
+    if (steps.length === 1 && first!.kind === 'ID') property = '$id';
+    if (steps.length === 1 && first!.kind === 'project') {
+      const only = singleField(first);
+      if (only !== null) {
+        const { expr } = this.propertyOf(frame.el, only.text, only.pos);
+        property = expr === ID_EXPR ? '$id' : (expr as { property: string }).property;
+      }
+    }
+    if (property === null) {
+      const pos = first?.pos ?? this.query.name.pos;
+      throw new CompileError(pos, `an outer item is read as ${name}::ID or ${name}::{property}; traversals from it are not supported yet`);
+    }
+    return { outer: { depth, property } };
+  }
+
+  /**
    * A traversal from the element, shown inside a projection as the value it would be
    * returned as. A property access at its end comes back as one-key objects; `pluck`
    * names the key the response shows the bare values of (response.ts).
    */
   private nestedValue(e: Extract<Expr, { kind: 'traversal' }>, el: Extract<Ty, { k: 'element' }>): { expr: Wire; pluck?: string } {
-    const sub = this.traversal(e, { ...el, single: true });
+    this.expressionLevel++;
+    let sub: Lowered;
+    try {
+      sub = this.traversal(e, { ...el, single: true });
+    } finally {
+      this.expressionLevel--;
+    }
     if (sub.show.group !== null || sub.show.nested !== null)
       throw new CompileError(e.pos, 'grouping or nesting inside a nested traversal is not supported yet');
     if (sub.show.unwrap === 'count') return { expr: { traversal: { root: sub.root } } };

@@ -24,6 +24,11 @@ export type Expr = At &
     | { readonly e: 'date_time_now' }
     | { readonly e: 'constant'; readonly value: Value }
     | { readonly e: 'param'; readonly name: string }
+    /**
+     * A property (or `$id`, `$label`) of the row that an enclosing traversal expression
+     * started from: depth 1 is the innermost one. Valid only inside traversal expressions.
+     */
+    | { readonly e: 'outer'; readonly depth: number; readonly name: string }
     | { readonly e: ArithOp; readonly left: Expr; readonly right: Expr }
     | { readonly e: 'neg'; readonly expr: Expr }
     | {

@@ -82,6 +82,8 @@ interface Scope {
    * is not read to its end, so its writes would happen an unpredictable number of times.
    */
   readonly inExpression: boolean;
+  /** How many traversal expressions enclose this point: the deepest `outer` it allows. */
+  readonly expressionDepth: number;
 }
 
 /** Counts the size of a plan as it is checked, against the width limits. */
@@ -120,7 +122,7 @@ export function validatePlanNoting(plan: QueryPlan): { readonly readParamValues:
   checker.entries(
     plan.batch.entries,
     'query.' + plan.type + '.entries',
-    { write, context: null, inLoop: false, inExpression: false },
+    { write, context: null, inLoop: false, inExpression: false, expressionDepth: 0 },
     bound,
   );
   checkVariables(plan.batch.entries, bound);
@@ -257,7 +259,17 @@ class Checker {
     const onExpr = (e: Expr) => {
       this.budget.part(e.path);
       if (e.e === 'param') this.param(e.name, e.path, scope);
-      if (e.e === 'traversal') this.node(e.root, { ...scope, context: rows, inExpression: true }, depth + 1);
+      if (e.e === 'traversal')
+        this.node(e.root, { ...scope, context: rows, inExpression: true, expressionDepth: scope.expressionDepth + 1 }, depth + 1);
+      if (e.e === 'outer' && e.depth > scope.expressionDepth) {
+        reject(
+          'invalid_query',
+          e.path,
+          scope.expressionDepth === 0
+            ? '"outer" reads the row a traversal expression started from, and is not inside one'
+            : `"outer" reaches ${e.depth} traversal expressions out, but ${scope.expressionDepth} enclose it`,
+        );
+      }
     };
     const onPredicate = (p: Predicate) => {
       this.budget.part(p.path);

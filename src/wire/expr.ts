@@ -65,6 +65,11 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
         const t = traversalBody(body, bodyPath);
         return { e: 'traversal', root: t.root, first: t.first, path: bodyPath };
       }
+      case 'outer': {
+        const o = outerBody(body, bodyPath);
+        if (o.depth < 1) fail(`${bodyPath}.depth`, 'depth counts enclosing traversal expressions from 1 (the innermost)');
+        return { e: 'outer', depth: o.depth, name: o.property, path: bodyPath };
+      }
       default:
         if (ARITH.includes(tag)) {
           const b = binary(body, bodyPath);
@@ -77,6 +82,7 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
   const binary = struct({ left: required(expr), right: required(expr) });
   const neg = struct({ expr: required(expr) });
   const traversalBody = struct({ root: required(operationTree), first: withDefault(bool, false) });
+  const outerBody = struct({ depth: required(u64), property: required(name) });
 
   const predicate: Field<Predicate> = (json, path) => {
     const { tag, body, bodyPath } = tagged(json, path, 'a predicate');

@@ -426,3 +426,63 @@ test('wire shape: root is required, first is a bool (default false), nothing els
   // first: null is the default.
   assert.deepEqual(await read1(project(ids(3), { x: { traversal: { root: out(ctx), first: null } } })), [{ name: 'd', x: [0] }]);
 });
+
+test('outer: a property or the id of the row an enclosing traversal expression started from, at any depth', async () => {
+  const outer = (depth: number, property: string) => ({ outer: { depth, property } });
+  // a follows b, c, d: each followed user with a's name and id; from c, also who follows c (a and b) with c's and a's names.
+  const followed = project(out(ctx), {
+    by: outer(1, 'name'),
+    byId: outer(1, '$id'),
+    missing: outer(1, 'nothing'),
+    followers: trav(project(inn(ctx), { of: outer(1, 'name'), root: outer(2, 'age') })),
+  });
+  assert.deepEqual(await read1(project(ids(0), { follows: trav(followed) })), [
+    {
+      name: 'a',
+      follows: [
+        { name: 'b', by: 'a', byId: 0, missing: null, followers: [{ name: 'a', of: 'b', root: 30 }] },
+        {
+          name: 'c',
+          by: 'a',
+          byId: 0,
+          missing: null,
+          followers: [
+            { name: 'a', of: 'c', root: 30 },
+            { name: 'b', of: 'c', root: 30 },
+          ],
+        },
+        {
+          name: 'd',
+          by: 'a',
+          byId: 0,
+          missing: null,
+          followers: [
+            { name: 'a', of: 'd', root: 30 },
+            { name: 'c', of: 'd', root: 30 },
+          ],
+        },
+      ],
+    },
+  ]);
+  // In a where predicate inside a traversal expression: the followed users older than the follower.
+  const older = trav(values(where(out(ctx), gt(prop('age'), outer(1, 'age'))), 'name'));
+  assert.deepEqual(await read1(project(ids(0, 1), { older })), [
+    { name: 'a', older: [{ name: 'c' }] },
+    { name: 'b', older: [{ name: 'c' }] },
+  ]);
+});
+
+test('outer: outside a traversal expression, or deeper than the ones around it, is a 400; depth counts from 1', async () => {
+  const outer = (depth: number) => ({ outer: { depth, property: 'name' } });
+  await rejects400(read1(project(ids(0), { x: outer(1) })), 'invalid_query', atPath('.project.projections[1].expr.expr.outer'));
+  await rejects400(
+    read1(project(ids(0), { x: trav(project(out(ctx), { y: outer(2) })) })),
+    'invalid_query',
+    /reaches 2 traversal expressions out, but 1 enclose it/,
+  );
+  await rejects400(
+    read1(project(ids(0), { x: trav(project(out(ctx), { y: outer(0) })) })),
+    'invalid_query_json',
+    /depth counts enclosing traversal expressions from 1/,
+  );
+});

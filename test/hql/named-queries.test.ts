@@ -209,6 +209,21 @@ describe('named queries of the social project', () => {
     assert.deepEqual(await ok(server, 'withPosts', {}), { users: [{ name: 'Alice', posts: ['Hello', 'Again'] }] });
   });
 
+  test('nested |item| scopes reach outer items as item::ID and item::{property}, at any depth', async () => {
+    const fans = (post: string) => [{ fan: 'Alice', post, authorAge: 30 }];
+    assert.deepEqual(await ok(server, 'postsWithAuthor', {}), {
+      users: [
+        {
+          name: 'Alice',
+          posts: [
+            { title: 'Hello', author: 'Alice', authorId: 0, fans: fans('Hello') },
+            { title: 'Again', author: 'Alice', authorId: 0, fans: fans('Again') },
+          ],
+        },
+      ],
+    });
+  });
+
   test('UPDATE returns the updated node; the change is stored', async () => {
     assert.deepEqual(await ok(server, 'rename', { id: 3, name: 'David' }), { user: user(3, 'David', 41, 'dave@example.com') });
     assert.deepEqual(await ok(server, 'getUser', { id: 3 }), { user: user(3, 'David', 41, 'dave@example.com') });

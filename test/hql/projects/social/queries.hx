@@ -76,6 +76,10 @@ QUERY withPosts() =>
     users <- N<User>::WHERE(EXISTS(_::Out<Created>))::|u|{name: u::{name}, posts: u::Out<Created>::{title}}
     RETURN users
 
+QUERY postsWithAuthor() =>
+    users <- N<User>::WHERE(EXISTS(_::Out<Created>))::|u|{name, posts: _::Out<Created>::|p|{title, author: u::{name}, authorId: u::ID, fans: _::In<Created>::|f|{fan: f::{name}, post: p::{title}, authorAge: u::{age}}}}
+    RETURN users
+
 QUERY getFollow(id: ID) =>
     edge <- E<Follows>(id)
     RETURN edge

@@ -81,3 +81,7 @@ QUERY healthz() =>
 
 QUERY trellis_schema() =>
     RETURN NONE
+
+QUERY outerTraversal() =>
+    users <- N<User>::|u|{name, posts: _::Out<Wrote>::|p|{title, byId: u::ID, more: u::Out<Wrote>::COUNT}}
+    RETURN users
