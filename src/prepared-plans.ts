@@ -16,6 +16,7 @@ import { GraphError } from './core/errors.js';
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan, validatePlanNoting } from './plan/validate.js';
 import { decodeParameters } from './wire/request.js';
+import { isObject } from './wire/schema.js';
 
 /** Distinct requests kept per thread; past it the cache starts over (a project has a few hundred queries at most). */
 const MAX_PLANS = 1024;
@@ -50,19 +51,16 @@ export class PreparedPlans {
       const json = this.parse(body);
       const plan = this.decode(json);
       const { readParamValues } = validatePlanNoting(plan);
-      const types = objectOrNull((json as { parameter_types?: unknown }).parameter_types);
+      const types = (json as { parameter_types?: unknown }).parameter_types;
       if (this.plans.size >= MAX_PLANS) this.plans.clear();
-      this.plans.set(key, { plan: { ...plan, params: new Map() }, types, revalidate: readParamValues || types === null });
+      const typed = isObject(types) ? types : null;
+      this.plans.set(key, { plan: { ...plan, params: new Map() }, types: typed, revalidate: readParamValues || typed === null });
       return plan;
     }
-    const values = objectOrNull(this.parse(body.subarray(paramsAt, body.byteLength - 1)));
-    if (values === null) throw new GraphError('invalid_query_json', 'parameters: expected an object');
+    const values = this.parse(body.subarray(paramsAt, body.byteLength - 1));
+    if (!isObject(values)) throw new GraphError('invalid_query_json', 'parameters: expected an object');
     const plan: QueryPlan = { ...hit.plan, params: decodeParameters(values, hit.types) };
     if (hit.revalidate) validatePlan(plan);
     return plan;
   }
-}
-
-function objectOrNull(json: unknown): Record<string, unknown> | null {
-  return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
 }

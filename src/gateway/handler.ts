@@ -32,6 +32,8 @@ interface Route {
   label: string;
 }
 
+/** The standard MCP endpoint: forwarded with the transport's own headers (outgoingRequest). */
+const MCP_ENDPOINT = '/mcp';
 const QUERY_NAME = /^\/[A-Za-z_][A-Za-z0-9_]*$/;
 const MCP_CALL = /^\/mcp\/[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -40,7 +42,7 @@ const ROUTES: ReadonlyMap<string, Route> = new Map([
   ['/v2/cypher', { kind: 'cypher', label: '/v2/cypher' }],
   ['/v2/cypher/explain', { kind: 'explain', label: '/v2/cypher/explain' }],
   ['/mcp/init', { kind: 'mcp_init', label: '/mcp/init' }],
-  ['/mcp', { kind: 'mcp_endpoint', label: '/mcp' }],
+  [MCP_ENDPOINT, { kind: 'mcp_endpoint', label: MCP_ENDPOINT }],
 ]);
 const MCP_CALL_ROUTE: Route = { kind: 'mcp_call', label: '/mcp/<QueryName>Mcp' };
 const NAMED_ROUTE: Route = { kind: 'named', label: '/<QueryName>' };
@@ -257,7 +259,7 @@ function outgoingRequest(req: HttpRequest, a: Admitted): OutgoingRequest {
   if (options.warm) headers['x-svc-warm'] = 'true';
   if (options.requireWriter) headers['x-svc-require-writer'] = 'true';
   if (options.awaitDurable !== undefined) headers['x-svc-await-durable'] = String(options.awaitDurable);
-  if (req.path === '/mcp') {
+  if (req.path === MCP_ENDPOINT) {
     for (const name of MCP_HEADERS) {
       const value = req.headers.get(name);
       if (value !== undefined) headers[name] = value;

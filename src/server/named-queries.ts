@@ -46,12 +46,9 @@ export function callable(query: CompiledQuery): CallableQuery {
     const whole = Buffer.from(`${envelope}}`);
     return { query, request: () => ({ body: whole, paramsAt: 0 }) };
   }
-  const head = Buffer.from(`${envelope},"parameter_types":${stringifyJson(query.parameterTypes)},"parameters":`);
-  const close = Buffer.from('}');
-  return {
-    query,
-    request: (parameters) => ({ body: Buffer.concat([head, Buffer.from(parameters), close]), paramsAt: head.byteLength }),
-  };
+  const head = `${envelope},"parameter_types":${stringifyJson(query.parameterTypes)},"parameters":`;
+  const paramsAt = Buffer.byteLength(head);
+  return { query, request: (parameters) => ({ body: Buffer.from(`${head}${parameters}}`), paramsAt }) };
 }
 
 /** D16: an element addressed by id that does not exist is 404 on this route. */

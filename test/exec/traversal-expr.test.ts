@@ -429,46 +429,44 @@ test('wire shape: root is required, first is a bool (default false), nothing els
 
 test('outer: a property or the id of the row an enclosing traversal expression started from, at any depth', async () => {
   const outer = (depth: number, property: string) => ({ outer: { depth, property } });
-  // a follows b, c, d: each followed user with a's name and id; from c, also who follows c (a and b) with c's and a's names.
+  // a follows b, c, d and b follows c: each followed user with its follower's name and id,
+  // and who follows it, with the followed user's name and the follower's age two levels out.
   const followed = project(out(ctx), {
     by: outer(1, 'name'),
     byId: outer(1, '$id'),
     missing: outer(1, 'nothing'),
     followers: trav(project(inn(ctx), { of: outer(1, 'name'), root: outer(2, 'age') })),
   });
-  assert.deepEqual(await read1(project(ids(0), { follows: trav(followed) })), [
+  const fromA = (name: string, followers: string[]) => ({
+    name,
+    by: 'a',
+    byId: 0,
+    missing: null,
+    followers: followers.map((f) => ({ name: f, of: name, root: 30 })),
+  });
+  assert.deepEqual(await read1(project(ids(0, 1), { follows: trav(followed) })), [
+    { name: 'a', follows: [fromA('b', ['a']), fromA('c', ['a', 'b']), fromA('d', ['a', 'c'])] },
     {
-      name: 'a',
+      name: 'b',
       follows: [
-        { name: 'b', by: 'a', byId: 0, missing: null, followers: [{ name: 'a', of: 'b', root: 30 }] },
         {
           name: 'c',
-          by: 'a',
-          byId: 0,
+          by: 'b',
+          byId: 1,
           missing: null,
           followers: [
-            { name: 'a', of: 'c', root: 30 },
-            { name: 'b', of: 'c', root: 30 },
-          ],
-        },
-        {
-          name: 'd',
-          by: 'a',
-          byId: 0,
-          missing: null,
-          followers: [
-            { name: 'a', of: 'd', root: 30 },
-            { name: 'c', of: 'd', root: 30 },
+            { name: 'a', of: 'c', root: 25 },
+            { name: 'b', of: 'c', root: 25 },
           ],
         },
       ],
     },
   ]);
-  // In a where predicate inside a traversal expression: the followed users older than the follower.
-  const older = trav(values(where(out(ctx), gt(prop('age'), outer(1, 'age'))), 'name'));
-  assert.deepEqual(await read1(project(ids(0, 1), { older })), [
-    { name: 'a', older: [{ name: 'c' }] },
-    { name: 'b', older: [{ name: 'c' }] },
+  // In a where predicate inside a traversal expression: the followed users younger than the follower.
+  const younger = trav(values(where(out(ctx), { lt: { left: prop('age'), right: outer(1, 'age') } }), 'name'));
+  assert.deepEqual(await read1(project(ids(0, 1), { younger })), [
+    { name: 'a', younger: [{ name: 'b' }] },
+    { name: 'b', younger: [] },
   ]);
 });
 

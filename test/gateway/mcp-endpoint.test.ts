@@ -53,8 +53,8 @@ describe('the MCP endpoint through the gateway', () => {
     const headers = { authorization: `Bearer ${writerKey.key}`, 'x-svc-database-id': 'social' };
     await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers } }));
     try {
-      const tools = (await client.listTools()).tools.map((t) => t.name);
-      assert.ok(tools.includes('userByName') && tools.includes('trellis_schema'), tools.join(', '));
+      const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+      assert.deepEqual(tools, ['trellis_counts', 'trellis_indexes', 'trellis_schema', 'userByName']);
       const result = (await client.callTool({ name: 'userByName', arguments: { name: 'Ada' } })) as CallToolResult;
       assert.equal(result.isError, undefined);
       const body = JSON.parse((result.content[0] as { text: string }).text);
@@ -79,6 +79,7 @@ describe('the MCP endpoint through the gateway', () => {
     assert.equal(readOnly.body.error, 'forbidden');
 
     const noKey = await call(gateway.url, '/mcp', ping, { database: 'social', headers: mcpHeaders });
-    assert.equal(noKey.status, 400);
+    assert.deepEqual([noKey.status, noKey.body.error], [400, 'invalid_request']);
+    assert.match(noKey.body.msg, /Authorization header is missing/);
   });
 });

@@ -167,6 +167,11 @@ export async function post(url: string, body: unknown, headers: Record<string, s
   return { status: res.status, text, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
 
+/** POSTs `body` (JSON; a string is sent as it is) to `path` of a test server. */
+export function postPath(server: TestServer, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  return post(`${server.url}${path}`, body, headers);
+}
+
 export async function get(url: string): Promise<Reply> {
   const res = await fetch(url);
   const text = await res.text();

@@ -27,24 +27,45 @@ function paramsOf(declared: string) {
   return file.queries[0]!.params;
 }
 
-test('an integer type: the bounds its JSON Schema gives are the ones the parameter check applies', () => {
+test('an integer type: the bounds its JSON Schema gives, and the range its description states, are the ones the parameter check applies', () => {
+  const checked: [string, boolean, boolean][] = [];
   for (const type of PRIMITIVE_TYPES) {
     const schema = typeSchema({ kind: 'primitive', name: type, pos: { offset: 0, line: 1, column: 1 } });
     const bounds = type === 'ID' ? (schema.anyOf as Record<string, unknown>[])[0]! : schema;
     if (bounds.type !== 'integer') continue;
     const params = paramsOf(`v: ${type}`);
     const call = (n: bigint) => () => checkParameters(params, parseJson(`{"v": ${n}}`));
-    if (typeof bounds.minimum === 'number') {
-      assert.doesNotThrow(call(BigInt(bounds.minimum)), `${type} at its minimum`);
-      assert.throws(call(BigInt(bounds.minimum) - 1n), /out of the range/, `${type} below its minimum`);
-    }
-    if (typeof bounds.maximum === 'number') {
-      assert.doesNotThrow(call(BigInt(bounds.maximum)), `${type} at its maximum`);
-      assert.throws(call(BigInt(bounds.maximum) + 1n), /out of the range/, `${type} above its maximum`);
-    }
-    // Every integer type says its exact range in words, bounds or not.
-    assert.match(String(schema.description), /\d+/);
+    const edges = (min: bigint | undefined, max: bigint | undefined, what: string) => {
+      if (min !== undefined) {
+        assert.doesNotThrow(call(min), `${type} at its ${what} minimum`);
+        assert.throws(call(min - 1n), /out of the range/, `${type} below its ${what} minimum`);
+      }
+      if (max !== undefined) {
+        assert.doesNotThrow(call(max), `${type} at its ${what} maximum`);
+        assert.throws(call(max + 1n), /out of the range/, `${type} above its ${what} maximum`);
+      }
+    };
+    const asBig = (n: unknown) => (typeof n === 'number' ? BigInt(n) : undefined);
+    edges(asBig(bounds.minimum), asBig(bounds.maximum), 'schema');
+    // Bounds a double cannot hold exactly are in the words instead: they must be exact too.
+    const words = /from (-?\d+) to (\d+)$|up to (\d+) /.exec(String(schema.description));
+    assert.ok(words !== null, `${type}: ${String(schema.description)}`);
+    if (words[3] !== undefined) edges(0n, BigInt(words[3]), 'described');
+    else edges(BigInt(words[1]!), BigInt(words[2]!), 'described');
+    checked.push([type, bounds.minimum !== undefined, bounds.maximum !== undefined]);
   }
+  assert.deepEqual(checked, [
+    ['I8', true, true],
+    ['I16', true, true],
+    ['I32', true, true],
+    ['I64', false, false],
+    ['U8', true, true],
+    ['U16', true, true],
+    ['U32', true, true],
+    ['U64', true, false],
+    ['U128', true, false],
+    ['ID', true, false],
+  ]);
 });
 
 test('parametersSchema: optional parameters are not required; no parameters is an empty object', () => {

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SOCIAL } from '../helpers/hql-projects.js';
 import { fencedBlocks } from '../helpers/markdown.js';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { postPath, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 /** Added to a copy of the social project: #[mcp] queries of every parameter type, a U64 field, an id lookup. */
 const MCP_HX = `
@@ -54,16 +54,6 @@ const TYPED_ARGS = {
   point: { x: 1, y: 2 },
 };
 
-/** POSTs `body` as JSON; a string is sent as it is. */
-async function post(server: TestServer, path: string, body: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, text: await res.text() };
-}
-
 /** A JSON-RPC POST as a Streamable HTTP client sends it, without initializing first. */
 async function rpc(server: TestServer, body: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${server.url}/mcp`, {
@@ -100,10 +90,10 @@ describe('the MCP endpoint ("mcp": true)', () => {
     cpSync(SOCIAL, project.path, { recursive: true });
     writeFileSync(join(project.path, 'mcp.hx'), MCP_HX);
     server = await startTestServer(['--data', dir.path, '--project', project.path]);
-    const ada = JSON.parse((await post(server, '/addUser', { name: 'Ada', age: 36, email: 'ada@example.com' })).text);
-    const bob = JSON.parse((await post(server, '/addUser', { name: 'Bob', age: 41, email: 'bob@example.com' })).text);
-    await post(server, '/follow', { from: ada.user.id, to: bob.user.id, since: 2020 });
-    await post(server, '/addPost', { author: ada.user.id, title: 'Hello' });
+    const ada = JSON.parse((await postPath(server, '/addUser', { name: 'Ada', age: 36, email: 'ada@example.com' })).text);
+    const bob = JSON.parse((await postPath(server, '/addUser', { name: 'Bob', age: 41, email: 'bob@example.com' })).text);
+    await postPath(server, '/follow', { from: ada.user.id, to: bob.user.id, since: 2020 });
+    await postPath(server, '/addPost', { author: ada.user.id, title: 'Hello' });
     client = await connect(server);
   });
   after(async () => {
@@ -190,7 +180,7 @@ describe('the MCP endpoint ("mcp": true)', () => {
   });
 
   test('tools/call answers, as text, exactly the body POST /<QueryName> answers, and as structured content', async () => {
-    const direct = await post(server, '/userByName', { name: 'Ada' });
+    const direct = await postPath(server, '/userByName', { name: 'Ada' });
     assert.equal(direct.status, 200);
     const result = await client.callTool({ name: 'userByName', arguments: { name: 'Ada' } });
     assert.equal(result.isError, undefined);
@@ -200,7 +190,7 @@ describe('the MCP endpoint ("mcp": true)', () => {
     const nobody = await client.callTool({ name: 'userByName', arguments: { name: 'Nobody' } });
     assert.equal(text(nobody), '{"user":null}');
     const typed = await client.callTool({ name: 'typed', arguments: TYPED_ARGS });
-    assert.equal(text(typed), (await post(server, '/typed', TYPED_ARGS)).text);
+    assert.equal(text(typed), (await postPath(server, '/typed', TYPED_ARGS)).text);
     assert.deepEqual(typed.structuredContent, { data: 'ok' });
     // An optional parameter may be given.
     assert.equal(text(await client.callTool({ name: 'typed', arguments: { ...TYPED_ARGS, maybe: 3 } })), '{"data":"ok"}');
@@ -226,7 +216,7 @@ describe('the MCP endpoint ("mcp": true)', () => {
       assert.equal(body.error, code);
       assert.match(body.msg, msg);
       if (!name.startsWith('trellis_')) {
-        const direct = await post(server, `/${name}`, args);
+        const direct = await postPath(server, `/${name}`, args);
         assert.equal(direct.status, code === 'node_not_found' ? 404 : 400);
         assert.equal(text(result), direct.text, 'the same body as the named route');
       }
@@ -317,7 +307,7 @@ describe('the MCP endpoint ("mcp": true)', () => {
     assert.equal(reply.result.isError, undefined);
     const body = text(reply.result);
     assert.match(body, new RegExp(`"big":${big}[,}]`));
-    const direct = await post(server, '/setCounter', `{"key":"big","big":${big}}`);
+    const direct = await postPath(server, '/setCounter', `{"key":"big","big":${big}}`);
     assert.equal(body.replace(/"id":\d+/, '"id":_'), direct.text.replace(/"id":\d+/, '"id":_'), 'as the named route answers');
     // A double cannot hold the answer's integer: no structured content, the text has it exactly.
     assert.equal(reply.result.structuredContent, undefined);
@@ -367,7 +357,7 @@ describe('the MCP endpoint ("mcp": true)', () => {
     const notRpc = await rpc(server, '{"id":1}');
     assert.equal(notRpc.status, 400);
     // The contract's MCP routes are still there beside the endpoint.
-    assert.equal((await post(server, '/mcp/init', {})).status, 200);
+    assert.equal((await postPath(server, '/mcp/init', {})).status, 200);
   });
 });
 

@@ -8,23 +8,14 @@ import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SOCIAL } from '../helpers/hql-projects.js';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-
-async function post(server: TestServer, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+import { postPath, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 describe('MCP on (the social project says "mcp": true)', () => {
   const dir = tempDir();
   let server: TestServer;
   before(async () => {
     server = await startTestServer(['--data', dir.path, '--project', SOCIAL]);
-    await post(server, '/addUser', { name: 'Ada', age: 36, email: 'ada@example.com' });
+    await postPath(server, '/addUser', { name: 'Ada', age: 36, email: 'ada@example.com' });
   });
   after(async () => {
     await server.stop();
@@ -32,43 +23,43 @@ describe('MCP on (the social project says "mcp": true)', () => {
   });
 
   test('init gives a connection; the Mcp route answers what the named route answers', async () => {
-    const init = await post(server, '/mcp/init', {});
+    const init = await postPath(server, '/mcp/init', {});
     assert.equal(init.status, 200);
     assert.deepEqual(Object.keys(init.body), ['connection_id']);
     const id = init.body.connection_id as string;
-    const viaMcp = await post(server, '/mcp/userByNameMcp', { connection_id: id, data: { name: 'Ada' } });
-    const direct = await post(server, '/userByName', { name: 'Ada' });
+    const viaMcp = await postPath(server, '/mcp/userByNameMcp', { connection_id: id, data: { name: 'Ada' } });
+    const direct = await postPath(server, '/userByName', { name: 'Ada' });
     assert.equal(viaMcp.status, 200);
     assert.deepEqual(viaMcp.body, direct.body);
     assert.equal((viaMcp.body.user as { name: string }).name, 'Ada');
     // The connection stays usable.
-    assert.equal((await post(server, '/mcp/userByNameMcp', { connection_id: id, data: { name: 'Nobody' } })).body.user, null);
+    assert.equal((await postPath(server, '/mcp/userByNameMcp', { connection_id: id, data: { name: 'Nobody' } })).body.user, null);
   });
 
   test('an unknown or missing connection is 400 invalid_connection', async () => {
-    const unknown = await post(server, '/mcp/userByNameMcp', { connection_id: 'made-up', data: { name: 'Ada' } });
+    const unknown = await postPath(server, '/mcp/userByNameMcp', { connection_id: 'made-up', data: { name: 'Ada' } });
     assert.equal(unknown.status, 400);
     assert.equal(unknown.body.error, 'invalid_connection');
     assert.match(unknown.body.msg as string, /connection "made-up" is not known here/);
-    const missing = await post(server, '/mcp/userByNameMcp', { data: { name: 'Ada' } });
-    assert.equal(missing.body.error, 'invalid_connection');
+    const missing = await postPath(server, '/mcp/userByNameMcp', { data: { name: 'Ada' } });
+    assert.deepEqual([missing.status, missing.body.error], [400, 'invalid_connection']);
   });
 
   test('bad bodies and parameters are 400 with the named route codes', async () => {
-    const id = (await post(server, '/mcp/init', {})).body.connection_id;
-    const noData = await post(server, '/mcp/userByNameMcp', { connection_id: id });
+    const id = (await postPath(server, '/mcp/init', {})).body.connection_id;
+    const noData = await postPath(server, '/mcp/userByNameMcp', { connection_id: id });
     assert.equal(noData.status, 400);
     assert.equal(noData.body.error, 'invalid_query_json');
-    const extraKey = await post(server, '/mcp/userByNameMcp', { connection_id: id, data: {}, more: 1 });
-    assert.equal(extraKey.body.error, 'invalid_query_json');
-    const badParam = await post(server, '/mcp/userByNameMcp', { connection_id: id, data: { name: 7 } });
+    const extraKey = await postPath(server, '/mcp/userByNameMcp', { connection_id: id, data: {}, more: 1 });
+    assert.deepEqual([extraKey.status, extraKey.body.error], [400, 'invalid_query_json']);
+    const badParam = await postPath(server, '/mcp/userByNameMcp', { connection_id: id, data: { name: 7 } });
     assert.equal(badParam.status, 400);
     assert.equal(badParam.body.error, 'invalid_parameter');
   });
 
   test('only #[mcp] queries have an Mcp route', async () => {
-    const id = (await post(server, '/mcp/init', {})).body.connection_id;
-    const res = await post(server, '/mcp/usersMcp', { connection_id: id, data: {} });
+    const id = (await postPath(server, '/mcp/init', {})).body.connection_id;
+    const res = await postPath(server, '/mcp/usersMcp', { connection_id: id, data: {} });
     assert.equal(res.status, 404);
     assert.equal(res.body.error, 'not_found');
   });
@@ -90,8 +81,8 @@ describe('MCP off ("mcp": false)', () => {
   });
 
   test('the MCP routes are 404 and the named queries are still served', async () => {
-    assert.equal((await post(server, '/mcp/init', {})).status, 404);
-    assert.equal((await post(server, '/mcp/userByNameMcp', { connection_id: 'x', data: { name: 'A' } })).status, 404);
-    assert.equal((await post(server, '/userByName', { name: 'A' })).status, 200);
+    assert.equal((await postPath(server, '/mcp/init', {})).status, 404);
+    assert.equal((await postPath(server, '/mcp/userByNameMcp', { connection_id: 'x', data: { name: 'A' } })).status, 404);
+    assert.equal((await postPath(server, '/userByName', { name: 'A' })).status, 200);
   });
 });

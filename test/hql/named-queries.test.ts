@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { postPath, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { SOCIAL } from '../helpers/hql-projects.js';
 
 interface Answer {
@@ -13,13 +13,8 @@ interface Answer {
   body: unknown;
 }
 
-async function call(server: TestServer, name: string, params: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(`${server.url}/${name}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof params === 'string' ? params : JSON.stringify(params),
-  });
-  return { status: res.status, body: await res.json() };
+function call(server: TestServer, name: string, params: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  return postPath(server, `/${name}`, params, headers);
 }
 
 /** A user as the queries return it, without the time-dependent created_at (checked separately). */
@@ -81,6 +76,7 @@ describe('named queries of the social project', () => {
     // Nodes 0 to 3 are users and 4, 5 posts: node ids are one sequence, edge ids another.
     const answer = await call(server, 'addUser', { name: 'Eve', age: 19, email: 'eve@example.com' });
     assert.equal(answer.status, 200);
+    assert.ok('created_at' in (answer.body as { user: object }).user, 'the DEFAULT NOW field is there');
     assert.deepEqual(withoutCreated(answer.body), { user: user(6, 'Eve', 19, 'eve@example.com') });
     await ok(server, 'remove', { id: 6 });
   });
@@ -210,17 +206,37 @@ describe('named queries of the social project', () => {
   });
 
   test('nested |item| scopes reach outer items as item::ID and item::{property}, at any depth', async () => {
-    const fans = (post: string) => [{ fan: 'Alice', post, authorAge: 30 }];
-    assert.deepEqual(await ok(server, 'postsWithAuthor', {}), {
-      users: [
-        {
-          name: 'Alice',
-          posts: [
-            { title: 'Hello', author: 'Alice', authorId: 0, fans: fans('Hello') },
-            { title: 'Again', author: 'Alice', authorId: 0, fans: fans('Again') },
-          ],
-        },
-      ],
+    // Bob (1) is followed by Alice (0), Carol (2) and Dave (3); Alice is followed by Bob.
+    // Each level's item differs from the one around it, so a wrong depth shows.
+    const follower = (fan: string, theirs: unknown[]) => ({ fan, of: 'Bob', ofId: 1, theirs });
+    assert.deepEqual(await ok(server, 'followerChains', { name: 'Bob' }), {
+      user: {
+        name: 'Bob',
+        followers: [
+          follower('Alice', [{ who: 'Bob', via: 'Alice', viaAge: 30, root: 'Bob' }]),
+          follower('Carol', []),
+          // Dave follows himself since the AddE test.
+          follower('Dave', [{ who: 'Dave', via: 'Dave', viaAge: 41, root: 'Bob' }]),
+        ],
+      },
+    });
+    // From Alice: her one follower is Bob, and his follower is Alice again, two levels out.
+    assert.deepEqual(await ok(server, 'followerChains', { name: 'Alice' }), {
+      user: {
+        name: 'Alice',
+        followers: [
+          {
+            fan: 'Bob',
+            of: 'Alice',
+            ofId: 0,
+            theirs: [
+              { who: 'Alice', via: 'Bob', viaAge: 25, root: 'Alice' },
+              { who: 'Carol', via: 'Bob', viaAge: 25, root: 'Alice' },
+              { who: 'Dave', via: 'Bob', viaAge: 25, root: 'Alice' },
+            ],
+          },
+        ],
+      },
     });
   });
 
@@ -320,9 +336,9 @@ describe('upserts of the social project (a fresh database)', () => {
 
   test('UpsertN on an empty match creates the node, with the defaults (DEFAULT NOW)', async () => {
     // withoutCreated checks that created_at is a time: the default was applied.
-    assert.deepEqual(await ok(server, 'upsertUser', { name: 'Ann', age: 20 }), {
-      user: { id: 0, label: 'User', name: 'Ann', age: 20, email: null },
-    });
+    const made = await call(server, 'upsertUser', { name: 'Ann', age: 20 });
+    assert.ok('created_at' in (made.body as { user: object }).user, 'the DEFAULT NOW field is there');
+    assert.deepEqual(withoutCreated(made.body), { user: { id: 0, label: 'User', name: 'Ann', age: 20, email: null } });
     assert.equal(await count('countUsers'), 1);
   });
 

@@ -76,9 +76,9 @@ QUERY withPosts() =>
     users <- N<User>::WHERE(EXISTS(_::Out<Created>))::|u|{name: u::{name}, posts: u::Out<Created>::{title}}
     RETURN users
 
-QUERY postsWithAuthor() =>
-    users <- N<User>::WHERE(EXISTS(_::Out<Created>))::|u|{name, posts: _::Out<Created>::|p|{title, author: u::{name}, authorId: u::ID, fans: _::In<Created>::|f|{fan: f::{name}, post: p::{title}, authorAge: u::{age}}}}
-    RETURN users
+QUERY followerChains(name: String) =>
+    user <- N<User>({name: name})::|u|{name, followers: _::In<Follows>::|f|{fan: f::{name}, of: u::{name}, ofId: u::ID, theirs: _::In<Follows>::|g|{who: g::{name}, via: f::{name}, viaAge: f::{age}, root: u::{name}}}}
+    RETURN user
 
 QUERY getFollow(id: ID) =>
     edge <- E<Follows>(id)
