@@ -153,6 +153,19 @@ describe('named queries of the social project', () => {
     });
     assert.deepEqual(await ok(server, 'page', { start: 3, end: 100 }), { users: [{ userName: 'Dave', id: 3 }] });
     assert.deepEqual(await ok(server, 'page', { start: 2, end: 2 }), { users: [] });
+    // An end before the start is a client mistake, as on /v2/query.
+    const backwards = await call(server, 'page', { start: 3, end: 1 });
+    assert.deepEqual([backwards.status, (backwards.body as { error: string }).error], [400, 'invalid_stream_range']);
+    assert.match((backwards.body as { msg: string }).msg, /start 3 is greater than end 1$/);
+  });
+
+  test('RANGE with a negative end is a 400 naming the end', async () => {
+    const answer = await call(server, 'page', { start: 0, end: -2 });
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.match(
+      (answer.body as { msg: string }).msg,
+      /range\.end\.expr: a bound must evaluate to a non-negative integer \(i64\), got -2$/,
+    );
   });
 
   test('RANGE with a negative bound is a 400 naming it', async () => {
@@ -176,15 +189,33 @@ describe('named queries of the social project', () => {
   });
 
   test('AGGREGATE_BY: {count, data} groups of full elements (D17)', async () => {
-    const body = (await ok(server, 'byAgeFull', {})) as { groups: { count: number; data: { name: string }[] }[] };
-    assert.deepEqual(
-      body.groups.map((g) => [g.count, g.data.map((u) => u.name)]),
-      [
-        [2, ['Alice', 'Carol']],
-        [1, ['Bob']],
-        [1, ['Dave']],
+    assert.deepEqual(await ok(server, 'byAgeFull', {}), {
+      groups: [
+        { count: 2, data: [user(0, 'Alice', 30, 'alice@example.com'), user(2, 'Carol', 30, 'carol@example.com')] },
+        { count: 1, data: [user(1, 'Bob', 25, 'bob@example.com')] },
+        { count: 1, data: [user(3, 'Dave', 41, 'dave@example.com')] },
       ],
-    );
+    });
+  });
+
+  test('GROUP_BY over two properties: one summary per combination, holding both values and the count', async () => {
+    assert.deepEqual(await ok(server, 'byAgeAndName', {}), {
+      groups: [
+        { age: 30, name: 'Alice', count: 1 },
+        { age: 25, name: 'Bob', count: 1 },
+        { age: 30, name: 'Carol', count: 1 },
+        { age: 41, name: 'Dave', count: 1 },
+      ],
+    });
+  });
+
+  test('the explicit {alias: _::{property}} and _::ID as projection items', async () => {
+    assert.deepEqual(await ok(server, 'explicitCards', {}), {
+      cards: [
+        { who: 'Alice', key: 0 },
+        { who: 'Bob', key: 1 },
+      ],
+    });
   });
 
   test('exclusion !{...} shows everything else', async () => {

@@ -53,6 +53,11 @@ test('Boolean, String, Date and ID', () => {
   refused('d: Date', '{"d": "2026-13-01T00:00:00Z"}', /"d" must be a Date: an RFC 3339 string/);
   assert.equal(sent('id: ID', '{"id": "42"}'), '{"id":42}');
   refused('id: ID', '{"id": 1.0}', /"id" must be an ID/);
+  assert.equal(sent('id: ID', '{"id": "9223372036854775807"}'), '{"id":9223372036854775807}');
+  refused('id: ID', '{"id": "9223372036854775808"}', /"id" is 9223372036854775808, out of the range of ID/);
+  refused('id: ID', '{"id": "123456789012345678901"}', /"id" must be an ID/);
+  refused('id: ID', '{"id": "+1"}', /"id" must be an ID/);
+  refused('id: ID', '{"id": " 1"}', /"id" must be an ID/);
 });
 
 test('arrays and objects: every element and field checked, the place named', () => {

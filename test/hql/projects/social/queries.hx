@@ -51,6 +51,14 @@ QUERY byAgeFull() =>
     groups <- N<User>::AGGREGATE_BY(age)
     RETURN groups
 
+QUERY byAgeAndName() =>
+    groups <- N<User>::GROUP_BY(age, name)
+    RETURN groups
+
+QUERY explicitCards() =>
+    cards <- N<User>::RANGE(0, 2)::{who: _::{name}, key: _::ID}
+    RETURN cards
+
 QUERY withoutEmail() =>
     users <- N<User>::!{email, created_at}
     RETURN users
