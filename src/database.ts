@@ -22,12 +22,7 @@ const REQUEST_JSON: ParseJsonOptions = { tables: { minRows: MIN_TABLE_ROWS, make
 
 /** Request text, bytes, or (embedded callers) a plain object, to a validated plan. */
 export function preparePlan(request: string | Uint8Array | object): QueryPlan {
-  return planOf(parseRequest(request));
-}
-
-/** A parsed request to a validated plan. */
-function planOf(json: unknown): QueryPlan {
-  const plan = decodeRequest(json);
+  const plan = decodeRequest(parseRequest(request));
   validatePlan(plan);
   return plan;
 }
@@ -48,7 +43,7 @@ function parseRequest(request: string | Uint8Array | object): unknown {
 }
 
 /** This thread's plans of named-query requests (prepared-plans.ts). */
-const preparedPlans = new PreparedPlans(parseRequest, decodeRequest);
+const preparedPlans = new PreparedPlans(parseRequest);
 
 /** What one /v2/query request comes to: an answer, or a write for the writer to run. */
 export type QueryAnswer =

@@ -15,7 +15,7 @@
 import { GraphError } from './core/errors.js';
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan, validatePlanNoting } from './plan/validate.js';
-import { decodeParameters } from './wire/request.js';
+import { decodeParameters, decodeRequest } from './wire/request.js';
 import { isObject } from './wire/schema.js';
 
 /** Distinct requests kept per thread; past it the cache starts over (a project has a few hundred queries at most). */
@@ -36,8 +36,6 @@ export class PreparedPlans {
   constructor(
     /** Request bytes to JSON, with the errors of a /v2/query body (database.ts). */
     private readonly parse: (body: Uint8Array) => unknown,
-    /** Parsed request to a plan, not validated (wire/request.ts decodeRequest). */
-    private readonly decode: (json: unknown) => QueryPlan,
   ) {}
 
   /**
@@ -49,7 +47,7 @@ export class PreparedPlans {
     const hit = this.plans.get(key);
     if (hit === undefined) {
       const json = this.parse(body);
-      const plan = this.decode(json);
+      const plan = decodeRequest(json);
       const { readParamValues } = validatePlanNoting(plan);
       const types = (json as { parameter_types?: unknown }).parameter_types;
       if (this.plans.size >= MAX_PLANS) this.plans.clear();

@@ -96,3 +96,11 @@ function quoteKey(key: string): string {
   }
   return quoted;
 }
+
+/** A float as JSON text that still reads as a float: `3.0`, `-0.0`, `1e+21`; non-finite is null. */
+export function floatText(n: number): string {
+  if (!Number.isFinite(n)) return 'null';
+  if (Object.is(n, -0)) return '-0.0';
+  const s = String(n);
+  return Number.isInteger(n) && !s.includes('e') ? `${s}.0` : s;
+}

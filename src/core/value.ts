@@ -28,6 +28,10 @@ export const I64_MAX = (1n << 63n) - 1n;
 export const I64_MIN = -(1n << 63n);
 /** 2^53 - 1 as an i64: the largest id or count a JS number holds exactly. */
 export const SAFE_I64 = BigInt(Number.MAX_SAFE_INTEGER);
+/** Whether a double holds the integer `n` exactly. */
+export const isSafeI64 = (n: bigint): boolean => n >= -SAFE_I64 && n <= SAFE_I64;
+/** The largest finite f32. */
+export const F32_MAX = 3.4028234663852886e38;
 
 export function isNumeric(v: Value): v is bigint | number {
   return typeof v === 'bigint' || typeof v === 'number';

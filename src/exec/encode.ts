@@ -7,16 +7,10 @@
 import { GraphError } from '../core/errors.js';
 import { LIMITS } from '../plan/limits.js';
 import { formatRfc3339 } from '../core/datetime.js';
+import { floatText } from '../core/json-stringify.js';
 import { DateTime, type Value } from '../core/value.js';
 import type { Flow } from './flow.js';
 import { EDGE, NODE, keyKind, keyId, type ElementKey, type Row } from './row.js';
-
-function encodeNumber(n: number): string {
-  if (!Number.isFinite(n)) return 'null';
-  if (Object.is(n, -0)) return '-0.0';
-  const s = String(n);
-  return Number.isInteger(n) && !s.includes('e') ? `${s}.0` : s;
-}
 
 export function encodeValue(v: Value): string {
   if (v === null) return 'null';
@@ -26,7 +20,7 @@ export function encodeValue(v: Value): string {
     case 'bigint':
       return v.toString();
     case 'number':
-      return encodeNumber(v);
+      return floatText(v);
     case 'string':
       return JSON.stringify(v);
   }
@@ -37,7 +31,7 @@ export function encodeValue(v: Value): string {
   }
   if (v instanceof Uint8Array) return `[${v.join(',')}]`;
   if (v instanceof BigInt64Array) return `[${v.join(',')}]`;
-  if (v instanceof Float64Array || v instanceof Float32Array) return `[${Array.from(v, encodeNumber).join(',')}]`;
+  if (v instanceof Float64Array || v instanceof Float32Array) return `[${Array.from(v, floatText).join(',')}]`;
   if (Array.isArray(v)) return `[${v.map(encodeValue).join(',')}]`;
   let out = '{';
   let first = true;
@@ -57,8 +51,8 @@ function encodeRow(row: Row, showPath: boolean, showSack: boolean): string {
   const plain = row.kind !== 2 && (row.bindings === null || row.bindings.size === 0) && !showPath && !showSack;
   if (plain) {
     let out = `{"$id":${row.id}`;
-    if (row.distance !== undefined) out += `,"$distance":${encodeNumber(row.distance)}`;
-    if (row.score !== undefined) out += `,"$score":${encodeNumber(row.score)}`;
+    if (row.distance !== undefined) out += `,"$distance":${floatText(row.distance)}`;
+    if (row.score !== undefined) out += `,"$score":${floatText(row.score)}`;
     return out + '}';
   }
   let out = `{"current":${encodeKey(row.kind === NODE || row.kind === EDGE ? row.key : null)},"bindings":{`;

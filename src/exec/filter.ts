@@ -7,7 +7,7 @@ import type { Value } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
 import { valueEquals } from './compare.js';
 import { evalExpr, evalPredicate } from './eval.js';
-import { rowFlow, type RowFlow } from './flow.js';
+import { kept, rowFlow, type RowFlow } from './flow.js';
 import { variableRows } from './refs.js';
 import { encodeValue } from './encode.js';
 import { NONE, type Row } from './row.js';
@@ -15,10 +15,6 @@ import { clip } from '../core/clip.js';
 
 function keep(x: Exec, input: RowFlow, test: (row: Row) => boolean): RowFlow {
   return rowFlow(kept(input.rows, test), input);
-}
-
-function* kept(rows: Iterable<Row>, test: (row: Row) => boolean): Generator<Row> {
-  for (const row of rows) if (test(row)) yield row;
 }
 
 /**

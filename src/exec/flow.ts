@@ -57,3 +57,8 @@ export function sizeOf(flow: Flow): number {
       return flow.v ? 1 : 0;
   }
 }
+
+/** The rows that pass `test`, lazily (a generator declared once: see docs/architecture.md). */
+export function* kept(rows: Iterable<Row>, test: (row: Row) => boolean): Generator<Row> {
+  for (const row of rows) if (test(row)) yield row;
+}

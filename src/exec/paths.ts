@@ -6,7 +6,7 @@ import { GraphError } from '../core/errors.js';
 import type { ElementRef } from '../plan/expr.js';
 import type { Direction } from '../plan/ops.js';
 import type { Exec, Executor } from './context.js';
-import { rowFlow } from './flow.js';
+import { kept, rowFlow } from './flow.js';
 import { resolveRef, variableRows } from './refs.js';
 import { NODE, type Row } from './row.js';
 import { clip } from '../core/clip.js';
@@ -15,14 +15,13 @@ export const path: Executor<'path'> = (node, x, ctx) => ({ ...x.rows(node.input,
 
 export const simplePath: Executor<'simple_path'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);
-  return rowFlow(simplePathRows(input.rows), input);
+  return rowFlow(kept(input.rows, isSimplePath), input);
 };
 
-function* simplePathRows(rows: Iterable<Row>): Generator<Row> {
-  for (const row of rows) {
-    const keys = row.path ?? [];
-    if (new Set(keys).size === keys.length) yield row;
-  }
+/** No element twice on the row's path. */
+function isSimplePath(row: Row): boolean {
+  const keys = row.path ?? [];
+  return new Set(keys).size === keys.length;
 }
 
 /** How many nodes a reference names before existence is checked (at most one is allowed). */

@@ -7,7 +7,7 @@ import type { Expr, Predicate } from '../plan/expr.js';
 import type { MissingIds } from '../plan/ops.js';
 import type { Executor } from './context.js';
 import { evalPredicate } from './eval.js';
-import { EMPTY_ROWS, rowFlow } from './flow.js';
+import { EMPTY_ROWS, kept, rowFlow } from './flow.js';
 import { resolveRef, type RefMode } from './refs.js';
 import { scanRows } from './scan.js';
 import { EDGE, NODE, startRow, type Row } from './row.js';
@@ -50,9 +50,5 @@ export const nodesWhere: Executor<'nodes_where'> = (node, x) => rowFlow(scanRows
 export const edgesWhere: Executor<'edges_where'> = (node, x) => {
   const label = requiredLabel(node.predicate);
   const ids = label !== null ? x.store.edgeIdsByLabel(label) : x.store.edgeIds();
-  return rowFlow(filterRows(x, toRows(ids, EDGE, x.trackPath), node.predicate));
+  return rowFlow(kept(toRows(ids, EDGE, x.trackPath), (row) => evalPredicate(x, row, node.predicate)));
 };
-
-function* filterRows(x: Parameters<Executor<'nodes'>>[1], rows: Iterable<Row>, p: Predicate): Generator<Row> {
-  for (const row of rows) if (evalPredicate(x, row, p)) yield row;
-}

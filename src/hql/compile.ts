@@ -1141,7 +1141,7 @@ function checkParamType(type: TypeExpr): void {
 }
 
 /** The /v2/query `parameter_types` entry of a declared type (D6: floats and wide integers go as `value`). */
-export function wireParamType(type: TypeExpr): unknown {
+function wireParamType(type: TypeExpr): unknown {
   switch (type.kind) {
     case 'array':
       return { array: wireParamType(type.of) };

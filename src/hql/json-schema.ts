@@ -6,14 +6,10 @@
  * agents writing calls; the call is still checked by params.ts, which has the last word.
  */
 import type { ParamDef, TypeExpr } from './ast.js';
+import { F32_MAX, I64_MAX, isSafeI64 } from '../core/value.js';
 import { integerRange } from './schema.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
-
-/** The largest F32, as params.ts checks it. */
-const F32_MAX = 3.4028234663852886e38;
-/** The largest id an ID parameter takes (params.ts). */
-const ID_MAX = 2n ** 63n - 1n;
 
 /** The schema of a call's arguments: an object of the parameters, the optional ones not required. */
 export function parametersSchema(params: readonly ParamDef[]): JsonSchema {
@@ -56,10 +52,10 @@ function primitiveSchema(name: string): JsonSchema {
     case 'ID':
       return {
         anyOf: [
-          { type: 'integer', minimum: 0, ...exactBound('maximum', ID_MAX) },
+          { type: 'integer', minimum: 0, ...exactBound('maximum', I64_MAX) },
           { type: 'string', pattern: '^[0-9]{1,20}$' },
         ],
-        description: `ID: an element id, a non-negative integer up to ${ID_MAX} (or its digits as a string)`,
+        description: `ID: an element id, a non-negative integer up to ${I64_MAX} (or its digits as a string)`,
       };
   }
   const range = integerRange(name)!;
@@ -73,5 +69,5 @@ function primitiveSchema(name: string): JsonSchema {
 
 /** `{key: n}` when a double holds `n` exactly and JSON prints it as digits; otherwise nothing. */
 function exactBound(key: 'minimum' | 'maximum', n: bigint): JsonSchema {
-  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? { [key]: Number(n) } : {};
+  return isSafeI64(n) ? { [key]: Number(n) } : {};
 }

@@ -6,7 +6,8 @@
  */
 import { GraphError } from '../core/errors.js';
 import { parseRfc3339 } from '../core/datetime.js';
-import { stringifyJson } from '../core/json-stringify.js';
+import { floatText, stringifyJson } from '../core/json-stringify.js';
+import { F32_MAX, I64_MAX } from '../core/value.js';
 import type { ParamDef, TypeExpr } from './ast.js';
 import { integerRange, isFloatType } from './schema.js';
 import { typeText } from './types.js';
@@ -53,17 +54,14 @@ export function checkParameters(params: readonly ParamDef[], body: unknown): str
   return `{${parts.join(',')}}`;
 }
 
-/** The declared names of a query's parameters, once per query (the lists live as long as the project). */
-const NAMES = new WeakMap<readonly ParamDef[], ReadonlySet<string>>();
+/** The names of a query's parameters or an object type's fields, once per list (the lists live as long as the project). */
+const NAMES = new WeakMap<readonly { readonly name: { readonly text: string } }[], ReadonlySet<string>>();
 
-function namesOf(params: readonly ParamDef[]): ReadonlySet<string> {
-  let names = NAMES.get(params);
-  if (names === undefined) NAMES.set(params, (names = new Set(params.map((p) => p.name.text))));
+function namesOf(list: readonly { readonly name: { readonly text: string } }[]): ReadonlySet<string> {
+  let names = NAMES.get(list);
+  if (names === undefined) NAMES.set(list, (names = new Set(list.map((p) => p.name.text))));
   return names;
 }
-
-/** The largest ID: ids are non-negative 64-bit signed integers. */
-const MAX_ID = 2n ** 63n - 1n;
 
 /** `value` as JSON text of type `type`; `where` names it in errors (`"tags"[2]`). */
 function checked(type: TypeExpr, value: unknown, where: string): string {
@@ -76,7 +74,7 @@ function checked(type: TypeExpr, value: unknown, where: string): string {
       if (typeof value !== 'object' || value === null || Array.isArray(value))
         bad(where, `must be an object (${typeText(type)}), got ${describe(value)}`);
       const obj = value as Record<string, unknown>;
-      const names = new Set(type.fields.map((f) => f.name.text));
+      const names = namesOf(type.fields);
       const extra = Object.keys(obj).find((k) => !names.has(k));
       if (extra !== undefined) bad(where, `has an unknown field "${extra}" (${typeText(type)})`);
       const parts = type.fields.map((f) => {
@@ -105,8 +103,8 @@ function primitive(type: string, value: unknown, where: string): string {
   if (isFloatType(type)) {
     if (typeof value === 'bigint') return `${value}.0`;
     if (typeof value !== 'number') bad(where, `must be a number (${type}), got ${describe(value)}`);
-    if (type === 'F32' && Math.abs(value) > 3.4028234663852886e38) bad(where, `is out of the range of F32`);
-    return Number.isInteger(value) && !String(value).includes('e') ? `${value}.0` : String(value);
+    if (type === 'F32' && Math.abs(value) > F32_MAX) bad(where, `is out of the range of F32`);
+    return floatText(value);
   }
   const range = integerRange(type)!;
   let n: bigint;
@@ -114,7 +112,7 @@ function primitive(type: string, value: unknown, where: string): string {
   else if (type === 'ID' && typeof value === 'string' && /^[0-9]{1,20}$/.test(value)) n = BigInt(value);
   else if (type === 'ID') bad(where, `must be an ID: a non-negative integer (or its digits as a string), got ${describe(value)}`);
   else bad(where, `must be an integer (${type}), got ${describe(value)}`);
-  const max = type === 'ID' ? MAX_ID : range[1];
+  const max = type === 'ID' ? I64_MAX : range[1];
   if (n < range[0] || n > max) bad(where, `is ${n}, out of the range of ${type} (${range[0]} to ${max})`);
   return n.toString();
 }

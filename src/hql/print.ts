@@ -53,7 +53,7 @@ export function printFile(file: HxFile): string {
 
 // ---- schema ----
 
-export function printTypeDef(def: TypeDef): string {
+function printTypeDef(def: TypeDef): string {
   return def.kind === 'edge' ? printEdgeDef(def) : printNodeDef(def);
 }
 
@@ -87,7 +87,7 @@ export function printDefault(def: DefaultValue): string {
 }
 
 /** A type; object types print on one line (`{a: String, b: [I32]}`). */
-export function printTypeExpr(type: TypeExpr): string {
+function printTypeExpr(type: TypeExpr): string {
   switch (type.kind) {
     case 'primitive':
       return type.name;
@@ -102,7 +102,7 @@ export function printTypeExpr(type: TypeExpr): string {
 
 // ---- queries ----
 
-export function printQuery(query: QueryDef): string {
+function printQuery(query: QueryDef): string {
   const params = query.params.map((p) => `${p.name.text}${p.optional ? '?' : ''}: ${printTypeExpr(p.type)}`).join(', ');
   const lines = [`${query.mcp ? '#[mcp]\n' : ''}QUERY ${query.name.text}(${params}) =>`];
   for (const s of query.body) lines.push(printStatement(s, INDENT));
@@ -111,7 +111,7 @@ export function printQuery(query: QueryDef): string {
 }
 
 /** One statement at `indent`; a FOR loop spans several lines. */
-export function printStatement(statement: Statement, indent = ''): string {
+function printStatement(statement: Statement, indent = ''): string {
   switch (statement.kind) {
     case 'assign':
       return `${indent}${statement.name.text} <- ${printExpr(statement.value)}`;
@@ -132,7 +132,7 @@ export function printStatement(statement: Statement, indent = ''): string {
 
 // ---- expressions ----
 
-export function printExpr(expr: Expr): string {
+function printExpr(expr: Expr): string {
   switch (expr.kind) {
     case 'literal':
       return printLiteral(expr.value);
@@ -195,7 +195,7 @@ function printSource(source: Source): string {
 }
 
 /** One step, without the `::` before it. */
-export function printStep(step: Step): string {
+function printStep(step: Step): string {
   switch (step.kind) {
     case 'hop':
       return `${step.dir}<${step.edge.text}>`;

@@ -36,7 +36,7 @@ const TAKEN_NAMES = new Set(['healthz', 'readyz', 'metrics', 'mcp', 'v2', 'intro
  * The names of the MCP endpoint's own tools begin with this (src/server/mcp-endpoint.ts);
  * no query may, so a tool name always means one thing, today and when tools are added.
  */
-export const TOOL_PREFIX = 'trellis_';
+const TOOL_PREFIX = 'trellis_';
 /** The endpoint's read-only schema tools. */
 export const SCHEMA_TOOLS = { schema: `${TOOL_PREFIX}schema`, indexes: `${TOOL_PREFIX}indexes`, counts: `${TOOL_PREFIX}counts` } as const;
 

@@ -7,7 +7,7 @@
  */
 import { GraphError } from '../core/errors.js';
 import { parseJson } from '../core/json.js';
-import { stringifyJson } from '../core/json-stringify.js';
+import { floatText, stringifyJson } from '../core/json-stringify.js';
 import type { ReturnShape } from './types.js';
 
 /** The named query's response body, from the /v2/query response body `text`. */
@@ -43,7 +43,7 @@ function shapeOne(r: ReturnShape, values: ReadonlyMap<string, readonly [number, 
 }
 
 function literalText(v: ReturnShape['literal']): string {
-  if (typeof v === 'number') return Number.isInteger(v) ? `${v}.0` : String(v);
+  if (typeof v === 'number') return floatText(v);
   return stringifyJson(v);
 }
 

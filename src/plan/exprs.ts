@@ -70,9 +70,14 @@ export function heldBy(node: PlanNode): Held {
  * The operation trees of the traversal expressions `node` holds directly (those nested in
  * them are held by their own operations). Plan walks visit them like branch bodies.
  */
+const NO_ROOTS: readonly PlanNode[] = [];
+
 export function expressionTraversalsOf(node: PlanNode): readonly PlanNode[] {
+  // Sources hold element references only; answering here spares the plan walk that every
+  // request makes (needsPaths) heldBy's allocation of their reference paths.
+  if (node.op === 'nodes' || node.op === 'edges' || node.op === 'shortest_path') return NO_ROOTS;
   const { exprs, predicates } = heldBy(node);
-  if (exprs.length === 0 && predicates.length === 0) return [];
+  if (exprs.length === 0 && predicates.length === 0) return NO_ROOTS;
   const roots: PlanNode[] = [];
   const onExpr = (e: Expr) => {
     if (e.e === 'traversal') roots.push(e.root);

@@ -32,6 +32,8 @@ import { readFileSync } from 'node:fs';
 import { clip } from '../core/clip.js';
 import { toErrorBody } from '../core/errors.js';
 import { JsonSyntaxError, parseJson, parseJsonBytes } from '../core/json.js';
+import { isSafeI64 } from '../core/value.js';
+import { isObject } from '../wire/schema.js';
 import { countsQuery, describeIndexes, describeSchema } from '../hql/describe.js';
 import { parametersSchema } from '../hql/json-schema.js';
 import { checkParameters } from '../hql/params.js';
@@ -40,9 +42,9 @@ import { typeText } from '../hql/types.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import { callable, runNamedQuery, type CallableQuery } from './named-queries.js';
 import type { Route } from './routes.js';
-import type { QueryService } from './service.js';
+import { utf8Text, type QueryService } from './service.js';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 /** The package's version, which the server gives in its initialize answer. */
 const VERSION = packageVersion();
@@ -205,9 +207,7 @@ function queryTool(q: CallableQuery): Tool {
   };
 }
 
-function bodyText(response: HttpResponse): string {
-  return typeof response.body === 'string' ? response.body : Buffer.from(response.body).toString('utf8');
-}
+const bodyText = (response: HttpResponse): string => utf8Text(response.body);
 
 /** A named query's answer as a tool result: the body as text, and as structured content when it is an object. */
 function toolResult(response: HttpResponse): CallToolResult {
@@ -241,10 +241,6 @@ function webRequest(req: HttpRequest): Request {
   return new Request(`http://localhost${MCP_PATH}`, { method: req.method, headers });
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * A JSON-RPC message (or batch) from json.ts as JSON.parse would give it to the SDK
  * (integers as numbers), except that a tools/call's arguments stay as json.ts read them,
@@ -269,7 +265,7 @@ function plain(v: unknown): unknown {
 
 /** Whether every integer in `v` is a number a double holds exactly. */
 function exactInDoubles(v: unknown): boolean {
-  if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER);
+  if (typeof v === 'bigint') return isSafeI64(v);
   if (Array.isArray(v)) return v.every(exactInDoubles);
   if (isObject(v)) return Object.values(v).every(exactInDoubles);
   return true;

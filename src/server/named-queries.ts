@@ -16,7 +16,7 @@ import { errorResponse } from './handle.js';
 import { parseRequestOptions } from './headers.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { NamedRouteFallback } from './routes.js';
-import type { QueryService } from './service.js';
+import { utf8Text, type QueryService } from './service.js';
 import { clip } from '../core/clip.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -33,7 +33,7 @@ export interface CallableQuery {
  * parameters), so the read threads can keep its plan and parse only the parameters
  * (src/prepared-plans.ts).
  */
-export interface PreparedRequest {
+interface PreparedRequest {
   readonly body: Buffer;
   readonly paramsAt: number;
 }
@@ -68,7 +68,7 @@ export function parseBody(body: Buffer): unknown {
 }
 
 /** Runs one call of `q`; errors are answered, never thrown. */
-export function callNamedQuery(service: QueryService, q: CallableQuery, req: HttpRequest): Promise<HttpResponse> {
+function callNamedQuery(service: QueryService, q: CallableQuery, req: HttpRequest): Promise<HttpResponse> {
   return runNamedQuery(service, q, req, () => parseBody(req.body));
 }
 
@@ -83,7 +83,7 @@ export async function runNamedQuery(service: QueryService, q: CallableQuery, req
       return errorResponse({ error: 'not_ready', msg: 'the database is still opening; retry shortly' });
     const request = q.request(params);
     const reply = await service.query(request.body, options, request.paramsAt);
-    const text = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8');
+    const text = utf8Text(reply.body);
     if (reply.status !== 200) return namedError(JSON.parse(text) as ErrorBody);
     return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, text) };
   } catch (err) {

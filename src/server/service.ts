@@ -20,6 +20,11 @@ export interface QueryReply {
   readonly body: string | Uint8Array;
 }
 
+/** A reply's or response's body as text, reading the bytes in place. */
+export function utf8Text(body: string | Uint8Array): string {
+  return typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+}
+
 export interface QueryService {
   readonly mode: Mode;
   health(): HealthResponse;

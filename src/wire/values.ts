@@ -2,13 +2,11 @@
  * Values on the wire: tagged literals in the operation tree (reference §4.1), untagged
  * parameter values (§2.2) and typed parameters (`parameter_types`, contract and D6/D7).
  */
-import { DateTime, I64_MAX, I64_MIN, setOwn, type Value, type ValueObject } from '../core/value.js';
+import { DateTime, F32_MAX, I64_MAX, I64_MIN, setOwn, type Value, type ValueObject } from '../core/value.js';
 import { MAX_DATE_MS, parseRfc3339 } from '../core/datetime.js';
 import { describe, fail, isObject, tagged, type Field } from './schema.js';
 import { rowObject, tableOf, type RowTable } from '../core/row-table.js';
 import { clip } from '../core/clip.js';
-
-const F32_MAX = 3.4028234663852886e38;
 
 const inI64 = (v: bigint) => v <= I64_MAX && v >= I64_MIN;
 const outsideI64 = (v: bigint) => `${clip(String(v))} is outside the i64 range`;

@@ -8,7 +8,7 @@ import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SOCIAL } from '../helpers/hql-projects.js';
-import { postPath, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { get, postPath, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 describe('MCP on (the social project says "mcp": true)', () => {
   const dir = tempDir();
@@ -34,6 +34,13 @@ describe('MCP on (the social project says "mcp": true)', () => {
     assert.equal((viaMcp.body.user as { name: string }).name, 'Ada');
     // The connection stays usable.
     assert.equal((await postPath(server, '/mcp/userByNameMcp', { connection_id: id, data: { name: 'Nobody' } })).body.user, null);
+  });
+
+  test('GET on the MCP routes is 405, naming POST', async () => {
+    for (const path of ['/mcp/init', '/mcp/userByNameMcp']) {
+      const reply = await get(`${server.url}${path}`);
+      assert.deepEqual([reply.status, reply.headers.get('allow')], [405, 'POST'], path);
+    }
   });
 
   test('an unknown or missing connection is 400 invalid_connection', async () => {

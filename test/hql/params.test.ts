@@ -41,6 +41,9 @@ test('integer types: their own ranges, exact at any size', () => {
 test('floats stay floats on the way to /v2/query; integers are accepted for them', () => {
   assert.equal(sent('x: F64', '{"x": 3}'), '{"x":3.0}');
   assert.equal(sent('x: F64', '{"x": 2.5}'), '{"x":2.5}');
+  // Floats print as floats that JSON can read: exponents as they are, the sign of zero kept.
+  assert.equal(sent('x: F64', '{"x": 1.5e300}'), '{"x":1.5e+300}');
+  assert.equal(sent('x: F64', '{"x": -0.0}'), '{"x":-0.0}');
   assert.equal(sent('x: F32', '{"x": 1e3}'), '{"x":1000.0}');
   refused('x: F32', '{"x": 1e39}', /"x" is out of the range of F32/);
   refused('x: F64', '{"x": "1.5"}', /"x" must be a number \(F64\)/);
