@@ -5,12 +5,14 @@
  */
 const LAYERS = {
   'src/core': [],
-  'src/store': ['src/core'],
+  // Search algorithms (text analysis, BM25, vector distances, HNSW) over abstract storage.
+  'src/search': ['src/core'],
+  'src/store': ['src/search', 'src/core'],
   'src/plan': ['src/core'],
   'src/wire': ['src/plan', 'src/core'],
   // The query language (.hx files): parsed, checked and lowered to plans, as wire does for JSON.
   'src/hql': ['src/plan', 'src/core'],
-  'src/exec': ['src/plan', 'src/store', 'src/core'],
+  'src/exec': ['src/plan', 'src/store', 'src/search', 'src/core'],
   'src/database.ts': ['src/wire', 'src/plan', 'src/exec', 'src/store', 'src/core'],
   'src/protocol': ['src/plan', 'src/core'],
   'src/pool': ['src/protocol', 'src/core'],
@@ -38,6 +40,7 @@ const escapeDots = (path) => path.replace(/[.]/g, '\\.');
 const prefix = (path) => `^${escapeDots(path)}${path.endsWith('.ts') ? '$' : '/'}`;
 const SRC = [
   'src/core',
+  'src/search',
   'src/store',
   'src/plan',
   'src/wire',
