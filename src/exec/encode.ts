@@ -74,6 +74,7 @@ export function encodeFlow(flow: Flow): string {
     case 'bool':
       return `[${flow.v}]`;
     case 'values':
+      if (flow.single === true) return encodeValue(flow.items[0] ?? null);
       return `[${flow.items.map(encodeValue).join(',')}]`;
     case 'rows': {
       const parts: string[] = [];

@@ -19,6 +19,8 @@ export interface RowFlow {
 export interface ValuesFlow {
   readonly t: 'values';
   readonly items: readonly Value[];
+  /** One object printed bare, not in an array: index receipts and statuses (reference §7.2). */
+  readonly single?: true;
 }
 export interface CountFlow {
   readonly t: 'count';

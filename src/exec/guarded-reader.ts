@@ -11,7 +11,20 @@
  * long one in the same worker.
  */
 import { GraphError } from '../core/errors.js';
-import type { Adjacent, ColumnBlock, Direction, EdgeRecord, GraphReader, NodeRecord } from '../store/types.js';
+import type { Value } from '../core/value.js';
+import type {
+  Adjacent,
+  Catalog,
+  ColumnBlock,
+  Direction,
+  EdgeRecord,
+  GraphReader,
+  IndexDef,
+  NodeRecord,
+  RangeBound,
+  TextHit,
+  VectorHit,
+} from '../store/types.js';
 
 const CHECK_EVERY = 64;
 
@@ -110,5 +123,27 @@ export class GuardedReader implements GraphReader {
   }
   edgeCount(): number {
     return this.inner.edgeCount();
+  }
+  indexCatalog(): Catalog {
+    return this.inner.indexCatalog();
+  }
+  indexOperation(id: string): Record<string, unknown> | undefined {
+    return this.inner.indexOperation(id);
+  }
+  secondaryEqual(indexId: number, value: Value, limit: number): number[] | null {
+    this.tick();
+    return this.inner.secondaryEqual(indexId, value, limit);
+  }
+  secondaryRange(indexId: number, low: RangeBound | null, high: RangeBound | null, limit: number): number[] | null {
+    this.tick();
+    return this.inner.secondaryRange(indexId, low, high, limit);
+  }
+  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, accept: ((id: number) => boolean) | null): VectorHit[] {
+    this.tick();
+    return this.inner.vectorSearch(def, tenant, query, k, accept);
+  }
+  textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[] {
+    this.tick();
+    return this.inner.textSearch(def, tenant, query, k, accept);
   }
 }

@@ -7,6 +7,8 @@ import * as agg from './aggregate.js';
 import * as bound from './bound.js';
 import * as branch from './branch.js';
 import * as filter from './filter.js';
+import * as indexOps from './index-ops.js';
+import * as search from './search.js';
 import * as mutate from './mutate.js';
 import * as nav from './navigate.js';
 import * as paths from './paths.js';
@@ -83,4 +85,17 @@ export const EXECUTORS: ExecutorTable = {
   sack_set: sack.sackSet,
   sack_add: sack.sackAdd,
   sack_get: sack.sackGet,
+  create_index: indexOps.createIndex,
+  drop_index: indexOps.dropIndex,
+  get_index_operation: indexOps.getIndexOperation,
+  retry_index_operation: indexOps.retryIndexOperation,
+  abort_index_operation: indexOps.abortIndexOperation,
+  vector_search_nodes: search.search,
+  vector_search_edges: search.search,
+  text_search_nodes: search.search,
+  text_search_edges: search.search,
+  vector_search_nodes_within: search.searchWithin,
+  vector_search_edges_within: search.searchWithin,
+  text_search_nodes_within: search.searchWithin,
+  text_search_edges_within: search.searchWithin,
 };

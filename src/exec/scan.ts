@@ -21,6 +21,7 @@ import { Derived, type Exec } from './context.js';
 import { evalPredicate } from './eval.js';
 import { SLOTS, type LabelView, type ScanBlock } from './label-view.js';
 import { NODE, startRow, type Row } from './row.js';
+import { indexedCandidates } from './index-scan.js';
 
 /** A node scan found in the plan: every node, filtered by all of `predicates`. */
 export interface ScanSpec {
@@ -466,8 +467,21 @@ function* blocksOf(
 
 const passes = (x: Exec, row: Row, residual: readonly Predicate[]) => residual.every((p) => evalPredicate(x, row, p));
 
+/** The rows of candidates from a secondary index (index-scan.ts) that pass every predicate. */
+function* indexedRows(x: Exec, spec: ScanSpec, ids: readonly number[]): Generator<Row> {
+  for (const id of ids) {
+    const row = startRow(NODE, id, x.trackPath);
+    if (x.store.hasNode(id) && passes(x, row, spec.predicates)) yield row;
+  }
+}
+
 /** The scan's rows, lazily. */
 export function* scanRows(x: Exec, spec: ScanSpec): Generator<Row> {
+  const indexed = indexedCandidates(x, 'node', spec.predicates);
+  if (indexed !== null) {
+    yield* indexedRows(x, spec, indexed);
+    return;
+  }
   const scan = prepare(x, spec);
   const { residual } = scan;
   const properties = scanProperties(scan, []);
@@ -483,6 +497,12 @@ export function* scanRows(x: Exec, spec: ScanSpec): Generator<Row> {
 
 /** How many nodes the scan yields, without making rows when no record is needed. */
 export function scanCount(x: Exec, spec: ScanSpec): number {
+  const indexed = indexedCandidates(x, 'node', spec.predicates);
+  if (indexed !== null) {
+    let count = 0;
+    for (const _row of indexedRows(x, spec, indexed)) count++;
+    return count;
+  }
   const scan = prepare(x, spec);
   const { residual } = scan;
   const properties = scanProperties(scan, []);

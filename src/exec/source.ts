@@ -10,6 +10,7 @@ import { evalPredicate } from './eval.js';
 import { EMPTY_ROWS, kept, rowFlow } from './flow.js';
 import { resolveRef, type RefMode } from './refs.js';
 import { scanRows } from './scan.js';
+import { indexedCandidates } from './index-scan.js';
 import { EDGE, NODE, startRow, type Row } from './row.js';
 
 function constString(e: Expr): string | null {
@@ -49,6 +50,6 @@ export const nodesWhere: Executor<'nodes_where'> = (node, x) => rowFlow(scanRows
 
 export const edgesWhere: Executor<'edges_where'> = (node, x) => {
   const label = requiredLabel(node.predicate);
-  const ids = label !== null ? x.store.edgeIdsByLabel(label) : x.store.edgeIds();
+  const ids = indexedCandidates(x, 'edge', [node.predicate]) ?? (label !== null ? x.store.edgeIdsByLabel(label) : x.store.edgeIds());
   return rowFlow(kept(toRows(ids, EDGE, x.trackPath), (row) => evalPredicate(x, row, node.predicate)));
 };

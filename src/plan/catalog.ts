@@ -22,6 +22,8 @@ export interface OpTraits {
 const src = (yields: Yields = 'rows'): OpTraits => ({ position: 'source', mutates: false, yields });
 const step = (yields: Yields = 'rows'): OpTraits => ({ position: 'step', mutates: false, yields });
 const mut = (position: Position = 'step'): OpTraits => ({ position, mutates: true, yields: 'rows' });
+/** Index DDL and operation changes: write batches only, one status object as the result. */
+const ddl = (): OpTraits => ({ position: 'source', mutates: true, yields: 'scalar' });
 
 export const CATALOG: Record<OpKind, OpTraits> = {
   context: src(),
@@ -91,6 +93,19 @@ export const CATALOG: Record<OpKind, OpTraits> = {
   sack_set: step(),
   sack_add: step(),
   sack_get: step(),
+  create_index: ddl(),
+  drop_index: ddl(),
+  get_index_operation: src('scalar'),
+  retry_index_operation: ddl(),
+  abort_index_operation: ddl(),
+  vector_search_nodes: src(),
+  vector_search_edges: src(),
+  text_search_nodes: src(),
+  text_search_edges: src(),
+  vector_search_nodes_within: step(),
+  vector_search_edges_within: step(),
+  text_search_nodes_within: step(),
+  text_search_edges_within: step(),
 };
 
 /** The node's input, if it has one. */

@@ -5,7 +5,7 @@
  * operation's fields.
  */
 import type { ElementRef, Expr, Predicate, PropertyInput, StreamBound } from './expr.js';
-import type { PlanNode } from './ops.js';
+import type { PlanNode, SearchFields } from './ops.js';
 
 export interface Held {
   readonly exprs: readonly Expr[];
@@ -17,6 +17,11 @@ const NONE: Held = { exprs: [], predicates: [], refs: [] };
 
 const inputExprs = (inputs: readonly PropertyInput[]): Expr[] => inputs.flatMap((i) => (i.kind === 'expr' ? [i.expr] : []));
 const boundExprs = (bounds: readonly StreamBound[]): Expr[] => bounds.flatMap((b) => (b.kind === 'expr' ? [b.expr] : []));
+/** A search's k and tenant value. */
+const searchExprs = (node: SearchFields): Expr[] => [
+  ...boundExprs([node.k]),
+  ...inputExprs(node.tenant_value === null ? [] : [node.tenant_value]),
+];
 
 export function heldBy(node: PlanNode): Held {
   const p = node.path;
@@ -61,6 +66,16 @@ export function heldBy(node: PlanNode): Held {
       const c = node.config;
       return { ...NONE, predicates: [c.until, c.emit_predicate].filter((x): x is Predicate => x !== null) };
     }
+    case 'vector_search_nodes':
+    case 'vector_search_edges':
+    case 'vector_search_nodes_within':
+    case 'vector_search_edges_within':
+      return { ...NONE, exprs: [...inputExprs([node.query_vector]), ...searchExprs(node)] };
+    case 'text_search_nodes':
+    case 'text_search_edges':
+    case 'text_search_nodes_within':
+    case 'text_search_edges_within':
+      return { ...NONE, exprs: [...inputExprs([node.query_text]), ...searchExprs(node)] };
     default:
       return NONE;
   }

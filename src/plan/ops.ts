@@ -9,6 +9,7 @@
  * (src/exec/registry.ts), because each of those is a Record over `OpKind`.
  */
 import type { Value } from '../core/value.js';
+import type { IndexSpec } from '../core/index-spec.js';
 import type { ElementRef, Expr, Order, Predicate, PropertyInput, StreamBound } from './expr.js';
 
 interface Base<K extends string> {
@@ -189,6 +190,58 @@ export interface ChooseOp extends Unary<'choose'> {
 export interface RepeatOp extends Unary<'repeat'> {
   readonly config: RepeatConfig;
 }
+// Index DDL and operations (reference §5.10)
+export interface CreateIndexOp extends Base<'create_index'> {
+  readonly spec: IndexSpec;
+  readonly if_not_exists: boolean;
+}
+export interface DropIndexOp extends Base<'drop_index'> {
+  readonly spec: IndexSpec;
+}
+export type IndexOperationKind = 'get_index_operation' | 'retry_index_operation' | 'abort_index_operation';
+export interface IndexOperationOp<K extends IndexOperationKind> extends Base<K> {
+  readonly operation_id: string;
+}
+// Search (reference §5.12): sources over a whole index, `_within` steps over an input
+export interface SearchFields {
+  readonly label: string;
+  readonly property: string;
+  readonly k: StreamBound;
+  readonly tenant_value: PropertyInput | null;
+}
+export type VectorSearchKind = 'vector_search_nodes' | 'vector_search_edges';
+export type TextSearchKind = 'text_search_nodes' | 'text_search_edges';
+export interface VectorSearchOp<K extends VectorSearchKind> extends Base<K>, SearchFields {
+  readonly query_vector: PropertyInput;
+}
+export interface TextSearchOp<K extends TextSearchKind> extends Base<K>, SearchFields {
+  readonly query_text: PropertyInput;
+}
+export interface VectorSearchWithinOp<K extends `${VectorSearchKind}_within`> extends Unary<K>, SearchFields {
+  readonly query_vector: PropertyInput;
+}
+export interface TextSearchWithinOp<K extends `${TextSearchKind}_within`> extends Unary<K>, SearchFields {
+  readonly query_text: PropertyInput;
+}
+export type SearchOp =
+  | VectorSearchOp<'vector_search_nodes'>
+  | VectorSearchOp<'vector_search_edges'>
+  | TextSearchOp<'text_search_nodes'>
+  | TextSearchOp<'text_search_edges'>
+  | VectorSearchWithinOp<'vector_search_nodes_within'>
+  | VectorSearchWithinOp<'vector_search_edges_within'>
+  | TextSearchWithinOp<'text_search_nodes_within'>
+  | TextSearchWithinOp<'text_search_edges_within'>;
+export const SEARCH_KINDS = [
+  'vector_search_nodes',
+  'vector_search_edges',
+  'text_search_nodes',
+  'text_search_edges',
+  'vector_search_nodes_within',
+  'vector_search_edges_within',
+  'text_search_nodes_within',
+  'text_search_edges_within',
+] as const satisfies readonly SearchOp['op'][];
 // Sack
 export interface WithSackOp extends Unary<'with_sack'> {
   readonly initial: Value;
@@ -271,6 +324,12 @@ export type PlanNode =
   | WithSackOp
   | SackPropertyOp<'sack_set'>
   | SackPropertyOp<'sack_add'>
+  | CreateIndexOp
+  | DropIndexOp
+  | IndexOperationOp<'get_index_operation'>
+  | IndexOperationOp<'retry_index_operation'>
+  | IndexOperationOp<'abort_index_operation'>
+  | SearchOp
   | InputOnlyOp;
 
 export type OpKind = PlanNode['op'];

@@ -66,8 +66,23 @@ const NODE_OUTPUT: ReadonlySet<OpKind> = new Set([
   'drop_edge',
   'drop_edge_labeled',
   'drop_edge_by_id',
+  'vector_search_nodes',
+  'text_search_nodes',
+  'vector_search_nodes_within',
+  'text_search_nodes_within',
 ]);
-const EDGE_OUTPUT: ReadonlySet<OpKind> = new Set(['edges', 'edges_where', 'add_e', 'out_e', 'in_e', 'both_e']);
+const EDGE_OUTPUT: ReadonlySet<OpKind> = new Set([
+  'edges',
+  'edges_where',
+  'add_e',
+  'out_e',
+  'in_e',
+  'both_e',
+  'vector_search_edges',
+  'text_search_edges',
+  'vector_search_edges_within',
+  'text_search_edges_within',
+]);
 const FRESH_OUTPUT: ReadonlySet<OpKind> = new Set(['select', 'inject']);
 
 interface Scope {
@@ -488,6 +503,26 @@ function checkPayload(node: PlanNode): void {
     case 'drop_edge_by_id':
       if (node.edges.kind === 'all') reject('unsupported_edge_all_target', `${p}.edges`, '"all" cannot be used as an edge mutation target');
       return;
+    case 'vector_search_nodes':
+    case 'vector_search_edges':
+    case 'vector_search_nodes_within':
+    case 'vector_search_edges_within': {
+      const q = node.query_vector;
+      if (q.kind === 'value' && (!(q.value instanceof Float32Array) || q.value.length === 0 || !q.value.every(Number.isFinite))) {
+        reject('invalid_search_input', `${p}.query_vector`, 'a literal query vector must be a non-empty, finite {"f32_array": [...]}');
+      }
+      return;
+    }
+    case 'text_search_nodes':
+    case 'text_search_edges':
+    case 'text_search_nodes_within':
+    case 'text_search_edges_within': {
+      const q = node.query_text;
+      if (q.kind === 'value' && (typeof q.value !== 'string' || q.value.length === 0)) {
+        reject('invalid_search_input', `${p}.query_text`, 'a literal query text must be a non-empty string');
+      }
+      return;
+    }
     default:
       return;
   }

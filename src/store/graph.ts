@@ -8,14 +8,29 @@
  * out what they would read, so a batch always sees its own writes.
  */
 import type { Database } from 'lmdb';
-import type { ValueObject } from '../core/value.js';
+import type { Value, ValueObject } from '../core/value.js';
 import { AdjacencyEdits, AdjacencyReader, type BlockDb, type ListDb, type Pairs } from './adjacency.js';
 import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
 import { BatchDictionary, type Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type EdgeDb, type StoredEdge } from './edge-blocks.js';
 import { scratchIdKey as idKey } from './keys.js';
 import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dir, type StoredNode } from './layout.js';
-import type { Adjacent, Direction, EdgeRecord, GraphReader, GraphWriter, NodeRecord } from './types.js';
+import type { Adjacent, Direction, EdgeRecord, GraphReader, GraphWriter, NodeRecord, TextHit, VectorHit } from './types.js';
+import {
+  CatalogWriter,
+  operationStatus,
+  type Catalog,
+  type CatalogDb,
+  type CatalogReader,
+  type IndexDef,
+  type IndexOperation,
+  type IndexReceipt,
+} from './index-catalog.js';
+import type { IndexSpec } from '../core/index-spec.js';
+import { IndexMaintainer } from './index-maintenance.js';
+import type { TextFamily, VectorFamily } from './index-families.js';
+import type { TextDb } from './text-postings.js';
+import { SecondaryEntries, type EntryDb, type RangeBound } from './secondary-index.js';
 
 export interface Dbs {
   readonly nodes: Database<StoredNode, Buffer>;
@@ -25,6 +40,19 @@ export interface Dbs {
   readonly edges: EdgeDb;
   readonly dictionary: Database<string | number, string>;
   readonly meta: Database<number, string>;
+  /** The index catalogue (index-catalog.ts). */
+  readonly indexes: CatalogDb;
+  /** Secondary index entries (secondary-index.ts). */
+  readonly indexEntries: EntryDb;
+  /** Full-text indexes (text-postings.ts). */
+  readonly textIndex: TextDb;
+}
+
+/** What a write batch needs to keep indexes current, shared by the batches of a store. */
+export interface IndexContext {
+  readonly catalog: CatalogReader;
+  readonly text: TextFamily | null;
+  readonly vector: VectorFamily | null;
 }
 
 /** Next free ids, owned by the store so they advance across write batches. */
@@ -52,6 +80,8 @@ function isAscending(values: ArrayLike<number>): boolean {
 }
 
 export class GraphReadView implements GraphReader {
+  protected readonly catalogReader: CatalogReader;
+  protected readonly secondary: SecondaryEntries;
   protected readonly adjacency: AdjacencyReader;
   protected readonly edgeReader: EdgeReader;
   protected readonly columnReader: ColumnReader;
@@ -61,10 +91,41 @@ export class GraphReadView implements GraphReader {
     protected readonly dict: Dictionary | BatchDictionary,
     /** Decoded column chunks of this thread; write batches read the database directly. */
     cache: ChunkCache | null,
+    /** The index catalogue (one decoded copy per thread) and the search families. */
+    protected readonly index: IndexContext,
   ) {
+    this.catalogReader = index.catalog;
+    this.secondary = new SecondaryEntries(dbs.indexEntries);
     this.adjacency = new AdjacencyReader(dbs.adjacency, dbs.adjacencyLists);
     this.edgeReader = new EdgeReader(dbs.edges);
     this.columnReader = new ColumnReader(dbs.columns, dbs.meta, cache);
+  }
+
+  indexCatalog(): Catalog {
+    return this.catalogReader.current();
+  }
+
+  indexOperation(id: string): Record<string, unknown> | undefined {
+    const op = this.catalogReader.operation(id);
+    return op === undefined ? undefined : operationStatus(op);
+  }
+
+  secondaryEqual(indexId: number, value: Value, limit: number): number[] | null {
+    return this.secondary.equal(indexId, value, limit);
+  }
+
+  secondaryRange(indexId: number, low: RangeBound | null, high: RangeBound | null, limit: number): number[] | null {
+    return this.secondary.range(indexId, low, high, limit);
+  }
+
+  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, accept: ((id: number) => boolean) | null): VectorHit[] {
+    if (this.index.vector === null) throw new Error('vector search is not available in this store');
+    return this.index.vector.search(def, tenant, query, k, accept);
+  }
+
+  textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[] {
+    if (this.index.text === null) throw new Error('text search is not available in this store');
+    return this.index.text.search(def, tenant, query, k, accept);
   }
 
   getNode(id: number): NodeRecord | undefined {
@@ -221,6 +282,11 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   private readonly adjacencyEdits: AdjacencyEdits;
   private readonly edgeEdits: EdgeEdits;
   private readonly columnEdits: ColumnEdits;
+  /** Keeps the indexes current with this batch's writes. */
+  readonly indexes: IndexMaintainer;
+  private readonly catalogWriter: CatalogWriter;
+  /** Whether this batch left work for the writer's background (index-work.ts). */
+  backgroundWork = false;
 
   constructor(
     dbs: Dbs,
@@ -228,13 +294,21 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     private readonly ids: IdState,
     slots: SlotCache,
     newVersion: () => number,
+    index: IndexContext,
   ) {
     const batchDict = new BatchDictionary(shared, ids.next);
-    super(dbs, batchDict, null);
+    super(dbs, batchDict, null, index);
+    this.catalogWriter = new CatalogWriter(dbs.indexes, index.catalog);
     this.batchDict = batchDict;
     this.adjacencyEdits = new AdjacencyEdits(dbs.adjacency, dbs.adjacencyLists);
     this.edgeEdits = new EdgeEdits(dbs.edges);
     this.columnEdits = new ColumnEdits(dbs.columns, dbs.meta, this.columnReader, slots, newVersion);
+    this.indexes = new IndexMaintainer(index.catalog, {
+      secondary: new SecondaryEntries(dbs.indexEntries),
+      text: index.text,
+      vector: index.vector,
+      valueOf: (element, id, property) => (element === 'node' ? this.getNode(id) : this.getEdge(id))?.props[property],
+    });
   }
 
   override nodeCount(): number {
@@ -308,6 +382,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     this.columnEdits.setLabel(id, labelId);
     for (const key in props) this.columnEdits.set(this.batchDict.assign('property', key), id, props[key]);
     this.nodeDelta++;
+    if (!this.indexes.idle) this.indexes.changed('node', id, null, { label, props });
     return id;
   }
 
@@ -319,12 +394,14 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     this.adjacencyEdits.append(from, OUT, labelId, to, id);
     this.adjacencyEdits.append(to, IN, labelId, from, id);
     this.edgeDelta++;
+    if (!this.indexes.idle) this.indexes.changed('edge', id, null, { label, props });
     return id;
   }
 
   putNode(node: NodeRecord): void {
     const old = this.dbs.nodes.get(idKey(node.id));
     if (old === undefined) throw new Error(`putNode: node ${node.id} does not exist`);
+    if (!this.indexes.idle) this.indexes.changed('node', node.id, this.getNode(node.id)!, node);
     const labelId = this.batchDict.assign('label', node.label);
     if (old[0] !== labelId) this.columnEdits.setLabel(node.id, labelId);
     for (const k in old[1]) {
@@ -336,12 +413,17 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
 
   putEdgeProps(id: number, props: ValueObject): void {
     if (!this.hasEdge(id)) throw new Error(`putEdgeProps: edge ${id} does not exist`);
+    if (!this.indexes.idle) {
+      const before = this.getEdge(id)!;
+      this.indexes.changed('edge', id, before, { label: before.label, props });
+    }
     this.edgeEdits.setProps(id, props);
   }
 
   deleteNode(id: number): boolean {
     const old = this.dbs.nodes.get(idKey(id));
     if (old === undefined) return false;
+    if (!this.indexes.idle) this.indexes.changed('node', id, this.getNode(id)!, null);
     for (const dir of [OUT, IN] as const) {
       for (const { labelId, pairs } of this.lists(id, dir)) {
         for (let i = 0; i < pairs.edges.length; i++) {
@@ -350,6 +432,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
           // The other end's list loses the edge; this node's lists go as a whole below.
           if (other !== id) this.adjacencyEdits.remove(other, dir === OUT ? IN : OUT, labelId, edge);
           if (this.hasEdge(edge)) {
+            if (!this.indexes.idle) this.indexes.changed('edge', edge, this.getEdge(edge)!, null);
             this.edgeEdits.remove(edge);
             this.edgeDelta--;
           }
@@ -367,11 +450,62 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   deleteEdge(id: number): boolean {
     const edge = this.storedEdge(id);
     if (edge === undefined) return false;
+    if (!this.indexes.idle) this.indexes.changed('edge', id, this.getEdge(id)!, null);
     this.adjacencyEdits.remove(edge.from, OUT, edge.labelId, id);
     this.adjacencyEdits.remove(edge.to, IN, edge.labelId, id);
     this.edgeEdits.remove(id);
     this.edgeDelta--;
     return true;
+  }
+
+  createIndex(spec: IndexSpec, ifNotExists: boolean): IndexReceipt {
+    const receipt = this.catalogWriter.create(spec, ifNotExists);
+    this.ddlDone();
+    return receipt;
+  }
+
+  dropIndex(spec: IndexSpec): IndexReceipt {
+    const receipt = this.catalogWriter.drop(spec);
+    this.ddlDone();
+    return receipt;
+  }
+
+  retryIndexOperation(id: string): Record<string, unknown> {
+    const op = this.catalogWriter.retry(id);
+    this.ddlDone();
+    return operationStatus(op);
+  }
+
+  abortIndexOperation(id: string): Record<string, unknown> {
+    const op = this.catalogWriter.abort(id);
+    this.ddlDone();
+    return operationStatus(op);
+  }
+
+  // The background work's access to the catalogue (index-work.ts).
+  operationRecord(id: string): IndexOperation | undefined {
+    return this.catalogReader.operation(id);
+  }
+
+  saveOperation(op: IndexOperation): void {
+    this.catalogWriter.putOperation(op);
+  }
+
+  activateIndex(def: IndexDef): void {
+    this.catalogWriter.putDef({ ...def, state: 'active' });
+  }
+
+  removeIndexDef(id: number): void {
+    this.catalogWriter.removeDef(id);
+  }
+
+  deleteSecondaryEntries(indexId: number, limit: number): number {
+    return this.secondary.deleteSome(indexId, limit);
+  }
+
+  private ddlDone(): void {
+    this.indexes.refresh();
+    this.backgroundWork = true;
   }
 
   /** Called after the batch's function returned, still inside its transaction. */

@@ -18,6 +18,10 @@
  * - `edge_blocks`: block (u64 BE) -> 256 edge records (edge-blocks.ts).
  * - `dictionary`: label and property names <-> small ids (dictionary.ts).
  * - `meta`: format version, id counters, element counts.
+ * - `indexes`: the index catalogue and its operations (index-catalog.ts).
+ * - `index_entries`: secondary index entries [index id u32][value key][element id u64]
+ *   (secondary-index.ts).
+ * - `text_index`: full-text documents, postings and partition statistics (text-postings.ts).
  */
 
 export const FORMAT_VERSION = 3;
@@ -30,6 +34,9 @@ export const DB = {
   edges: 'edge_blocks',
   dictionary: 'dictionary',
   meta: 'meta',
+  indexes: 'indexes',
+  indexEntries: 'index_entries',
+  textIndex: 'text_index',
 } as const;
 
 export const META = {

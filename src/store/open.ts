@@ -11,7 +11,10 @@ import { storeEncoderOptions } from './codec.js';
 import { ChunkCache, SlotCache } from './columns.js';
 import { Dictionary } from './dictionary.js';
 import { GraphReadView, GraphWriteView } from './graph.js';
-import type { Dbs, IdState } from './graph.js';
+import type { Dbs, IdState, IndexContext } from './graph.js';
+import { CatalogReader } from './index-catalog.js';
+import { TextIndexes } from './text-index.js';
+import { indexWorkStep, type IndexWorkTargets } from './index-work.js';
 import { greatestLeadingU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
@@ -38,6 +41,11 @@ const PAGE_SIZE = 16384;
 /** Room for the sub-databases that index/ adds later. */
 const MAX_DBS = 128;
 
+/** Longest background index step (index-work.ts): what a client write may wait behind it. */
+const INDEX_STEP_MS = 8;
+/** Pause before trying background index work again after it failed (a full disk). */
+const INDEX_RETRY_MS = 1000;
+
 class LmdbStore implements Store {
   readonly path: string;
   readonly readOnly: boolean;
@@ -48,6 +56,11 @@ class LmdbStore implements Store {
   private closed = false;
   /** Runs write batches and answers them (none in a read-only store). */
   private readonly committer: Committer | null;
+  private readonly index: IndexContext;
+  private readonly indexWork: IndexWorkTargets;
+  /** Whether a background index step is scheduled or running. */
+  private indexStepPending = false;
+  private readonly log: (message: string) => void;
 
   constructor(
     options: StoreOptions,
@@ -59,9 +72,51 @@ class LmdbStore implements Store {
     this.path = options.path;
     this.readOnly = options.readOnly ?? false;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
-    this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES));
+    const catalog = new CatalogReader(dbs.indexes);
+    this.index = { catalog, text: new TextIndexes(dbs.textIndex), vector: null };
+    this.indexWork = this.index;
+    this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES), this.index);
     const log = options.log ?? ((message: string) => consoleLog.error({}, message));
+    this.log = log;
     this.committer = this.readOnly ? null : new Committer(env, dbs.meta, this.path, () => this.dropWriterCaches(), log);
+    // Work a previous run left (a build, a drop, queued links) resumes now.
+    if (!this.readOnly) this.scheduleIndexWork(0);
+  }
+
+  /**
+   * Runs background index steps (index-work.ts), one write transaction each, until none
+   * is left. Client batches submitted meanwhile commit between steps.
+   */
+  private scheduleIndexWork(delayMs: number): void {
+    if (this.indexStepPending || this.closed) return;
+    this.indexStepPending = true;
+    const run = () => {
+      if (this.closed) return;
+      const step = this.committer!.submit(() => {
+        const writer = this.newWriter();
+        const value = indexWorkStep(writer, this.indexWork, INDEX_STEP_MS);
+        writer.finish();
+        return { value, onCommit: () => writer.committed() };
+      }, false);
+      step.then(
+        (more) => {
+          this.indexStepPending = false;
+          if (more) this.scheduleIndexWork(0);
+        },
+        (err: unknown) => {
+          this.indexStepPending = false;
+          if (this.closed) return;
+          this.log(`background index work failed, retrying in ${INDEX_RETRY_MS} ms: ${messageOf(err)}`);
+          this.scheduleIndexWork(INDEX_RETRY_MS);
+        },
+      );
+    };
+    if (delayMs === 0) setImmediate(run);
+    else setTimeout(run, delayMs).unref();
+  }
+
+  private newWriter(): GraphWriteView {
+    return new GraphWriteView(this.dbs, this.dictionary, this.ids, this.slots, () => this.newVersion(), this.index);
   }
 
   read<T>(fn: (r: GraphReader) => T): T {
@@ -84,12 +139,18 @@ class LmdbStore implements Store {
       return Promise.reject(new Error(`store ${this.path} is open read-only; writes need a writer`));
     }
     return this.committer!.submit(() => {
-      const writer = new GraphWriteView(this.dbs, this.dictionary, this.ids, this.slots, () => this.newVersion());
+      const writer = this.newWriter();
       const value = fn(writer);
       // lmdb-js would hold the write lock across the await and finish() would run early.
       if (value instanceof Promise) throw new Error('store.write: the function must be synchronous');
       writer.finish();
-      return { value, onCommit: () => writer.committed() };
+      return {
+        value,
+        onCommit: () => {
+          writer.committed();
+          if (writer.backgroundWork) this.scheduleIndexWork(0);
+        },
+      };
     }, options.durable ?? false);
   }
 
@@ -234,6 +295,9 @@ function openDbs(env: RootDatabase, path: string): Dbs {
     edges: sub(DB.edges, 'binary'),
     dictionary: sub(DB.dictionary, 'plain'),
     meta: sub(DB.meta, 'plain'),
+    indexes: sub(DB.indexes, 'plain'),
+    indexEntries: sub(DB.indexEntries, 'binary'),
+    textIndex: sub(DB.textIndex, 'binary'),
   };
 }
 

@@ -9,12 +9,17 @@
  * `Store.read` or `Store.write` call: reads see one snapshot, and inside a write they see
  * the batch's own earlier writes.
  */
-import type { ValueObject } from '../core/value.js';
+import type { Value, ValueObject } from '../core/value.js';
+import type { IndexSpec } from '../core/index-spec.js';
+import type { Catalog, IndexDef, IndexReceipt } from './index-catalog.js';
+import type { RangeBound } from './secondary-index.js';
 import type { ColumnBlock } from './columns.js';
 import type { CommitStats } from './committer.js';
 
 export type { ColumnBlock, ColumnChunk } from './columns.js';
 export type { CommitStats } from './committer.js';
+export type { Catalog, IndexDef, IndexReceipt } from './index-catalog.js';
+export type { RangeBound } from './secondary-index.js';
 export type Direction = 'out' | 'in';
 
 export interface NodeRecord {
@@ -69,6 +74,27 @@ export interface GraphReader {
   labelId(label: string): number | undefined;
   nodeCount(): number;
   edgeCount(): number;
+  /** The index catalogue of this snapshot (index-catalog.ts). */
+  indexCatalog(): Catalog;
+  /** The status object of an index operation, or undefined when there is none of that id. */
+  indexOperation(id: string): Record<string, unknown> | undefined;
+  /** Candidate ids of a secondary index for a value (the caller re-checks its predicate). */
+  secondaryEqual(indexId: number, value: Value, limit: number): number[] | null;
+  /** Candidate ids of a secondary index between bounds, in value order (re-check too). */
+  secondaryRange(indexId: number, low: RangeBound | null, high: RangeBound | null, limit: number): number[] | null;
+  /** The k nearest elements of an active vector index (accept: the `_within` candidates). */
+  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, accept: ((id: number) => boolean) | null): VectorHit[];
+  /** The k best BM25 matches of an active text index. */
+  textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[];
+}
+
+export interface VectorHit {
+  readonly id: number;
+  readonly distance: number;
+}
+export interface TextHit {
+  readonly id: number;
+  readonly score: number;
 }
 
 export interface GraphWriter extends GraphReader {
@@ -89,6 +115,11 @@ export interface GraphWriter extends GraphReader {
   /** Deletes the node and every incident edge. Returns false when it did not exist. */
   deleteNode(id: number): boolean;
   deleteEdge(id: number): boolean;
+  /** Index DDL (index-catalog.ts): a receipt; the build or drop runs in the background. */
+  createIndex(spec: IndexSpec, ifNotExists: boolean): IndexReceipt;
+  dropIndex(spec: IndexSpec): IndexReceipt;
+  retryIndexOperation(id: string): Record<string, unknown>;
+  abortIndexOperation(id: string): Record<string, unknown>;
 }
 
 export interface WriteOptions {

@@ -24,6 +24,7 @@ import {
   type Field,
 } from './schema.js';
 import { propertyValue } from './values.js';
+import { indexOps } from './index-ops.js';
 import { clip } from '../core/clip.js';
 
 /** Any operation tree node. */
@@ -95,6 +96,7 @@ const inputOnly = Object.fromEntries(INPUT_ONLY_KINDS.map((k) => [k, op(k, { inp
 
 export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
   ...inputOnly,
+  ...indexOps({ input, expr, propertyInput }),
   context: (_json, path) => fail(path, '"context" is a bare string, not an object key'),
   nodes: op('nodes', { reference: required(elementRef), missing }),
   edges: op('edges', { reference: required(elementRef), missing }),

@@ -1,0 +1,118 @@
+/**
+ * Secondary indexes used by scans. A node scan (`nodes_where`, and `where`/`has` over it)
+ * or an edge scan (`edges_where`) whose conjuncts pin a label with `$label == "X"` and
+ * compare a stored property with a value known before the scan (a constant or a
+ * parameter) reads the candidates from an active index of that label and property
+ * instead of every element of the label: an equality index for `==`, a range index for
+ * `==`, `<`, `<=`, `>`, `>=` (bounds on one property combine).
+ *
+ * The index answers candidates only; every conjunct is evaluated on each candidate, so
+ * the rows are exactly those of the scan without an index, in the same order (ascending
+ * id). When the index holds more candidates than a column scan would cost to beat (a
+ * 64th of the elements, at least 1024), the scan goes on without it: reading records one
+ * by one is slower than scanning column chunks for that many.
+ */
+import type { Expr, Predicate } from '../plan/expr.js';
+import type { Value } from '../core/value.js';
+import type { IndexDef, RangeBound } from '../store/types.js';
+import type { Exec } from './context.js';
+
+/** Candidates beyond this share of the elements are cheaper to find by scanning. */
+const SHARE = 64;
+const MIN_LIMIT = 1024;
+
+const isPlainProperty = (name: string) => name.length > 0 && name.charCodeAt(0) !== 36 /* $ */ && !name.includes('.');
+
+function knownValue(x: Exec, e: Expr): Value | undefined {
+  if (e.e === 'constant') return e.value;
+  if (e.e === 'param') return x.params.get(e.name);
+  return undefined;
+}
+
+/** Conjuncts, with nested `and`s flattened. */
+export function conjunctsOf(predicates: readonly Predicate[]): Predicate[] {
+  const out: Predicate[] = [];
+  const flatten = (p: Predicate) => (p.p === 'and' ? p.predicates.forEach(flatten) : out.push(p));
+  predicates.forEach(flatten);
+  return out;
+}
+
+const FLIP = { eq: 'eq', gt: 'lt', gte: 'lte', lt: 'gt', lte: 'gte' } as const;
+type Op = keyof typeof FLIP;
+
+interface Bounds {
+  eq?: Value;
+  low?: RangeBound;
+  high?: RangeBound;
+}
+
+function pinnedLabel(conjuncts: readonly Predicate[]): string | null {
+  for (const p of conjuncts) {
+    if (p.p !== 'compare' || p.op !== 'eq') continue;
+    const [prop, other] = p.left.e === 'property' ? [p.left, p.right] : [p.right, p.left];
+    if (prop.e === 'property' && prop.name === '$label' && other.e === 'constant' && typeof other.value === 'string') return other.value;
+  }
+  return null;
+}
+
+/** What the conjuncts require of each plain property, where the value is known. */
+function boundsOf(x: Exec, conjuncts: readonly Predicate[]): Map<string, Bounds> {
+  const out = new Map<string, Bounds>();
+  for (const p of conjuncts) {
+    if (p.p !== 'compare' || p.op === 'neq') continue;
+    let op: Op = p.op;
+    let prop = p.left;
+    let other = p.right;
+    if (prop.e !== 'property') {
+      [prop, other] = [p.right, p.left];
+      op = FLIP[op];
+    }
+    if (prop.e !== 'property' || !isPlainProperty(prop.name)) continue;
+    const value = knownValue(x, other);
+    if (value === undefined || value === null) continue;
+    const b = out.get(prop.name) ?? {};
+    if (op === 'eq') b.eq = value;
+    else if (op === 'gt' || op === 'gte') b.low = { value, inclusive: op === 'gte' };
+    else b.high = { value, inclusive: op === 'lte' };
+    out.set(prop.name, b);
+  }
+  return out;
+}
+
+/** Whether two bounds are of one value kind (a range lookup reads one kind's keys). */
+const sameKind = (a: Value, b: Value) =>
+  (typeof a === 'bigint' || typeof a === 'number') === (typeof b === 'bigint' || typeof b === 'number') &&
+  (typeof a === 'string') === (typeof b === 'string');
+
+/**
+ * The candidate ids (ascending) an active secondary index gives for these conjuncts, or
+ * null when no index applies or it would not make the scan cheaper.
+ */
+export function indexedCandidates(x: Exec, element: 'node' | 'edge', predicates: readonly Predicate[]): number[] | null {
+  const catalog = x.store.indexCatalog();
+  if (catalog.empty) return null;
+  const conjuncts = conjunctsOf(predicates);
+  const label = pinnedLabel(conjuncts);
+  if (label === null) return null;
+  const limit = Math.max(MIN_LIMIT, Math.floor((element === 'node' ? x.store.nodeCount() : x.store.edgeCount()) / SHARE));
+  for (const [property, b] of boundsOf(x, conjuncts)) {
+    let def: IndexDef | undefined;
+    let ids: number[] | null = null;
+    if (b.eq !== undefined) {
+      def = catalog.active(`${element}_equality`, label, property);
+      if (def !== undefined) ids = x.store.secondaryEqual(def.id, b.eq, limit);
+      else {
+        def = catalog.active(`${element}_range`, label, property);
+        if (def !== undefined)
+          ids = x.store.secondaryRange(def.id, { value: b.eq, inclusive: true }, { value: b.eq, inclusive: true }, limit);
+      }
+    } else if (b.low !== undefined || b.high !== undefined) {
+      if (b.low !== undefined && b.high !== undefined && !sameKind(b.low.value, b.high.value)) continue;
+      def = catalog.active(`${element}_range`, label, property);
+      if (def !== undefined) ids = x.store.secondaryRange(def.id, b.low ?? null, b.high ?? null, limit);
+    }
+    if (def === undefined || ids === null) continue;
+    return ids.sort((a, c) => a - c);
+  }
+  return null;
+}

@@ -1,0 +1,184 @@
+/**
+ * Vector distances and the checks a vector passes before it is stored or searched with.
+ *
+ * HelixDB computes every distance in f32 and widens the result to f64. The order of its
+ * f32 sums (SIMD lanes) is not something we can reproduce, so the sums here run in f64
+ * and the result is rounded once to f32: within half an f32 ulp of the exact value, at
+ * least as close to any f32 summation as two summation orders are to each other, and,
+ * like HelixDB's, always an f32 value (it prints the same way). Euclidean is the SQUARED
+ * L2 distance, manhattan L1, cosine (1 - cos) / 2 clamped to [0, 1].
+ *
+ * Plain counted loops over Float32Arrays, no allocation: V8 compiles them to tight code,
+ * and a distance is the innermost step of every index operation.
+ */
+import { F32_MAX } from '../core/value.js';
+
+export type Metric = 'cosine' | 'euclidean' | 'manhattan';
+
+export const METRICS: readonly Metric[] = ['cosine', 'euclidean', 'manhattan'];
+
+/** Squared L2 norm, summed in f64 (the cosine form below takes it precomputed). */
+export function squaredNorm(v: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
+  return s;
+}
+
+export function squaredEuclidean(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) {
+    const d = a[i]! - b[i]!;
+    s += d * d;
+  }
+  return Math.fround(s);
+}
+
+export function manhattan(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += Math.abs(a[i]! - b[i]!);
+  return Math.fround(s);
+}
+
+/**
+ * (1 - cos) / 2 from the dot product and both squared norms. sqrt(na * nb) rather than
+ * sqrt(na) * sqrt(nb): sqrt(x * x) is exactly x, so a vector is at distance 0 from
+ * itself. Squares of f32 components neither overflow nor underflow an f64 product.
+ */
+function cosineOf(dot: number, na: number, nb: number): number {
+  const d = (1 - dot / Math.sqrt(na * nb)) / 2;
+  return Math.fround(d < 0 ? 0 : d > 1 ? 1 : d);
+}
+
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return cosineOf(dot, na, nb);
+}
+
+/** Cosine distance with `a`'s squared norm known (a query against many stored vectors). */
+export function cosineWithNorm(a: Float32Array, aSquaredNorm: number, b: Float32Array): number {
+  let dot = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const y = b[i]!;
+    dot += a[i]! * y;
+    nb += y * y;
+  }
+  return cosineOf(dot, aSquaredNorm, nb);
+}
+
+/** Both squared norms known. */
+export function cosineWithNorms(a: Float32Array, aSquaredNorm: number, b: Float32Array, bSquaredNorm: number): number {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
+  return cosineOf(dot, aSquaredNorm, bSquaredNorm);
+}
+
+export type Distance = (a: Float32Array, b: Float32Array) => number;
+
+const DISTANCES: Record<Metric, Distance> = { cosine, euclidean: squaredEuclidean, manhattan };
+
+/** The distance function of a metric, for callers that compute many. */
+export const distanceOf = (metric: Metric): Distance => DISTANCES[metric];
+
+export function distance(metric: Metric, a: Float32Array, b: Float32Array): number {
+  return DISTANCES[metric](a, b);
+}
+
+/** Distances from one fixed vector (a query): for cosine its norm is computed once. */
+export function distanceFrom(metric: Metric, from: Float32Array): (to: Float32Array) => number {
+  if (metric === 'cosine') {
+    const n = squaredNorm(from);
+    return (to) => cosineWithNorm(from, n, to);
+  }
+  const d = DISTANCES[metric];
+  return (to) => d(from, to);
+}
+
+// ---- checks -------------------------------------------------------------------------
+
+export type VectorCheckCode =
+  'invalid_vector_dimension' | 'invalid_vector_component' | 'vector_component_magnitude_exceeded' | 'zero_norm_cosine_vector';
+
+export interface VectorProblem {
+  readonly code: VectorCheckCode;
+  readonly msg: string;
+}
+
+const F32_BITS = new Float32Array(1);
+const U32_BITS = new Uint32Array(F32_BITS.buffer);
+
+/** The greatest f32 not above a positive finite `x`. */
+function f32AtMost(x: number): number {
+  const r = Math.fround(x);
+  if (r <= x) return r;
+  F32_BITS[0] = r;
+  U32_BITS[0]! -= 1;
+  return F32_BITS[0]!;
+}
+
+/**
+ * The greatest component magnitude a stored or query vector may have (inclusive), or
+ * undefined when the metric has none. HelixDB's bound, which keeps every f32 distance
+ * between two accepted vectors of `dimension` components finite with room to spare:
+ *
+ *   euclidean  sqrt(F32_MAX / (8 * dimension))  each |a_i - b_i| <= 2 * limit, so each
+ *              square <= F32_MAX / (2 * dimension) and the sum <= F32_MAX / 2;
+ *   manhattan  F32_MAX / (4 * dimension)         each |a_i - b_i| <= F32_MAX / (2 * dimension);
+ *   cosine     none: the norms normalise the magnitudes away (only zero vectors are refused).
+ *
+ * computed in f64 and rounded down to an f32.
+ */
+export function magnitudeLimit(metric: Metric, dimension: number): number | undefined {
+  if (metric === 'cosine') return undefined;
+  const exact = metric === 'euclidean' ? Math.sqrt(F32_MAX / (8 * dimension)) : F32_MAX / (4 * dimension);
+  return f32AtMost(exact);
+}
+
+function describe(v: unknown): string {
+  if (typeof v !== 'number') return `not a number (${typeof v})`;
+  return Number.isNaN(v) ? 'NaN' : String(v);
+}
+
+/**
+ * Why `values` cannot be a vector of this index, or null. Components are checked as the
+ * f32 values they are stored as (a finite double beyond the f32 range is refused), in
+ * order: the dimension, then each component (finite, then within the metric's magnitude
+ * limit), then a cosine vector's norm.
+ */
+export function checkVector(metric: Metric, dimension: number, values: ArrayLike<number>): VectorProblem | null {
+  if (values.length !== dimension) {
+    return { code: 'invalid_vector_dimension', msg: `expected a vector of dimension ${dimension}, got ${values.length} components` };
+  }
+  const limit = magnitudeLimit(metric, dimension);
+  let nonZero = false;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as unknown;
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      return { code: 'invalid_vector_component', msg: `component ${i} is ${describe(v)}; vector components must be finite numbers` };
+    }
+    const f = Math.fround(v);
+    if (!Number.isFinite(f)) {
+      return { code: 'invalid_vector_component', msg: `component ${i} is ${v}, beyond the 32-bit float range (±${F32_MAX})` };
+    }
+    if (limit !== undefined && Math.abs(f) > limit) {
+      return {
+        code: 'vector_component_magnitude_exceeded',
+        msg: `component ${i} has magnitude ${Math.abs(f)}, above ${limit}, the largest a ${metric} vector of dimension ${dimension} may have`,
+      };
+    }
+    if (f !== 0) nonZero = true;
+  }
+  if (metric === 'cosine' && !nonZero) {
+    return { code: 'zero_norm_cosine_vector', msg: 'a cosine vector must have a non-zero norm; this one is all zeros' };
+  }
+  return null;
+}

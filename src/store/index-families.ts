@@ -1,0 +1,17 @@
+/**
+ * What the text and vector families plug into the store: keeping entries current with
+ * writes (index-maintenance.ts), background work (index-work.ts) and search.
+ */
+import type { Value } from '../core/value.js';
+import type { IndexDef } from './index-catalog.js';
+import type { FamilyEntries } from './index-maintenance.js';
+import type { FamilyWork } from './index-work.js';
+import type { TextHit, VectorHit } from './types.js';
+
+export interface VectorFamily extends FamilyEntries, FamilyWork {
+  search(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, accept: ((id: number) => boolean) | null): VectorHit[];
+}
+
+export interface TextFamily extends FamilyEntries, FamilyWork {
+  search(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[];
+}

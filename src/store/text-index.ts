@@ -1,0 +1,81 @@
+/**
+ * The text family (BM25) as the store uses it: one TextPostings per index (text-postings.ts)
+ * over the `text_index` sub-database, kept current in the writing transaction and searched
+ * in the reader's snapshot, so a search sees every write committed before it started.
+ *
+ * Only string values are indexed; any other value (or none) leaves the element out. In a
+ * tenant-scoped index the element's tenant value picks its partition, and an element
+ * without one is left out.
+ */
+import { GraphError } from '../core/errors.js';
+import { describeIndex } from '../core/index-spec.js';
+import { DateTime, type Value, type ValueObject } from '../core/value.js';
+import { describeTextLimitBreach } from '../search/text-analysis.js';
+import type { IndexDef } from './index-catalog.js';
+import type { TextFamily } from './index-families.js';
+import { TextPostings, type TextDb } from './text-postings.js';
+import type { TextHit } from './types.js';
+
+/**
+ * A tenant value as a partition name: strings as they are, other scalars tagged with
+ * their kind so that "5" and 5 stay apart; null when there is no usable tenant value.
+ */
+export function tenantKey(v: Value | undefined | null): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'bigint') return `\u0000i:${v}`;
+  if (typeof v === 'number') return Number.isInteger(v) ? `\u0000i:${v}` : `\u0000f:${v}`;
+  if (typeof v === 'boolean') return `\u0000b:${v}`;
+  if (v instanceof DateTime) return `\u0000d:${v.ms}`;
+  return null;
+}
+
+function tenantPropertyOf(def: IndexDef): string | null {
+  return 'tenant_property' in def.spec ? def.spec.tenant_property : null;
+}
+
+export class TextIndexes implements TextFamily {
+  private readonly postings = new Map<number, TextPostings>();
+
+  constructor(private readonly db: TextDb) {}
+
+  private of(def: IndexDef): TextPostings {
+    let p = this.postings.get(def.id);
+    if (p === undefined) {
+      p = new TextPostings(this.db, def.id, tenantPropertyOf(def) !== null);
+      this.postings.set(def.id, p);
+    }
+    return p;
+  }
+
+  add(def: IndexDef, id: number, props: ValueObject): void {
+    const text = props[def.spec.property];
+    const tenantProperty = tenantPropertyOf(def);
+    const tenant = tenantProperty === null ? null : tenantKey(props[tenantProperty]);
+    const postings = this.of(def);
+    if (typeof text !== 'string' || (tenantProperty !== null && tenant === null)) {
+      postings.remove(id);
+      return;
+    }
+    const breach = postings.put(id, tenant, text);
+    if (breach !== null) {
+      const element = def.spec.kind.startsWith('node_') ? 'node' : 'edge';
+      const subject = `${def.spec.label}.${def.spec.property} of ${element} ${id}, ${describeIndex(def.spec)}`;
+      throw new GraphError('active_text_mutation_limit_exceeded', describeTextLimitBreach(breach, subject));
+    }
+  }
+
+  remove(def: IndexDef, id: number): void {
+    this.of(def).remove(id);
+  }
+
+  search(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[] {
+    return this.of(def).search(tenantKey(tenant), query, k, accept ?? undefined);
+  }
+
+  deleteSome(def: IndexDef): boolean {
+    TextPostings.deleteIndex(this.db, def.id);
+    this.postings.delete(def.id);
+    return true;
+  }
+}

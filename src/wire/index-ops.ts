@@ -1,0 +1,125 @@
+/**
+ * Wire schemas of index DDL, index operations and search (reference v2-wire §4.9, §5.10,
+ * §5.12). ops.ts builds them with its expression decoders.
+ */
+import type { IndexSpec } from '../core/index-spec.js';
+import { INDEX_KINDS, OPERATION_ID } from '../core/index-spec.js';
+import { clip } from '../core/clip.js';
+import type { Expr, PropertyInput, StreamBound } from '../plan/expr.js';
+import type { IndexOperationKind, OpOf, PlanNode, SearchOp } from '../plan/ops.js';
+import {
+  bool,
+  describe,
+  fail,
+  label,
+  name,
+  oneOf,
+  optional,
+  required,
+  str,
+  struct,
+  tagged,
+  u64,
+  withDefault,
+  type Field,
+} from './schema.js';
+
+/** The largest vector dimension an index may declare. */
+export const MAX_VECTOR_DIMENSION = 16384;
+
+const dimension: Field<number> = (json, path) => {
+  const n = u64(json, path);
+  if (n < 1 || n > MAX_VECTOR_DIMENSION) fail(path, `dimension must be between 1 and ${MAX_VECTOR_DIMENSION}, got ${n}`);
+  return n;
+};
+
+const SPEC_FIELDS = {
+  equality: { label: required(label), property: required(name), unique: withDefault(bool, false) },
+  range: { label: required(label), property: required(name), direction: withDefault(oneOf(['asc', 'desc'] as const), 'asc') },
+  vector: {
+    label: required(label),
+    property: required(name),
+    dimension: required(dimension),
+    metric: required(oneOf(['cosine', 'euclidean', 'manhattan'] as const)),
+    tenant_property: optional(name),
+  },
+  text: { label: required(label), property: required(name), tenant_property: optional(name) },
+};
+
+export const indexSpec: Field<IndexSpec> = (json, path) => {
+  const { tag, body, bodyPath } = tagged(json, path, 'an index spec');
+  if (!(INDEX_KINDS as readonly string[]).includes(tag)) {
+    return fail(path, `unknown index kind "${clip(tag)}" (expected one of ${INDEX_KINDS.join(', ')})`);
+  }
+  const family = tag.slice(tag.indexOf('_') + 1) as keyof typeof SPEC_FIELDS;
+  const fields = struct(SPEC_FIELDS[family] as Record<string, Field<unknown>>)(body, bodyPath);
+  return { kind: tag, ...fields } as IndexSpec;
+};
+
+const operationId: Field<string> = (json, path) => {
+  const id = str(json, path);
+  if (!OPERATION_ID.test(id)) {
+    fail(path, `"${clip(id)}" is not a canonical lowercase, non-nil UUID`, 'invalid_index_operation_id');
+  }
+  return id;
+};
+
+interface Decoders {
+  readonly input: Field<PlanNode>;
+  readonly expr: Field<Expr>;
+  readonly propertyInput: Field<PropertyInput>;
+}
+
+type SearchKind = SearchOp['op'];
+type IndexOpKinds = 'create_index' | 'drop_index' | IndexOperationKind | SearchKind;
+
+/** The decoders of every index and search kind. */
+export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
+  /**
+   * A search's `k`: a literal of at least 1, a constant folded to one, or an expression
+   * (a parameter) checked when the search runs.
+   */
+  const searchCount: Field<StreamBound> = (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'a result count ({"literal": n} or {"expr": ...})');
+    if (tag !== 'literal' && tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
+    const e: Expr | null = tag === 'expr' ? d.expr(body, bodyPath) : null;
+    if (e !== null && e.e !== 'constant') return { kind: 'expr', expr: e, path: bodyPath };
+    if (e !== null && typeof e.value !== 'bigint') {
+      return fail(bodyPath, `k must be a positive integer, got ${describe(e.value)}`, 'invalid_search_result_count_expression');
+    }
+    const n = e === null ? u64(body, bodyPath) : (e.value as bigint);
+    if (n === 0 || n === 0n) return fail(bodyPath, 'k must be at least 1', 'invalid_search_result_count');
+    if (typeof n === 'bigint' && (n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER))) {
+      return fail(bodyPath, `k must be a positive integer, got ${n}`, 'invalid_search_result_count_expression');
+    }
+    return { kind: 'literal', n: Number(n) };
+  };
+  const op =
+    <K extends IndexOpKinds>(kind: K, shape: Record<string, Field<unknown>>): Field<OpOf<K>> =>
+    (json, path) =>
+      ({ op: kind, path, ...struct(shape)(json, path) }) as unknown as OpOf<K>;
+  const search = (query: 'query_vector' | 'query_text', within: boolean): Record<string, Field<unknown>> => ({
+    ...(within ? { input: required(d.input) } : {}),
+    label: required(label),
+    property: required(name),
+    [query]: required(d.propertyInput),
+    k: required(searchCount),
+    tenant_value: optional(d.propertyInput),
+  });
+  const operation = { operation_id: required(operationId) };
+  return {
+    create_index: op('create_index', { spec: required(indexSpec), if_not_exists: withDefault(bool, false) }),
+    drop_index: op('drop_index', { spec: required(indexSpec) }),
+    get_index_operation: op('get_index_operation', operation),
+    retry_index_operation: op('retry_index_operation', operation),
+    abort_index_operation: op('abort_index_operation', operation),
+    vector_search_nodes: op('vector_search_nodes', search('query_vector', false)),
+    vector_search_edges: op('vector_search_edges', search('query_vector', false)),
+    text_search_nodes: op('text_search_nodes', search('query_text', false)),
+    text_search_edges: op('text_search_edges', search('query_text', false)),
+    vector_search_nodes_within: op('vector_search_nodes_within', search('query_vector', true)),
+    vector_search_edges_within: op('vector_search_edges_within', search('query_vector', true)),
+    text_search_nodes_within: op('text_search_nodes_within', search('query_text', true)),
+    text_search_edges_within: op('text_search_edges_within', search('query_text', true)),
+  };
+}
