@@ -24,6 +24,7 @@ import type {
   RangeBound,
   TextHit,
   VectorHit,
+  Candidates,
 } from '../store/types.js';
 
 const CHECK_EVERY = 64;
@@ -138,9 +139,9 @@ export class GuardedReader implements GraphReader {
     this.tick();
     return this.inner.secondaryRange(indexId, low, high, limit);
   }
-  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, accept: ((id: number) => boolean) | null): VectorHit[] {
+  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, candidates: Candidates | null): VectorHit[] {
     this.tick();
-    return this.inner.vectorSearch(def, tenant, query, k, accept);
+    return this.inner.vectorSearch(def, tenant, query, k, candidates);
   }
   textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[] {
     this.tick();

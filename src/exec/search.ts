@@ -14,7 +14,7 @@ import { isNumeric, toNumber, type Value } from '../core/value.js';
 import { checkVector } from '../search/vector-math.js';
 import type { PropertyInput } from '../plan/expr.js';
 import type { PlanNode, SearchOp } from '../plan/ops.js';
-import type { IndexDef } from '../store/types.js';
+import type { Candidates, IndexDef } from '../store/types.js';
 import { boundValue } from './bound.js';
 import type { Exec } from './context.js';
 import { evalExpr } from './eval.js';
@@ -118,15 +118,16 @@ interface Hit {
   readonly value: number;
 }
 
-function run(x: Exec, node: SearchOp, accept: ((id: number) => boolean) | null): Hit[] {
+function run(x: Exec, node: SearchOp, candidates: Candidates | null): Hit[] {
   const def = activeIndex(x, node);
   const tenant = tenantOf(x, node, def);
   const k = countOf(x, node);
   if ('query_vector' in node) {
     const vector = queryVector(x, node, def);
-    return x.store.vectorSearch(def, tenant, vector, k, accept).map((h) => ({ id: h.id, value: h.distance }));
+    return x.store.vectorSearch(def, tenant, vector, k, candidates).map((h) => ({ id: h.id, value: h.distance }));
   }
   const text = queryText(x, node as SearchOp & { query_text: PropertyInput });
+  const accept = candidates === null ? null : (id: number) => candidates.has(id);
   return x.store.textSearch(def, tenant, text, k, accept).map((h) => ({ id: h.id, value: h.score }));
 }
 
@@ -165,6 +166,6 @@ export const searchWithin = (node: SearchOp, x: Exec, ctx: RowFlow | null): Flow
     }
   }
   if (first.size === 0) return EMPTY_ROWS;
-  const hits = run(x, node, (id) => first.has(id));
+  const hits = run(x, node, first);
   return rowFlow(hits.map((hit) => hitRow(kind, family, hit, first.get(hit.id)!, x.trackPath)));
 };

@@ -8,8 +8,9 @@
  * like HelixDB's, always an f32 value (it prints the same way). Euclidean is the SQUARED
  * L2 distance, manhattan L1, cosine (1 - cos) / 2 clamped to [0, 1].
  *
- * Plain counted loops over Float32Arrays, no allocation: V8 compiles them to tight code,
- * and a distance is the innermost step of every index operation.
+ * Plain counted loops over Float32Arrays, no allocation, sums in four lanes: V8 does not
+ * vectorise, but independent additions overlap in the CPU (a 128-d distance took about 25%
+ * less time than with one sum). A distance is the innermost step of every index operation.
  */
 import { F32_MAX } from '../core/value.js';
 
@@ -17,26 +18,50 @@ export type Metric = 'cosine' | 'euclidean' | 'manhattan';
 
 export const METRICS: readonly Metric[] = ['cosine', 'euclidean', 'manhattan'];
 
-/** Squared L2 norm, summed in f64 (the cosine form below takes it precomputed). */
+/** Squared L2 norm, summed in f64 (the cosine forms below take it precomputed). */
 export function squaredNorm(v: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
-  return s;
+  return dot(v, v);
 }
 
 export function squaredEuclidean(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) {
-    const d = a[i]! - b[i]!;
-    s += d * d;
+  const n = a.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    const d0 = a[i]! - b[i]!;
+    const d1 = a[i + 1]! - b[i + 1]!;
+    const d2 = a[i + 2]! - b[i + 2]!;
+    const d3 = a[i + 3]! - b[i + 3]!;
+    s0 += d0 * d0;
+    s1 += d1 * d1;
+    s2 += d2 * d2;
+    s3 += d3 * d3;
   }
-  return Math.fround(s);
+  for (; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    s0 += d * d;
+  }
+  return Math.fround(s0 + s1 + (s2 + s3));
 }
 
 export function manhattan(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += Math.abs(a[i]! - b[i]!);
-  return Math.fround(s);
+  const n = a.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    s0 += Math.abs(a[i]! - b[i]!);
+    s1 += Math.abs(a[i + 1]! - b[i + 1]!);
+    s2 += Math.abs(a[i + 2]! - b[i + 2]!);
+    s3 += Math.abs(a[i + 3]! - b[i + 3]!);
+  }
+  for (; i < n; i++) s0 += Math.abs(a[i]! - b[i]!);
+  return Math.fround(s0 + s1 + (s2 + s3));
 }
 
 /**
@@ -49,37 +74,65 @@ function cosineOf(dot: number, na: number, nb: number): number {
   return Math.fround(d < 0 ? 0 : d > 1 ? 1 : d);
 }
 
-export function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
+/** Dot product, summed in four lanes (independent additions run in parallel on the CPU). */
+function dot(a: Float32Array, b: Float32Array): number {
+  const n = a.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    s0 += a[i]! * b[i]!;
+    s1 += a[i + 1]! * b[i + 1]!;
+    s2 += a[i + 2]! * b[i + 2]!;
+    s3 += a[i + 3]! * b[i + 3]!;
   }
-  return cosineOf(dot, na, nb);
+  for (; i < n; i++) s0 += a[i]! * b[i]!;
+  return s0 + s1 + (s2 + s3);
+}
+
+export function cosine(a: Float32Array, b: Float32Array): number {
+  return cosineOf(dot(a, b), squaredNorm(a), squaredNorm(b));
 }
 
 /** Cosine distance with `a`'s squared norm known (a query against many stored vectors). */
 export function cosineWithNorm(a: Float32Array, aSquaredNorm: number, b: Float32Array): number {
-  let dot = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const y = b[i]!;
-    dot += a[i]! * y;
-    nb += y * y;
+  const n = a.length;
+  let d0 = 0;
+  let d1 = 0;
+  let d2 = 0;
+  let d3 = 0;
+  let n0 = 0;
+  let n1 = 0;
+  let n2 = 0;
+  let n3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    const y0 = b[i]!;
+    const y1 = b[i + 1]!;
+    const y2 = b[i + 2]!;
+    const y3 = b[i + 3]!;
+    d0 += a[i]! * y0;
+    d1 += a[i + 1]! * y1;
+    d2 += a[i + 2]! * y2;
+    d3 += a[i + 3]! * y3;
+    n0 += y0 * y0;
+    n1 += y1 * y1;
+    n2 += y2 * y2;
+    n3 += y3 * y3;
   }
-  return cosineOf(dot, aSquaredNorm, nb);
+  for (; i < n; i++) {
+    const y = b[i]!;
+    d0 += a[i]! * y;
+    n0 += y * y;
+  }
+  return cosineOf(d0 + d1 + (d2 + d3), aSquaredNorm, n0 + n1 + (n2 + n3));
 }
 
 /** Both squared norms known. */
 export function cosineWithNorms(a: Float32Array, aSquaredNorm: number, b: Float32Array, bSquaredNorm: number): number {
-  let dot = 0;
-  for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
-  return cosineOf(dot, aSquaredNorm, bSquaredNorm);
+  return cosineOf(dot(a, b), aSquaredNorm, bSquaredNorm);
 }
 
 export type Distance = (a: Float32Array, b: Float32Array) => number;

@@ -15,7 +15,7 @@ import { BatchDictionary, type Dictionary, storableName, type NameKind } from '.
 import { EdgeEdits, EdgeReader, type EdgeDb, type StoredEdge } from './edge-blocks.js';
 import { scratchIdKey as idKey } from './keys.js';
 import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dir, type StoredNode } from './layout.js';
-import type { Adjacent, Direction, EdgeRecord, GraphReader, GraphWriter, NodeRecord, TextHit, VectorHit } from './types.js';
+import type { Adjacent, Candidates, Direction, EdgeRecord, GraphReader, GraphWriter, NodeRecord, TextHit, VectorHit } from './types.js';
 import {
   CatalogWriter,
   operationStatus,
@@ -30,6 +30,8 @@ import type { IndexSpec } from '../core/index-spec.js';
 import { IndexMaintainer } from './index-maintenance.js';
 import type { TextFamily, VectorFamily } from './index-families.js';
 import type { TextDb } from './text-postings.js';
+import type { HnswDb } from './hnsw-records.js';
+import type { QueueDb } from './vector-index.js';
 import { SecondaryEntries, type EntryDb, type RangeBound } from './secondary-index.js';
 
 export interface Dbs {
@@ -46,6 +48,9 @@ export interface Dbs {
   readonly indexEntries: EntryDb;
   /** Full-text indexes (text-postings.ts). */
   readonly textIndex: TextDb;
+  /** Vector index graphs (hnsw-records.ts) and their queued work (vector-index.ts). */
+  readonly hnsw: HnswDb;
+  readonly vectorQueue: QueueDb;
 }
 
 /** What a write batch needs to keep indexes current, shared by the batches of a store. */
@@ -118,9 +123,9 @@ export class GraphReadView implements GraphReader {
     return this.secondary.range(indexId, low, high, limit);
   }
 
-  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, accept: ((id: number) => boolean) | null): VectorHit[] {
+  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, candidates: Candidates | null): VectorHit[] {
     if (this.index.vector === null) throw new Error('vector search is not available in this store');
-    return this.index.vector.search(def, tenant, query, k, accept);
+    return this.index.vector.search(def, tenant, query, k, candidates);
   }
 
   textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[] {

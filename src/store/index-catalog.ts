@@ -124,6 +124,17 @@ export class CatalogReader {
 
 const decimal = (n: number) => String(n);
 
+function nextCount(db: CatalogDb, counter: 'next_id' | 'next_generation'): number {
+  const n = (db.get(counter) as number | undefined) ?? 1;
+  db.putSync(counter, n + 1);
+  return n;
+}
+
+/** A fresh id from the index id space, which vector tenant partitions share (vector-index.ts). */
+export function allocateGraphId(db: CatalogDb): number {
+  return nextCount(db, 'next_id');
+}
+
 /** The status object of get/retry/abort_index_operation (reference §5.10). */
 export function operationStatus(op: IndexOperation): Record<string, unknown> {
   const status: Record<string, unknown> = {
@@ -167,14 +178,7 @@ export class CatalogWriter {
   }
 
   private next(counter: 'next_id' | 'next_generation'): number {
-    const n = ((this.db.get(counter) as number | undefined) ?? 1) as number;
-    this.db.putSync(counter, n + 1);
-    return n;
-  }
-
-  /** A fresh id from the index id space (indexes and vector tenant partitions share it). */
-  newGraphId(): number {
-    return this.next('next_id');
+    return nextCount(this.db, counter);
   }
 
   putDef(def: IndexDef): void {

@@ -6,10 +6,10 @@ import type { Value } from '../core/value.js';
 import type { IndexDef } from './index-catalog.js';
 import type { FamilyEntries } from './index-maintenance.js';
 import type { FamilyWork } from './index-work.js';
-import type { TextHit, VectorHit } from './types.js';
+import type { Candidates, TextHit, VectorHit } from './types.js';
 
 export interface VectorFamily extends FamilyEntries, FamilyWork {
-  search(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, accept: ((id: number) => boolean) | null): VectorHit[];
+  search(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, candidates: Candidates | null): VectorHit[];
 }
 
 export interface TextFamily extends FamilyEntries, FamilyWork {

@@ -52,6 +52,8 @@ export class IndexMaintainer {
   /** Text this batch stages per text index (at most 8 MiB each; builds are not counted). */
   private readonly staging = new TextStaging();
   private scanning = false;
+  /** Whether this batch queued work for the writer's background (vector links). */
+  queued = false;
 
   constructor(
     private readonly reader: CatalogReader,
@@ -137,6 +139,7 @@ export class IndexMaintainer {
         return this.targets.text?.add(def, id, props);
       }
       case 'vector':
+        this.queued = true;
         return this.targets.vector?.add(def, id, props);
     }
   }
@@ -148,6 +151,7 @@ export class IndexMaintainer {
       case 'text':
         return this.targets.text?.remove(def, id, props);
       case 'vector':
+        this.queued = true;
         return this.targets.vector?.remove(def, id, props);
     }
   }

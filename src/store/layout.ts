@@ -22,6 +22,8 @@
  * - `index_entries`: secondary index entries [index id u32][value key][element id u64]
  *   (secondary-index.ts).
  * - `text_index`: full-text documents, postings and partition statistics (text-postings.ts).
+ * - `hnsw`: vector index graphs [graph u32][element u64] (hnsw-records.ts).
+ * - `vector_queue`: queued vector links and unlinks [graph u32][seq u64] (vector-index.ts).
  */
 
 export const FORMAT_VERSION = 3;
@@ -37,6 +39,8 @@ export const DB = {
   indexes: 'indexes',
   indexEntries: 'index_entries',
   textIndex: 'text_index',
+  hnsw: 'hnsw',
+  vectorQueue: 'vector_queue',
 } as const;
 
 export const META = {

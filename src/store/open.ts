@@ -14,6 +14,7 @@ import { GraphReadView, GraphWriteView } from './graph.js';
 import type { Dbs, IdState, IndexContext } from './graph.js';
 import { CatalogReader } from './index-catalog.js';
 import { TextIndexes } from './text-index.js';
+import { VectorIndexes } from './vector-index.js';
 import { indexWorkStep, type IndexWorkTargets } from './index-work.js';
 import { greatestLeadingU64 } from './keys.js';
 import { DB, FORMAT_VERSION, META } from './layout.js';
@@ -73,7 +74,11 @@ class LmdbStore implements Store {
     this.readOnly = options.readOnly ?? false;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
     const catalog = new CatalogReader(dbs.indexes);
-    this.index = { catalog, text: new TextIndexes(dbs.textIndex), vector: null };
+    this.index = {
+      catalog,
+      text: new TextIndexes(dbs.textIndex),
+      vector: new VectorIndexes(dbs.hnsw, dbs.vectorQueue, dbs.indexes, options.vectorQueueEntries),
+    };
     this.indexWork = this.index;
     this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES), this.index);
     const log = options.log ?? ((message: string) => consoleLog.error({}, message));
@@ -148,7 +153,7 @@ class LmdbStore implements Store {
         value,
         onCommit: () => {
           writer.committed();
-          if (writer.backgroundWork) this.scheduleIndexWork(0);
+          if (writer.backgroundWork || writer.indexes.queued) this.scheduleIndexWork(0);
         },
       };
     }, options.durable ?? false);
@@ -298,6 +303,8 @@ function openDbs(env: RootDatabase, path: string): Dbs {
     indexes: sub(DB.indexes, 'plain'),
     indexEntries: sub(DB.indexEntries, 'binary'),
     textIndex: sub(DB.textIndex, 'binary'),
+    hnsw: sub(DB.hnsw, 'binary'),
+    vectorQueue: sub(DB.vectorQueue, 'binary'),
   };
 }
 

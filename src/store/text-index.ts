@@ -9,26 +9,13 @@
  */
 import { GraphError } from '../core/errors.js';
 import { describeIndex } from '../core/index-spec.js';
-import { DateTime, type Value, type ValueObject } from '../core/value.js';
+import type { Value, ValueObject } from '../core/value.js';
+import { tenantKey } from './tenant-key.js';
 import { describeTextLimitBreach } from '../search/text-analysis.js';
 import type { IndexDef } from './index-catalog.js';
 import type { TextFamily } from './index-families.js';
 import { TextPostings, type TextDb } from './text-postings.js';
 import type { TextHit } from './types.js';
-
-/**
- * A tenant value as a partition name: strings as they are, other scalars tagged with
- * their kind so that "5" and 5 stay apart; null when there is no usable tenant value.
- */
-export function tenantKey(v: Value | undefined | null): string | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v === 'string') return v;
-  if (typeof v === 'bigint') return `\u0000i:${v}`;
-  if (typeof v === 'number') return Number.isInteger(v) ? `\u0000i:${v}` : `\u0000f:${v}`;
-  if (typeof v === 'boolean') return `\u0000b:${v}`;
-  if (v instanceof DateTime) return `\u0000d:${v.ms}`;
-  return null;
-}
 
 function tenantPropertyOf(def: IndexDef): string | null {
   return 'tenant_property' in def.spec ? def.spec.tenant_property : null;

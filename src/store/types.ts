@@ -83,9 +83,16 @@ export interface GraphReader {
   /** Candidate ids of a secondary index between bounds, in value order (re-check too). */
   secondaryRange(indexId: number, low: RangeBound | null, high: RangeBound | null, limit: number): number[] | null;
   /** The k nearest elements of an active vector index (accept: the `_within` candidates). */
-  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, accept: ((id: number) => boolean) | null): VectorHit[];
+  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, candidates: Candidates | null): VectorHit[];
   /** The k best BM25 matches of an active text index. */
   textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[];
+}
+
+/** The elements a `_within` search may return (a Map or Set of ids). */
+export interface Candidates {
+  has(id: number): boolean;
+  readonly size: number;
+  keys(): Iterable<number>;
 }
 
 export interface VectorHit {
@@ -145,6 +152,11 @@ export interface StoreOptions {
    * line on stderr. The server's writer thread sends these to the main thread's logger.
    */
   readonly log?: (message: string) => void;
+  /**
+   * Queued vector-index entries one graph may hold before writes get 429
+   * `index_backpressure` (default 250,000; vector-index.ts).
+   */
+  readonly vectorQueueEntries?: number;
 }
 
 export interface Store {

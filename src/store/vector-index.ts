@@ -1,0 +1,275 @@
+/**
+ * The vector family (HNSW) as the store uses it. The graph lives in LMDB (hnsw-records.ts,
+ * sub-database `hnsw`), one graph per index, or per tenant partition of a tenant-scoped
+ * index. Linking an element into a graph costs hundreds of distance computations, more
+ * than a write transaction should carry for a bulk load, so writes only queue the work:
+ *
+ * - a write stores the element's new vector as a `link` entry of the graph's queue
+ *   (sub-database `vector_queue`, key `[graph u32][seq u64]`), and a changed or deleted
+ *   element's old record is tombstoned at once and gets an `unlink` entry;
+ * - the writer's background steps (index-work.ts) drain the queues in order, inserting and
+ *   removing with neighbourhood repair (src/search/hnsw.ts);
+ * - a search ranks the graph's live records (HNSW) and the queued links (exactly), so it
+ *   reflects every write committed before it, drained or not.
+ *
+ * The queue is bounded per graph (entries and bytes, the row `[graph u32]` counts them): a
+ * write that would pass the bound gets 429 `index_backpressure`, retryable once the writer
+ * has drained. The queue is in LMDB, in the writing transaction: nothing queued is lost in
+ * a crash, and a rolled-back write leaves no queued work.
+ */
+import type { Database } from 'lmdb';
+import { GraphError } from '../core/errors.js';
+import { describeIndex } from '../core/index-spec.js';
+import { isNumeric, toNumber, type Value, type ValueObject } from '../core/value.js';
+import { hnswConfig, insert, markDeleted, remove, search as hnswSearch, searchEf, type HnswConfig } from '../search/hnsw.js';
+import { checkVector, distanceFrom, type Metric } from '../search/vector-math.js';
+import { allocateGraphId, type CatalogDb, type IndexDef } from './index-catalog.js';
+import type { VectorFamily } from './index-families.js';
+import type { FamilyWork } from './index-work.js';
+import { HnswRecords, type HnswDb } from './hnsw-records.js';
+import { writeU64 } from './keys.js';
+import { tenantKey } from './tenant-key.js';
+import type { Candidates, VectorHit } from './types.js';
+
+export type QueueDb = Database<Buffer, Buffer>;
+
+/** Queued entries one graph may hold (reference: 250,000 pending entities per index). */
+export const QUEUE_MAX_ENTRIES = 250_000;
+/** Queued bytes one graph may hold (reference: 512 MiB of pending vectors for strong search). */
+export const QUEUE_MAX_BYTES = 512 * 1024 * 1024;
+/** Candidate sets up to this size are ranked exactly instead of through the graph. */
+const EXACT_CANDIDATES = 4096;
+
+const LINK = 1;
+const UNLINK = 2;
+const METRICS: readonly Metric[] = ['cosine', 'euclidean', 'manhattan'];
+
+type VectorSpec = Extract<IndexDef['spec'], { kind: 'node_vector' | 'edge_vector' }>;
+
+/** The values of a stored property as a vector, or null when it is not an array of numbers. */
+export function vectorValues(v: Value | undefined): ArrayLike<number> | null {
+  if (v instanceof Float32Array || v instanceof Float64Array) return v;
+  if (v instanceof BigInt64Array) return Array.from(v, Number);
+  if (Array.isArray(v) && v.length > 0 && v.every(isNumeric)) return v.map((n) => toNumber(n as bigint | number));
+  return null;
+}
+
+function queueKey(graph: number, seq: number): Buffer {
+  const key = Buffer.allocUnsafe(12);
+  key.writeUInt32BE(graph, 0);
+  writeU64(key, 4, seq);
+  return key;
+}
+
+function graphKey(graph: number): Buffer {
+  const key = Buffer.allocUnsafe(4);
+  key.writeUInt32BE(graph, 0);
+  return key;
+}
+
+function graphEnd(graph: number): Buffer {
+  const key = Buffer.alloc(5);
+  key.writeUInt32BE(graph, 0);
+  key[4] = 0xff;
+  return Buffer.concat([key, Buffer.alloc(8, 0xff)]);
+}
+
+/** A queue's counters: entries, bytes, the next sequence number, and the graph's metric. */
+interface QueueState {
+  entries: number;
+  bytes: number;
+  next: number;
+  metric: number;
+}
+
+function encodeEntry(op: number, id: number, vector: Float32Array | null): Buffer {
+  const out = Buffer.allocUnsafe(9 + (vector === null ? 0 : vector.byteLength));
+  out[0] = op;
+  out.writeDoubleLE(id, 1);
+  if (vector !== null) Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).copy(out, 9);
+  return out;
+}
+
+function decodeEntry(raw: Buffer): { op: number; id: number; vector: Float32Array | null } {
+  const op = raw[0]!;
+  const id = raw.readDoubleLE(1);
+  if (op !== LINK) return { op, id, vector: null };
+  const copy = new Uint8Array(raw.length - 9);
+  copy.set(raw.subarray(9));
+  return { op, id, vector: new Float32Array(copy.buffer) };
+}
+
+export class VectorIndexes implements VectorFamily, FamilyWork {
+  private readonly configs = new Map<Metric, HnswConfig>();
+
+  constructor(
+    private readonly records: HnswDb,
+    private readonly queue: QueueDb,
+    private readonly catalog: CatalogDb,
+    /** The queue bound per graph (StoreOptions.vectorQueueEntries). */
+    private readonly maxEntries = QUEUE_MAX_ENTRIES,
+  ) {}
+
+  private config(metric: Metric): HnswConfig {
+    let c = this.configs.get(metric);
+    if (c === undefined) this.configs.set(metric, (c = hnswConfig(metric)));
+    return c;
+  }
+
+  /** The graph of a partition: the index's own id, or a tenant partition's; null when none exists yet. */
+  private graphOf(def: IndexDef, tenant: string | null, create: boolean): number | null {
+    const spec = def.spec as VectorSpec;
+    if (spec.tenant_property === null) return def.id;
+    if (tenant === null) return null;
+    const key = `tenant:${def.id}:${tenant}`;
+    const found = this.catalog.get(key) as number | undefined;
+    if (found !== undefined || !create) return found ?? null;
+    const graph = allocateGraphId(this.catalog);
+    this.catalog.putSync(key, graph);
+    return graph;
+  }
+
+  private tenantOf(def: IndexDef, props: ValueObject): string | null {
+    const tenantProperty = (def.spec as VectorSpec).tenant_property;
+    return tenantProperty === null ? null : tenantKey(props[tenantProperty]);
+  }
+
+  private state(graph: number): QueueState | undefined {
+    const raw = this.queue.get(graphKey(graph));
+    if (raw === undefined) return undefined;
+    return { entries: raw.readDoubleLE(0), bytes: raw.readDoubleLE(8), next: raw.readDoubleLE(16), metric: raw[24]! };
+  }
+
+  private saveState(graph: number, s: QueueState): void {
+    const raw = Buffer.allocUnsafe(25);
+    raw.writeDoubleLE(s.entries, 0);
+    raw.writeDoubleLE(s.bytes, 8);
+    raw.writeDoubleLE(s.next, 16);
+    raw[24] = s.metric;
+    this.queue.putSync(graphKey(graph), raw);
+  }
+
+  private enqueue(def: IndexDef, graph: number, op: number, id: number, vector: Float32Array | null): void {
+    const metric = METRICS.indexOf((def.spec as VectorSpec).metric);
+    const s = this.state(graph) ?? { entries: 0, bytes: 0, next: 0, metric };
+    const entry = encodeEntry(op, id, vector);
+    if (s.entries + 1 > this.maxEntries || s.bytes + entry.length > QUEUE_MAX_BYTES) {
+      throw new GraphError(
+        'index_backpressure',
+        `${describeIndex(def.spec)} has ${s.entries} queued entries (${s.bytes} bytes), at its bound of ${this.maxEntries} entries or ${QUEUE_MAX_BYTES} bytes; retry shortly, the writer is draining it`,
+      );
+    }
+    this.queue.putSync(queueKey(graph, s.next), entry);
+    this.saveState(graph, { entries: s.entries + 1, bytes: s.bytes + entry.length, next: s.next + 1, metric: s.metric });
+  }
+
+  add(def: IndexDef, id: number, props: ValueObject): void {
+    const values = vectorValues(props[def.spec.property]);
+    if (values === null) return;
+    const spec = def.spec as VectorSpec;
+    const problem = checkVector(spec.metric, spec.dimension, values);
+    if (problem !== null) {
+      const element = spec.kind === 'node_vector' ? 'node' : 'edge';
+      throw new GraphError(problem.code, `${spec.label}.${spec.property} of ${element} ${id} (${describeIndex(spec)}): ${problem.msg}`);
+    }
+    const tenant = this.tenantOf(def, props);
+    if (spec.tenant_property !== null && tenant === null) return;
+    this.enqueue(def, this.graphOf(def, tenant, true)!, LINK, id, Float32Array.from(values));
+  }
+
+  remove(def: IndexDef, id: number, props: ValueObject): void {
+    if (vectorValues(props[def.spec.property]) === null) return;
+    const graph = this.graphOf(def, this.tenantOf(def, props), false);
+    if (graph === null) return;
+    // Tombstoned now, so a search in this or a later snapshot never returns the old vector.
+    markDeleted(new HnswRecords(this.records, graph), id);
+    this.enqueue(def, graph, UNLINK, id, null);
+  }
+
+  /** The latest queued state of each element of a graph: its vector, or null when unlinked. */
+  private pending(graph: number): Map<number, Float32Array | null> {
+    const out = new Map<number, Float32Array | null>();
+    if (this.state(graph) === undefined) return out;
+    for (const { value } of this.queue.getRange({ start: queueKey(graph, 0), end: graphEnd(graph) })) {
+      const e = decodeEntry(value);
+      out.set(e.id, e.vector);
+    }
+    return out;
+  }
+
+  search(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, candidates: Candidates | null): VectorHit[] {
+    const graph = this.graphOf(def, tenantKey(tenant), false);
+    if (graph === null) return [];
+    const spec = def.spec as VectorSpec;
+    const config = this.config(spec.metric);
+    const storage = new HnswRecords(this.records, graph);
+    const pending = this.pending(graph);
+    const distance = distanceFrom(spec.metric, query);
+    const hits: VectorHit[] = [];
+    const accept = (id: number) => !pending.has(id) && (candidates === null || candidates.has(id));
+    if (candidates !== null && candidates.size <= EXACT_CANDIDATES) {
+      for (const id of candidates.keys()) {
+        if (pending.has(id)) continue;
+        const r = storage.get(id);
+        if (r !== undefined && !r.deleted) hits.push({ id, distance: distance(r.vector) });
+      }
+    } else {
+      for (const n of hnswSearch(storage, config, query, k, searchEf(k), accept)) hits.push({ id: n.id, distance: n.distance });
+    }
+    for (const [id, vector] of pending) {
+      if (vector !== null && (candidates === null || candidates.has(id))) hits.push({ id, distance: distance(vector) });
+    }
+    hits.sort((a, b) => a.distance - b.distance || a.id - b.id);
+    if (hits.length > k) hits.length = k;
+    return hits;
+  }
+
+  /** Links and unlinks queued work, oldest first, until the deadline. */
+  drain(_w: unknown, deadline: number): boolean {
+    const graphs: number[] = [];
+    for (const key of this.queue.getKeys()) if ((key as Buffer).length === 4) graphs.push((key as Buffer).readUInt32BE(0));
+    let more = false;
+    for (const graph of graphs) {
+      const s = this.state(graph)!;
+      const config = this.config(METRICS[s.metric]!);
+      const storage = new HnswRecords(this.records, graph);
+      const done: Buffer[] = [];
+      let bytes = 0;
+      for (const { key, value } of this.queue.getRange({ start: queueKey(graph, 0), end: graphEnd(graph) })) {
+        if (performance.now() >= deadline) {
+          more = true;
+          break;
+        }
+        const e = decodeEntry(value);
+        if (storage.get(e.id) !== undefined) remove(storage, config, e.id);
+        if (e.op === LINK) insert(storage, config, e.id, e.vector!);
+        done.push(Buffer.from(key));
+        bytes += value.length;
+      }
+      for (const key of done) this.queue.removeSync(key);
+      const left = s.entries - done.length;
+      if (left === 0) this.queue.removeSync(graphKey(graph));
+      else this.saveState(graph, { ...s, entries: left, bytes: s.bytes - bytes });
+      if (left > 0) more = true;
+      if (performance.now() >= deadline) return more || graphs.length > 1;
+    }
+    return more;
+  }
+
+  /** Deletes a dropped index's graphs, queues and tenant partitions. */
+  deleteSome(def: IndexDef): boolean {
+    const graphs = [def.id];
+    const tenants: string[] = [];
+    for (const { key, value } of this.catalog.getRange({ start: `tenant:${def.id}:`, end: `tenant:${def.id};` })) {
+      tenants.push(key);
+      graphs.push(value as number);
+    }
+    for (const graph of graphs) {
+      HnswRecords.drop(this.records, graph);
+      const keys = [...this.queue.getKeys({ start: graphKey(graph), end: graphEnd(graph) })].map((k) => Buffer.from(k as Buffer));
+      for (const key of keys) this.queue.removeSync(key);
+    }
+    for (const key of tenants) this.catalog.removeSync(key);
+    return true;
+  }
+}
