@@ -51,7 +51,8 @@ export type Clause =
   | ReturnClause
   | UnwindClause
   | ForeachClause
-  | CallClause;
+  | CallClause
+  | CallSubqueryClause;
 
 export interface MatchClause {
   readonly kind: 'match';
@@ -180,6 +181,13 @@ export interface CallClause {
   readonly args: readonly Expr[] | null;
   /** null: no YIELD. `YIELD *` is only legal in a query that is the call alone. */
   readonly yield: { readonly star: boolean; readonly items: readonly YieldItem[]; readonly where: Expr | null } | null;
+}
+
+/** `CALL { query }`: parsed so that semantic analysis can reject it by name (out of scope). */
+export interface CallSubqueryClause {
+  readonly kind: 'callSubquery';
+  readonly span: Span;
+  readonly query: Query;
 }
 
 // ---- patterns ----

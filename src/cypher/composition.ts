@@ -6,14 +6,15 @@
  *  - a reading clause (MATCH, UNWIND, CALL) after an updating clause needs a WITH between
  *    them, so that the reads see the writes as a whole;
  *  - `YIELD *` only when the query is that one CALL (the TCK: UnexpectedSyntax otherwise);
- *  - inside EXISTS { }: no updating clause (InvalidClauseComposition), any last clause.
+ *  - inside EXISTS { }: no updating clause (InvalidClauseComposition), any last clause;
+ *  - inside CALL { }: any last clause.
  * What needs scopes (RETURN * with nothing in scope, columns of a UNION) is semantic analysis's.
  */
 import type { Clause } from './ast.js';
 import { CypherSyntaxError } from './errors.js';
 
-/** 'top': the statement (or a part of its UNION); 'exists': the body of EXISTS { }. */
-export type QueryContext = 'top' | 'exists';
+/** 'top': the statement (or a part of its UNION); 'exists', 'subquery': the body of EXISTS { }, CALL { }. */
+export type QueryContext = 'top' | 'exists' | 'subquery';
 
 const UPDATING = new Set<Clause['kind']>(['create', 'merge', 'set', 'remove', 'delete', 'foreach']);
 const READING = new Set<Clause['kind']>(['match', 'unwind', 'call']);

@@ -14,9 +14,14 @@ import type { Punct, Token } from './lexer.js';
  */
 export const MAX_NESTING = 200;
 
+/** The nesting error: final, never taken back by `attempt` (another reading nests as deep). */
+class TooDeep extends CypherSyntaxError {}
+
 export abstract class TokenCursor {
   protected i = 0;
   private depth = 0;
+  /** For each opening bracket token, the index of its closing token (-1: none); built on first use. */
+  private closers: Int32Array | null = null;
 
   constructor(
     protected readonly text: string,
@@ -88,10 +93,31 @@ export abstract class TokenCursor {
     throw new CypherSyntaxError(`${expected}, found ${this.shown(at)}`, 'UnexpectedSyntax', at.span);
   }
 
+  /** The index of the token closing the `(`, `[` or `{` at token index `open`, or -1. */
+  protected closing(open: number): number {
+    if (this.closers === null) {
+      const closers = new Int32Array(this.tokens.length).fill(-1);
+      const stack: number[] = [];
+      const pairs: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+      this.tokens.forEach((t, k) => {
+        if (t.kind !== 'punct') return;
+        if (t.text === '(' || t.text === '[' || t.text === '{') stack.push(k);
+        else if (pairs[t.text] !== undefined) {
+          const top = stack.pop();
+          const opener = top === undefined ? undefined : this.tokens[top];
+          if (opener?.kind === 'punct' && opener.text === pairs[t.text]) closers[top!] = k;
+          else stack.length = 0; // unbalanced: whatever is open stays unmatched
+        }
+      });
+      this.closers = closers;
+    }
+    return this.closers[open] ?? -1;
+  }
+
   /** Runs `parse` one level deeper; past MAX_NESTING levels, a syntax error. */
   protected nested<T>(parse: () => T): T {
     if (this.depth >= MAX_NESTING) {
-      throw new CypherSyntaxError(`this query nests too deeply (more than ${MAX_NESTING} levels)`, 'UnexpectedSyntax', this.peek().span);
+      throw new TooDeep(`this query nests too deeply (more than ${MAX_NESTING} levels)`, 'UnexpectedSyntax', this.peek().span);
     }
     this.depth++;
     try {
@@ -112,7 +138,7 @@ export abstract class TokenCursor {
     try {
       return parse();
     } catch (err) {
-      if (!(err instanceof CypherSyntaxError)) throw err;
+      if (!(err instanceof CypherSyntaxError) || err instanceof TooDeep) throw err;
       this.i = start;
       this.depth = depth;
       return null;

@@ -86,7 +86,11 @@ export abstract class ExpressionParser extends TokenCursor {
    * a predicate, and the TCK accepts it only there (`RETURN (n)-->()` is UnexpectedSyntax).
    */
   protected inWhere = 0;
-  /** Token positions where a pattern was tried and failed: never tried twice (linear time). */
+  /**
+   * Token positions where a pattern comprehension or a pattern predicate was tried and
+   * failed: neither is tried twice at one place, which keeps nested attempts linear.
+   */
+  private readonly notComprehensionAt = new Set<number>();
   private readonly notPatternAt = new Set<number>();
 
   /** A pattern part of a MATCH or a pattern predicate, without shortestPath. */
@@ -320,12 +324,13 @@ export abstract class ExpressionParser extends TokenCursor {
         this.i++;
         return { kind: 'parameter', span: t.span, name: t.name };
       case 'punct':
-        if (t.text === '[') return this.nested(() => this.bracket());
-        if (t.text === '{') return this.nested(() => this.mapLiteral());
-        if (t.text === '(') return this.nested(() => this.parenthesized());
+        // No nesting count here: each of these nests through expression(), which counts.
+        if (t.text === '[') return this.bracket();
+        if (t.text === '{') return this.mapLiteral();
+        if (t.text === '(') return this.parenthesized();
         return this.fail('expected an expression');
       case 'word':
-        return this.nested(() => this.wordAtom(t));
+        return this.wordAtom(t);
       case 'eof':
         return this.fail('expected an expression');
     }
@@ -406,8 +411,9 @@ export abstract class ExpressionParser extends TokenCursor {
       this.expectPunct(']', 'to close the list comprehension');
       return { kind: 'listComprehension', span: this.spanFrom(first), variable, list, where, map };
     }
-    if (this.isPunct('(') || (this.isVariable() && this.isPunct('=', 1))) {
-      const comprehension = this.attemptPattern(() => this.patternComprehension(first));
+    const start = this.isVariable() && this.isPunct('=', 1) ? this.i + 2 : this.i;
+    if (this.relationshipFollows(start)) {
+      const comprehension = this.attemptPattern(this.notComprehensionAt, () => this.patternComprehension(first));
       if (comprehension !== null) return comprehension;
     }
     const items: Expr[] = [];
@@ -436,23 +442,39 @@ export abstract class ExpressionParser extends TokenCursor {
     return { kind: 'patternComprehension', span: this.spanFrom(first), pattern, where, map };
   }
 
+  /**
+   * Whether token `at` is a `(` whose `)` is followed by `-` or `<-`: only then may a pattern
+   * start there, so that no other parenthesis costs a parse attempt.
+   */
+  private relationshipFollows(at: number): boolean {
+    const t = this.tokens[at];
+    if (t === undefined || t.kind !== 'punct' || t.text !== '(') return false;
+    const close = this.closing(at);
+    if (close < 0) return false;
+    const next = this.tokens[close + 1];
+    const after = this.tokens[close + 2];
+    return next?.kind === 'punct' && (next.text === '-' || (next.text === '<' && after?.kind === 'punct' && after.text === '-'));
+  }
+
   /** `attempt` for patterns, remembering where one failed so that it is never tried twice. */
-  private attemptPattern<T>(parse: () => T): T | null {
+  private attemptPattern<T>(failed: Set<number>, parse: () => T): T | null {
     const at = this.i;
-    if (this.notPatternAt.has(at)) return null;
+    if (failed.has(at)) return null;
     const result = this.attempt(parse);
-    if (result === null) this.notPatternAt.add(at);
+    if (result === null) failed.add(at);
     return result;
   }
 
   /** `(`: a relationship pattern used as a predicate, or a parenthesized expression. */
   private parenthesized(): Expr {
     const first = this.peek();
-    const pattern = this.attemptPattern(() => {
-      const part = this.patternElement();
-      if (part.relationships.length === 0) this.fail('expected a relationship');
-      return part;
-    });
+    const pattern = !this.relationshipFollows(this.i)
+      ? null
+      : this.attemptPattern(this.notPatternAt, () => {
+          const part = this.patternElement();
+          if (part.relationships.length === 0) this.fail('expected a relationship');
+          return part;
+        });
     if (pattern !== null) {
       if (this.inWhere === 0) {
         throw new CypherSyntaxError(
@@ -494,13 +516,18 @@ export abstract class ExpressionParser extends TokenCursor {
         const first = this.peek();
         if (this.acceptPunct('.')) {
           if (this.acceptPunct('*')) items.push({ kind: 'allProperties', span: this.spanFrom(first) });
-          else items.push({ kind: 'property', span: this.spanFrom(first), key: this.symbolicName('a property name after "."') });
+          else {
+            const key = this.symbolicName('a property name after "."');
+            items.push({ kind: 'property', span: this.spanFrom(first), key });
+          }
         } else if (this.peek().kind === 'word' && this.isPunct(':', 1)) {
           const key = this.symbolicName('a key');
           this.i++;
-          items.push({ kind: 'entry', span: this.spanFrom(first), key, value: this.expression() });
+          const value = this.expression();
+          items.push({ kind: 'entry', span: this.spanFrom(first), key, value });
         } else {
-          items.push({ kind: 'variable', span: this.spanFrom(first), name: this.variable('a map projection item') });
+          const name = this.variable('a map projection item');
+          items.push({ kind: 'variable', span: this.spanFrom(first), name });
         }
       } while (this.acceptPunct(','));
     }

@@ -10,6 +10,7 @@
  */
 import type {
   CallClause,
+  CallSubqueryClause,
   Clause,
   Expr,
   ForeachClause,
@@ -86,8 +87,14 @@ class Parser extends PatternParser {
       clauses.push(this.nested(() => this.clause()));
     }
     if (clauses.length === 0) this.fail('expected a clause (MATCH, CREATE, RETURN, ...)');
+    if (!this.atQueryEnd()) this.fail('expected a clause, UNION or the end of the query');
     checkComposition(clauses, context);
     return { kind: 'single', span: this.spanFrom(first), clauses };
+  }
+
+  /** At what may follow a single query: the end, `;`, UNION, or the `}` of a subquery. */
+  private atQueryEnd(): boolean {
+    return this.peek().kind === 'eof' || this.isPunct(';') || this.isKeyword('UNION') || this.isPunct('}');
   }
 
   /** The query inside EXISTS { }. */
@@ -108,14 +115,17 @@ class Parser extends PatternParser {
         const where = this.acceptKeyword('WHERE') ? this.whereExpression() : null;
         return { kind: 'match', span: this.spanFrom(first), optional, pattern, where };
       }
-      case 'CREATE':
+      case 'CREATE': {
         this.i++;
-        return { kind: 'create', span: this.spanFrom(first), pattern: this.patternList() };
+        const pattern = this.patternList();
+        return { kind: 'create', span: this.spanFrom(first), pattern };
+      }
       case 'MERGE':
         return this.merge();
       case 'SET': {
         this.i++;
-        return { kind: 'set', span: this.spanFrom(first), items: this.setItems() };
+        const items = this.setItems();
+        return { kind: 'set', span: this.spanFrom(first), items };
       }
       case 'REMOVE':
         return this.remove();
@@ -134,9 +144,11 @@ class Parser extends PatternParser {
         const where = this.acceptKeyword('WHERE') ? this.whereExpression() : null;
         return { kind: 'with', span: this.spanFrom(first), ...projection, where };
       }
-      case 'RETURN':
+      case 'RETURN': {
         this.i++;
-        return { kind: 'return', span: this.spanFrom(first), ...this.projection() };
+        const projection = this.projection();
+        return { kind: 'return', span: this.spanFrom(first), ...projection };
+      }
       case 'UNWIND': {
         this.i++;
         const list = this.expression();
@@ -179,7 +191,10 @@ class Parser extends PatternParser {
     const first = this.peek();
     if (this.isVariable() && (this.isPunct('=', 1) || this.isPunct('+=', 1) || this.isPunct(':', 1))) {
       const variable = this.variable();
-      if (this.isPunct(':')) return { kind: 'setLabels', span: this.spanFrom(first), variable, labels: this.labels() };
+      if (this.isPunct(':')) {
+        const labels = this.labels();
+        return { kind: 'setLabels', span: this.spanFrom(first), variable, labels };
+      }
       const op = this.next();
       const merge = op.kind === 'punct' && op.text === '+=';
       const value = this.expression();
@@ -199,7 +214,8 @@ class Parser extends PatternParser {
       const start = this.peek();
       if (this.isVariable() && this.isPunct(':', 1)) {
         const variable = this.variable();
-        items.push({ kind: 'removeLabels', span: this.spanFrom(start), variable, labels: this.labels() });
+        const labels = this.labels();
+        items.push({ kind: 'removeLabels', span: this.spanFrom(start), variable, labels });
         continue;
       }
       const target = this.postfix(false);
@@ -268,9 +284,17 @@ class Parser extends PatternParser {
     return { kind: 'foreach', span: this.spanFrom(first), variable, list, clauses };
   }
 
-  /** `CALL ns.proc(args) YIELD a AS b, c WHERE pred`, or `CALL ns.proc` without arguments. */
-  private call(): CallClause {
+  /**
+   * `CALL ns.proc(args) YIELD a AS b, c WHERE pred`, `CALL ns.proc` without arguments, or
+   * `CALL { query }`.
+   */
+  private call(): CallClause | CallSubqueryClause {
     const first = this.next();
+    if (this.acceptPunct('{')) {
+      const query = this.query('subquery');
+      this.expectPunct('}', 'to close CALL { }');
+      return { kind: 'callSubquery', span: this.spanFrom(first), query };
+    }
     const names: Name[] = [this.symbolicName('a procedure name')];
     while (this.acceptPunct('.')) names.push(this.symbolicName('a procedure name'));
     let args: Expr[] | null = null;
