@@ -38,6 +38,8 @@ export interface FolderFigures {
   scenarios: number;
   /** Scenarios that expect every query to parse. */
   expectParse: number;
+  /** Of those, scenarios that expect a compile-time SyntaxError that semantic analysis owns. */
+  expectSemanticError: number;
   parsed: number;
   /** Scenarios that expect the parser to reject the query. */
   expectSyntaxError: number;
@@ -88,6 +90,7 @@ function tryParse(query: string): ParseError | null {
 const emptyFigures = (): FolderFigures => ({
   scenarios: 0,
   expectParse: 0,
+  expectSemanticError: 0,
   parsed: 0,
   expectSyntaxError: 0,
   rejected: 0,
@@ -126,6 +129,7 @@ export function runTckParse(tckDir: string = DEFAULT_TCK): TckParseReport {
       queries += queryTexts.length;
       if (!owned) {
         count('expectParse');
+        if (expected !== undefined) count('expectSemanticError');
         const failure = queryTexts.map((s) => ({ query: s.doc!, error: tryParse(s.doc!) })).find((r) => r.error !== null);
         if (failure === undefined) count('parsed');
         else wronglyRejected.push({ ...where, query: failure.query, error: failure.error! });

@@ -16,7 +16,8 @@ import { CypherSyntaxError } from './errors.js';
 /** 'top': the statement (or a part of its UNION); 'exists', 'subquery': the body of EXISTS { }, CALL { }. */
 export type QueryContext = 'top' | 'exists' | 'subquery';
 
-const UPDATING = new Set<Clause['kind']>(['create', 'merge', 'set', 'remove', 'delete', 'foreach']);
+/** The updating clauses: the only ones FOREACH may hold. */
+export const UPDATING: ReadonlySet<Clause['kind']> = new Set<Clause['kind']>(['create', 'merge', 'set', 'remove', 'delete', 'foreach']);
 const READING = new Set<Clause['kind']>(['match', 'unwind', 'call']);
 
 const shown = (clause: Clause): string =>

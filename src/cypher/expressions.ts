@@ -14,71 +14,12 @@
 import type { CallExpr, CaseAlternative, Expr, ExistsExpr, MapEntry, MapExpr, MapProjectionItem, Name, PatternPart, Query } from './ast.js';
 import { TokenCursor } from './cursor.js';
 import { CypherSyntaxError } from './errors.js';
+import { RESERVED } from './keywords.js';
 import type { Token } from './lexer.js';
 
 const I64_MAX = (1n << 63n) - 1n;
 const COMPARISONS = ['=', '<>', '<', '>', '<=', '>='] as const;
 const QUANTIFIERS = ['ALL', 'ANY', 'NONE', 'SINGLE'] as const;
-
-/**
- * openCypher 9's reserved words: never a variable, so that `RETURN a AS b ORDER BY`
- * or `WITH a WHERE` cannot be misread. They stay usable as labels, types and property keys.
- */
-export const RESERVED = new Set([
-  'ALL',
-  'ASC',
-  'ASCENDING',
-  'BY',
-  'CREATE',
-  'DELETE',
-  'DESC',
-  'DESCENDING',
-  'DETACH',
-  'EXISTS',
-  'LIMIT',
-  'MATCH',
-  'MERGE',
-  'ON',
-  'OPTIONAL',
-  'ORDER',
-  'REMOVE',
-  'RETURN',
-  'SET',
-  'SKIP',
-  'WHERE',
-  'WITH',
-  'UNION',
-  'UNWIND',
-  'AND',
-  'AS',
-  'CONTAINS',
-  'DISTINCT',
-  'ENDS',
-  'IN',
-  'IS',
-  'NOT',
-  'OR',
-  'STARTS',
-  'XOR',
-  'CASE',
-  'ELSE',
-  'END',
-  'THEN',
-  'WHEN',
-  'FALSE',
-  'NULL',
-  'TRUE',
-  'CONSTRAINT',
-  'DO',
-  'FOR',
-  'REQUIRE',
-  'UNIQUE',
-  'MANDATORY',
-  'SCALAR',
-  'OF',
-  'ADD',
-  'DROP',
-]);
 
 export abstract class ExpressionParser extends TokenCursor {
   /**

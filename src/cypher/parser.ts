@@ -25,9 +25,9 @@ import type {
   SortItem,
   YieldItem,
 } from './ast.js';
-import { checkComposition, type QueryContext } from './composition.js';
+import { UPDATING, checkComposition, type QueryContext } from './composition.js';
 import { CypherSyntaxError } from './errors.js';
-import { lex, type Token } from './lexer.js';
+import { lex } from './lexer.js';
 import { PatternParser } from './patterns.js';
 
 /** Parses one statement (a trailing `;` is allowed); throws CypherSyntaxError. */
@@ -56,8 +56,7 @@ class Parser extends PatternParser {
     if (this.peek().kind === 'eof') this.fail('expected a query');
     const query = this.query('top');
     this.acceptPunct(';');
-    if (this.peek().kind !== 'eof')
-      this.fail(this.isKeyword('UNION') ? 'expected a query after UNION' : 'expected a clause or the end of the query');
+    if (this.peek().kind !== 'eof') this.fail('expected the end of the query');
     return query;
   }
 
@@ -83,13 +82,16 @@ class Parser extends PatternParser {
   private singleQuery(context: QueryContext): SingleQuery {
     const first = this.peek();
     const clauses: Clause[] = [];
-    while (this.peek().kind === 'word' && CLAUSE_STARTS.has((this.peek() as Extract<Token, { kind: 'word' }>).keyword)) {
-      clauses.push(this.nested(() => this.clause()));
-    }
+    while (this.atClauseStart()) clauses.push(this.nested(() => this.clause()));
     if (clauses.length === 0) this.fail('expected a clause (MATCH, CREATE, RETURN, ...)');
     if (!this.atQueryEnd()) this.fail('expected a clause, UNION or the end of the query');
     checkComposition(clauses, context);
     return { kind: 'single', span: this.spanFrom(first), clauses };
+  }
+
+  private atClauseStart(): boolean {
+    const t = this.peek();
+    return t.kind === 'word' && CLAUSE_STARTS.has(t.keyword);
   }
 
   /** At what may follow a single query: the end, `;`, UNION, or the `}` of a subquery. */
@@ -327,5 +329,3 @@ class Parser extends PatternParser {
     return { kind: 'call', span: this.spanFrom(first), namespace: names, procedure, args, yield: yieldPart };
   }
 }
-
-const UPDATING = new Set<Clause['kind']>(['create', 'merge', 'set', 'remove', 'delete', 'foreach']);

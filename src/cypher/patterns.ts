@@ -110,24 +110,23 @@ export abstract class PatternParser extends ExpressionParser {
   /** `*`, `*2`, `*1..3`, `*..3`, `*2..`. */
   private range(): { min: bigint | null; max: bigint | null } {
     this.expectPunct('*');
-    if (this.isPunct('-') || this.peek().kind === 'float') {
-      const at = this.peek();
-      throw new CypherSyntaxError(
-        'a variable length takes integers 0 or more: *, *2, *1..3, *..3 or *2..',
-        'InvalidRelationshipPattern',
-        at.span,
-      );
-    }
     const min = this.rangeBound();
     if (!this.acceptPunct('..')) return { min, max: min };
     return { min, max: this.rangeBound() };
   }
 
+  /** An integer bound, or null when there is none; `-2` or `1.5` there is InvalidRelationshipPattern. */
   private rangeBound(): bigint | null {
     const t = this.peek();
+    if (this.isPunct('-') || t.kind === 'float') {
+      throw new CypherSyntaxError(
+        'a variable length takes integers 0 or more: *, *2, *1..3, *..3 or *2..',
+        'InvalidRelationshipPattern',
+        t.span,
+      );
+    }
     if (t.kind !== 'int' && !(t.kind === 'bad' && t.what === 'number')) return null;
     this.i++;
-    const value = this.integer(t);
-    return value;
+    return this.integer(t);
   }
 }

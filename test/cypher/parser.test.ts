@@ -380,6 +380,7 @@ test('patterns: directions, types, lengths, properties, named paths, shortestPat
   assert.equal(detail('MATCH (a)-[:LIKES..]->(c) RETURN c'), 'InvalidRelationshipPattern @ ..');
   assert.equal(detail('MATCH (a)-[:LIKES*-2]->(c) RETURN c'), 'InvalidRelationshipPattern @ -');
   assert.equal(detail('MATCH (a)-[:LIKES*1.5]->(c) RETURN c'), 'InvalidRelationshipPattern @ 1.5');
+  assert.equal(detail('MATCH (a)-[:LIKES*1..-3]->(c) RETURN c'), 'InvalidRelationshipPattern @ -');
   assert.equal(detail('MATCH (a)-[:T]>(b) RETURN a'), 'UnexpectedSyntax @ >');
   assert.equal(detail('MATCH (a RETURN a'), 'UnexpectedSyntax @ RETURN');
   assert.equal(detail('MATCH (a)-[r:]->(b) RETURN a'), 'UnexpectedSyntax @ ]');
