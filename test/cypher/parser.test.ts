@@ -12,6 +12,7 @@ import { CypherSyntaxError } from '../../src/cypher/errors.js';
 import { lex } from '../../src/cypher/lexer.js';
 import { parseCypher } from '../../src/cypher/parser.js';
 import { DEFAULT_TCK, runTckParse } from '../../scripts/tck-parse.js';
+import { countFromEnv, Rng, seedFromEnv } from '../helpers/prng.js';
 
 // ---- helpers ----
 
@@ -615,6 +616,74 @@ test('nesting past MAX_NESTING is a syntax error, not a stack overflow; deep nes
   const started = process.hrtime.bigint();
   assert.doesNotThrow(() => parseCypher(nested));
   assert.ok(process.hrtime.bigint() - started < 2_000_000_000n, 'parsed in under 2 s');
+});
+
+// ---- properties ----
+
+/** Rich queries that exercise every construct, for the span and mutation properties. */
+const SEEDS = [
+  "MATCH p = (a:A {k: [1, 2.5, 'x\\u00e9']})<-[r:T|U*1..3 $p]-(b) WHERE a.x =~ 'é' AND (a)-->() RETURN a{.x, .*, y: 1, b}, [x IN l WHERE x | -x ^ 2], reduce(s = 0, x IN l | s + x) AS `ü` ORDER BY a DESC SKIP 1 LIMIT 2 UNION ALL CALL db.x(1) YIELD a WHERE a RETURN a",
+  'MERGE (a)-[:T]->(b) ON CREATE SET a.x = 1, a += $m ON MATCH SET a:L REMOVE a.x, a:L WITH * DETACH DELETE a FOREACH (x IN [1] | CREATE ({k: x}))',
+  'UNWIND [0x1F, 0o7, -9223372036854775808, 1e-3, .5] AS x RETURN CASE x WHEN 1 THEN `a``b` ELSE null END, exists { MATCH (n)-[*]-() RETURN n }, all(x IN [] WHERE x IS NOT NULL), count(DISTINCT x), count(*), l[1..2][0], [(n)-->(m) WHERE m:M | m.k] // c\n/* d */',
+  "OPTIONAL MATCH (a), p = shortestPath((a)-[*..5]->(b)) WHERE exists { (a)--(b) WHERE a.k STARTS WITH 'x' } AND NOT a.k IN [1, 2] WITH a, b, p CALL { WITH a RETURN a AS c } RETURN DISTINCT c, 1 < a.k <= 3 XOR a.v CONTAINS '😀', $0 ENDS WITH toUpper(a.k), none(x IN l WHERE single(y IN l WHERE x = y))",
+];
+
+/** Every span in `tree` lies inside its parent's (the query's bytes at the top). */
+function checkSpans(value: unknown, parent: { start: number; end: number }, where: string): void {
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => checkSpans(v, parent, `${where}[${i}]`));
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  let inner = parent;
+  const span = (value as { span?: { start: number; end: number } }).span;
+  if (span !== undefined) {
+    assert.ok(
+      span.start <= span.end && span.start >= parent.start && span.end <= parent.end,
+      `${where}: ${JSON.stringify(span)} in ${JSON.stringify(parent)}`,
+    );
+    inner = span;
+  }
+  for (const [k, v] of Object.entries(value)) if (k !== 'span') checkSpans(v, inner, `${where}.${k}`);
+}
+
+test('spans nest: every node of a parsed tree lies within its parent, and the query within its bytes', () => {
+  for (const text of SEEDS) checkSpans(parseCypher(text), { start: 0, end: Buffer.byteLength(text) }, text.slice(0, 20));
+});
+
+/**
+ * Mutations of SEEDS (characters deleted, inserted, pieces copied elsewhere) either parse,
+ * with nested spans, or raise CypherSyntaxError with a span inside the text: never another
+ * exception. Seeded: CYPHER_PROP_SEED=<seed> replays a failure, CYPHER_PROP_CASES=<n> resizes.
+ */
+test('mutated queries parse or raise CypherSyntaxError, never anything else', () => {
+  const seed = seedFromEnv('CYPHER_PROP_SEED');
+  const rng = new Rng(seed);
+  const alphabet = [...'()[]{}<>-=:.,|*$\'"`\\/+%^~ \n0123456789aeEx_ALLMATCHRETURNé😀—'];
+  for (let n = countFromEnv('CYPHER_PROP_CASES', 3000); n > 0; n--) {
+    let text = rng.pick(SEEDS);
+    for (let m = rng.between(1, 4); m > 0; m--) {
+      const at = rng.int(text.length + 1);
+      const op = rng.int(3);
+      if (op === 0) text = text.slice(0, at) + text.slice(at + rng.between(1, 5));
+      else if (op === 1) text = text.slice(0, at) + rng.pick(alphabet) + text.slice(at);
+      else {
+        const from = rng.int(text.length + 1);
+        text = text.slice(0, at) + text.slice(from, from + rng.int(20)) + text.slice(at);
+      }
+    }
+    const bytes = Buffer.byteLength(text);
+    try {
+      checkSpans(parseCypher(text), { start: 0, end: bytes }, `seed ${seed}: ${JSON.stringify(text)}`);
+    } catch (err) {
+      if (err instanceof assert.AssertionError) throw err;
+      assert.ok(err instanceof CypherSyntaxError, `seed ${seed}: ${JSON.stringify(text)} threw ${String(err)}`);
+      assert.ok(
+        err.span.start <= err.span.end && err.span.end <= bytes,
+        `seed ${seed}: ${JSON.stringify(text)} ${JSON.stringify(err.span)}`,
+      );
+    }
+  }
 });
 
 // ---- the TCK ----
