@@ -12,6 +12,8 @@ const LAYERS = {
   'src/wire': ['src/plan', 'src/core'],
   // The query language (.hx files): parsed, checked and lowered to plans, as wire does for JSON.
   'src/hql': ['src/plan', 'src/core'],
+  // openCypher: parsed to a syntax tree with byte spans, to be checked and lowered to plans.
+  'src/cypher': ['src/plan', 'src/core'],
   'src/exec': ['src/plan', 'src/store', 'src/search', 'src/core'],
   'src/database.ts': ['src/wire', 'src/plan', 'src/exec', 'src/store', 'src/core'],
   'src/protocol': ['src/plan', 'src/core'],
@@ -45,6 +47,7 @@ const SRC = [
   'src/plan',
   'src/wire',
   'src/hql',
+  'src/cypher',
   'src/exec',
   'src/database.ts',
   'src/protocol',
