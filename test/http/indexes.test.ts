@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { post, readRequest, serverForFile, writeRequest } from '../helpers/server.js';
+import { post, readRequest, serverForFile, startTestServer, tempDir, writeRequest } from '../helpers/server.js';
 
 const server = serverForFile();
 const entry = (name: string, root: unknown) => ({ query: { name, root } });
@@ -85,3 +85,78 @@ test('create, poll, search and drop text and vector indexes over HTTP', async ()
   assert.equal(badId.status, 400);
   assert.equal(badId.body.error, 'invalid_index_operation_id');
 });
+
+test('kill -9 right after acknowledged vector writes and an accepted build: nothing queued is lost, the build completes after restart', async () => {
+  const dir = tempDir('trellis-index-crash-');
+  let server = await startTestServer(['--data', dir.path]);
+  try {
+    const vector = { node_vector: { label: 'V', property: 'emb', dimension: 4, metric: 'euclidean' } };
+    const made = await post(`${server.url}/v2/query`, writeRequest([entry('r', { create_index: { spec: vector } })], ['r']));
+    const vectorOp = made.body.r.operation_id as string;
+    // Enough rows that a secondary build is still running when the process dies.
+    for (let n = 0; n < 10; n++) {
+      const rows = Array.from({ length: 2000 }, (_, k) => ({ age: n * 2000 + k }));
+      const load = {
+        request_type: 'write',
+        parameters: { rows },
+        query: {
+          write: {
+            entries: [
+              {
+                for_each: {
+                  param: 'rows',
+                  body: [entry('n', { add_n: { label: 'P', properties: [['age', { expr: { param: 'age' } }]] } })],
+                },
+              },
+            ],
+            returns: [],
+          },
+        },
+      };
+      assert.equal((await post(`${server.url}/v2/query`, load)).status, 200);
+    }
+    await waitFor(server.url, vectorOp);
+    const vectors = Array.from({ length: 300 }, (_, n) => [n, n % 7, n % 3, 1]);
+    const written = await post(
+      `${server.url}/v2/query`,
+      writeRequest(vectors.map((v, n) => entry(`v${n}`, { add_n: { label: 'V', properties: [['emb', { value: { f32_array: v } }]] } }))),
+    );
+    assert.equal(written.status, 200);
+    const build = await post(
+      `${server.url}/v2/query`,
+      writeRequest([entry('r', { create_index: { spec: { node_range: { label: 'P', property: 'age' } } } })], ['r']),
+    );
+    await server.kill9();
+    server = await startTestServer(['--data', dir.path]);
+    const status = await waitFor(server.url, build.body.r.operation_id);
+    assert.equal((status.progress as Record<string, string>).entities, '20000');
+    // Every acknowledged vector is found by its own value, drained or not.
+    for (const n of [0, 150, 299]) {
+      const res = await post(
+        `${server.url}/v2/query`,
+        readRequest(
+          [
+            entry('x', {
+              vector_search_nodes: { label: 'V', property: 'emb', query_vector: { value: { f32_array: vectors[n] } }, k: { literal: 1 } },
+            }),
+          ],
+          ['x'],
+        ),
+      );
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.x[0].$distance, 0);
+    }
+  } finally {
+    await server.stop();
+    dir.remove();
+  }
+});
+
+async function waitFor(url: string, operationId: string): Promise<Record<string, unknown>> {
+  for (let n = 0; n < 1000; n++) {
+    const res = await post(`${url}/v2/query`, readRequest([entry('s', { get_index_operation: { operation_id: operationId } })], ['s']));
+    if (res.status === 200 && res.body.s.status === 'succeeded') return res.body.s;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`operation ${operationId} did not succeed`);
+}
