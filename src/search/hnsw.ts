@@ -442,6 +442,9 @@ export function search(
   if (entry === undefined) return [];
   const entryRecord = storage.get(entry.id);
   if (entryRecord === undefined) throw new Error(`hnsw: the entry point ${entry.id} is not stored`);
+  if (entryRecord.vector.length !== query.length) {
+    throw new Error(`hnsw: the query has ${query.length} components, the index holds vectors of ${entryRecord.vector.length}`);
+  }
   const dq = distanceFrom(config.metric, query);
   const start = descend(storage, dq, { id: entry.id, distance: dq(entryRecord.vector) }, entry.level, 0);
   const keep: Keep = accept === undefined ? live : (n, r) => !r.deleted && accept(n);

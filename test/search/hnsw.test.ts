@@ -122,6 +122,7 @@ test('inserting a stored id, a bad id or a vector of another length throws and c
   assert.throws(() => insert(storage, config, 2 ** 53, new Float32Array([3, 4])), /integers/);
   assert.throws(() => insert(storage, config, 1.5, new Float32Array([3, 4])), /integers/);
   assert.throws(() => insert(storage, config, 2, new Float32Array([3, 4, 5])), /3 components/);
+  assert.throws(() => search(storage, config, new Float32Array([3]), 1), /the query has 1 components/);
   assert.deepEqual([...storage.ids()], [1]);
   insert(storage, config, 2 ** 53 - 1, new Float32Array([3, 4]));
   assert.deepEqual(
