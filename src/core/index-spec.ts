@@ -62,7 +62,7 @@ export function elementOf(kind: IndexKind): IndexElement {
 }
 
 /** The identity of an index: two specs with the same identity name the same index. */
-export function identityOf(spec: IndexSpec): string {
+export function identityOf(spec: Pick<IndexSpec, 'kind' | 'label' | 'property'>): string {
   return `${spec.kind}\u0000${spec.label}\u0000${spec.property}`;
 }
 

@@ -5,7 +5,7 @@
  */
 import { GraphError } from '../core/errors.js';
 import type { OpKind, OpOf, PlanNode } from '../plan/ops.js';
-import type { EdgeRecord, GraphReader, GraphWriter, NodeRecord } from '../store/types.js';
+import type { Catalog, EdgeRecord, GraphReader, GraphWriter, NodeRecord } from '../store/types.js';
 import type { Value } from '../core/value.js';
 import { LIMITS } from '../plan/limits.js';
 import type { Flow, RowFlow } from './flow.js';
@@ -61,6 +61,17 @@ export class Exec {
     readonly tick: () => void,
   ) {
     this.scans = writer === null ? new ScanCache(store) : null;
+  }
+
+  private catalog: Catalog | null = null;
+
+  /**
+   * The index catalogue. A read request runs on one snapshot, so it asks the store once; a
+   * write batch asks every time, since its own DDL may have changed it.
+   */
+  indexCatalog(): Catalog {
+    if (this.writer !== null) return this.store.indexCatalog();
+    return (this.catalog ??= this.store.indexCatalog());
   }
 
   run(node: PlanNode, context: RowFlow | null): Flow {

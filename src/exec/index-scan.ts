@@ -12,33 +12,15 @@
  * 64th of the elements, at least 1024), the scan goes on without it: reading records one
  * by one is slower than scanning column chunks for that many.
  */
-import type { Expr, Predicate } from '../plan/expr.js';
+import type { Predicate } from '../plan/expr.js';
 import type { Value } from '../core/value.js';
 import type { IndexDef, RangeBound } from '../store/types.js';
 import type { Exec } from './context.js';
+import { conjunctsOf, FLIP, isPlainProperty, known, labelPinnedBy, type CompareOp } from './conjuncts.js';
 
 /** Candidates beyond this share of the elements are cheaper to find by scanning. */
 const SHARE = 64;
 const MIN_LIMIT = 1024;
-
-const isPlainProperty = (name: string) => name.length > 0 && name.charCodeAt(0) !== 36 /* $ */ && !name.includes('.');
-
-function knownValue(x: Exec, e: Expr): Value | undefined {
-  if (e.e === 'constant') return e.value;
-  if (e.e === 'param') return x.params.get(e.name);
-  return undefined;
-}
-
-/** Conjuncts, with nested `and`s flattened. */
-export function conjunctsOf(predicates: readonly Predicate[]): Predicate[] {
-  const out: Predicate[] = [];
-  const flatten = (p: Predicate) => (p.p === 'and' ? p.predicates.forEach(flatten) : out.push(p));
-  predicates.forEach(flatten);
-  return out;
-}
-
-const FLIP = { eq: 'eq', gt: 'lt', gte: 'lte', lt: 'gt', lte: 'gte' } as const;
-type Op = keyof typeof FLIP;
 
 interface Bounds {
   eq?: Value;
@@ -46,21 +28,12 @@ interface Bounds {
   high?: RangeBound;
 }
 
-function pinnedLabel(conjuncts: readonly Predicate[]): string | null {
-  for (const p of conjuncts) {
-    if (p.p !== 'compare' || p.op !== 'eq') continue;
-    const [prop, other] = p.left.e === 'property' ? [p.left, p.right] : [p.right, p.left];
-    if (prop.e === 'property' && prop.name === '$label' && other.e === 'constant' && typeof other.value === 'string') return other.value;
-  }
-  return null;
-}
-
 /** What the conjuncts require of each plain property, where the value is known. */
 function boundsOf(x: Exec, conjuncts: readonly Predicate[]): Map<string, Bounds> {
   const out = new Map<string, Bounds>();
   for (const p of conjuncts) {
     if (p.p !== 'compare' || p.op === 'neq') continue;
-    let op: Op = p.op;
+    let op: CompareOp = p.op;
     let prop = p.left;
     let other = p.right;
     if (prop.e !== 'property') {
@@ -68,7 +41,7 @@ function boundsOf(x: Exec, conjuncts: readonly Predicate[]): Map<string, Bounds>
       op = FLIP[op];
     }
     if (prop.e !== 'property' || !isPlainProperty(prop.name)) continue;
-    const value = knownValue(x, other);
+    const value = known(x, other)?.value;
     if (value === undefined || value === null) continue;
     const b = out.get(prop.name) ?? {};
     if (op === 'eq') b.eq = value;
@@ -89,10 +62,10 @@ const sameKind = (a: Value, b: Value) =>
  * null when no index applies or it would not make the scan cheaper.
  */
 export function indexedCandidates(x: Exec, element: 'node' | 'edge', predicates: readonly Predicate[]): number[] | null {
-  const catalog = x.store.indexCatalog();
+  const catalog = x.indexCatalog();
   if (catalog.empty) return null;
   const conjuncts = conjunctsOf(predicates);
-  const label = pinnedLabel(conjuncts);
+  const label = labelPinnedBy(conjuncts);
   if (label === null) return null;
   const limit = Math.max(MIN_LIMIT, Math.floor((element === 'node' ? x.store.nodeCount() : x.store.edgeCount()) / SHARE));
   for (const [property, b] of boundsOf(x, conjuncts)) {

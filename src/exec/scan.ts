@@ -22,6 +22,7 @@ import { evalPredicate } from './eval.js';
 import { SLOTS, type LabelView, type ScanBlock } from './label-view.js';
 import { NODE, startRow, type Row } from './row.js';
 import { indexedCandidates } from './index-scan.js';
+import { conjunctsOf, FLIP, isPlainProperty, known, pinnedLabel, type CompareOp } from './conjuncts.js';
 
 /** A node scan found in the plan: every node, filtered by all of `predicates`. */
 export interface ScanSpec {
@@ -93,18 +94,6 @@ interface Compiled {
   readonly mask: MaskFn;
 }
 
-const isPlainProperty = (name: string) => name.length > 0 && name.charCodeAt(0) !== 36 /* $ */ && !name.includes('.');
-
-/** A value the predicate compares with, known before the scan; null when it is not. */
-function known(x: Exec, e: Expr): { readonly value: Value } | null {
-  if (e.e === 'constant') return { value: e.value };
-  if (e.e === 'param') {
-    const value = x.params.get(e.name);
-    return value === undefined ? null : { value };
-  }
-  return null;
-}
-
 /** A comparison of a double with a known number, as a tight loop over a chunk. */
 interface NumberCompare {
   readonly op: CompareOp;
@@ -168,9 +157,6 @@ function slotTest(property: string, test: (v: Value | undefined) => boolean, num
 }
 
 const constant = (holds: boolean): Compiled => ({ properties: [], mask: (v, out) => void out.fill(holds ? 1 : 0, 0, v.size) });
-
-const FLIP = { eq: 'eq', neq: 'neq', gt: 'lt', gte: 'lte', lt: 'gt', lte: 'gte' } as const;
-type CompareOp = keyof typeof FLIP;
 
 /** The predicate semantics of eval.ts on one value (a missing property reads as null). */
 function compareTest(op: CompareOp, c: Value): (v: Value | undefined) => boolean {
@@ -345,14 +331,6 @@ interface Prepared {
   readonly residual: readonly Predicate[];
 }
 
-/** `$label == "X"` with a constant string: the scan reads only label X's nodes. */
-function pinnedLabel(p: Predicate): string | null {
-  if (p.p !== 'compare' || p.op !== 'eq') return null;
-  const [prop, other] = p.left.e === 'property' ? [p.left, p.right] : [p.right, p.left];
-  if (prop.e !== 'property' || prop.name !== '$label' || other.e !== 'constant') return null;
-  return typeof other.value === 'string' ? other.value : null;
-}
-
 /** A scan's conjuncts: the pinned label and the rest. */
 interface Conjuncts {
   readonly label: string | null;
@@ -363,9 +341,7 @@ interface Conjuncts {
 
 /** Conjuncts, split once per scan of the plan and request. */
 const CONJUNCTS = new Derived<ScanSpec, Conjuncts>((spec) => {
-  const conjuncts: Predicate[] = [];
-  const flatten = (p: Predicate) => (p.p === 'and' ? p.predicates.forEach(flatten) : conjuncts.push(p));
-  spec.predicates.forEach(flatten);
+  const conjuncts = conjunctsOf(spec.predicates);
   const pin = conjuncts.findIndex((p) => pinnedLabel(p) !== null);
   const rest = pin < 0 ? conjuncts : conjuncts.filter((_, i) => i !== pin);
   let params = false;

@@ -10,7 +10,7 @@
  */
 import { GraphError } from '../core/errors.js';
 import { describeIndex, type IndexSpec } from '../core/index-spec.js';
-import { isNumeric, toNumber, type Value } from '../core/value.js';
+import type { Value } from '../core/value.js';
 import { checkVector } from '../search/vector-math.js';
 import type { PropertyInput } from '../plan/expr.js';
 import type { PlanNode, SearchOp } from '../plan/ops.js';
@@ -19,7 +19,8 @@ import { boundValue } from './bound.js';
 import type { Exec } from './context.js';
 import { evalExpr } from './eval.js';
 import { EMPTY_ROWS, rowFlow, type Flow, type RowFlow } from './flow.js';
-import { EDGE, NODE, NONE, Row } from './row.js';
+import { EDGE, edgeKey, NODE, nodeKey, NONE, Row } from './row.js';
+import { vectorValues } from '../store/vector-index.js';
 
 /** Effective k is capped here (reference §4.5: search result cap). */
 export const MAX_SEARCH_K = 800;
@@ -45,7 +46,7 @@ function indexKind(op: SearchOp['op']): IndexSpec['kind'] {
 /** The active index the search names, or 400 index_not_found. */
 function activeIndex(x: Exec, node: SearchOp): IndexDef {
   const kind = indexKind(node.op);
-  const def = x.store.indexCatalog().active(kind, node.label, node.property);
+  const def = x.indexCatalog().active(kind, node.label, node.property);
   if (def !== undefined) return def;
   const spec = { kind, label: node.label, property: node.property } as IndexSpec;
   throw new GraphError('index_not_found', `${node.path}: planner error: missing ${describeIndex(spec).replace(/ index /, ' index for ')}`);
@@ -84,15 +85,9 @@ function countOf(x: Exec, node: SearchOp): number {
 function queryVector(x: Exec, node: SearchOp & { query_vector: PropertyInput }, def: IndexDef): Float32Array {
   const path = `${node.path}.query_vector`;
   const input = node.query_vector;
-  let values: ArrayLike<number> | null = null;
-  if (input.kind === 'value') {
-    if (input.value instanceof Float32Array) values = input.value;
-  } else {
-    const v = evalExpr(x, NO_ROW, input.expr);
-    if (v instanceof Float32Array || v instanceof Float64Array) values = v;
-    else if (v instanceof BigInt64Array) values = Array.from(v, Number);
-    else if (Array.isArray(v) && v.every(isNumeric)) values = v.map((n) => toNumber(n as bigint | number));
-  }
+  // A literal must be an f32_array; a parameter may hold numbers of any kind, as a stored vector may.
+  const values: ArrayLike<number> | null =
+    input.kind === 'value' ? (input.value instanceof Float32Array ? input.value : null) : vectorValues(evalExpr(x, NO_ROW, input.expr));
   if (values === null || values.length === 0) {
     throw new GraphError(
       'invalid_search_input',
@@ -134,9 +129,8 @@ function run(x: Exec, node: SearchOp, candidates: Candidates | null): Hit[] {
 function hitRow(kind: typeof NODE | typeof EDGE, family: Family, hit: Hit, from: Row | null, trackPath: boolean): Row {
   const distance = family === 'vector' ? hit.value : undefined;
   const score = family === 'text' ? hit.value : undefined;
-  if (from === null)
-    return new Row(kind, hit.id, null, trackPath ? [kind === NODE ? hit.id * 2 : hit.id * 2 + 1] : null, undefined, distance, score);
-  return new Row(kind, hit.id, from.bindings, from.path, from.sack, distance, score);
+  const path = from === null ? (trackPath ? [kind === NODE ? nodeKey(hit.id) : edgeKey(hit.id)] : null) : from.path;
+  return new Row(kind, hit.id, from?.bindings ?? null, path, from?.sack, distance, score);
 }
 
 /** `vector_search_*` and `text_search_*` over the whole index. */

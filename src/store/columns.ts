@@ -374,10 +374,10 @@ export class ColumnReader {
     return list;
   }
 
-  /** The blocks holding nodes, with their label chunks, ascending. */
-  *labelBlocks(): Generator<{ block: number; labels: LabelChunk }> {
+  /** The blocks holding nodes from block `from` on, with their label chunks, ascending. */
+  *labelBlocks(from = 0): Generator<{ block: number; labels: LabelChunk }> {
     const generation = this.generation();
-    for (const block of this.blocks(generation)) yield { block, labels: this.labels(block, generation)! };
+    for (const block of this.blocks(generation)) if (block >= from) yield { block, labels: this.labels(block, generation)! };
   }
 }
 

@@ -11,7 +11,7 @@ import type { Database } from 'lmdb';
 import type { ValueObject } from '../core/value.js';
 import { storePackr } from './codec.js';
 import { scratch } from './scratch.js';
-import { readU64, scratchIdKey as idKey } from './keys.js';
+import { idKey as rangeStart, readU64, scratchIdKey as idKey } from './keys.js';
 import { EDGE_BLOCK } from './layout.js';
 
 const packr = storePackr;
@@ -336,13 +336,13 @@ export class EdgeReader {
     return -1;
   }
 
-  /** Ids of every edge (with `labelId`, of that label only), ascending. */
-  *ids(labelId?: number): Generator<number> {
-    for (const { key, value } of this.db.getRange({})) {
+  /** Ids of every edge (with `labelId`, of that label only) from id `from` on, ascending. */
+  *ids(labelId?: number, from = 0): Generator<number> {
+    for (const { key, value } of this.db.getRange(from === 0 ? {} : { start: rangeStart(Math.floor(from / EDGE_BLOCK)) })) {
       const base = readU64(key, 0);
       for (let i = 0; i < EDGE_BLOCK; i++) {
         const l = value.readUInt32LE(LABELS + 4 * i);
-        if (l !== 0 && (labelId === undefined || l === labelId)) yield base * EDGE_BLOCK + i;
+        if (l !== 0 && (labelId === undefined || l === labelId) && base * EDGE_BLOCK + i >= from) yield base * EDGE_BLOCK + i;
       }
     }
   }

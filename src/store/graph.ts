@@ -27,7 +27,7 @@ import {
   type IndexReceipt,
 } from './index-catalog.js';
 import type { IndexSpec } from '../core/index-spec.js';
-import { IndexMaintainer } from './index-maintenance.js';
+import { IndexMaintainer, type ElementState } from './index-maintenance.js';
 import type { TextFamily, VectorFamily } from './index-families.js';
 import type { TextDb } from './text-postings.js';
 import type { HnswDb } from './hnsw-records.js';
@@ -159,32 +159,34 @@ export class GraphReadView implements GraphReader {
     return this.idsInLabelColumn(undefined);
   }
 
-  nodeIdsByLabel(label: string): Iterable<number> {
+  /** Ids of the label's nodes from id `from` on (an index build's cursor), ascending. */
+  nodeIdsByLabel(label: string, from = 0): Iterable<number> {
     const labelId = this.labelId(label);
-    return labelId === undefined ? [] : this.idsInLabelColumn(labelId);
+    return labelId === undefined ? [] : this.idsInLabelColumn(labelId, from);
   }
 
-  private *idsInLabelColumn(labelId: number | undefined): Generator<number> {
-    for (const { block, labels } of this.labelBlocks()) {
+  private *idsInLabelColumn(labelId: number | undefined, from = 0): Generator<number> {
+    for (const { block, labels } of this.labelBlocks(Math.floor(from / COLUMN_BLOCK))) {
       const base = block * COLUMN_BLOCK;
-      for (let i = 0; i < COLUMN_BLOCK; i++) {
+      for (let i = Math.max(0, from - base); i < COLUMN_BLOCK; i++) {
         const l = labels.labels[i]!;
         if (l !== 0 && (labelId === undefined || l === labelId)) yield base + i;
       }
     }
   }
 
-  protected labelBlocks(): Iterable<{ block: number; labels: LabelChunk }> {
-    return this.columnReader.labelBlocks();
+  protected labelBlocks(from = 0): Iterable<{ block: number; labels: LabelChunk }> {
+    return this.columnReader.labelBlocks(from);
   }
 
   edgeIds(): Iterable<number> {
     return this.edgeReader.ids();
   }
 
-  edgeIdsByLabel(label: string): Iterable<number> {
+  /** Ids of the label's edges from id `from` on, ascending. */
+  edgeIdsByLabel(label: string, from = 0): Iterable<number> {
     const labelId = this.labelId(label);
-    return labelId === undefined ? [] : this.edgeReader.ids(labelId);
+    return labelId === undefined ? [] : this.edgeReader.ids(labelId, from);
   }
 
   labelId(label: string): number | undefined {
@@ -290,8 +292,6 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   /** Keeps the indexes current with this batch's writes. */
   readonly indexes: IndexMaintainer;
   private readonly catalogWriter: CatalogWriter;
-  /** Whether this batch left work for the writer's background (index-work.ts). */
-  backgroundWork = false;
 
   constructor(
     dbs: Dbs,
@@ -309,7 +309,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     this.edgeEdits = new EdgeEdits(dbs.edges);
     this.columnEdits = new ColumnEdits(dbs.columns, dbs.meta, this.columnReader, slots, newVersion);
     this.indexes = new IndexMaintainer(index.catalog, {
-      secondary: new SecondaryEntries(dbs.indexEntries),
+      secondary: this.secondary,
       text: index.text,
       vector: index.vector,
       valueOf: (element, id, property) => (element === 'node' ? this.getNode(id) : this.getEdge(id))?.props[property],
@@ -343,14 +343,14 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     return super.edgeIds();
   }
 
-  override edgeIdsByLabel(label: string): Iterable<number> {
+  override edgeIdsByLabel(label: string, from = 0): Iterable<number> {
     this.edgeEdits.flush();
-    return super.edgeIdsByLabel(label);
+    return super.edgeIdsByLabel(label, from);
   }
 
-  protected override labelBlocks(): Iterable<{ block: number; labels: LabelChunk }> {
+  protected override labelBlocks(from = 0): Iterable<{ block: number; labels: LabelChunk }> {
     this.columnEdits.flush();
-    return super.labelBlocks();
+    return super.labelBlocks(from);
   }
 
   protected override columnsGeneration(): number {
@@ -406,7 +406,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   putNode(node: NodeRecord): void {
     const old = this.dbs.nodes.get(idKey(node.id));
     if (old === undefined) throw new Error(`putNode: node ${node.id} does not exist`);
-    if (!this.indexes.idle) this.indexes.changed('node', node.id, this.getNode(node.id)!, node);
+    if (!this.indexes.idle) this.indexes.changed('node', node.id, this.stateOf(old), node);
     const labelId = this.batchDict.assign('label', node.label);
     if (old[0] !== labelId) this.columnEdits.setLabel(node.id, labelId);
     for (const k in old[1]) {
@@ -417,18 +417,19 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   }
 
   putEdgeProps(id: number, props: ValueObject): void {
-    if (!this.hasEdge(id)) throw new Error(`putEdgeProps: edge ${id} does not exist`);
     if (!this.indexes.idle) {
-      const before = this.getEdge(id)!;
+      const edge = this.storedEdge(id);
+      if (edge === undefined) throw new Error(`putEdgeProps: edge ${id} does not exist`);
+      const before = this.stateOf([edge.labelId, edge.props]);
       this.indexes.changed('edge', id, before, { label: before.label, props });
-    }
+    } else if (!this.hasEdge(id)) throw new Error(`putEdgeProps: edge ${id} does not exist`);
     this.edgeEdits.setProps(id, props);
   }
 
   deleteNode(id: number): boolean {
     const old = this.dbs.nodes.get(idKey(id));
     if (old === undefined) return false;
-    if (!this.indexes.idle) this.indexes.changed('node', id, this.getNode(id)!, null);
+    if (!this.indexes.idle) this.indexes.changed('node', id, this.stateOf(old), null);
     for (const dir of [OUT, IN] as const) {
       for (const { labelId, pairs } of this.lists(id, dir)) {
         for (let i = 0; i < pairs.edges.length; i++) {
@@ -455,7 +456,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   deleteEdge(id: number): boolean {
     const edge = this.storedEdge(id);
     if (edge === undefined) return false;
-    if (!this.indexes.idle) this.indexes.changed('edge', id, this.getEdge(id)!, null);
+    if (!this.indexes.idle) this.indexes.changed('edge', id, this.stateOf([edge.labelId, edge.props]), null);
     this.adjacencyEdits.remove(edge.from, OUT, edge.labelId, id);
     this.adjacencyEdits.remove(edge.to, IN, edge.labelId, id);
     this.edgeEdits.remove(id);
@@ -510,7 +511,12 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
 
   private ddlDone(): void {
     this.indexes.refresh();
-    this.backgroundWork = true;
+    this.indexes.queued = true;
+  }
+
+  /** A stored `[labelId, props]` as the maintainer sees it. */
+  private stateOf([labelId, props]: readonly [number, unknown]): ElementState {
+    return { label: this.dict.name('label', labelId), props: props as ValueObject };
   }
 
   /** Called after the batch's function returned, still inside its transaction. */

@@ -267,10 +267,10 @@ export class HnswRecords implements HnswStorage {
     }
   }
 
-  /** Deletes every key of index `indexId` (dropping the index); returns how many. */
-  static drop(db: HnswDb, indexId: number): number {
+  /** Deletes every key of index `indexId` (dropping the index), or the first `limit`; returns how many. */
+  static drop(db: HnswDb, indexId: number, limit = Infinity): number {
     const keys: Buffer[] = [];
-    for (const key of db.getKeys(indexRange(indexId))) keys.push(Buffer.from(key));
+    for (const key of db.getKeys({ ...indexRange(indexId), ...(limit === Infinity ? {} : { limit }) })) keys.push(Buffer.from(key));
     for (const key of keys) db.removeSync(key);
     return keys.length;
   }

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'lmdb';
 import { GraphError } from '../core/errors.js';
-import { describeIndex, familyOf, identityOf, sameDefinition, type IndexFamily, type IndexSpec } from '../core/index-spec.js';
+import { describeIndex, elementOf, familyOf, identityOf, sameDefinition, type IndexFamily, type IndexSpec } from '../core/index-spec.js';
 
 export type IndexState = 'building' | 'active' | 'dropping';
 
@@ -76,7 +76,7 @@ export class Catalog {
     for (const def of defs) {
       this.byIdentity.set(identityOf(def.spec), def);
       if (def.state === 'dropping') continue;
-      const key = `${def.spec.kind.startsWith('node_') ? 'node' : 'edge'}:${def.spec.label}`;
+      const key = `${elementOf(def.spec.kind)}:${def.spec.label}`;
       const list = this.live.get(key);
       if (list === undefined) this.live.set(key, [def]);
       else list.push(def);
@@ -90,7 +90,7 @@ export class Catalog {
 
   /** The active index of this kind, label and property, or undefined. */
   active(kind: IndexSpec['kind'], label: string, property: string): IndexDef | undefined {
-    const def = this.byIdentity.get(`${kind}\u0000${label}\u0000${property}`);
+    const def = this.byIdentity.get(identityOf({ kind, label, property }));
     return def?.state === 'active' ? def : undefined;
   }
 

@@ -52,7 +52,7 @@ export class IndexMaintainer {
   /** Text this batch stages per text index (at most 8 MiB each; builds are not counted). */
   private readonly staging = new TextStaging();
   private scanning = false;
-  /** Whether this batch queued work for the writer's background (vector links). */
+  /** Whether this batch left work for the writer's background (DDL, vector links). */
   queued = false;
 
   constructor(

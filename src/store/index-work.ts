@@ -90,10 +90,11 @@ function buildSome(w: GraphWriteView, def: IndexDef, deadline: number): boolean 
   if (found === undefined || found.status === 'blocked' || found.status === 'aborted' || found.status === 'succeeded') return false;
   const op: IndexOperation = { ...found, status: 'running', progress: { ...found.progress } };
   const element = elementOf(def.spec.kind);
-  const ids = element === 'node' ? w.nodeIdsByLabel(def.spec.label) : w.edgeIdsByLabel(def.spec.label);
+  // From the cursor on: a step must not re-read what earlier steps passed (a build would
+  // cost the square of its label's size).
+  const ids = element === 'node' ? w.nodeIdsByLabel(def.spec.label, op.cursor) : w.edgeIdsByLabel(def.spec.label, op.cursor);
   let n = 0;
   for (const id of ids) {
-    if (id < op.cursor) continue;
     if (++n % CLOCK_EVERY === 0 && performance.now() >= deadline) {
       w.saveOperation(op);
       return true;

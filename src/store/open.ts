@@ -153,7 +153,7 @@ class LmdbStore implements Store {
         value,
         onCommit: () => {
           writer.committed();
-          if (writer.backgroundWork || writer.indexes.queued) this.scheduleIndexWork(0);
+          if (writer.indexes.queued) this.scheduleIndexWork(0);
         },
       };
     }, options.durable ?? false);

@@ -8,13 +8,13 @@
  * without one is left out.
  */
 import { GraphError } from '../core/errors.js';
-import { describeIndex } from '../core/index-spec.js';
+import { describeIndex, elementOf } from '../core/index-spec.js';
 import type { Value, ValueObject } from '../core/value.js';
 import { tenantKey } from './tenant-key.js';
 import { describeTextLimitBreach } from '../search/text-analysis.js';
 import type { IndexDef } from './index-catalog.js';
 import type { TextFamily } from './index-families.js';
-import { TextPostings, type TextDb } from './text-postings.js';
+import { DELETE_ROUND, TextPostings, type TextDb } from './text-postings.js';
 import type { TextHit } from './types.js';
 
 function tenantPropertyOf(def: IndexDef): string | null {
@@ -46,8 +46,7 @@ export class TextIndexes implements TextFamily {
     }
     const breach = postings.put(id, tenant, text);
     if (breach !== null) {
-      const element = def.spec.kind.startsWith('node_') ? 'node' : 'edge';
-      const subject = `${def.spec.label}.${def.spec.property} of ${element} ${id}, ${describeIndex(def.spec)}`;
+      const subject = `${def.spec.label}.${def.spec.property} of ${elementOf(def.spec.kind)} ${id}, ${describeIndex(def.spec)}`;
       throw new GraphError('active_text_mutation_limit_exceeded', describeTextLimitBreach(breach, subject));
     }
   }
@@ -60,8 +59,10 @@ export class TextIndexes implements TextFamily {
     return this.of(def).search(tenantKey(tenant), query, k, accept ?? undefined);
   }
 
-  deleteSome(def: IndexDef): boolean {
-    TextPostings.deleteIndex(this.db, def.id);
+  deleteSome(def: IndexDef, deadline: number): boolean {
+    while (TextPostings.deleteRound(this.db, def.id) === DELETE_ROUND) {
+      if (performance.now() >= deadline) return false;
+    }
     this.postings.delete(def.id);
     return true;
   }

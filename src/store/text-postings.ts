@@ -53,7 +53,8 @@ const MAX_POSTING_KEY = 5 + MAX_PARTITION_BYTES + MAX_TERM_KEY_BYTES + 9;
 
 const STATS_BYTES = 16;
 /** Keys removed per round when deleting an index (keys are collected before removal). */
-const DELETE_ROUND = 4096;
+/** Keys a drop deletes per round (a background step checks its deadline between rounds). */
+export const DELETE_ROUND = 4096;
 
 interface Entry {
   readonly key: Buffer;
@@ -268,18 +269,27 @@ export class TextPostings {
 
   /** Deletes every key of index `indexId` (in the current write transaction); returns how many. */
   static deleteIndex(db: TextDb, indexId: number): number {
+    let removed = 0;
+    while (true) {
+      const n = TextPostings.deleteRound(db, indexId);
+      removed += n;
+      if (n < DELETE_ROUND) return removed;
+    }
+  }
+
+  /**
+   * Deletes up to DELETE_ROUND keys of index `indexId`; returns how many (fewer: the index
+   * has none left). Background drops call it until their step's deadline.
+   */
+  static deleteRound(db: TextDb, indexId: number): number {
     const start = Buffer.allocUnsafe(4);
     start.writeUInt32BE(indexId, 0);
     const end = Buffer.concat([start, Buffer.of(END)]);
-    let removed = 0;
-    while (true) {
-      // Collected first: removing under a live cursor of the same range is not safe.
-      const keys: Buffer[] = [];
-      for (const key of db.getKeys({ start, end, limit: DELETE_ROUND })) keys.push(Buffer.from(key));
-      for (const key of keys) db.removeSync(key);
-      removed += keys.length;
-      if (keys.length < DELETE_ROUND) return removed;
-    }
+    // Collected first: removing under a live cursor of the same range is not safe.
+    const keys: Buffer[] = [];
+    for (const key of db.getKeys({ start, end, limit: DELETE_ROUND })) keys.push(Buffer.from(key));
+    for (const key of keys) db.removeSync(key);
+    return keys.length;
   }
 
   private putPosting(partition: Buffer, entry: Entry, elementId: number, length: number): void {

@@ -37,6 +37,8 @@ export type QueueDb = Database<Buffer, Buffer>;
 export const QUEUE_MAX_ENTRIES = 250_000;
 /** Queued bytes one graph may hold (reference: 512 MiB of pending vectors for strong search). */
 export const QUEUE_MAX_BYTES = 512 * 1024 * 1024;
+/** Keys a drop deletes between two looks at its step's deadline. */
+const DELETE_ROUND = 4096;
 /** Candidate sets up to this size are ranked exactly instead of through the graph. */
 const EXACT_CANDIDATES = 4096;
 
@@ -67,12 +69,8 @@ function graphKey(graph: number): Buffer {
   return key;
 }
 
-function graphEnd(graph: number): Buffer {
-  const key = Buffer.alloc(5);
-  key.writeUInt32BE(graph, 0);
-  key[4] = 0xff;
-  return Buffer.concat([key, Buffer.alloc(8, 0xff)]);
-}
+/** Just past every key of a graph's queue: its counters row and entries lie below it. */
+const graphEnd = (graph: number): Buffer => graphKey(graph + 1);
 
 /** A queue's counters: entries, bytes, the next sequence number, and the graph's metric. */
 interface QueueState {
@@ -224,22 +222,31 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     return hits;
   }
 
-  /** Links and unlinks queued work, oldest first, until the deadline. */
+  /**
+   * The graphs with queued work, ascending. A graph's first key is its counters row, so
+   * each is found with one seek, however many entries the queues hold.
+   */
+  private *queuedGraphs(): Generator<number> {
+    for (let from = 0; ;) {
+      const [key] = this.queue.getKeys({ start: graphKey(from), limit: 1 });
+      if (key === undefined) return;
+      const graph = (key as Buffer).readUInt32BE(0);
+      yield graph;
+      from = graph + 1;
+    }
+  }
+
+  /** Links and unlinks queued work, oldest first, until the deadline; true when some is left. */
   drain(_w: unknown, deadline: number): boolean {
-    const graphs: number[] = [];
-    for (const key of this.queue.getKeys()) if ((key as Buffer).length === 4) graphs.push((key as Buffer).readUInt32BE(0));
-    let more = false;
-    for (const graph of graphs) {
+    for (const graph of this.queuedGraphs()) {
+      if (performance.now() >= deadline) return true;
       const s = this.state(graph)!;
       const config = this.config(METRICS[s.metric]!);
       const storage = new HnswRecords(this.records, graph);
       const done: Buffer[] = [];
       let bytes = 0;
       for (const { key, value } of this.queue.getRange({ start: queueKey(graph, 0), end: graphEnd(graph) })) {
-        if (performance.now() >= deadline) {
-          more = true;
-          break;
-        }
+        if (performance.now() >= deadline) break;
         const e = decodeEntry(value);
         if (storage.get(e.id) !== undefined) remove(storage, config, e.id);
         if (e.op === LINK) insert(storage, config, e.id, e.vector!);
@@ -248,16 +255,17 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       }
       for (const key of done) this.queue.removeSync(key);
       const left = s.entries - done.length;
-      if (left === 0) this.queue.removeSync(graphKey(graph));
-      else this.saveState(graph, { ...s, entries: left, bytes: s.bytes - bytes });
-      if (left > 0) more = true;
-      if (performance.now() >= deadline) return more || graphs.length > 1;
+      if (left > 0) {
+        this.saveState(graph, { ...s, entries: left, bytes: s.bytes - bytes });
+        return true;
+      }
+      this.queue.removeSync(graphKey(graph));
     }
-    return more;
+    return false;
   }
 
-  /** Deletes a dropped index's graphs, queues and tenant partitions. */
-  deleteSome(def: IndexDef): boolean {
+  /** Deletes a dropped index's graphs, queues and tenant partitions, until the deadline; true when done. */
+  deleteSome(def: IndexDef, deadline: number): boolean {
     const graphs = [def.id];
     const tenants: string[] = [];
     for (const { key, value } of this.catalog.getRange({ start: `tenant:${def.id}:`, end: `tenant:${def.id};` })) {
@@ -265,9 +273,12 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       graphs.push(value as number);
     }
     for (const graph of graphs) {
-      HnswRecords.drop(this.records, graph);
-      const keys = [...this.queue.getKeys({ start: graphKey(graph), end: graphEnd(graph) })].map((k) => Buffer.from(k as Buffer));
-      for (const key of keys) this.queue.removeSync(key);
+      while (HnswRecords.drop(this.records, graph, DELETE_ROUND) === DELETE_ROUND) {
+        if (performance.now() >= deadline) return false;
+      }
+      const queued = [...this.queue.getKeys({ start: graphKey(graph), end: graphEnd(graph), limit: DELETE_ROUND })];
+      for (const key of queued) this.queue.removeSync(Buffer.from(key as Buffer));
+      if (queued.length === DELETE_ROUND) return false;
     }
     for (const key of tenants) this.catalog.removeSync(key);
     return true;

@@ -6,7 +6,7 @@ import type { IndexSpec } from '../core/index-spec.js';
 import { INDEX_KINDS, OPERATION_ID } from '../core/index-spec.js';
 import { clip } from '../core/clip.js';
 import type { Expr, PropertyInput, StreamBound } from '../plan/expr.js';
-import type { IndexOperationKind, OpOf, PlanNode, SearchOp } from '../plan/ops.js';
+import type { IndexOperationKind, OpKind, OpOf, PlanNode, SearchOp } from '../plan/ops.js';
 import {
   bool,
   describe,
@@ -65,6 +65,8 @@ const operationId: Field<string> = (json, path) => {
 };
 
 interface Decoders {
+  /** ops.ts's builder of a kind's decoder from its payload shape. */
+  readonly op: <K extends OpKind>(kind: K, shape: Record<string, Field<unknown>>) => Field<OpOf<K>>;
   readonly input: Field<PlanNode>;
   readonly expr: Field<Expr>;
   readonly propertyInput: Field<PropertyInput>;
@@ -94,10 +96,7 @@ export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
     }
     return { kind: 'literal', n: Number(n) };
   };
-  const op =
-    <K extends IndexOpKinds>(kind: K, shape: Record<string, Field<unknown>>): Field<OpOf<K>> =>
-    (json, path) =>
-      ({ op: kind, path, ...struct(shape)(json, path) }) as unknown as OpOf<K>;
+  const op = d.op;
   const search = (query: 'query_vector' | 'query_text', within: boolean): Record<string, Field<unknown>> => ({
     ...(within ? { input: required(d.input) } : {}),
     label: required(label),

@@ -96,7 +96,7 @@ const inputOnly = Object.fromEntries(INPUT_ONLY_KINDS.map((k) => [k, op(k, { inp
 
 export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
   ...inputOnly,
-  ...indexOps({ input, expr, propertyInput }),
+  ...indexOps({ op, input, expr, propertyInput }),
   context: (_json, path) => fail(path, '"context" is a bare string, not an object key'),
   nodes: op('nodes', { reference: required(elementRef), missing }),
   edges: op('edges', { reference: required(elementRef), missing }),

@@ -335,3 +335,71 @@ test('a build interrupted by closing the database resumes when it opens again', 
     dir.remove();
   }
 });
+
+test('edge indexes: edges_where reads an edge equality index, and edge text search ranks edges', async () => {
+  const dir = tempDir('trellis-edge-index-');
+  const db = await open(dir.path);
+  const t: TestDb = {
+    db,
+    read: (entries, returns) => db.query({ request_type: 'read', query: { read: { entries, returns } } }) as Promise<any>,
+    write: (entries, returns) => db.query({ request_type: 'write', query: { write: { entries, returns } } }) as Promise<any>,
+    close: async () => {
+      await db.close();
+      dir.remove();
+    },
+  };
+  try {
+    await t.write([q('a', { add_n: { label: 'P', properties: [] } }), q('b', { add_n: { label: 'P', properties: [] } })], []);
+    const edges = Array.from({ length: 40 }, (_, n) =>
+      q(`e${n}`, {
+        add_e: {
+          input: { nodes: { reference: { ids: [n % 2] } } },
+          label: 'K',
+          to: { ids: [1 - (n % 2)] },
+          properties: [
+            ['since', i(n % 10)],
+            ['note', s(n % 4 === 0 ? 'met at the graph conference' : 'old friends')],
+          ],
+        },
+      }),
+    );
+    await t.write(edges, []);
+    const byLabel = { eq: { left: { property: '$label' }, right: { constant: { string: 'K' } } } };
+    const request = {
+      request_type: 'read',
+      query: {
+        read: {
+          entries: [
+            q('x', { id: { input: { edges_where: { predicate: { and: { predicates: [byLabel, cmp('eq', 'since', { i64: 3 })] } } } } } }),
+          ],
+          returns: ['x'],
+        },
+      },
+    };
+    const before = countedRead(db, request);
+    await poll(t, (await ddl(t, create(spec('edge_equality', { label: 'K', property: 'since' })))).operation_id);
+    const after = countedRead(db, request);
+    assert.deepEqual(after.body, before.body);
+    assert.deepEqual(after.body, { x: [3, 13, 23, 33] });
+    assert.ok((after.calls.get('secondaryEqual') ?? 0) > 0, 'the edge index was read');
+    assert.equal(after.calls.get('edgeIdsByLabel') ?? 0, 0, 'no edge of the label was scanned');
+    await poll(t, (await ddl(t, create(spec('edge_text', { label: 'K', property: 'note' })))).operation_id);
+    const hits = (
+      await t.read(
+        [
+          q('h', {
+            text_search_edges: { label: 'K', property: 'note', query_text: { value: { string: 'conference' } }, k: { literal: 20 } },
+          }),
+        ],
+        ['h'],
+      )
+    ).h;
+    assert.deepEqual(
+      hits.map((r: { $id: number }) => r.$id),
+      [0, 4, 8, 12, 16, 20, 24, 28, 32, 36],
+    );
+    assert.ok(hits.every((r: { $score: number }) => r.$score > 0));
+  } finally {
+    await t.close();
+  }
+});
