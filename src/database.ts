@@ -16,6 +16,9 @@ import { LIMITS } from './plan/limits.js';
 import { openStore } from './store/index.js';
 import { PreparedPlans } from './prepared-plans.js';
 import type { Store } from './store/types.js';
+import { compileCypher, type CompiledCypher } from './cypher/compile.js';
+import { decodeCypherRequest } from './cypher/request.js';
+import { CypherError } from './core/errors.js';
 
 /** Bulk-load rows in a request are parsed as row tables (src/core/row-table.ts). */
 const REQUEST_JSON: ParseJsonOptions = { tables: { minRows: MIN_TABLE_ROWS, make: tableArray } };
@@ -40,6 +43,37 @@ function parseRequest(request: string | Uint8Array | object): unknown {
     if (err instanceof JsonSyntaxError && err.tooDeep) throw new GraphError('limit_exceeded', `JSON ${err.message}`);
     throw new GraphError('invalid_query_json', `invalid JSON: ${messageOf(err)}`);
   }
+}
+
+/** A Cypher request compiled: the plan to run (one `table` operation) and what compiling learnt. */
+export interface PreparedCypher {
+  readonly plan: QueryPlan;
+  readonly compiled: CompiledCypher;
+}
+
+/**
+ * A /v2/cypher body (text, bytes or object) to a plan, in the reference's order: JSON,
+ * compile, then parameters (every `$name` the statement reads must be given).
+ */
+export function prepareCypher(request: string | Uint8Array | object): PreparedCypher {
+  const body = decodeCypherRequest(parseRequest(request));
+  const compiled = compileCypher(body.query);
+  for (const name of compiled.parameters) {
+    if (!body.parameters.has(name))
+      throw new CypherError('parameter_missing', `parameter $${name} is used by the query but not given in "parameters"`, {
+        detail: 'MissingParameter',
+        phase: 'compile',
+        span: null,
+      });
+  }
+  const root = { op: 'table', path: '$', statement: compiled.statement } as const;
+  const plan: QueryPlan = {
+    type: compiled.effect,
+    queryName: body.queryName,
+    batch: { entries: [{ kind: 'query', name: 'result', root, condition: null, path: '$' }], returns: ['result'], format: 'cypher' },
+    params: body.parameters,
+  };
+  return { plan, compiled };
 }
 
 /** This thread's plans of named-query requests (prepared-plans.ts). */
@@ -122,6 +156,21 @@ export class Database {
       return runRead(this.store, plan, this.exec);
     }
     if (this.store.readOnly) throw new GraphError('writer_mode_required', 'this database is open read-only; writes need a writer');
+    return runWrite(this.store, plan, this.exec, options.awaitDurable === true);
+  }
+
+  /**
+   * Runs one Cypher request (`{"query", "parameters"?}` as text, bytes or object) and returns
+   * the response JSON text `{"columns", "rows"}`. A reading statement runs on a snapshot,
+   * a writing one as one write transaction.
+   */
+  async cypherText(request: string | Uint8Array | object, options: { awaitDurable?: boolean } = {}): Promise<string> {
+    const { plan } = prepareCypher(request);
+    if (plan.type === 'read') {
+      if (options.awaitDurable) throw new GraphError('invalid_request_option', 'awaitDurable is only valid for writing statements');
+      return runRead(this.store, plan, this.exec);
+    }
+    if (this.store.readOnly) throw new GraphError('access_mode_error', 'this database is open read-only; writing statements need a writer');
     return runWrite(this.store, plan, this.exec, options.awaitDurable === true);
   }
 

@@ -145,6 +145,27 @@ export const ERROR_REGISTRY = {
   ),
   // Concurrency and availability
   transaction_conflict: spec(409, 'The transaction conflicted with concurrent work; replaying the whole request is safe.', true),
+  // Cypher (/v2/cypher, reference/cypher.md): the body adds `details` {detail, phase, span}
+  syntax_error: spec(
+    400,
+    'Cypher: the query is not valid openCypher, or fails semantic analysis (details.detail names the rule, e.g. UndefinedVariable).',
+  ),
+  type_error: spec(
+    400,
+    'Cypher: a value has the wrong type for an operator, function or property (details.detail, e.g. InvalidArgumentType).',
+  ),
+  unsupported_feature: spec(400, 'Cypher: the query uses a feature this server does not support; details.detail names it.'),
+  parameter_missing: spec(400, 'Cypher: the query uses a parameter the request does not give.'),
+  argument_error: spec(400, 'Cypher: a function argument is out of its range (details.detail, e.g. NumberOutOfRange).'),
+  entity_not_found: spec(400, 'Cypher: the statement reads a node or relationship it deleted earlier.'),
+  arithmetic_error: spec(400, 'Cypher: integer overflow or division by zero.'),
+  constraint_verification_failed: spec(
+    400,
+    'Cypher: the statement would leave a relationship without its node (DELETE of a connected node).',
+  ),
+  semantic_error: spec(400, 'Cypher: a rule checked while running, e.g. MERGE reading a property it sets (details.detail).'),
+  resource_limit: spec(429, 'Cypher: the statement outgrew a limit (rows held in memory, expression depth); narrow it.'),
+  access_mode_error: spec(503, 'Cypher: a writing statement (or X-Svc-Require-Writer) reached a server in reader mode.'),
   writer_mode_required: spec(503, 'A write, or X-Svc-Require-Writer, reached a server in reader mode.'),
   not_ready: spec(503, 'The database is still opening; retry shortly.', true),
   // Our own failures
@@ -176,6 +197,26 @@ export class GraphError extends Error {
 export interface ErrorBody {
   error: ErrorCode;
   msg: string;
+  /** Cypher errors only (reference/cypher.md): the openCypher detail code, the phase and the byte span. */
+  details?: CypherErrorDetails;
+}
+
+export interface CypherErrorDetails {
+  readonly detail: string;
+  readonly phase: 'compile' | 'runtime';
+  readonly span: { readonly start: number; readonly end: number } | null;
+}
+
+/** An error of a Cypher statement: a registry code plus openCypher's detail, phase and span. */
+export class CypherError extends GraphError {
+  constructor(
+    code: ErrorCode,
+    msg: string,
+    readonly details: CypherErrorDetails,
+  ) {
+    super(code, msg);
+    this.name = 'CypherError';
+  }
 }
 
 export function isErrorCode(code: string): code is ErrorCode {
@@ -189,6 +230,7 @@ export function messageOf(err: unknown): string {
 }
 
 export function toErrorBody(err: unknown): ErrorBody {
+  if (err instanceof CypherError) return { error: err.code, msg: err.msg, details: err.details };
   if (err instanceof GraphError) return { error: err.code, msg: err.msg };
   const name = err instanceof Error ? err.constructor.name : typeof err;
   if (err instanceof Error && /MDB_|lmdb/i.test(err.message)) {
@@ -197,8 +239,9 @@ export function toErrorBody(err: unknown): ErrorBody {
   return { error: 'internal_error', msg: `internal error (${name})` };
 }
 
-/** The response body of an error: exactly `{"error", "msg"}`. */
+/** The response body of an error: `{"error", "msg"}`, plus `details` for a Cypher error (reference/cypher.md). */
 export function errorJson(body: ErrorBody): string {
+  if (body.details !== undefined) return JSON.stringify({ error: body.error, msg: body.msg, details: body.details });
   return JSON.stringify({ error: body.error, msg: body.msg });
 }
 

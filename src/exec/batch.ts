@@ -17,6 +17,7 @@ import { EXECUTORS } from './registry.js';
 import { needsPaths } from '../plan/features.js';
 import { GuardedReader } from './guarded-reader.js';
 import { clip } from '../core/clip.js';
+import { encodeStatementResult } from './table/statement.js';
 
 /** The result of the previous sibling: a flow, or null when it was skipped. */
 type Previous = Flow | null;
@@ -120,5 +121,6 @@ export function executePlan(plan: QueryPlan, reader: GraphReader, writer: GraphW
   const guarded = new GuardedReader(reader, start + options.timeoutMs - (options.spentMs ?? 0), options.timeoutMs, slice);
   const x = new Exec(guarded, writer, plan.params, EXECUTORS, needsPaths(plan), () => guarded.tick());
   runEntries(x, plan.batch.entries);
+  if (plan.batch.format === 'cypher') return encodeStatementResult(x, x.vars.get(plan.batch.returns[0]!));
   return encodeResponse(plan.batch.returns, (name) => x.vars.get(name));
 }

@@ -81,6 +81,9 @@ export function encodeFlow(flow: Flow): string {
       for (const row of flow.rows) parts.push(encodeRow(row, flow.showPath, flow.showSack));
       return `[${parts.join(',')}]`;
     }
+    case 'table':
+      // Cypher statements answer as a whole (Batch.format), never as a returned variable.
+      throw new GraphError('internal_error', 'a Cypher result reached the /v2/query encoder');
   }
 }
 

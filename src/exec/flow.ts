@@ -5,6 +5,7 @@
  */
 import type { Value } from '../core/value.js';
 import type { Row } from './row.js';
+import type { CypherValue } from '../core/cypher-value.js';
 
 export interface RowFlow {
   readonly t: 'rows';
@@ -30,7 +31,13 @@ export interface BoolFlow {
   readonly t: 'bool';
   readonly v: boolean;
 }
-export type Flow = RowFlow | ValuesFlow | CountFlow | BoolFlow;
+/** A Cypher statement's result (src/exec/table): named columns, rows of values. */
+export interface TableFlow {
+  readonly t: 'table';
+  readonly columns: readonly string[];
+  readonly rows: readonly (readonly CypherValue[])[];
+}
+export type Flow = RowFlow | ValuesFlow | CountFlow | BoolFlow | TableFlow;
 
 export function rowFlow(rows: Iterable<Row>, from?: RowFlow): RowFlow {
   return { t: 'rows', rows, folded: false, showPath: from?.showPath ?? false, showSack: from?.showSack ?? false };
@@ -57,6 +64,8 @@ export function sizeOf(flow: Flow): number {
       return flow.n;
     case 'bool':
       return flow.v ? 1 : 0;
+    case 'table':
+      return flow.rows.length;
   }
 }
 

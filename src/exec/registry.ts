@@ -16,6 +16,7 @@ import * as sack from './sack.js';
 import * as source from './source.js';
 import * as terminal from './terminal.js';
 import * as vars from './variables.js';
+import * as table from './table/statement.js';
 
 export const EXECUTORS: ExecutorTable = {
   context: source.context,
@@ -98,4 +99,5 @@ export const EXECUTORS: ExecutorTable = {
   vector_search_edges_within: search.searchWithin,
   text_search_nodes_within: search.searchWithin,
   text_search_edges_within: search.searchWithin,
+  table: table.run,
 };

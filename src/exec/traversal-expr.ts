@@ -3,6 +3,7 @@
  * TraversalExpr in src/plan/expr.ts). Validation keeps sources, project_bindings and
  * mutations out of it, so running it per row reads the graph and nothing else.
  */
+import { GraphError } from '../core/errors.js';
 import type { Expr } from '../plan/expr.js';
 import type { Value } from '../core/value.js';
 import type { Exec } from './context.js';
@@ -29,6 +30,8 @@ export function evalTraversal(x: Exec, row: Row, e: Extract<Expr, { e: 'traversa
       case 'rows':
         // A folded stream prints like a plain one, so it reads as one here too.
         return e.first ? firstId(flow.rows) : ids(x, flow.rows, e.path);
+      case 'table':
+        throw new GraphError('internal_error', `${e.path}: a Cypher statement inside a traversal expression`);
     }
   } finally {
     x.origins.pop();

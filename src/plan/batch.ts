@@ -22,6 +22,11 @@ export type Entry =
 export interface Batch {
   readonly entries: readonly Entry[];
   readonly returns: readonly string[];
+  /**
+   * 'cypher': the batch is one Cypher statement (a `table` operation) and the response is
+   * its `{columns, rows}` (reference/cypher.md), not an object of returned variables.
+   */
+  readonly format?: 'cypher';
 }
 
 export interface QueryPlan {

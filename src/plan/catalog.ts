@@ -106,6 +106,8 @@ export const CATALOG: Record<OpKind, OpTraits> = {
   vector_search_edges_within: step(),
   text_search_nodes_within: step(),
   text_search_edges_within: step(),
+  // A Cypher statement: its request type is the compiler's (effect), not this entry's.
+  table: src('list'),
 };
 
 /** The node's input, if it has one. */

@@ -11,6 +11,7 @@
 import type { Value } from '../core/value.js';
 import type { IndexSpec } from '../core/index-spec.js';
 import type { ElementRef, Expr, Order, Predicate, PropertyInput, StreamBound } from './expr.js';
+import type { TableStatement } from './table.js';
 
 interface Base<K extends string> {
   readonly op: K;
@@ -250,6 +251,11 @@ export interface SackPropertyOp<K extends 'sack_set' | 'sack_add'> extends Unary
   readonly property: string;
 }
 
+// Cypher: a compiled statement over rows of values (table.ts); not on the JSON wire
+export interface TableOp extends Base<'table'> {
+  readonly statement: TableStatement;
+}
+
 /** Operations whose payload is only `input`. */
 export const INPUT_ONLY_KINDS = [
   'out_n',
@@ -330,6 +336,7 @@ export type PlanNode =
   | IndexOperationOp<'retry_index_operation'>
   | IndexOperationOp<'abort_index_operation'>
   | SearchOp
+  | TableOp
   | InputOnlyOp;
 
 export type OpKind = PlanNode['op'];

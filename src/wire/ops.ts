@@ -98,6 +98,8 @@ export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
   ...inputOnly,
   ...indexOps({ op, input, expr, propertyInput }),
   context: (_json, path) => fail(path, '"context" is a bare string, not an object key'),
+  // Compiled from Cypher only: the JSON wire has no row-expression language (docs/cypher.md).
+  table: (_json, path) => fail(path, 'unknown operation "table"'),
   nodes: op('nodes', { reference: required(elementRef), missing }),
   edges: op('edges', { reference: required(elementRef), missing }),
   nodes_where: op('nodes_where', { predicate: required(predicate) }),

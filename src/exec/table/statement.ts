@@ -1,0 +1,39 @@
+/**
+ * The `table` operation: runs a compiled Cypher statement (plan/table.ts) in the request's
+ * transaction and yields its result table.
+ */
+import type { TableOp } from '../../plan/ops.js';
+import type { Exec } from '../context.js';
+import type { Flow, TableFlow } from '../flow.js';
+import { GraphError } from '../../core/errors.js';
+import { encodeTable } from './encode.js';
+import { runtimeError, type ElementAccess } from './env.js';
+import type { EdgeRecord, NodeRecord } from '../../store/types.js';
+import type { Where } from '../../plan/table.js';
+
+export function run(node: TableOp, _x: Exec): TableFlow {
+  throw new GraphError('internal_error', `${node.path}: table plans are not implemented yet`);
+}
+
+/** The elements of the request's transaction, as the table operators and the encoder read them. */
+export function elementAccess(x: Exec): ElementAccess {
+  return {
+    node(id: number, at: Where): NodeRecord {
+      const rec = x.store.getNode(id);
+      if (rec === undefined) throw runtimeError('entity_not_found', 'DeletedEntityAccess', `node ${id} was deleted by this statement`, at);
+      return rec;
+    },
+    rel(id: number, at: Where): EdgeRecord {
+      const rec = x.store.getEdge(id);
+      if (rec === undefined)
+        throw runtimeError('entity_not_found', 'DeletedEntityAccess', `relationship ${id} was deleted by this statement`, at);
+      return rec;
+    },
+  };
+}
+
+/** The response body of a Cypher batch: its one table as `{columns, rows}`. */
+export function encodeStatementResult(x: Exec, flow: Flow | undefined): string {
+  if (flow === undefined || flow.t !== 'table') throw new GraphError('internal_error', 'a Cypher batch ended without its result table');
+  return encodeTable(flow.columns, flow.rows, elementAccess(x));
+}
