@@ -182,8 +182,11 @@ export type TableNode =
       readonly slot: number;
       readonly kind: 'node' | 'rel';
     }
-  /** Per input row, every node (with `label`, when given) in `slot`. */
-  | { readonly t: 'scan'; readonly input: TableNode; readonly slot: number; readonly label: string | null }
+  /**
+   * Per input row, every node (with `label`, when given) in `slot`; with `id`, only the node
+   * of that id (`WHERE id(n) = $x`), none when the value is not an integer.
+   */
+  | { readonly t: 'scan'; readonly input: TableNode; readonly slot: number; readonly label: string | null; readonly id: RowExpr | null }
   | ({ readonly t: 'expand'; readonly input: TableNode } & Expand)
   /** Keeps rows whose node in `slot` has the label and the properties (a node bound earlier, matched again). */
   | {

@@ -7,12 +7,20 @@ import type { Exec } from '../context.js';
 import type { Flow, TableFlow } from '../flow.js';
 import { GraphError } from '../../core/errors.js';
 import { encodeTable } from './encode.js';
+import { TableRun } from './run.js';
 import { runtimeError, type ElementAccess } from './env.js';
 import type { EdgeRecord, NodeRecord } from '../../store/types.js';
 import type { Where } from '../../plan/table.js';
 
-export function run(node: TableOp, _x: Exec): TableFlow {
-  throw new GraphError('internal_error', `${node.path}: table plans are not implemented yet`);
+export function run(node: TableOp, x: Exec): TableFlow {
+  const { root, columns, slotCount } = node.statement;
+  const rows = new TableRun(x, elementAccess(x), slotCount).rows(root, null);
+  return {
+    t: 'table',
+    columns: columns.map(([name]) => name),
+    // A statement without RETURN answers no rows, whatever it did.
+    rows: columns.length === 0 ? [] : rows.map((row) => columns.map(([, slot]) => row[slot] ?? null)),
+  };
 }
 
 /** The elements of the request's transaction, as the table operators and the encoder read them. */

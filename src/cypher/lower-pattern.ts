@@ -1,0 +1,224 @@
+/**
+ * Patterns to operators: MATCH patterns become scans, expands and checks (and named paths);
+ * CREATE and MERGE patterns become what to create. A node pattern whose variable is already
+ * bound is a check of that node, not a new scan; a relationship may not be matched twice
+ * in one MATCH (openCypher's relationship uniqueness), so each expand lists the
+ * relationship slots bound before it in the same clause.
+ */
+import type { Expr, MapExpr, NodePattern, ParameterExpr, PatternPart, RelationshipPattern } from './ast.js';
+import type { CreateNode, CreatePattern, CreateRel, PatternProperties, RelDirection, RowExpr, TableNode } from '../plan/table.js';
+import type { Expr as PlanExpr, Predicate } from '../plan/expr.js';
+import type { PlanNode } from '../plan/ops.js';
+import { lowerExpr, type Lowering } from './lower-expr.js';
+import { compileError, type VariableKind } from './lower-scope.js';
+
+const direction = (r: RelationshipPattern): RelDirection => (r.direction === 'right' ? 'out' : r.direction === 'left' ? 'in' : 'both');
+
+/** The slot of a pattern element's variable, bound now if new; unnamed elements get a temporary. */
+function bind(l: Lowering, name: string | null, kind: VariableKind): { slot: number; bound: boolean } {
+  if (name !== null) {
+    const v = l.scope.get(name);
+    if (v !== undefined) return { slot: v.slot, bound: true };
+  }
+  const fixed = name === null ? undefined : l.fixed?.get(name);
+  const slot = fixed ?? l.slots.allocate(name);
+  l.scope.set(name ?? ` ${slot}`, { slot, kind });
+  return { slot, bound: false };
+}
+
+function properties(map: MapExpr | ParameterExpr | null, l: Lowering): PatternProperties {
+  if (map === null) return [];
+  if (map.kind === 'parameter')
+    throw compileError(
+      'syntax_error',
+      'InvalidParameterUse',
+      `a parameter cannot be used as the property map of a pattern to match`,
+      map.span,
+    );
+  return map.entries.map((entry) => [entry.key.name, lowerExpr(entry.value, l)] as const);
+}
+
+/** MATCH: the parts in order, then the WHERE filter. Binds the parts' variables in `l.scope`. */
+export function lowerPatternMatch(input: TableNode, parts: readonly PatternPart[], l: Lowering, where: Expr | null): TableNode {
+  let plan = input;
+  const rels: number[] = [];
+  const conjuncts = where === null ? [] : conjunctsOf(where);
+  for (const part of parts) plan = part.shortest !== null ? lowerShortest(plan, part, l) : lowerPart(plan, part, l, rels, conjuncts);
+  if (where !== null) plan = { t: 'filter', input: plan, predicate: lowerExpr(where, l) };
+  return plan;
+}
+
+function lowerPart(input: TableNode, part: PatternPart, l: Lowering, rels: number[], conjuncts: readonly Expr[]): TableNode {
+  let plan = matchNode(input, part.nodes[0]!, l, conjuncts);
+  const elements = [slotOf(l, part.nodes[0]!)];
+  part.relationships.forEach((r, i) => {
+    const from = elements[elements.length - 1]!;
+    const varLength = r.length !== null;
+    const rel = bind(l, r.variable?.name ?? null, varLength ? 'rels' : 'rel');
+    const toPattern = part.nodes[i + 1]!;
+    const to = bind(l, toPattern.variable?.name ?? null, 'node');
+    const length =
+      r.length === null
+        ? null
+        : { min: r.length.min === null ? 1 : Number(r.length.min), max: r.length.max === null ? null : Number(r.length.max) };
+    plan = {
+      t: 'expand',
+      input: plan,
+      from,
+      rel: rel.slot,
+      to: to.slot,
+      toBound: to.bound,
+      relBound: rel.bound,
+      types: r.types.map((t) => t.name),
+      direction: direction(r),
+      properties: properties(r.properties, l),
+      length,
+      distinctFrom: rels.filter((slot) => slot !== rel.slot),
+    };
+    rels.push(rel.slot);
+    plan = checkNode(plan, to.slot, toPattern, l);
+    elements.push(rel.slot, to.slot);
+  });
+  if (part.variable !== null) {
+    const path = bind(l, part.variable.name, 'path');
+    plan = { t: 'bind_path', input: plan, path: { slot: path.slot, elements } };
+  }
+  return plan;
+}
+
+function slotOf(l: Lowering, node: NodePattern): number {
+  // matchNode bound it (named or as the last temporary).
+  if (node.variable !== null) return l.scope.get(node.variable.name)!.slot;
+  return l.slots.count - 1;
+}
+
+/** The first node of a part: a check when bound, else the narrowest source the pattern and WHERE allow. */
+function matchNode(input: TableNode, node: NodePattern, l: Lowering, conjuncts: readonly Expr[]): TableNode {
+  const name = node.variable?.name ?? null;
+  const existing = name === null ? undefined : l.scope.get(name);
+  if (existing !== undefined) return checkNode(input, existing.slot, node, l);
+  const props = properties(node.properties, l);
+  const slot = bind(l, name, 'node').slot;
+  const label = node.labels.length === 1 ? node.labels[0]!.name : null;
+  const id = name === null ? null : idLookup(name, conjuncts, l);
+  let plan: TableNode;
+  const traversal = id === null && label !== null ? propertyLookup(label, props) : null;
+  if (traversal !== null) plan = { t: 'from_traversal', input, root: traversal.root, slot, kind: 'node' };
+  else plan = { t: 'scan', input, slot, label, id };
+  // What the source did not check: further labels, and every property the lookup left out.
+  const rest = traversal !== null ? traversal.unchecked : props;
+  // The source checks `label` (scans by label, or the lookup's predicate); any other label is checked after.
+  const labels = node.labels.map((n) => n.name).filter((n) => n !== label);
+  if (labels.length > 0 || rest.length > 0) plan = { t: 'check_node', input: plan, slot, labels, properties: rest };
+  return plan;
+}
+
+function checkNode(input: TableNode, slot: number, node: NodePattern, l: Lowering): TableNode {
+  const props = properties(node.properties, l);
+  if (node.labels.length === 0 && props.length === 0) return input;
+  return { t: 'check_node', input, slot, labels: node.labels.map((n) => n.name), properties: props };
+}
+
+/** `id(n) = $x` or `id(n) = 7` among the WHERE conjuncts: the id expression to look `n` up by. */
+function idLookup(name: string, conjuncts: readonly Expr[], l: Lowering): RowExpr | null {
+  for (const c of conjuncts) {
+    if (c.kind !== 'comparison' || c.ops.length !== 1 || c.ops[0] !== '=') continue;
+    const [a, b] = c.operands as [Expr, Expr];
+    for (const [call, value] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      if (call.kind !== 'call' || call.namespace.length > 0 || call.name.name.toLowerCase() !== 'id' || call.args.length !== 1) continue;
+      const arg = call.args[0]!;
+      if (arg.kind !== 'variable' || arg.name !== name) continue;
+      if (value.kind === 'parameter' || value.kind === 'integer') return lowerExpr(value, l);
+    }
+  }
+  return null;
+}
+
+/**
+ * `(n:L {k: v, ...})` as /v2/query's `nodes_where` (so it uses the same column scans and
+ * secondary indexes): the label and each property compared with a non-null scalar literal
+ * or a parameter. A parameter may hold null or a list at run time, where the scan's
+ * equality and Cypher's differ, so those properties are checked again (`unchecked`).
+ */
+function propertyLookup(label: string, props: PatternProperties): { root: PlanNode; unchecked: PatternProperties } {
+  const path = '$';
+  const predicates: Predicate[] = [
+    { p: 'compare', op: 'eq', left: { e: 'property', name: '$label', path }, right: { e: 'constant', value: label, path }, path },
+  ];
+  const unchecked: (readonly [string, RowExpr])[] = [];
+  for (const [key, value] of props) {
+    let right: PlanExpr | null = null;
+    if (value.k === 'literal' && value.value !== null && typeof value.value !== 'object' && !key.startsWith('$'))
+      right = { e: 'constant', value: value.value, path };
+    else if (value.k === 'param' && !key.startsWith('$')) {
+      right = { e: 'param', name: value.name, path };
+      unchecked.push([key, value]);
+    } else unchecked.push([key, value]);
+    if (right !== null) predicates.push({ p: 'compare', op: 'eq', left: { e: 'property', name: key, path }, right, path });
+  }
+  const predicate: Predicate = predicates.length === 1 ? predicates[0]! : { p: 'and', predicates, path };
+  return { root: { op: 'nodes_where', path, predicate }, unchecked };
+}
+
+/** The AND-ed parts of a WHERE expression. */
+function conjunctsOf(e: Expr): Expr[] {
+  if (e.kind === 'binary' && e.op === 'and') return [...conjunctsOf(e.left), ...conjunctsOf(e.right)];
+  return [e];
+}
+
+/** `p = shortestPath((a)-[*..n]->(b))`: both ends bound first (scans when new), then the search. */
+function lowerShortest(input: TableNode, part: PatternPart, l: Lowering): TableNode {
+  let plan = matchNode(input, part.nodes[0]!, l, []);
+  const from = slotOf(l, part.nodes[0]!);
+  plan = matchNode(plan, part.nodes[1]!, l, []);
+  const to = slotOf(l, part.nodes[1]!);
+  const r = part.relationships[0]!;
+  const rel = bind(l, r.variable?.name ?? null, 'rels');
+  const path = bind(l, part.variable?.name ?? null, 'path');
+  return {
+    t: 'shortest_path',
+    input: plan,
+    from,
+    to,
+    path: path.slot,
+    rel: rel.slot,
+    types: r.types.map((t) => t.name),
+    direction: direction(r),
+    min: r.length?.min === null || r.length === null ? 1 : Number(r.length.min),
+    max: r.length === null ? 1 : r.length.max === null ? null : Number(r.length.max),
+    all: part.shortest === 'allShortestPaths',
+  };
+}
+
+/**
+ * CREATE (and MERGE's creating half): new nodes with their one label (or none, D22), new
+ * relationships with their type and direction; bound nodes are reused.
+ */
+export function lowerCreatePattern(parts: readonly PatternPart[], l: Lowering): CreatePattern {
+  const nodes: CreateNode[] = [];
+  const rels: CreateRel[] = [];
+  const paths: { slot: number; elements: number[] }[] = [];
+  for (const part of parts) {
+    const elements: number[] = [];
+    const nodeSlots = part.nodes.map((n) => {
+      const props = properties(n.properties, l);
+      const b = bind(l, n.variable?.name ?? null, 'node');
+      if (!b.bound || !nodes.some((c) => c.slot === b.slot))
+        nodes.push({ slot: b.slot, label: n.labels[0]?.name ?? '', properties: props, bound: b.bound });
+      return b.slot;
+    });
+    elements.push(nodeSlots[0]!);
+    part.relationships.forEach((r, i) => {
+      const props = properties(r.properties, l);
+      const b = bind(l, r.variable?.name ?? null, 'rel');
+      const [from, to] = r.direction === 'left' ? [nodeSlots[i + 1]!, nodeSlots[i]!] : [nodeSlots[i]!, nodeSlots[i + 1]!];
+      rels.push({ slot: b.slot, type: r.types[0]?.name ?? '', from, to, properties: props });
+      elements.push(b.slot, nodeSlots[i + 1]!);
+    });
+    if (part.variable !== null) paths.push({ slot: bind(l, part.variable.name, 'path').slot, elements });
+  }
+  return { nodes, rels, paths };
+}

@@ -1,0 +1,70 @@
+/**
+ * Names to slots while lowering (lower.ts). A statement numbers its slots once, across all
+ * clauses; a scope maps the variables visible at one point to their slots and kinds. Scopes
+ * are values: OPTIONAL MATCH, MERGE, FOREACH and comprehensions lower their inner parts in a
+ * copy, so what they bind does not leak unless the clause says so.
+ */
+import { CypherError } from '../core/errors.js';
+import type { Span } from './ast.js';
+
+export type VariableKind = 'node' | 'rel' | 'rels' | 'path' | 'value';
+
+export interface Variable {
+  readonly slot: number;
+  readonly kind: VariableKind;
+}
+
+export class Slots {
+  private next = 0;
+  readonly names: (string | null)[] = [];
+  /** Parameters the statement reads. */
+  readonly parameters = new Set<string>();
+
+  allocate(name: string | null): number {
+    this.names.push(name);
+    return this.next++;
+  }
+
+  get count(): number {
+    return this.next;
+  }
+}
+
+export class Scope {
+  constructor(private readonly vars: Map<string, Variable> = new Map()) {}
+
+  get(name: string): Variable | undefined {
+    return this.vars.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.vars.has(name);
+  }
+
+  set(name: string, v: Variable): void {
+    this.vars.set(name, v);
+  }
+
+  copy(): Scope {
+    return new Scope(new Map(this.vars));
+  }
+
+  /** Visible names, excluding the lowering's own temporaries. */
+  names(): string[] {
+    return [...this.vars.keys()].filter((name) => !name.startsWith(' '));
+  }
+
+  entries(): [string, Variable][] {
+    return [...this.vars.entries()].filter(([name]) => !name.startsWith(' '));
+  }
+}
+
+/** A compile-time error found while lowering (semantic analysis should have caught most first). */
+export function compileError(
+  code: 'syntax_error' | 'unsupported_feature' | 'type_error',
+  detail: string,
+  msg: string,
+  span: Span | null,
+): CypherError {
+  return new CypherError(code, msg, { detail, phase: 'compile', span: span === null ? null : { start: span.start, end: span.end } });
+}

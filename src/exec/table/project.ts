@@ -1,0 +1,137 @@
+/**
+ * The row-shaping operators: filter, OPTIONAL MATCH, projection (with DISTINCT),
+ * aggregation, sort, SKIP/LIMIT, UNWIND and UNION.
+ */
+import { typeName, type CypherValue } from '../../core/cypher-value.js';
+import type { TableNode } from '../../plan/table.js';
+import { runtimeError } from './env.js';
+import { evaluate } from './eval.js';
+import { groupKey, logical, orderValues } from './operators.js';
+import { makeAggregator, type Aggregator } from './aggregates.js';
+import type { TableRow, TableRun } from './run.js';
+
+type Node<K extends TableNode['t']> = Extract<TableNode, { t: K }>;
+
+export function filter(node: Node<'filter'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  return run.rows(node.input, argument).filter((row) => logical(evaluate(node.predicate, row, run), null) === true);
+}
+
+export function optional(node: Node<'optional'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  const out: TableRow[] = [];
+  for (const row of run.rows(node.input, argument)) {
+    const found = run.rows(node.body, row);
+    if (found.length > 0) for (const r of found) out.push(r);
+    else {
+      const empty = row.slice();
+      for (const slot of node.slots) empty[slot] = null;
+      out.push(empty);
+    }
+    run.check(out.length);
+  }
+  return out;
+}
+
+export function project(node: Node<'project'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  const input = run.rows(node.input, argument);
+  const out: TableRow[] = [];
+  const seen = node.distinct ? new Set<string>() : null;
+  for (const row of input) {
+    const next = node.only ? new Array<CypherValue>(run.slotCount) : row.slice();
+    // Evaluate every item against the input row before writing any (an item may read a slot another writes).
+    const values = node.items.map(([, expr]) => evaluate(expr, row, run));
+    node.items.forEach(([slot], i) => (next[slot] = values[i]!));
+    if (seen !== null) {
+      const key = node.items.map(([slot]) => groupKey(next[slot] ?? null)).join('\u0000');
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
+    out.push(next);
+  }
+  return out;
+}
+
+export function aggregate(node: Node<'aggregate'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  const input = run.rows(node.input, argument);
+  const groups = new Map<string, { row: TableRow; aggregators: Aggregator[] }>();
+  for (const row of input) {
+    const keys = node.keys.map(([, expr]) => evaluate(expr, row, run));
+    const id = keys.map(groupKey).join('\u0000');
+    let group = groups.get(id);
+    if (group === undefined) {
+      const first = new Array<CypherValue>(run.slotCount);
+      node.keys.forEach(([slot], i) => (first[slot] = keys[i]!));
+      group = { row: first, aggregators: node.aggregations.map((a) => makeAggregator(a.fn, a.distinct, a.at)) };
+      groups.set(id, group);
+    }
+    node.aggregations.forEach((a, i) => group.aggregators[i]!.add(a.args.map((arg) => evaluate(arg, row, run))));
+    run.check(0);
+  }
+  // No grouping keys: one row even over no input (count(*) of nothing is 0).
+  if (groups.size === 0 && node.keys.length === 0) {
+    groups.set('', {
+      row: new Array<CypherValue>(run.slotCount),
+      aggregators: node.aggregations.map((a) => makeAggregator(a.fn, a.distinct, a.at)),
+    });
+  }
+  const out: TableRow[] = [];
+  for (const { row, aggregators } of groups.values()) {
+    node.aggregations.forEach((a, i) => (row[a.slot] = aggregators[i]!.result()));
+    out.push(row);
+  }
+  return out;
+}
+
+export function sort(node: Node<'sort'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  const keyed = run.rows(node.input, argument).map((row) => ({ row, keys: node.keys.map((k) => evaluate(k.expr, row, run)) }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < node.keys.length; i++) {
+      const c = orderValues(a.keys[i]!, b.keys[i]!);
+      if (c !== 0) return node.keys[i]!.descending ? -c : c;
+    }
+    return 0;
+  });
+  return keyed.map((k) => k.row);
+}
+
+export function skipOrLimit(node: Node<'skip' | 'limit'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  const rows = run.rows(node.input, argument);
+  const v = evaluate(node.count, new Array<CypherValue>(run.slotCount), run);
+  const what = node.t === 'skip' ? 'SKIP' : 'LIMIT';
+  if (typeof v !== 'bigint')
+    throw runtimeError('syntax_error', 'InvalidArgumentType', `${what} needs a non-negative integer, not a ${typeName(v)}`, node.at);
+  if (v < 0n) throw runtimeError('syntax_error', 'NegativeIntegerArgument', `${what} needs a non-negative integer, not ${v}`, node.at);
+  const n = v > BigInt(rows.length) ? rows.length : Number(v);
+  return node.t === 'skip' ? rows.slice(n) : rows.slice(0, n);
+}
+
+export function unwind(node: Node<'unwind'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  const out: TableRow[] = [];
+  for (const row of run.rows(node.input, argument)) {
+    const list = evaluate(node.list, row, run);
+    // UNWIND of null is no row; of a non-list value, that one value.
+    const items = list === null ? [] : Array.isArray(list) ? list : [list];
+    for (const item of items) {
+      const next = row.slice();
+      next[node.slot] = item;
+      out.push(next);
+    }
+    run.check(out.length);
+  }
+  return out;
+}
+
+export function union(node: Node<'union'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  const out: TableRow[] = [];
+  const seen = node.all ? null : new Set<string>();
+  for (const branch of node.branches) {
+    for (const row of run.rows(branch, argument)) {
+      if (seen !== null) {
+        const key = row.map((v) => groupKey(v ?? null)).join('\u0000');
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      out.push(row);
+    }
+  }
+  return out;
+}
