@@ -30,7 +30,7 @@ export function resolveProperty(x: Exec, row: Row, name: string): Value | undefi
   }
   const rec = x.record(row);
   if (!rec) return undefined;
-  if (name === '$label') return rec.label;
+  if (name === '$label') return labelValue(rec.label);
   const direct = rec.props[name];
   if (direct !== undefined || name.indexOf('.') < 0) return Object.hasOwn(rec.props, name) ? direct : undefined;
   let cur: Value | undefined = rec.props;
@@ -152,4 +152,9 @@ export function evalPredicate(x: Exec, row: Row, p: Predicate): boolean {
     case 'not':
       return !evalPredicate(x, row, p.predicate);
   }
+}
+
+/** A stored label as /v2/query shows it: '' is a node created by Cypher without a label (D22), shown as null. */
+export function labelValue(label: string): Value {
+  return label === '' ? null : label;
 }

@@ -1,7 +1,7 @@
 /** Terminals (reference §5.6): count, exists, id, label, values, value_map, project, edge_properties. */
 import type { Value, ValueObject } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
-import { evalExpr, resolveProperty } from './eval.js';
+import { evalExpr, labelValue, resolveProperty } from './eval.js';
 import { setOwn } from '../core/value.js';
 import { EDGE, NODE, type Row } from './row.js';
 import { scanCount, scanOf } from './scan.js';
@@ -43,7 +43,7 @@ export const label: Executor<'label'> = (node, x, ctx) => ({
   t: 'values',
   items: collect(x, x.rows(node.input, ctx, node).rows, node.path, (row, out) => {
     const rec = x.record(row);
-    if (rec) out.push(rec.label);
+    if (rec) out.push(labelValue(rec.label));
   }),
 });
 
@@ -61,7 +61,7 @@ function pick(x: Exec, row: Row, names: readonly string[]): ValueObject {
 function everything(x: Exec, row: Row, withEndpoints: boolean): ValueObject | null {
   const rec = x.record(row);
   if (!rec) return null;
-  const obj: ValueObject = { $id: BigInt(row.id), $label: rec.label };
+  const obj: ValueObject = { $id: BigInt(row.id), $label: labelValue(rec.label) };
   if (withEndpoints && 'from' in rec) {
     obj.$from = BigInt(rec.from);
     obj.$to = BigInt(rec.to);
