@@ -11,6 +11,7 @@ import type { Expr as PlanExpr, Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
 import { lowerExpr, type Lowering } from './lower-expr.js';
 import { compileError, type VariableKind } from './lower-scope.js';
+import { forEachChild, isAggregateCall } from './lower-projection.js';
 
 const direction = (r: RelationshipPattern): RelDirection => (r.direction === 'right' ? 'out' : r.direction === 'left' ? 'in' : 'both');
 
@@ -98,9 +99,10 @@ function matchNode(input: TableNode, node: NodePattern, l: Lowering, conjuncts: 
   const existing = name === null ? undefined : l.scope.get(name);
   if (existing !== undefined) return checkNode(input, existing.slot, node, l);
   const props = properties(node.properties, l);
+  // The id expression is lowered before the node is bound: it may only read what is bound already.
+  const id = name === null ? null : idLookup(name, conjuncts, l);
   const slot = bind(l, name, 'node').slot;
   const label = node.labels.length === 1 ? node.labels[0]!.name : null;
-  const id = name === null ? null : idLookup(name, conjuncts, l);
   let plan: TableNode;
   const traversal = id === null && label !== null ? propertyLookup(label, props) : null;
   if (traversal !== null) plan = { t: 'from_traversal', input, root: traversal.root, slot, kind: 'node' };
@@ -131,7 +133,7 @@ function idLookup(name: string, conjuncts: readonly Expr[], l: Lowering): RowExp
       if (call.kind !== 'call' || call.namespace.length > 0 || call.name.name.toLowerCase() !== 'id' || call.args.length !== 1) continue;
       const arg = call.args[0]!;
       if (arg.kind !== 'variable' || arg.name !== name) continue;
-      if (value.kind === 'parameter' || value.kind === 'integer') return lowerExpr(value, l);
+      if (usesOnly(value, l)) return lowerExpr(value, l);
     }
   }
   return null;
@@ -161,6 +163,19 @@ function propertyLookup(label: string, props: PatternProperties): { root: PlanNo
   }
   const predicate: Predicate = predicates.length === 1 ? predicates[0]! : { p: 'and', predicates, path };
   return { root: { op: 'nodes_where', path, predicate }, unchecked };
+}
+
+/** Whether an expression reads only parameters, literals and variables already in scope (so it can run before the match). */
+function usesOnly(e: Expr, l: Lowering): boolean {
+  if (e.kind === 'variable') return l.scope.has(e.name);
+  if (e.kind === 'pattern' || e.kind === 'patternComprehension' || e.kind === 'exists') return false;
+  if (e.kind === 'listComprehension' || e.kind === 'quantifier' || e.kind === 'reduce' || e.kind === 'mapProjection') return false;
+  if (e.kind === 'countStar' || isAggregateCall(e)) return false;
+  let ok = true;
+  forEachChild(e, (child) => {
+    if (ok && !usesOnly(child, l)) ok = false;
+  });
+  return ok;
 }
 
 /** The AND-ed parts of a WHERE expression. */
