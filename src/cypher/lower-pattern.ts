@@ -104,7 +104,7 @@ function matchNode(input: TableNode, node: NodePattern, l: Lowering, conjuncts: 
   const slot = bind(l, name, 'node').slot;
   const label = node.labels.length === 1 ? node.labels[0]!.name : null;
   let plan: TableNode;
-  const traversal = id === null && label !== null ? propertyLookup(label, props) : null;
+  const traversal = id === null && label !== null ? propertyLookup(label, props, name === null ? [] : pushedDown(name, conjuncts)) : null;
   if (traversal !== null) plan = { t: 'from_traversal', input, root: traversal.root, slot, kind: 'node' };
   else plan = { t: 'scan', input, slot, label, id };
   // What the source did not check: further labels, and every property the lookup left out.
@@ -145,10 +145,15 @@ function idLookup(name: string, conjuncts: readonly Expr[], l: Lowering): RowExp
  * or a parameter. A parameter may hold null or a list at run time, where the scan's
  * equality and Cypher's differ, so those properties are checked again (`unchecked`).
  */
-function propertyLookup(label: string, props: PatternProperties): { root: PlanNode; unchecked: PatternProperties } {
+function propertyLookup(
+  label: string,
+  props: PatternProperties,
+  where: readonly Predicate[],
+): { root: PlanNode; unchecked: PatternProperties } {
   const path = '$';
   const predicates: Predicate[] = [
     { p: 'compare', op: 'eq', left: { e: 'property', name: '$label', path }, right: { e: 'constant', value: label, path }, path },
+    ...where,
   ];
   const unchecked: (readonly [string, RowExpr])[] = [];
   for (const [key, value] of props) {
@@ -176,6 +181,37 @@ function usesOnly(e: Expr, l: Lowering): boolean {
     if (ok && !usesOnly(child, l)) ok = false;
   });
   return ok;
+}
+
+const SCAN_OPS = { '=': 'eq', '<': 'lt', '>': 'gt', '<=': 'lte', '>=': 'gte' } as const;
+const FLIPPED = { '=': '=', '<': '>', '>': '<', '<=': '>=', '>=': '<=' } as const;
+
+/**
+ * WHERE conjuncts `n.key <op> literal` the scan can test from its property columns. They
+ * only narrow the scan: the WHERE filter still runs after it with Cypher's semantics, so a
+ * conjunct is pushed only where the scan never drops a row Cypher keeps (numbers and
+ * strings for ranges; numbers, strings and booleans for equality; never null).
+ */
+function pushedDown(name: string, conjuncts: readonly Expr[]): Predicate[] {
+  const path = '$';
+  const out: Predicate[] = [];
+  for (const c of conjuncts) {
+    if (c.kind !== 'comparison' || c.ops.length !== 1 || c.ops[0] === '<>') continue;
+    const op = c.ops[0]!;
+    const [a, b] = c.operands as [Expr, Expr];
+    const [prop, value, written] = a.kind === 'property' ? [a, b, op] : [b, a, FLIPPED[op]];
+    if (prop.kind !== 'property' || prop.object.kind !== 'variable' || prop.object.name !== name || prop.key.name.startsWith('$')) continue;
+    const ranged = value.kind === 'integer' || value.kind === 'float' || value.kind === 'string';
+    if (!ranged && !(value.kind === 'boolean' && written === '=')) continue;
+    out.push({
+      p: 'compare',
+      op: SCAN_OPS[written],
+      left: { e: 'property', name: prop.key.name, path },
+      right: { e: 'constant', value: value.value, path },
+      path,
+    });
+  }
+  return out;
 }
 
 /** The AND-ed parts of a WHERE expression. */
