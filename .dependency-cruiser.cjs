@@ -12,10 +12,10 @@ const LAYERS = {
   'src/wire': ['src/plan', 'src/core'],
   // The query language (.hx files): parsed, checked and lowered to plans, as wire does for JSON.
   'src/hql': ['src/plan', 'src/core'],
-  // openCypher: parsed to a syntax tree with byte spans, to be checked and lowered to plans.
+  // openCypher: parsed to a syntax tree with byte spans, checked, and lowered to table plans.
   'src/cypher': ['src/plan', 'src/core'],
   'src/exec': ['src/plan', 'src/store', 'src/search', 'src/core'],
-  'src/database.ts': ['src/wire', 'src/plan', 'src/exec', 'src/store', 'src/core'],
+  'src/database.ts': ['src/wire', 'src/cypher', 'src/plan', 'src/exec', 'src/store', 'src/core'],
   'src/protocol': ['src/plan', 'src/core'],
   'src/pool': ['src/protocol', 'src/core'],
   'src/config.ts': ['src/plan', 'src/core'],

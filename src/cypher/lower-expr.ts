@@ -6,17 +6,7 @@
  */
 import type { Expr, Span } from './ast.js';
 import type { PlanLiteral, RowExpr, Where } from '../plan/table.js';
-import { compileError, type Scope, type Slots } from './lower-scope.js';
-import { lowerPatternMatch } from './lower-pattern.js';
-
-export interface Lowering {
-  readonly scope: Scope;
-  readonly slots: Slots;
-  /** Expressions already computed into a slot, by structural key (exprKey). */
-  readonly replaced: ReadonlyMap<string, RowExpr> | null;
-  /** Slots that new variables of these names must take (MERGE: its match and create halves agree). */
-  readonly fixed?: ReadonlyMap<string, number>;
-}
+import { compileError, type Lowering } from './lower-scope.js';
 
 export const where = (span: Span): Where => ({ start: span.start, end: span.end });
 
@@ -129,11 +119,11 @@ export function lowerExpr(e: Expr, l: Lowering): RowExpr {
     }
     case 'pattern': {
       const inner: Lowering = { ...l, scope: l.scope.copy() };
-      return { k: 'subquery', plan: lowerPatternMatch({ t: 'argument' }, [e.pattern], inner, null), project: null, exists: true };
+      return { k: 'subquery', plan: l.matchPattern({ t: 'argument' }, [e.pattern], inner, null), project: null, exists: true };
     }
     case 'patternComprehension': {
       const inner: Lowering = { ...l, scope: l.scope.copy() };
-      const plan = lowerPatternMatch({ t: 'argument' }, [e.pattern], inner, e.where);
+      const plan = l.matchPattern({ t: 'argument' }, [e.pattern], inner, e.where);
       return { k: 'subquery', plan, project: lowerExpr(e.map, inner), exists: false };
     }
     case 'exists':

@@ -9,9 +9,9 @@ import type { Expr, MapExpr, NodePattern, ParameterExpr, PatternPart, Relationsh
 import type { CreateNode, CreatePattern, CreateRel, PatternProperties, RelDirection, RowExpr, TableNode } from '../plan/table.js';
 import type { Expr as PlanExpr, Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
-import { lowerExpr, type Lowering } from './lower-expr.js';
-import { compileError, type VariableKind } from './lower-scope.js';
-import { forEachChild, isAggregateCall } from './lower-projection.js';
+import { lowerExpr } from './lower-expr.js';
+import { compileError, type Lowering, type VariableKind } from './lower-scope.js';
+import { forEachChild, isAggregateCall } from './ast-walk.js';
 
 const direction = (r: RelationshipPattern): RelDirection => (r.direction === 'right' ? 'out' : r.direction === 'left' ? 'in' : 'both');
 

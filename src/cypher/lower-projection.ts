@@ -6,9 +6,9 @@
  */
 import type { Expr, Projection, ProjectionItem, Span } from './ast.js';
 import type { Aggregation, RowExpr, TableNode } from '../plan/table.js';
-import { functionSignature } from '../plan/functions.js';
-import { exprKey, lowerExpr, where, type Lowering } from './lower-expr.js';
-import { Scope } from './lower-scope.js';
+import { exprKey, lowerExpr, where } from './lower-expr.js';
+import { Scope, type Lowering } from './lower-scope.js';
+import { forEachChild, hasAggregate, isAggregateCall } from './ast-walk.js';
 
 export interface Projected {
   readonly plan: TableNode;
@@ -136,22 +136,6 @@ function withWhere(input: TableNode, predicate: Expr | null, l: Lowering): Table
   return predicate === null ? input : { t: 'filter', input, predicate: lowerExpr(predicate, l) };
 }
 
-export function isAggregateCall(e: Expr): boolean {
-  if (e.kind === 'countStar') return true;
-  if (e.kind !== 'call' || e.namespace.length > 0) return false;
-  return functionSignature(e.name.name)?.aggregate === true;
-}
-
-/** Whether an aggregate appears in the expression (outside nested subqueries' own scopes). */
-export function hasAggregate(e: Expr): boolean {
-  if (isAggregateCall(e)) return true;
-  let found = false;
-  forEachChild(e, (child) => {
-    if (!found && hasAggregate(child)) found = true;
-  });
-  return found;
-}
-
 function collectAggregates(e: Expr, l: Lowering, out: Aggregation[], replaced: Map<string, RowExpr>): void {
   if (isAggregateCall(e)) {
     const key = exprKey(e);
@@ -165,45 +149,4 @@ function collectAggregates(e: Expr, l: Lowering, out: Aggregation[], replaced: M
     return;
   }
   forEachChild(e, (child) => collectAggregates(child, l, out, replaced));
-}
-
-/** The direct sub-expressions of an expression. */
-export function forEachChild(e: Expr, visit: (child: Expr) => void): void {
-  const each = (xs: readonly (Expr | null)[]) => xs.forEach((x) => x !== null && visit(x));
-  switch (e.kind) {
-    case 'list':
-      return each(e.items);
-    case 'map':
-      return each(e.entries.map((entry) => entry.value));
-    case 'property':
-      return visit(e.object);
-    case 'index':
-      return each([e.object, e.index]);
-    case 'slice':
-      return each([e.object, e.from, e.to]);
-    case 'hasLabels':
-      return visit(e.object);
-    case 'unary':
-      return visit(e.operand);
-    case 'binary':
-      return each([e.left, e.right]);
-    case 'comparison':
-      return each(e.operands);
-    case 'isNull':
-      return visit(e.operand);
-    case 'call':
-      return each(e.args);
-    case 'case':
-      return each([e.subject, ...e.alternatives.flatMap((a) => [a.when, a.then]), e.else]);
-    case 'listComprehension':
-      return each([e.list, e.where, e.map]);
-    case 'quantifier':
-      return each([e.list, e.where]);
-    case 'reduce':
-      return each([e.init, e.list, e.expr]);
-    case 'mapProjection':
-      return each(e.items.map((item) => (item.kind === 'entry' ? item.value : null)));
-    default:
-      return;
-  }
 }

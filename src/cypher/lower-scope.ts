@@ -5,7 +5,8 @@
  * copy, so what they bind does not leak unless the clause says so.
  */
 import { CypherError } from '../core/errors.js';
-import type { Span } from './ast.js';
+import type { Expr, PatternPart, Span } from './ast.js';
+import type { RowExpr, TableNode } from '../plan/table.js';
 
 export type VariableKind = 'node' | 'rel' | 'rels' | 'path' | 'value';
 
@@ -67,4 +68,16 @@ export function compileError(
   span: Span | null,
 ): CypherError {
   return new CypherError(code, msg, { detail, phase: 'compile', span: span === null ? null : { start: span.start, end: span.end } });
+}
+
+/** What lowering one part of a statement needs: the variables in scope and the statement's slots. */
+export interface Lowering {
+  readonly scope: Scope;
+  readonly slots: Slots;
+  /** Expressions already computed into a slot, by structural key (exprKey). */
+  readonly replaced: ReadonlyMap<string, RowExpr> | null;
+  /** Slots that new variables of these names must take (MERGE: its match and create halves agree). */
+  readonly fixed?: ReadonlyMap<string, number>;
+  /** MATCH pattern lowering (lower-pattern.ts), passed in so expressions can lower pattern predicates without an import cycle. */
+  readonly matchPattern: (input: TableNode, parts: readonly PatternPart[], l: Lowering, where: Expr | null) => TableNode;
 }

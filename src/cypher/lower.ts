@@ -8,11 +8,18 @@
  */
 import type { Clause, Query, SingleQuery, SetItem, RemoveItem } from './ast.js';
 import type { SetAction, TableNode, TableStatement } from '../plan/table.js';
-import type { CompiledCypher } from './compile.js';
-import { lowerExpr, where, type Lowering } from './lower-expr.js';
+import { lowerExpr, where } from './lower-expr.js';
 import { lowerCreatePattern, lowerPatternMatch } from './lower-pattern.js';
 import { lowerProjection } from './lower-projection.js';
-import { compileError, Scope, Slots } from './lower-scope.js';
+import { compileError, Scope, Slots, type Lowering } from './lower-scope.js';
+
+export interface CompiledCypher {
+  /** Write: the statement has an updating clause and runs on the writer. */
+  readonly effect: 'read' | 'write';
+  readonly statement: TableStatement;
+  /** The parameters the statement reads ($name), so a missing one fails before running. */
+  readonly parameters: readonly string[];
+}
 
 interface State {
   plan: TableNode;
@@ -48,7 +55,12 @@ export function lowerQuery(query: Query): CompiledCypher {
 }
 
 function lowerSingle(query: SingleQuery, slots: Slots): State {
-  const state: State = { plan: { t: 'unit' }, l: { scope: new Scope(), slots, replaced: null }, columns: [], writes: false };
+  const state: State = {
+    plan: { t: 'unit' },
+    l: { scope: new Scope(), slots, replaced: null, matchPattern: lowerPatternMatch },
+    columns: [],
+    writes: false,
+  };
   for (const clause of query.clauses) lowerClause(state, clause);
   return state;
 }

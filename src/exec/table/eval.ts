@@ -10,7 +10,7 @@ import { runtimeError, labelsOf } from './env.js';
 import {
   arithmetic,
   checkNumber,
-  compareValues,
+  comparison,
   equals,
   indexValue,
   inList,
@@ -21,7 +21,7 @@ import {
   stringOp,
 } from './operators.js';
 import { FUNCTIONS } from './functions.js';
-import type { TableRun, TableRow } from './run.js';
+import type { TableRun, TableRow } from './rows.js';
 
 export function evaluate(e: RowExpr, row: TableRow, run: TableRun): CypherValue {
   switch (e.k) {
@@ -38,8 +38,8 @@ export function evaluate(e: RowExpr, row: TableRow, run: TableRun): CypherValue 
     case 'slice':
       return sliceList(
         evaluate(e.object, row, run),
-        e.from === null ? null : evaluate(e.from, row, run),
-        e.to === null ? null : evaluate(e.to, row, run),
+        e.from === null ? undefined : evaluate(e.from, row, run),
+        e.to === null ? undefined : evaluate(e.to, row, run),
         e.at,
       );
     case 'has_labels':
@@ -52,19 +52,16 @@ export function evaluate(e: RowExpr, row: TableRow, run: TableRun): CypherValue 
       return negate(evaluate(e.operand, row, run), e.at);
     case 'plus':
       return checkNumber(evaluate(e.operand, row, run), e.at);
+    // Both operands are checked even when one decides: `false AND 123` is a type error (TCK Boolean1-4).
     case 'and': {
       const a = logical(evaluate(e.left, row, run), e.at);
-      if (a === false) return false;
       const b = logical(evaluate(e.right, row, run), e.at);
-      if (b === false) return false;
-      return a === null || b === null ? null : true;
+      return a === false || b === false ? false : a === null || b === null ? null : true;
     }
     case 'or': {
       const a = logical(evaluate(e.left, row, run), e.at);
-      if (a === true) return true;
       const b = logical(evaluate(e.right, row, run), e.at);
-      if (b === true) return true;
-      return a === null || b === null ? null : false;
+      return a === true || b === true ? true : a === null || b === null ? null : false;
     }
     case 'xor': {
       const a = logical(evaluate(e.left, row, run), e.at);
@@ -145,23 +142,12 @@ function literal(v: PlanLiteral): CypherValue {
   return out;
 }
 
-function compareOne(op: ComparisonOp, a: CypherValue, b: CypherValue): boolean | null {
-  if (op === '=') return equals(a, b);
-  if (op === '<>') {
-    const eq = equals(a, b);
-    return eq === null ? null : !eq;
-  }
-  const c = compareValues(a, b);
-  if (c === null) return null;
-  return op === '<' ? c < 0 : op === '>' ? c > 0 : op === '<=' ? c <= 0 : c >= 0;
-}
-
 function compareChain(ops: readonly ComparisonOp[], operands: readonly RowExpr[], row: TableRow, run: TableRun): boolean | null {
   let left = evaluate(operands[0]!, row, run);
   let result: boolean | null = true;
   for (let i = 0; i < ops.length; i++) {
     const right = evaluate(operands[i + 1]!, row, run);
-    const r = compareOne(ops[i]!, left, right);
+    const r = comparison(ops[i]!, left, right);
     if (r === false) return false;
     if (r === null) result = null;
     left = right;

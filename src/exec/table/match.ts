@@ -11,7 +11,7 @@ import { NODE } from '../row.js';
 import { runtimeError, labelsOf } from './env.js';
 import { evaluate } from './eval.js';
 import { equals } from './operators.js';
-import type { TableRow, TableRun } from './run.js';
+import type { TableRow, TableRun } from './rows.js';
 
 type Node<K extends TableNode['t']> = Extract<TableNode, { t: K }>;
 

@@ -8,7 +8,7 @@ import { runtimeError } from './env.js';
 import { evaluate } from './eval.js';
 import { groupKey, logical, orderValues } from './operators.js';
 import { makeAggregator, type Aggregator } from './aggregates.js';
-import type { TableRow, TableRun } from './run.js';
+import type { TableRow, TableRun } from './rows.js';
 
 type Node<K extends TableNode['t']> = Extract<TableNode, { t: K }>;
 

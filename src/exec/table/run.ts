@@ -12,9 +12,7 @@ import { runtimeError, type ElementAccess } from './env.js';
 import * as match from './match.js';
 import * as project from './project.js';
 import * as write from './write.js';
-
-/** A row: one value per slot of the statement (unbound slots are undefined). */
-export type TableRow = CypherValue[];
+import type { TableRow, TableRun } from './rows.js';
 
 type Operator<K extends TableKind> = (node: Extract<TableNode, { t: K }>, run: TableRun, argument: TableRow | null) => TableRow[];
 const OPERATORS: { readonly [K in TableKind]: Operator<K> } = {
@@ -43,7 +41,8 @@ const OPERATORS: { readonly [K in TableKind]: Operator<K> } = {
   foreach: write.foreach,
 };
 
-export class TableRun {
+/** The run of one statement: operators dispatched by kind. */
+export class StatementRun implements TableRun {
   private readonly params = new Map<string, CypherValue>();
 
   constructor(
@@ -67,7 +66,6 @@ export class TableRun {
     return v;
   }
 
-  /** Counts work against the time budget, and the rows held against the memory limit. */
   check(rows: number): void {
     this.x.tick();
     if (rows > 0 && rows % 4096 === 0) this.x.checkSize(rows, '$');

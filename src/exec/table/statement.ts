@@ -7,14 +7,14 @@ import type { Exec } from '../context.js';
 import type { Flow, TableFlow } from '../flow.js';
 import { GraphError } from '../../core/errors.js';
 import { encodeTable } from './encode.js';
-import { TableRun } from './run.js';
+import { StatementRun } from './run.js';
 import { runtimeError, type ElementAccess } from './env.js';
 import type { EdgeRecord, NodeRecord } from '../../store/types.js';
 import type { Where } from '../../plan/table.js';
 
 export function run(node: TableOp, x: Exec): TableFlow {
   const { root, columns, slotCount } = node.statement;
-  const rows = new TableRun(x, elementAccess(x), slotCount).rows(root, null);
+  const rows = new StatementRun(x, elementAccess(x), slotCount).rows(root, null);
   return {
     t: 'table',
     columns: columns.map(([name]) => name),

@@ -10,7 +10,7 @@ import type { CreatePattern, PatternProperties, SetAction, TableNode, Where } fr
 import { runtimeError } from './env.js';
 import { evaluate } from './eval.js';
 import { pathOf } from './match.js';
-import type { TableRow, TableRun } from './run.js';
+import type { TableRow, TableRun } from './rows.js';
 
 type Node<K extends TableNode['t']> = Extract<TableNode, { t: K }>;
 
