@@ -31,7 +31,7 @@ interface State {
 export function lowerQuery(query: Query): CompiledCypher {
   const slots = new Slots();
   let statement: Omit<TableStatement, 'slotCount'>;
-  let writes = false;
+  let writes: boolean;
   if (query.kind === 'single') {
     const s = lowerSingle(query, slots);
     statement = { root: s.plan, columns: s.columns };
