@@ -13,14 +13,13 @@
  * It prints the report as JSON; `--json` also writes it to a file. The TCK is read from
  * ../shared/tck (beside the repository) unless `--tck` says otherwise.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AstBuilder, GherkinClassicTokenMatcher, Parser, compile } from '@cucumber/gherkin';
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { CypherSyntaxError, PARSER_DETAILS } from '../src/cypher/errors.js';
 import { parseCypher } from '../src/cypher/parser.js';
+import { DEFAULT_TCK, loadTck } from './tck/load.js';
 
-export const DEFAULT_TCK = fileURLToPath(new URL('../../../shared/tck', import.meta.url));
+export { DEFAULT_TCK };
 
 interface ParseError {
   readonly detail: string;
@@ -67,16 +66,6 @@ const PARSER_OWNED = new Set<string>(PARSER_DETAILS);
 const QUERY_STEP = /^(executing query|executing control query|having executed):?$/;
 const SYNTAX_ERROR_STEP = /^a SyntaxError should be raised at compile time: (\w+)$/;
 
-function featureFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...featureFiles(full));
-    else if (entry.name.endsWith('.feature')) out.push(full);
-  }
-  return out;
-}
-
 function tryParse(query: string): ParseError | null {
   try {
     parseCypher(query);
@@ -99,8 +88,7 @@ const emptyFigures = (): FolderFigures => ({
 
 /** Parses every query of the TCK in `tckDir` (holding `features/`) and compares. */
 export function runTckParse(tckDir: string = DEFAULT_TCK): TckParseReport {
-  const featuresDir = join(tckDir, 'features');
-  const files = featureFiles(featuresDir);
+  const { files, cases } = loadTck(tckDir);
   const total = emptyFigures();
   const folders: Record<string, FolderFigures> = {};
   const wronglyRejected: TckParseReport['wronglyRejected'][number][] = [];
@@ -108,55 +96,49 @@ export function runTckParse(tckDir: string = DEFAULT_TCK): TckParseReport {
   const wrongDetail: TckParseReport['wrongDetail'][number][] = [];
   const rejectedAsExpected: TckParseReport['rejectedAsExpected'][number][] = [];
   let queries = 0;
-  let ids = 0;
-  const newId = () => String(ids++);
-  for (const path of files) {
-    const file = relative(featuresDir, path);
-    const folder = relative(featuresDir, join(path, '..'));
-    const figures = (folders[folder] ??= emptyFigures());
-    const document = new Parser(new AstBuilder(newId), new GherkinClassicTokenMatcher()).parse(readFileSync(path, 'utf8'));
-    for (const pickle of compile(document, file, newId)) {
-      const count = (key: keyof FolderFigures) => {
-        figures[key]++;
-        total[key]++;
-      };
-      count('scenarios');
-      const steps = pickle.steps.map((s) => ({ text: s.text.trim(), doc: s.argument?.docString?.content ?? null }));
-      const expected = steps.map((s) => SYNTAX_ERROR_STEP.exec(s.text)?.[1]).find((d) => d !== undefined);
-      const owned = expected !== undefined && PARSER_OWNED.has(expected);
-      const where = { file, scenario: pickle.name };
-      const queryTexts = steps.filter((s) => QUERY_STEP.test(s.text) && s.doc !== null);
-      queries += queryTexts.length;
-      if (!owned) {
-        count('expectParse');
-        if (expected !== undefined) count('expectSemanticError');
-        const failure = queryTexts.map((s) => ({ query: s.doc!, error: tryParse(s.doc!) })).find((r) => r.error !== null);
-        if (failure === undefined) count('parsed');
-        else wronglyRejected.push({ ...where, query: failure.query, error: failure.error! });
-        continue;
-      }
-      count('expectSyntaxError');
-      // Set-up queries must parse; the query under test must fail with the detail.
-      const main = steps.find((s) => s.text.startsWith('executing query') && s.doc !== null)?.doc ?? '';
-      const setupFailure = queryTexts
-        .filter((s) => s.doc !== main)
-        .map((s) => ({ query: s.doc!, error: tryParse(s.doc!) }))
-        .find((r) => r.error !== null);
-      if (setupFailure !== undefined) {
-        wronglyRejected.push({ ...where, query: setupFailure.query, error: setupFailure.error! });
-        continue;
-      }
-      const error = tryParse(main);
-      if (error === null) {
-        wronglyAccepted.push({ ...where, query: main, expected: expected! });
-        continue;
-      }
-      count('rejected');
-      if (error.detail === expected) {
-        count('detailMatches');
-        rejectedAsExpected.push({ ...where, query: main, error });
-      } else wrongDetail.push({ ...where, query: main, expected: expected!, error });
+  for (const pickle of cases) {
+    const file = pickle.feature;
+    const figures = (folders[pickle.folder] ??= emptyFigures());
+    const count = (key: keyof FolderFigures) => {
+      figures[key]++;
+      total[key]++;
+    };
+    count('scenarios');
+    const steps = pickle.steps;
+    const expected = steps.map((s) => SYNTAX_ERROR_STEP.exec(s.text)?.[1]).find((d) => d !== undefined);
+    const owned = expected !== undefined && PARSER_OWNED.has(expected);
+    const where = { file, scenario: pickle.scenario };
+    const queryTexts = steps.filter((s) => QUERY_STEP.test(s.text) && s.doc !== null);
+    queries += queryTexts.length;
+    if (!owned) {
+      count('expectParse');
+      if (expected !== undefined) count('expectSemanticError');
+      const failure = queryTexts.map((s) => ({ query: s.doc!, error: tryParse(s.doc!) })).find((r) => r.error !== null);
+      if (failure === undefined) count('parsed');
+      else wronglyRejected.push({ ...where, query: failure.query, error: failure.error! });
+      continue;
     }
+    count('expectSyntaxError');
+    // Set-up queries must parse; the query under test must fail with the detail.
+    const main = steps.find((s) => s.text.startsWith('executing query') && s.doc !== null)?.doc ?? '';
+    const setupFailure = queryTexts
+      .filter((s) => s.doc !== main)
+      .map((s) => ({ query: s.doc!, error: tryParse(s.doc!) }))
+      .find((r) => r.error !== null);
+    if (setupFailure !== undefined) {
+      wronglyRejected.push({ ...where, query: setupFailure.query, error: setupFailure.error! });
+      continue;
+    }
+    const error = tryParse(main);
+    if (error === null) {
+      wronglyAccepted.push({ ...where, query: main, expected: expected! });
+      continue;
+    }
+    count('rejected');
+    if (error.detail === expected) {
+      count('detailMatches');
+      rejectedAsExpected.push({ ...where, query: main, error });
+    } else wrongDetail.push({ ...where, query: main, expected: expected!, error });
   }
   return {
     tck: tckDir,
