@@ -136,6 +136,9 @@ function resolveAfterGrouping(
   inAggregate = false,
 ): void {
   if (!inAggregate && projected.some((p) => sameExpr(p.item.expr, e) && (!aggregating || p.aggregate || isSimple(e)))) return;
+  const root = e.kind === 'property' ? rootVariable(e) : null;
+  if (root !== null && aggregating && !inAggregate && !locals.has(root) && !out.has(root) && groupingVariables.has(root))
+    ambiguous(e, clause);
   const variable = e.kind === 'variable' ? e.name : e.kind === 'mapProjection' ? e.variable.name : null;
   if (variable !== null && !locals.has(variable) && !out.has(variable)) {
     if (aggregating && !inAggregate && groupingVariables.has(variable)) ambiguous(e, clause);
