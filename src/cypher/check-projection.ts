@@ -125,6 +125,7 @@ interface Projected {
  * module comment. `aggregating`: the key itself has an aggregate.
  */
 function resolveAfterGrouping(
+  state: AnalysisState,
   e: Expr,
   projected: readonly Projected[],
   out: Scope,
@@ -135,7 +136,11 @@ function resolveAfterGrouping(
   locals: ReadonlySet<string> = new Set(),
   inAggregate = false,
 ): void {
-  if (!inAggregate && projected.some((p) => sameExpr(p.item.expr, e) && (!aggregating || p.aggregate || isSimple(e)))) return;
+  const same = inAggregate ? undefined : projected.find((p) => sameExpr(p.item.expr, e) && (!aggregating || p.aggregate || isSimple(e)));
+  if (same !== undefined) {
+    state.standsFor.set(e, same.item);
+    return;
+  }
   const root = e.kind === 'property' ? rootVariable(e) : null;
   if (root !== null && aggregating && !inAggregate && !locals.has(root) && !out.has(root) && groupingVariables.has(root))
     ambiguous(e, clause);
@@ -146,7 +151,7 @@ function resolveAfterGrouping(
   }
   const nowInAggregate = inAggregate || isAggregateCall(e);
   for (const [c, l] of scopedChildren(e, locals))
-    resolveAfterGrouping(c, projected, out, groupingVariables, aggregating, clause, why, l, nowInAggregate);
+    resolveAfterGrouping(state, c, projected, out, groupingVariables, aggregating, clause, why, l, nowInAggregate);
 }
 
 function constantInteger(e: Expr): bigint | null {
@@ -201,6 +206,7 @@ export function checkProjection(
   }
 
   const aggregating = projected.some((p) => p.aggregate);
+  if (aggregating) state.aggregating.add(clause);
   const keys: Expr[] = projected.filter((p) => !p.aggregate).map((p) => p.item.expr);
   if (clause.star) for (const v of incoming.keys()) keys.push({ kind: 'variable', span: clause.span, name: v });
   if (aggregating) for (const p of projected) if (p.aggregate) checkAmbiguity(p.item.expr, keys, name);
@@ -220,7 +226,7 @@ export function checkProjection(
     ? `${name} aggregates, so only its columns are in scope`
     : `${name} has DISTINCT, so only its columns are in scope`;
   for (const sort of clause.orderBy) {
-    if (grouped) resolveAfterGrouping(sort.expr, projected, out, groupingVariables, containsAggregate(sort.expr), `ORDER BY`, why);
+    if (grouped) resolveAfterGrouping(state, sort.expr, projected, out, groupingVariables, containsAggregate(sort.expr), `ORDER BY`, why);
     checker.check(sort.expr, {
       scope: both,
       clause: 'ORDER BY',
@@ -229,7 +235,7 @@ export function checkProjection(
   }
   if (clause.kind === 'with' && clause.where !== null) {
     checker.checkPredicate(clause.where, { scope: both, clause: 'WHERE', noAggregates: 'WHERE (aggregate in the WITH, then filter)' });
-    if (grouped) resolveAfterGrouping(clause.where, projected, out, groupingVariables, false, 'WHERE', why);
+    if (grouped) resolveAfterGrouping(state, clause.where, projected, out, groupingVariables, false, 'WHERE', why);
   }
   if (clause.skip !== null) checkCount(clause.skip, 'SKIP', checker);
   if (clause.limit !== null) checkCount(clause.limit, 'LIMIT', checker);

@@ -4,7 +4,7 @@
  * parameters), the first out-of-scope feature it met, and the errors it raises.
  */
 import { CypherError } from '../core/errors.js';
-import type { Expr, Name, Span, VariableExpr } from './ast.js';
+import type { Expr, Name, ProjectionItem, ReturnClause, Span, VariableExpr, WithClause } from './ast.js';
 import { kindOf, type Ty, type VarKind } from './check-types.js';
 
 export interface Binding {
@@ -32,6 +32,10 @@ export function unsupportedError(detail: string, msg: string, span: Span): Cyphe
 export class AnalysisState {
   readonly kinds = new Map<VariableExpr | Name, VarKind>();
   readonly parameters = new Set<string>();
+  /** After DISTINCT or aggregation: ORDER BY and WHERE sub-expressions that stand for a projected item. */
+  readonly standsFor = new Map<Expr, ProjectionItem>();
+  /** The WITH and RETURN clauses with an aggregate. */
+  readonly aggregating = new Set<WithClause | ReturnClause>();
   /**
    * The first out-of-scope feature met. It is thrown only once the whole query is checked,
    * so that a syntax error anywhere in it wins, as the TCK expects of a real engine.

@@ -14,7 +14,7 @@
  * Out-of-scope features are noted and thrown only after the whole query passed: a query with
  * both a syntax error and an unsupported feature reports the syntax error.
  */
-import type { Clause, Name, Query, SetItem, SingleQuery, VariableExpr } from './ast.js';
+import type { Clause, Expr, Name, ProjectionItem, Query, ReturnClause, SetItem, SingleQuery, VariableExpr, WithClause } from './ast.js';
 import { ExprChecker, type ExprEnv } from './check-expr.js';
 import { bindReadPattern, bindWritePattern, type CheckProps } from './check-patterns.js';
 import { checkProjection, columnName } from './check-projection.js';
@@ -38,6 +38,15 @@ export interface Analysis {
   readonly parameters: readonly string[];
   /** Whether the query has an updating clause (CREATE, MERGE, SET, REMOVE, DELETE, FOREACH). */
   readonly updating: boolean;
+  /** The WITH and RETURN clauses that aggregate (an item calls an aggregate function). */
+  readonly aggregating: ReadonlySet<WithClause | ReturnClause>;
+  /**
+   * After a WITH or RETURN with DISTINCT or aggregates, ORDER BY (and WITH's WHERE) sees only
+   * the projected columns, but may repeat a projected expression (`RETURN n.name, count(*)
+   * ORDER BY n.name, count(*)`): each such sub-expression, by identity, with the item whose
+   * column it reads.
+   */
+  readonly standsFor: ReadonlyMap<Expr, ProjectionItem>;
 }
 
 /** Checks `query`; throws CypherError (phase 'compile') for the first rule it breaks. */
@@ -60,7 +69,14 @@ export function analyze(query: Query): Analysis {
   } else columns = analyzer.singleQuery(query, EMPTY_SCOPE);
   const state = analyzer.state;
   if (state.unsupported !== null) throw state.unsupported;
-  return { kinds: state.kinds, columns, parameters: [...state.parameters], updating: analyzer.updating };
+  return {
+    kinds: state.kinds,
+    columns,
+    parameters: [...state.parameters],
+    updating: analyzer.updating,
+    aggregating: state.aggregating,
+    standsFor: state.standsFor,
+  };
 }
 
 class Analyzer {

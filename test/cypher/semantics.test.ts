@@ -365,6 +365,17 @@ test('Analysis: variable kinds, columns, parameters, updating', () => {
   assert.deepEqual(ok('MATCH (n) RETURN n.name, count(*) AS c').columns, ['n.name', 'c']);
   assert.deepEqual(ok('MATCH (b), (a) WITH * RETURN *, 1 AS one').columns, ['a', 'b', 'one']);
   assert.deepEqual(ok('RETURN 1 AS x UNION RETURN 2 AS x').columns, ['x']);
+  // sort keys after aggregation that repeat a projected expression
+  const grouped = parseCypher('MATCH (n) RETURN n.name, count(*) AS c ORDER BY n.name, count(*) + 1');
+  const facts = analyze(grouped);
+  const ret = grouped.kind === 'single' ? grouped.clauses[1] : undefined;
+  assert.ok(ret?.kind === 'return');
+  assert.ok(facts.aggregating.has(ret));
+  const [byName, bySum] = ret.orderBy;
+  assert.equal(facts.standsFor.get(byName!.expr), ret.items[0]);
+  assert.equal(bySum!.expr.kind === 'binary' ? facts.standsFor.get(bySum!.expr.left) : null, ret.items[1]);
+  assert.equal(facts.standsFor.size, 2);
+
   const write = ok('MATCH (n {id: $id}) FOREACH (x IN $xs | SET n.v = x)');
   assert.deepEqual([write.columns, write.parameters, write.updating], [[], ['id', 'xs'], true]);
 });
