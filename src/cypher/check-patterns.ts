@@ -54,8 +54,9 @@ function conflict(name: Name, had: Ty, wanted: string, clause: string): never {
 }
 
 /**
- * Binds the variables of a reading pattern; returns those it introduces. Property maps are
- * checked with every variable of the pattern in scope.
+ * Binds the variables of a reading pattern; returns those it introduces, and those whose
+ * type it learns (a value of unknown type used as a node is a node after it). Property maps
+ * are checked with every variable of the pattern in scope.
  */
 export function bindReadPattern(
   parts: readonly PatternPart[],
@@ -94,6 +95,7 @@ export function bindReadPattern(
       if (isNode(element)) {
         if (had !== undefined) {
           if (!nodeOk(had.ty)) conflict(name, had.ty, 'a node', clause);
+          if (had.ty !== 'node') bound.set(name.name, { ty: 'node', span: had.span });
           state.noteKind(name, 'node');
         } else if (mode === 'predicate') undefinedInPredicate(name);
         else {
@@ -112,7 +114,9 @@ export function bindReadPattern(
           );
         }
         if (!relationshipOk(had.ty, varLength)) conflict(name, had.ty, varLength ? 'a list of relationships' : 'a relationship', clause);
-        state.noteKind(name, had.ty);
+        const ty: Ty = varLength ? listOf('relationship') : 'relationship';
+        if (had.ty === 'any' || had.ty === 'null') bound.set(name.name, { ty, span: had.span });
+        state.noteKind(name, ty);
       } else if (mode === 'predicate') undefinedInPredicate(name);
       else {
         const ty: Ty = varLength ? listOf('relationship') : 'relationship';
@@ -140,7 +144,8 @@ export function bindReadPattern(
 
 /**
  * Binds the variables of CREATE's pattern list or MERGE's pattern; returns those it
- * introduces. A property map sees the variables bound before its element.
+ * introduces (and those whose type it learns). A property map sees the variables bound before
+ * its element.
  */
 export function bindWritePattern(
   parts: readonly PatternPart[],
@@ -189,6 +194,7 @@ export function bindWritePattern(
           alreadyBound(name, `labels or properties cannot be given to a node that exists`);
         }
         if (!nodeOk(had.ty)) conflict(name, had.ty, 'a node', clause);
+        if (had.ty !== 'node') bound.set(name.name, { ty: 'node', span: had.span });
         state.noteKind(name, 'node');
         continue;
       }

@@ -362,6 +362,18 @@ test('Analysis: variable kinds, columns, parameters, updating', () => {
   assert.deepEqual(analysis.parameters, ['k']);
   assert.equal(analysis.updating, false);
 
+  // a value of unknown type matched as a node is a node from then on
+  const learnt = parseCypher('WITH $x AS n MATCH (n) RETURN n');
+  const learntFacts = analyze(learnt);
+  assert.deepEqual(
+    occurrences(learnt)
+      .get('n')!
+      .map((x) => learntFacts.kinds.get(x)),
+    ['node', 'node'],
+  );
+  const alias = learnt.kind === 'single' && learnt.clauses[0]!.kind === 'with' ? learnt.clauses[0]!.items[0]!.alias : null;
+  assert.equal(learntFacts.kinds.get(alias!), 'value');
+
   assert.deepEqual(ok('MATCH (n) RETURN n.name, count(*) AS c').columns, ['n.name', 'c']);
   assert.deepEqual(ok('MATCH (b), (a) WITH * RETURN *, 1 AS one').columns, ['a', 'b', 'one']);
   assert.deepEqual(ok('RETURN 1 AS x UNION RETURN 2 AS x').columns, ['x']);
