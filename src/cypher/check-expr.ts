@@ -358,7 +358,10 @@ export class ExprChecker {
 
   /** `+`: numbers, string concatenation (with numbers too), list concatenation and appending. */
   private plus(e: Expr & { kind: 'binary' }, left: Ty, right: Ty): Ty {
-    if (isList(left) || isList(right)) return isList(left) && isList(right) ? listOf(join(left.list, right.list)) : ANY;
+    if (isList(left) && isList(right)) return listOf(join(left.list, right.list));
+    // appending or prepending one element (any type)
+    if (isList(left)) return listOf(right === 'any' ? ANY : join(left.list, right));
+    if (isList(right)) return listOf(left === 'any' ? ANY : join(left, right.list));
     if (left === 'string' || right === 'string') {
       for (const [ty, side] of [
         [left, e.left],

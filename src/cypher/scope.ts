@@ -80,6 +80,8 @@ export function describe(e: Expr): string {
       return clip(`${e.op === 'not' ? 'NOT ' : e.op}${describe(e.operand)}`);
     case 'binary':
       return clip(`${describe(e.left)} ${BINARY_TEXT[e.op] ?? e.op} ${describe(e.right)}`);
+    case 'comparison':
+      return clip(e.operands.map((o, i) => (i === 0 ? describe(o) : `${e.ops[i - 1]} ${describe(o)}`)).join(' '));
     case 'list':
       return clip(`[${e.items.map(describe).join(', ')}]`);
     case 'map':

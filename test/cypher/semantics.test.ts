@@ -326,6 +326,52 @@ test('out of scope: unsupported_feature naming the feature, after every syntax e
   fails('CALL test.proc(1) RETURN out', { detail: 'UndefinedVariable', at: 'out' });
 });
 
+test('messages show the expressions and types at fault', () => {
+  fails("RETURN {a: 1, b: 'x'} AND true", { detail: 'InvalidArgumentType', at: "{a: 1, b: 'x'}", says: /\{a: 1, b: "x"\} is a map/ });
+  fails('RETURN [1.5, null] OR true', { detail: 'InvalidArgumentType', at: '[1.5, null]', says: /\[1\.5, null\] is a list of float/ });
+  fails('RETURN (NOT true) + 1', { detail: 'InvalidArgumentType', at: '(NOT true)', says: /cannot add a boolean \(NOT true\)/ });
+  fails("RETURN 'a' + true", { detail: 'InvalidArgumentType', at: 'true', says: /boolean \(true\) to a string/ });
+  fails('MATCH (n) RETURN n:A:B XOR (1 IN [1]) XOR 2', { detail: 'InvalidArgumentType', at: '2', says: /XOR/ });
+  fails('WITH $p AS p RETURN (p.x STARTS WITH $s) + 1', { detail: 'InvalidArgumentType', at: '(p.x STARTS WITH $s)', says: /STARTS WITH/ });
+  fails('RETURN (count(*) < 1 <= 2) + 1', {
+    detail: 'InvalidArgumentType',
+    at: '(count(*) < 1 <= 2)',
+    says: /boolean \(count\(\*\) < 1 <= 2\)/,
+  });
+  fails('RETURN toUpper(1) + [1] AND true', { detail: 'InvalidArgumentType', at: 'toUpper(1) + [1]', says: /toUpper\(\.\.\.\)/ });
+  fails('RETURN range(1, 2) OR null', { detail: 'InvalidArgumentType', at: 'range(1, 2)', says: /list of integer/ });
+  fails('WITH 1 AS x SET x += {a: 1}', { detail: 'InvalidArgumentType', at: 'x', says: /\+=/ });
+  fails('MATCH (n) RETURN n SKIP -(1)', { detail: 'NegativeIntegerArgument', at: '-(1)' });
+});
+
+test('more places variables are bound and checked', () => {
+  for (const query of [
+    'WITH null AS r MATCH ()-[r]->() RETURN r',
+    'WITH $rs AS rs MATCH ()-[rs*]->() RETURN rs',
+    'WITH $x AS n CREATE (n)-[:T]->() RETURN n',
+    "MATCH (n) RETURN n {.a, n}, toIntegerList(['1'])[0] + 1, toFloatList([]), toBooleanList([]), abs(-1) + 1, reverse([1])",
+    'MATCH (n) RETURN n SKIP +1 LIMIT - -1',
+  ]) {
+    ok(query);
+  }
+  fails('WITH [1] AS rs MATCH ()-[rs*]->() RETURN rs', {
+    detail: 'VariableTypeConflict',
+    at: 'rs',
+    says: /list of integer.*list of relationships/,
+  });
+  fails('MATCH ()-[r]->() CREATE (r)-[:T]->()', { detail: 'VariableTypeConflict', at: 'r' });
+  fails('MATCH (p) CREATE p = ()-[:T]->()', { detail: 'VariableAlreadyBound', at: 'p', says: /path/ });
+  const unsupported = { code: 'unsupported_feature' } as const;
+  fails('CALL p() YIELD a WHERE a > 1 RETURN a', { ...unsupported, detail: 'CallProcedure', at: 'CALL p() YIELD a WHERE a > 1' });
+  fails('CALL p() YIELD a WHERE b > 1 RETURN a', { detail: 'UndefinedVariable', at: 'b' });
+  fails('CALL { RETURN 1 AS x UNION RETURN 2 AS x } RETURN x', {
+    ...unsupported,
+    detail: 'CallSubquery',
+    at: 'CALL { RETURN 1 AS x UNION RETURN 2 AS x }',
+  });
+  fails('CALL { CREATE () } RETURN 1', { ...unsupported, detail: 'CallSubquery', at: 'CALL { CREATE () }' });
+});
+
 // ---- what analysis returns ----
 
 /** Every VariableExpr and pattern variable Name of a query, by name, in order of appearance. */
