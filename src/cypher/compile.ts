@@ -1,13 +1,28 @@
 /**
  * Cypher text to a table plan: parse (parser.ts), check (semantics.ts), lower (lower.ts).
- * Compiled statements are cached by their text: the plan does not depend on parameter
- * values, so one compile serves every call of a parameterised query.
+ * Every error comes out as a CypherError with openCypher's detail, the phase and the span.
  */
+import { CypherError } from '../core/errors.js';
+import { CypherSyntaxError } from './errors.js';
 import { parseCypher } from './parser.js';
+import { analyze } from './semantics.js';
 import { lowerQuery, type CompiledCypher } from './lower.js';
 
 export type { CompiledCypher } from './lower.js';
 
 export function compileCypher(text: string): CompiledCypher {
-  return lowerQuery(parseCypher(text));
+  let query;
+  try {
+    query = parseCypher(text);
+  } catch (err) {
+    if (err instanceof CypherSyntaxError)
+      throw new CypherError('syntax_error', err.message, {
+        detail: err.detail,
+        phase: 'compile',
+        span: { start: err.span.start, end: err.span.end },
+      });
+    throw err;
+  }
+  analyze(query);
+  return lowerQuery(query);
 }

@@ -59,18 +59,20 @@ function lowerPlain(input: TableNode, p: Projection & { readonly where?: Expr | 
   const columns = items.map((item) => [item.name, scope.get(item.name)!.slot] as const);
   const keep: [number, RowExpr][] = uniqueSlots(columns).map((slot) => [slot, { k: 'slot', slot }]);
   let plan: TableNode;
-  if (p.orderBy.length > 0 && !p.distinct) {
-    // Sort with the old variables still there, then drop them.
+  if ((p.orderBy.length > 0 || (p.where ?? null) !== null) && !p.distinct) {
+    // ORDER BY and WITH's WHERE see the variables from before the projection too: sort and
+    // filter with them still there, then drop them.
     plan = { t: 'project', input, items: computed, only: false, distinct: false };
-    const sortScope = l.scope.copy();
-    for (const [name, v] of scope.entries()) sortScope.set(name, v);
-    plan = sortAndBound(plan, p, { ...l, scope: sortScope, replaced });
+    const wide = l.scope.copy();
+    for (const [name, v] of scope.entries()) wide.set(name, v);
+    plan = sortAndBound(plan, p, { ...l, scope: wide, replaced });
+    plan = withWhere(plan, p.where ?? null, { ...l, scope: wide, replaced });
     plan = { t: 'project', input: plan, items: keep, only: true, distinct: false };
   } else {
     plan = { t: 'project', input, items: computed, only: true, distinct: p.distinct };
     plan = sortAndBound(plan, p, { ...l, scope, replaced });
+    plan = withWhere(plan, p.where ?? null, { ...l, scope, replaced });
   }
-  plan = withWhere(plan, p.where ?? null, { ...l, scope, replaced: null });
   return { plan, scope, columns };
 }
 
@@ -113,8 +115,8 @@ function lowerAggregation(
   const sortScope = inner.copy();
   for (const [name, v] of scope.entries()) sortScope.set(name, v);
   plan = sortAndBound(plan, p, { ...l, scope: sortScope, replaced });
+  plan = withWhere(plan, p.where ?? null, { ...l, scope: sortScope, replaced });
   plan = { t: 'project', input: plan, items: keep, only: true, distinct: false };
-  plan = withWhere(plan, p.where ?? null, { ...l, scope, replaced: null });
   return { plan, scope, columns };
 }
 

@@ -41,8 +41,10 @@ export function lowerQuery(query: Query): CompiledCypher {
     writes = branches.some((b) => b.writes);
     const first = branches[0]!;
     const shared = first.columns.map(([name]) => [name, slots.allocate(name)] as const);
+    // Branches agree on their column names, not necessarily on their order.
     const roots = branches.map((b) => {
-      const items = b.columns.map(([, slot], i) => [shared[i]![1], { k: 'slot', slot }] as const);
+      const slotOf = new Map(b.columns);
+      const items = shared.map(([name, slot]) => [slot, { k: 'slot', slot: slotOf.get(name) ?? slot }] as const);
       return { t: 'project', input: b.plan, items, only: true, distinct: false } as const;
     });
     statement = { root: { t: 'union', branches: roots, all: query.all }, columns: shared };

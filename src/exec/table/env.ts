@@ -14,6 +14,10 @@ export interface ElementAccess {
   node(id: number, at: Where): NodeRecord;
   /** The relationship's record; entity_not_found (DeletedEntityAccess) when it no longer exists. */
   rel(id: number, at: Where): EdgeRecord;
+  /** A relationship's type, also after this statement deleted it (`type(r)` stays valid: TCK Return2 [14]). */
+  relType(id: number, at: Where): string;
+  /** Called before a relationship is deleted, so its type stays known. */
+  deleting(rel: EdgeRecord): void;
 }
 
 /** A runtime Cypher error: registry code, openCypher detail code, message and span. */

@@ -157,8 +157,10 @@ function compareChain(ops: readonly ComparisonOp[], operands: readonly RowExpr[]
 
 function hasLabels(v: CypherValue, labels: readonly string[], at: Where, run: TableRun): boolean | null {
   if (v === null) return null;
+  // On a relationship, `r:T` tests its type (TCK Graph5 [2]).
+  if (v instanceof RelRef) return labels.every((label) => label === run.access.relType(v.id, at));
   if (!(v instanceof NodeRef))
-    throw runtimeError('type_error', 'InvalidArgumentType', `a label test needs a node, not a ${typeName(v)}`, at);
+    throw runtimeError('type_error', 'InvalidArgumentType', `a label test needs a node or relationship, not a ${typeName(v)}`, at);
   const have = labelsOf(run.access.node(v.id, at));
   return labels.every((label) => have.includes(label));
 }

@@ -260,7 +260,7 @@ export const FUNCTIONS: { readonly [name: string]: FunctionDef } = {
     throw invalid('id', v, at);
   }),
   type: unary('type', (v, access, at) => {
-    if (v instanceof RelRef) return access.rel(v.id, at).label;
+    if (v instanceof RelRef) return access.relType(v.id, at);
     throw invalid('type', v, at);
   }),
   labels: unary('labels', (v, access, at) => {

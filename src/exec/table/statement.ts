@@ -25,7 +25,14 @@ export function run(node: TableOp, x: Exec): TableFlow {
 
 /** The elements of the request's transaction, as the table operators and the encoder read them. */
 export function elementAccess(x: Exec): ElementAccess {
+  const deletedTypes = new Map<number, string>();
   return {
+    relType(id: number, at: Where): string {
+      return deletedTypes.get(id) ?? this.rel(id, at).label;
+    },
+    deleting(rel: EdgeRecord): void {
+      deletedTypes.set(rel.id, rel.label);
+    },
     node(id: number, at: Where): NodeRecord {
       const rec = x.store.getNode(id);
       if (rec === undefined) throw runtimeError('entity_not_found', 'DeletedEntityAccess', `node ${id} was deleted by this statement`, at);

@@ -20,22 +20,25 @@ function storable(key: string, v: CypherValue, at: Where): ValueObject[string] {
   return checked.value;
 }
 
-function propsOf(props: PatternProperties, row: TableRow, run: TableRun): ValueObject {
+function propsOf(props: PatternProperties, row: TableRow, run: TableRun, merging: boolean): ValueObject {
   const out: ValueObject = {};
   for (const [key, expr] of props) {
     const v = evaluate(expr, row, run);
+    // MERGE cannot create what it could never match again (TCK Merge1 [17], Merge5 [29]).
+    if (v === null && merging)
+      throw runtimeError('semantic_error', 'MergeReadOwnWrites', `MERGE cannot create an element with property "${key}" set to null`, null);
     if (v !== null) setOwn(out, key, storable(key, v, null));
   }
   return out;
 }
 
 /** Creates the pattern for one row; returns the row with the new elements bound. */
-function createOn(row: TableRow, pattern: CreatePattern, run: TableRun): TableRow {
+function createOn(row: TableRow, pattern: CreatePattern, run: TableRun, merging = false): TableRow {
   const w = run.x.writable;
   const next = row.slice();
   for (const n of pattern.nodes) {
     if (n.bound) continue;
-    next[n.slot] = new NodeRef(w.createNode(n.label, propsOf(n.properties, next, run)));
+    next[n.slot] = new NodeRef(w.createNode(n.label, propsOf(n.properties, next, run, merging)));
   }
   for (const r of pattern.rels) {
     const from = next[r.from];
@@ -49,7 +52,7 @@ function createOn(row: TableRow, pattern: CreatePattern, run: TableRun): TableRo
       );
     run.access.node(from.id, null);
     run.access.node(to.id, null);
-    next[r.slot] = new RelRef(w.createEdge(r.type, from.id, to.id, propsOf(r.properties, next, run)));
+    next[r.slot] = new RelRef(w.createEdge(r.type, from.id, to.id, propsOf(r.properties, next, run, merging)));
   }
   for (const p of pattern.paths) next[p.slot] = pathOf(next, p.elements, run);
   return next;
@@ -67,7 +70,7 @@ export function merge(node: Node<'merge'>, run: TableRun, argument: TableRow | n
       for (const r of found) applyAll(node.onMatch, r, run);
       out.push(...found);
     } else {
-      const created = createOn(row, node.create, run);
+      const created = createOn(row, node.create, run, true);
       applyAll(node.onCreate, created, run);
       out.push(created);
     }
@@ -157,16 +160,24 @@ export function remove(node: Node<'delete'>, run: TableRun, argument: TableRow |
   };
   for (const row of rows) for (const t of node.targets) add(evaluate(t, row, run));
   const w = run.x.writable;
-  for (const id of rels) w.deleteEdge(id);
+  const deleteEdge = (id: number) => {
+    const rec = w.getEdge(id);
+    if (rec === undefined) return;
+    run.access.deleting(rec);
+    w.deleteEdge(id);
+  };
+  rels.forEach(deleteEdge);
   for (const id of nodes) {
     if (!w.hasNode(id)) continue;
-    if (!node.detach && (w.incidentEdgeIds(id, 'out').length > 0 || w.incidentEdgeIds(id, 'in').length > 0))
+    const incident = [...w.incidentEdgeIds(id, 'out'), ...w.incidentEdgeIds(id, 'in')];
+    if (!node.detach && incident.length > 0)
       throw runtimeError(
         'constraint_verification_failed',
         'DeleteConnectedNode',
         `node ${id} still has relationships; use DETACH DELETE to delete them too`,
         node.at,
       );
+    incident.forEach(deleteEdge);
     w.deleteNode(id);
   }
   return rows;

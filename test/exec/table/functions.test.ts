@@ -54,7 +54,8 @@ test('element functions: id, type, labels, properties, keys, startNode, endNode'
   assert.deepEqual(call('startnode', new RelRef(10)), new NodeRef(1));
   assert.deepEqual(call('endnode', new RelRef(10)), new NodeRef(2));
   assertCypherError(() => call('labels', new NodeRef(3)), 'entity_not_found', 'DeletedEntityAccess');
-  assertCypherError(() => call('type', new RelRef(11)), 'entity_not_found', 'DeletedEntityAccess');
+  assert.equal(call('type', new RelRef(11)), 'DELETED', 'Return2 [14]: type() of a relationship the statement deleted');
+  assertCypherError(() => call('properties', new RelRef(11)), 'entity_not_found', 'DeletedEntityAccess');
 });
 
 test('element functions refuse other values with InvalidArgumentValue (Graph3 [9], Graph4 [6])', () => {
