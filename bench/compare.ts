@@ -91,6 +91,96 @@ const REQUESTS = {
       },
     }),
 };
+/**
+ * The read queries in Cypher (POST /v2/cypher, Database.cypherText). `byId` asks what the
+ * operation trees above ask (users by node id, as uid is the node id here), so the two
+ * routes are compared on the same work; `kuzuText` is Kùzu's Cypher verbatim
+ * (bench/peers/kuzu.ts), run after an equality index on User.uid (Kùzu's primary key).
+ */
+const CYPHER_RETURN = 'RETURN u.uid AS uid, u.name AS name, u.age AS age, u.status AS status, u.score AS score';
+const CYPHER = {
+  byId: {
+    point: `MATCH (u:User) WHERE id(u) = $x ${CYPHER_RETURN}`,
+    oneHop: 'MATCH (a:User)-[:FOLLOWS]->(b) WHERE id(a) = $x RETURN b.uid AS uid',
+    twoHop: 'MATCH (a:User)-[:FOLLOWS]->()-[:FOLLOWS]->(c) WHERE id(a) = $x RETURN count(*) AS n',
+  },
+  kuzuText: {
+    point: `MATCH (u:User {uid: $x}) ${CYPHER_RETURN}`,
+    oneHop: 'MATCH (a:User {uid: $x})-[:FOLLOWS]->(b:User) RETURN b.uid AS uid',
+    twoHop: 'MATCH (a:User {uid: $x})-[:FOLLOWS]->()-[:FOLLOWS]->(c) RETURN count(*) AS n',
+  },
+  filtered: "MATCH (u:User) WHERE u.age >= 30 AND u.status = 'active' RETURN count(*) AS n",
+  topK: (k: number) => `MATCH (u:User) RETURN u.uid AS uid ORDER BY u.score DESC, u.uid ASC LIMIT ${k}`,
+};
+/** A Cypher request body with `$x` spliced in, as a client with a prepared request would send it. */
+const cypherWithX = (query: string) => {
+  const head = `{"query":${JSON.stringify(query)},"parameters":{"x":`;
+  return (x: number) => `${head}${x}}}`;
+};
+const cypherBody = (query: string) => JSON.stringify({ query });
+const cypherRows = (text: string) => (JSON.parse(text) as { rows: unknown[][] }).rows;
+
+/** The read queries through the Cypher route: `texts` picks the by-id or Kùzu's wording. */
+function cypherReader(send: Send, texts: (typeof CYPHER)['byId']): Reader {
+  const point = cypherWithX(texts.point);
+  const oneHop = cypherWithX(texts.oneHop);
+  const twoHop = cypherWithX(texts.twoHop);
+  return {
+    point: async (uid) => {
+      const row = cypherRows(await send(point(uid)))[0];
+      if (row === undefined) return null;
+      const [u, name, age, status, score] = row as [number, string, number, UserProps['status'], number];
+      return { uid: u, name, age, status, score };
+    },
+    oneHop: async (uid) => cypherRows(await send(oneHop(uid))).map((r) => r[0] as number),
+    twoHopCount: async (uid) => cypherRows(await send(twoHop(uid)))[0]![0] as number,
+    filteredCount: async () => cypherRows(await send(cypherBody(CYPHER.filtered)))[0]![0] as number,
+    topK: async (k) => cypherRows(await send(cypherBody(CYPHER.topK(k)))).map((r) => r[0] as number),
+  };
+}
+
+/** Creates the equality index on User.uid and waits for its build (Kùzu's primary key, for its Cypher text). */
+async function indexUid(send: Send): Promise<void> {
+  const entry = (root: unknown) => ({ entries: [{ query: { name: 'r', root } }], returns: ['r'] });
+  const made = JSON.parse(
+    await send(
+      JSON.stringify({
+        request_type: 'write',
+        query: { write: entry({ create_index: { spec: { node_equality: { label: 'User', property: 'uid' } }, if_not_exists: true } }) },
+      }),
+    ),
+  ) as { r: { operation_id: string } };
+  const poll = JSON.stringify({
+    request_type: 'read',
+    query: { read: entry({ get_index_operation: { operation_id: made.r.operation_id } }) },
+  });
+  for (;;) {
+    const status = (JSON.parse(await send(poll)) as { r: { status: string } }).r.status;
+    if (status === 'succeeded') return;
+    if (status !== 'pending' && status !== 'running') throw new Error(`the uid index build ended ${status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A report of a reader measured against the embedded store the trellis report used. */
+async function readerReport(system: string, adapter: Adapter, reader: Reader, args: ChildArgs, note: string): Promise<SystemReport> {
+  const size = SIZES[args.size];
+  process.stderr.write(`[${system} ${args.size}] cross-checking and timing reads\n`);
+  await crossCheck(system, reader, referenceAnswers(args.seed, size));
+  return {
+    system,
+    version: adapter.version,
+    size: args.size,
+    nodes: size.nodes,
+    edges: size.edges,
+    loadMs: 0,
+    loadPhasesMs: {},
+    queries: await measureReads(reader, args, size.nodes),
+    maxRssMb: 0,
+    notes: [note],
+  };
+}
+
 const param = (name: string) => ({ expr: { param: name } });
 const INSERT = JSON.stringify({
   request_type: 'write',
@@ -231,6 +321,26 @@ async function runTrellisChild(args: ChildArgs): Promise<void> {
     args,
     async (adapter) => {
       const size = SIZES[args.size];
+      const db = (adapter as TrellisAdapter).db;
+      const cypher = [
+        await readerReport(
+          'trellis-cypher',
+          adapter,
+          cypherReader((text) => db.cypherText(text), CYPHER.byId),
+          args,
+          'embedded, Cypher text asking what the /v2/query operation trees ask (users by node id)',
+        ),
+      ];
+      await indexUid((text) => db.queryText(text));
+      cypher.push(
+        await readerReport(
+          'trellis-cypher-kuzu-text',
+          adapter,
+          cypherReader((text) => db.cypherText(text), CYPHER.kuzuText),
+          args,
+          "embedded, Kùzu's Cypher text verbatim, with an equality index on User.uid (Kùzu's primary key), built after the load",
+        ),
+      );
       const requests = loadRequests(args.seed, size);
       type Target = { readonly server: Awaited<ReturnType<typeof startServer>>; readonly dir: string };
       const live = new Set<Target>();
@@ -271,6 +381,13 @@ async function runTrellisChild(args: ChildArgs): Promise<void> {
         const reader = trellisReader(httpSender(kept.server.url));
         await crossCheck('trellis-http', reader, referenceAnswers(args.seed, size));
         const queries = await measureReads(reader, args, size.nodes);
+        const cypherHttp = await readerReport(
+          'trellis-cypher-http',
+          adapter,
+          cypherReader(httpSender(kept.server.url.replace('/v2/query', '/v2/cypher')), CYPHER.byId),
+          args,
+          'POST /v2/cypher on the same server as trellis-http, by-id Cypher text, one keep-alive connection',
+        );
         const rss = await kept.server.stop();
         const notes = [
           'loaded over HTTP (requests under 16 MiB, two in flight); reads are sequential requests over one keep-alive connection (node:http); RSS is the server process, default read workers',
@@ -288,7 +405,7 @@ async function runTrellisChild(args: ChildArgs): Promise<void> {
           maxRssMb: rss,
           notes,
         };
-        return [report];
+        return [...cypher, report, cypherHttp];
       } finally {
         for (const t of [...live]) await drop(t);
       }

@@ -362,6 +362,18 @@ export function summarize(reports: SystemReport[], failures: Failure[], machine:
       if (e) row[q] = e;
       const h = q === 'mixed' ? undefined : ratioFor(bySystem['trellis-http'], q);
       if (h) row[`http ${q}`] = h;
+      const c = q === 'mixed' ? undefined : ratioFor(bySystem['trellis-cypher-kuzu-text'], q);
+      if (c) row[`cypher ${q}`] = c;
+      // Cypher against the operation-tree route on the same store: "bestPeer" is /v2/query here.
+      for (const [cypher, tree, label] of [
+        ['trellis-cypher', 'trellis', 'cypher/tree'],
+        ['trellis-cypher-http', 'trellis-http', 'http cypher/tree'],
+      ] as const) {
+        const a = bySystem[cypher]?.queries[q]?.opsPerSec;
+        const b = bySystem[tree]?.queries[q]?.opsPerSec;
+        if (q !== 'mixed' && a !== undefined && b !== undefined)
+          row[`${label} ${q}`] = { trellis: a, bestPeer: tree, bestPeerValue: b, ratio: sig(a / b) };
+      }
     }
     const t = bySystem['trellis'];
     // The issue's yardstick is Kùzu's COPY FROM; without Kùzu, the fastest-loading peer.
@@ -420,6 +432,22 @@ export function summarize(reports: SystemReport[], failures: Failure[], machine:
         got: r[q]?.ratio ?? null,
         met: r[q] ? r[q]!.ratio >= need : null,
       });
+    }
+    for (const q of ['point', 'one_hop', 'two_hop_count'] as const) {
+      for (const route of ['cypher/tree', 'http cypher/tree'] as const) {
+        const got = r[`${route} ${q}`];
+        if (got)
+          targets.push({ target: `${route} ${q} (Cypher vs /v2/query)`, size, need: '>= 0.9x', got: got.ratio, met: got.ratio >= 0.9 });
+      }
+      const kuzu = r[`cypher ${q}`];
+      if (kuzu)
+        targets.push({
+          target: `Cypher ${q} vs ${kuzu.bestPeer} on the same text`,
+          size,
+          need: '> 1x',
+          got: kuzu.ratio,
+          met: kuzu.ratio > 1,
+        });
     }
     if (size === 'medium' && r['load']) {
       const slower = sig(r['load'].trellis / r['load'].bestPeerValue);
