@@ -15,7 +15,7 @@ const LAYERS = {
   // openCypher: parsed to a syntax tree with byte spans, to be checked and lowered to plans.
   'src/cypher': ['src/plan', 'src/core'],
   'src/exec': ['src/plan', 'src/store', 'src/search', 'src/core'],
-  'src/database.ts': ['src/wire', 'src/plan', 'src/exec', 'src/store', 'src/core'],
+  'src/database.ts': ['src/wire', 'src/cypher', 'src/plan', 'src/exec', 'src/store', 'src/core'],
   'src/protocol': ['src/plan', 'src/core'],
   'src/pool': ['src/protocol', 'src/core'],
   'src/config.ts': ['src/plan', 'src/core'],
