@@ -41,6 +41,8 @@ export interface Config {
   mcp: boolean;
   /** Serve `GET /metrics` and count what it reports; false: 404, nothing counted. */
   metrics: boolean;
+  /** Serve `POST /v2/cypher` and `POST /v2/cypher/explain` (DECISIONS D21); false: both 404. */
+  cypher: boolean;
   /** The least severe level logged (pino's levels; `silent`: nothing). */
   logLevel: LogLevel;
   /** `--help` was given: print USAGE and exit; the other fields are defaults. */
@@ -87,6 +89,7 @@ const FileSchema = Type.Object(
     queryTimeoutMs: Type.Optional(Timeout),
     mcp: Type.Optional(Bool),
     metrics: Type.Optional(Bool),
+    cypher: Type.Optional(Bool),
     logLevel: Type.Optional(LogLevelSchema),
   },
   { additionalProperties: false },
@@ -106,6 +109,7 @@ type FlagKey =
   | 'maxBodyBytes'
   | 'queryTimeoutMs'
   | 'metrics'
+  | 'cypher'
   | 'logLevel';
 
 interface Setting {
@@ -173,6 +177,7 @@ const SETTINGS: readonly Setting[] = [
     parse: 'integer',
   },
   { key: 'metrics', flag: '--metrics', env: 'TRELLIS_METRICS', schema: Bool, expects: 'true or false', parse: 'boolean' },
+  { key: 'cypher', flag: '--cypher', env: 'TRELLIS_CYPHER', schema: Bool, expects: 'true or false', parse: 'boolean' },
   { key: 'logLevel', flag: '--log-level', env: 'TRELLIS_LOG_LEVEL', schema: LogLevelSchema, expects: LOG_LEVEL_LIST, parse: 'text' },
 ];
 const BY_FLAG = new Map(SETTINGS.map((s) => [s.flag, s]));
@@ -198,6 +203,8 @@ in the project folder (camelCase key), else its default.
   --query-timeout-ms <n> TRELLIS_QUERY_TIMEOUT_MS
                                                  execution budget of one query (30000)
   --metrics <true|false> TRELLIS_METRICS         serve GET /metrics, and count for it (true)
+  --cypher <true|false>  TRELLIS_CYPHER          serve POST /v2/cypher and /v2/cypher/explain
+                                                 (true)
   --log-level <level>    TRELLIS_LOG_LEVEL       least severe level logged: fatal, error,
                                                  warn, info, debug, trace or silent (info)
   --help                                         print this text
@@ -308,6 +315,7 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     queryTimeoutMs: LIMITS.defaultQueryTimeoutMs,
     mcp: false,
     metrics: true,
+    cypher: true,
     logLevel: 'info',
   };
 }

@@ -16,8 +16,10 @@ import { LIMITS } from './plan/limits.js';
 import { openStore } from './store/index.js';
 import { PreparedPlans } from './prepared-plans.js';
 import type { Store } from './store/types.js';
-import { compileCypher, type CompiledCypher } from './cypher/compile.js';
-import { decodeCypherRequest } from './cypher/request.js';
+import type { CompiledCypher } from './cypher/compile.js';
+import { compileCached } from './cypher/plan-cache.js';
+import { explainJson } from './cypher/explain.js';
+import { decodeCypherRequest, type CypherRequest } from './cypher/request.js';
 import { CypherError } from './core/errors.js';
 
 /** Bulk-load rows in a request are parsed as row tables (src/core/row-table.ts). */
@@ -51,29 +53,84 @@ export interface PreparedCypher {
   readonly compiled: CompiledCypher;
 }
 
-/**
- * A /v2/cypher body (text, bytes or object) to a plan, in the reference's order: JSON,
- * compile, then parameters (every `$name` the statement reads must be given).
- */
-export function prepareCypher(request: string | Uint8Array | object): PreparedCypher {
-  const body = decodeCypherRequest(parseRequest(request));
-  const compiled = compileCypher(body.query);
+/** A /v2/cypher body decoded and its statement compiled (from this thread's plan cache). */
+interface CompiledRequest {
+  readonly request: CypherRequest;
+  readonly compiled: CompiledCypher;
+}
+
+function compileRequest(request: string | Uint8Array | object): CompiledRequest {
+  const decoded = decodeCypherRequest(parseRequest(request));
+  return { request: decoded, compiled: compileCached(decoded.query) };
+}
+
+/** Every `$name` the statement reads must be given (reference/cypher.md: `RETURN $missing` is 400). */
+function checkParameters({ request, compiled }: CompiledRequest): void {
   for (const name of compiled.parameters) {
-    if (!body.parameters.has(name))
+    if (!request.parameters.has(name))
       throw new CypherError('parameter_missing', `parameter $${name} is used by the query but not given in "parameters"`, {
         detail: 'MissingParameter',
         phase: 'compile',
         span: null,
       });
   }
+}
+
+function cypherPlan({ request, compiled }: CompiledRequest): QueryPlan {
   const root = { op: 'table', path: '$', statement: compiled.statement } as const;
-  const plan: QueryPlan = {
+  return {
     type: compiled.effect,
-    queryName: body.queryName,
+    queryName: request.queryName,
     batch: { entries: [{ kind: 'query', name: 'result', root, condition: null, path: '$' }], returns: ['result'], format: 'cypher' },
-    params: body.parameters,
+    params: request.parameters,
   };
-  return { plan, compiled };
+}
+
+/**
+ * A /v2/cypher body (text, bytes or object) to a plan, in the reference's order: JSON,
+ * compile, then parameters (every `$name` the statement reads must be given).
+ */
+export function prepareCypher(request: string | Uint8Array | object): PreparedCypher {
+  const compiled = compileRequest(request);
+  checkParameters(compiled);
+  return { plan: cypherPlan(compiled), compiled: compiled.compiled };
+}
+
+/**
+ * The /v2/cypher and /v2/cypher/explain pipeline past header parsing, in the order of
+ * reference/cypher.md: JSON, compile, the options against the statement's effect (explain
+ * takes read-side options only: it never runs), reader mode (503 `access_mode_error` for a
+ * writing statement or X-Svc-Require-Writer; explaining a write is fine on a reader), the
+ * parameters, then the read itself; a write is returned for the writer thread.
+ */
+export function answerCypher(
+  body: Uint8Array | string,
+  options: PipelineOptions,
+  readerMode: boolean,
+  read: (plan: QueryPlan) => string,
+  explain = false,
+): QueryAnswer {
+  try {
+    const compiled = compileRequest(body);
+    const effect = explain ? 'read' : compiled.compiled.effect;
+    checkOptionsForRequestType(options, effect);
+    if (readerMode && (effect === 'write' || options.requireWriter)) {
+      throw new GraphError(
+        'access_mode_error',
+        effect === 'write'
+          ? 'this server is in reader mode; send writing statements to a writer'
+          : 'X-Svc-Require-Writer is set but this server is in reader mode',
+      );
+    }
+    checkParameters(compiled);
+    if (explain) return { kind: 'done', status: 200, body: explainJson(compiled.compiled) };
+    const plan = cypherPlan(compiled);
+    if (plan.type === 'write') return { kind: 'write', plan, awaitDurable: options.awaitDurable === true };
+    return { kind: 'done', status: 200, body: read(plan) };
+  } catch (err) {
+    if (err instanceof Preempted) return { kind: 'preempted' };
+    return { kind: 'done', ...errorReply(toErrorBody(err)) };
+  }
 }
 
 /** This thread's plans of named-query requests (prepared-plans.ts). */

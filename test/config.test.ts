@@ -47,6 +47,7 @@ test('defaults with no flags, no variables, no file', () => {
     queryTimeoutMs: 30000,
     mcp: false,
     metrics: true,
+    cypher: true,
     logLevel: 'info',
     help: false,
   });
@@ -237,6 +238,8 @@ test('--help returns a flag and skips validation of other sources', () => {
     'mcp',
     '--metrics',
     'TRELLIS_METRICS',
+    '--cypher',
+    'TRELLIS_CYPHER',
     '--log-level',
     'TRELLIS_LOG_LEVEL',
   ]) {
@@ -255,7 +258,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, { port: 1, prot: 2 });
   configError(
     () => loadConfig([], {}, dir),
-    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, metrics, logLevel$/,
+    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, metrics, cypher, logLevel$/,
   );
   writeConfig(dir, { project: '.' });
   configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);

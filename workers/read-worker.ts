@@ -1,8 +1,9 @@
 /**
  * Read worker thread (Piscina). Plumbing only: opens the shared LMDB environment once and
- * answers each task's requests through the query pipeline (src/database.ts): reads run
- * here, each on a fresh snapshot (Store.read renews it); writes come back as plans for the
- * writer thread. Requests arrive as raw bodies and answers leave as response bytes
+ * answers each task's requests through the query pipeline (src/database.ts), /v2/query's
+ * or Cypher's as the request's route says (Cypher statements are compiled here and kept in
+ * this thread's plan cache, src/cypher/plan-cache.ts): reads run here, each on a fresh
+ * snapshot (Store.read renews it); writes come back as plans for the writer thread. Requests arrive as raw bodies and answers leave as response bytes
  * (src/protocol/frames.ts), so the main thread does no per-request parsing.
  *
  * A task may carry a time slice: a read that outruns it is answered `preempted` and the
@@ -10,11 +11,12 @@
  * not held up. The pool can also ask for this thread's statistics (a `stats` task).
  */
 import { workerData } from 'node:worker_threads';
-import { answerQuery, runRead } from '../src/database.js';
+import { answerCypher, answerQuery, runRead, type QueryAnswer } from '../src/database.js';
 import { encodeMessage, toPlanMessage } from '../src/protocol/codec.js';
-import { decodeTask, encodeAnswers } from '../src/protocol/frames.js';
+import { decodeTask, encodeAnswers, type RequestFrame } from '../src/protocol/frames.js';
 import type { WorkerSettings, WorkerStats } from '../src/protocol/messages.js';
 import { fromOptionFlags } from '../src/core/request-options.js';
+import type { QueryPlan } from '../src/plan/batch.js';
 import { openStore } from '../src/store/index.js';
 
 const settings = workerData as WorkerSettings;
@@ -32,10 +34,10 @@ function stats(): WorkerStats {
 export default function runReadTask(task: Uint8Array | 'stats'): Uint8Array | WorkerStats {
   if (task === 'stats') return stats();
   const { sliceMs, requests } = decodeTask(task);
-  const answers = requests.map(({ flags, spentMs, paramsAt, body }) => {
+  const answers = requests.map((request) => {
     const start = performance.now();
-    const exec = { timeoutMs: settings.queryTimeoutMs, spentMs, sliceMs };
-    const answer = answerQuery(body, fromOptionFlags(flags), readerMode, (plan) => runRead(store, plan, exec), paramsAt);
+    const { spentMs } = request;
+    const answer = answer1(request, { timeoutMs: settings.queryTimeoutMs, spentMs, sliceMs });
     switch (answer.kind) {
       case 'done':
         return { kind: 'response' as const, status: answer.status, text: answer.body };
@@ -46,4 +48,17 @@ export default function runReadTask(task: Uint8Array | 'stats'): Uint8Array | Wo
     }
   });
   return encodeAnswers(answers);
+}
+
+function answer1({ flags, paramsAt, route, body }: RequestFrame, exec: Parameters<typeof runRead>[2]): QueryAnswer {
+  const options = fromOptionFlags(flags);
+  const read = (plan: QueryPlan) => runRead(store, plan, exec);
+  switch (route) {
+    case 'cypher':
+      return answerCypher(body, options, readerMode, read);
+    case 'cypher_explain':
+      return answerCypher(body, options, readerMode, read, true);
+    default:
+      return answerQuery(body, options, readerMode, read, paramsAt);
+  }
 }

@@ -26,7 +26,7 @@
 import { Piscina } from 'piscina';
 import { errorReply, GraphError, toErrorBody, type ErrorBody } from '../core/errors.js';
 import type { LogSink } from '../core/log-sink.js';
-import { decodeAnswers, encodeTask, type AnswerFrame } from '../protocol/frames.js';
+import { decodeAnswers, encodeTask, type AnswerFrame, type RequestRoute } from '../protocol/frames.js';
 import type { WorkerSettings, WorkerStats } from '../protocol/messages.js';
 
 export interface ReadPoolOptions {
@@ -67,6 +67,7 @@ interface Pending {
   readonly body: Uint8Array;
   readonly flags: number;
   readonly paramsAt: number;
+  readonly route: RequestRoute;
   spentMs: number;
   /** Already tried again after its worker died. */
   retried: boolean;
@@ -242,20 +243,21 @@ export class ReadPool {
   }
 
   /**
-   * Answers one /v2/query body (`flags`: request-options.ts optionFlags; `paramsAt`: where
-   * a prepared request's parameters start, see src/prepared-plans.ts).
+   * Answers one request body: a /v2/query request unless `route` says otherwise (`flags`:
+   * request-options.ts optionFlags; `paramsAt`: where a prepared request's parameters
+   * start, see src/prepared-plans.ts).
    */
-  submit(body: Uint8Array, flags: number, paramsAt = 0): Promise<AnswerFrame> {
+  submit(body: Uint8Array, flags: number, paramsAt = 0, route: RequestRoute = 'query'): Promise<AnswerFrame> {
     return new Promise((resolve) => {
-      const pending: Pending = { body, flags, paramsAt, spentMs: 0, retried: false, resolve };
+      const pending: Pending = { body, flags, paramsAt, route, spentMs: 0, retried: false, resolve };
       (body.byteLength > LONG_BODY_BYTES ? this.long : this.short).enqueue(pending);
     });
   }
 
   /** Runs a read that already ran for `spentMs` elsewhere and outran its slice there. */
-  submitLong(body: Uint8Array, flags: number, spentMs: number, paramsAt = 0): Promise<AnswerFrame> {
+  submitLong(body: Uint8Array, flags: number, spentMs: number, paramsAt = 0, route: RequestRoute = 'query'): Promise<AnswerFrame> {
     this.preempted++;
-    return new Promise((resolve) => this.long.enqueue({ body, flags, paramsAt, spentMs, retried: false, resolve }));
+    return new Promise((resolve) => this.long.enqueue({ body, flags, paramsAt, route, spentMs, retried: false, resolve }));
   }
 
   /** Statistics of every worker (one task per thread; for tests and diagnostics). */

@@ -5,10 +5,12 @@
  * bodies, a reply is the response bytes the socket sends.
  *
  * Task:   [u32 count][u32 sliceMs] then per request [u32 flags, u32 spentMs, u32 paramsAt,
- *         u32 length], then the bodies. sliceMs 0: run every request to the end; otherwise a
- *         read that runs longer is stopped and answered `preempted` (it goes to the heavy
- *         lane). spentMs: execution time the request already had in earlier attempts.
- *         paramsAt: where the parameters of a prepared request start (src/prepared-plans.ts), else 0.
+ *         u32 route, u32 length], then the bodies. sliceMs 0: run every request to the
+ *         end; otherwise a read that runs longer is stopped and answered `preempted` (it
+ *         goes to the heavy lane). spentMs: execution time the request already had in
+ *         earlier attempts. paramsAt: where the parameters of a prepared request start
+ *         (src/prepared-plans.ts), else 0. route: what the body is (RequestRoute: a
+ *         /v2/query request, a Cypher statement to run or to explain).
  * Answer: [u32 count][u32 0] then per answer [u32 kind, u32 status, u32 length], then
  *         payloads: kind 0 is a response body (UTF-8 JSON, with `status`), kind 1 a write
  *         plan (msgpack PlanMessage) for the writer, with `status` 1 when it awaits
@@ -17,6 +19,11 @@
 /** Count and one u32 of the whole frame (the slice of a task). */
 const HEAD = 8;
 
+/** What a request body is: a /v2/query request, a Cypher statement to run, or one to explain. */
+export type RequestRoute = 'query' | 'cypher' | 'cypher_explain';
+
+const ROUTES: readonly RequestRoute[] = ['query', 'cypher', 'cypher_explain'];
+
 export interface RequestFrame {
   /** request-options.ts optionFlags. */
   readonly flags: number;
@@ -24,6 +31,8 @@ export interface RequestFrame {
   readonly spentMs: number;
   /** A prepared request's parameters offset (src/prepared-plans.ts); 0 for a plain request. */
   readonly paramsAt: number;
+  /** Absent: 'query'. */
+  readonly route?: RequestRoute;
   readonly body: Uint8Array;
 }
 
@@ -83,17 +92,23 @@ function decodeTable(bytes: Uint8Array, fields: number): { extra: number; entrie
 
 export function encodeTask(task: TaskFrame): Uint8Array {
   return encodeTable(
-    task.requests.map((r) => ({ fields: [r.flags, r.spentMs, r.paramsAt], payload: r.body })),
-    3,
+    task.requests.map((r) => ({ fields: [r.flags, r.spentMs, r.paramsAt, ROUTES.indexOf(r.route ?? 'query')], payload: r.body })),
+    4,
     task.sliceMs,
   );
 }
 
 export function decodeTask(bytes: Uint8Array): TaskFrame {
-  const { extra, entries } = decodeTable(bytes, 3);
+  const { extra, entries } = decodeTable(bytes, 4);
   return {
     sliceMs: extra,
-    requests: entries.map((e) => ({ flags: e.fields[0]!, spentMs: e.fields[1]!, paramsAt: e.fields[2]!, body: e.payload })),
+    requests: entries.map((e) => ({
+      flags: e.fields[0]!,
+      spentMs: e.fields[1]!,
+      paramsAt: e.fields[2]!,
+      route: ROUTES[e.fields[3]!] ?? 'query',
+      body: e.payload,
+    })),
   };
 }
 

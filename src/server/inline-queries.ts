@@ -9,7 +9,8 @@
  * directly. Under load the lane is busy and every request goes to the workers as before,
  * which keeps the main thread for HTTP.
  */
-import { answerQuery, runRead, type QueryAnswer } from '../database.js';
+import { answerCypher, answerQuery, runRead, type QueryAnswer } from '../database.js';
+import type { RequestRoute } from '../protocol/frames.js';
 import type { PipelineOptions } from '../core/request-options.js';
 import { openStore, type Store } from '../store/index.js';
 
@@ -45,9 +46,12 @@ export class InlineQueries {
     return true;
   }
 
-  answer(body: Uint8Array, options: PipelineOptions, paramsAt = 0): QueryAnswer {
+  /** Answers a body of any route (protocol/frames.ts RequestRoute), as a read worker would. */
+  answer(body: Uint8Array, options: PipelineOptions, paramsAt = 0, route: RequestRoute = 'query'): QueryAnswer {
     const exec = { timeoutMs: this.settings.queryTimeoutMs, sliceMs: INLINE_SLICE_MS };
-    return answerQuery(body, options, this.settings.readerMode, (plan) => runRead(this.store, plan, exec), paramsAt);
+    const read = (plan: Parameters<typeof runRead>[1]) => runRead(this.store, plan, exec);
+    if (route === 'query') return answerQuery(body, options, this.settings.readerMode, read, paramsAt);
+    return answerCypher(body, options, this.settings.readerMode, read, route === 'cypher_explain');
   }
 
   close(): Promise<void> {

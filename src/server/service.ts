@@ -1,6 +1,6 @@
 /**
- * What the HTTP layer needs from the database side: answer a /v2/query body, and report
- * health. The threaded server implements it (and tests, in-process); handle.ts knows
+ * What the HTTP layer needs from the database side: answer a /v2/query body (and a Cypher
+ * one, when the service serves Cypher), and report health. The threaded server implements it (and tests, in-process); handle.ts knows
  * nothing of threads.
  */
 import type { PipelineOptions } from '../core/request-options.js';
@@ -34,4 +34,9 @@ export interface QueryService {
    * byte before the body does (src/prepared-plans.ts); only named queries send one.
    */
   query(body: Uint8Array, options: PipelineOptions, paramsAt?: number): Promise<QueryReply>;
+  /**
+   * Runs the Cypher pipeline (database.ts answerCypher) on a /v2/cypher body, or with
+   * `explain` on a /v2/cypher/explain body. A service without it serves no Cypher routes.
+   */
+  cypher?(body: Uint8Array, options: PipelineOptions, explain: boolean): Promise<QueryReply>;
 }

@@ -36,6 +36,8 @@ export interface ServerOptions {
   readonly queryTimeoutMs: number;
   /** Serve `GET /metrics` and count for it (default true); false: 404, nothing counted. */
   readonly metrics?: boolean;
+  /** Serve `POST /v2/cypher` and `POST /v2/cypher/explain` (default true); false: 404. */
+  readonly cypher?: boolean;
   /** Where the server logs (default: JSON lines on stdout, at `info`). */
   readonly logger?: Logger;
   /** The query-language project whose queries are served at POST /<QueryName> (src/hql/project.ts). */
@@ -81,7 +83,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const endpoint = options.queries?.config.mcp
       ? (await import('./mcp-endpoint.js')).mcpEndpointRoutes(service, options.queries, queries)
       : [];
-    const routes = [...serverRoutes(service, { metrics: metrics?.serve }), ...mcpRoutes(service, options.queries, queries), ...endpoint];
+    const routes = [
+      ...serverRoutes(service, { metrics: metrics?.serve, cypher: options.cypher ?? true }),
+      ...mcpRoutes(service, options.queries, queries),
+      ...endpoint,
+    ];
     const named = namedQueryRoutes(service, options.queries, queries);
     http = await startHttpServer({
       host: options.host,

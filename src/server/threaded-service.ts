@@ -1,5 +1,6 @@
 /**
- * The QueryService of the real server: a request is answered on the main thread when the
+ * The QueryService of the real server (/v2/query and the Cypher routes alike, told apart
+ * by their route, protocol/frames.ts): a request is answered on the main thread when the
  * read workers are idle and it is small (inline-queries.ts), else by the read pool, which
  * parses it and runs reads in two lanes (src/pool/read-pool.ts); writes, parsed either
  * way, go to the writer thread (none in reader mode). Ready once the writer has opened the
@@ -11,7 +12,7 @@ import { optionFlags, type PipelineOptions } from '../core/request-options.js';
 import { ReadPool, type ReadPoolCounters, type ReadPoolOptions } from '../pool/read-pool.js';
 import { WriterClient, type BatchObserver, type WriterCounters } from '../pool/writer-client.js';
 import { encodeMessage, toPlanMessage } from '../protocol/codec.js';
-import type { AnswerFrame } from '../protocol/frames.js';
+import type { AnswerFrame, RequestRoute } from '../protocol/frames.js';
 import type { WorkerSettings } from '../protocol/messages.js';
 import { INLINE_SLICE_MS, InlineQueries } from './inline-queries.js';
 import type { HealthResponse, IndexRuntime, Mode, QueryReply, QueryService } from './service.js';
@@ -88,17 +89,28 @@ export class ThreadedService implements QueryService {
     return { writer: this.writer?.counters() ?? null, pool: this.pool?.counters() ?? null };
   }
 
-  async query(body: Uint8Array, options: PipelineOptions, paramsAt = 0): Promise<QueryReply> {
+  query(body: Uint8Array, options: PipelineOptions, paramsAt = 0): Promise<QueryReply> {
+    return this.answer(body, options, paramsAt, 'query');
+  }
+
+  cypher(body: Uint8Array, options: PipelineOptions, explain: boolean): Promise<QueryReply> {
+    return this.answer(body, options, 0, explain ? 'cypher_explain' : 'cypher');
+  }
+
+  private async answer(body: Uint8Array, options: PipelineOptions, paramsAt: number, route: RequestRoute): Promise<QueryReply> {
     const pool = this.pool;
     if (pool === null) return fail('not_ready', 'the read workers are starting');
     const answer =
       this.inline !== null && pool.idle && this.inline.accepts(body)
-        ? await this.answerInline(this.inline, pool, body, options, paramsAt)
-        : await pool.submit(body, optionFlags(options), paramsAt);
+        ? await this.answerInline(this.inline, pool, body, options, paramsAt, route)
+        : await pool.submit(body, optionFlags(options), paramsAt, route);
     if (answer.kind === 'response') return { status: answer.status, body: answer.body };
     if (answer.kind === 'preempted') return fail('internal_error', 'a read was preempted in the long lane');
     // Workers refuse writes in reader mode, so a write plan means a writer exists.
-    if (this.writer === null) return fail('writer_mode_required', 'this server is in reader mode');
+    if (this.writer === null)
+      return route === 'query'
+        ? fail('writer_mode_required', 'this server is in reader mode')
+        : fail('access_mode_error', 'this server is in reader mode');
     const reply = await this.writer.write(answer.plan, answer.awaitDurable);
     return reply.ok ? { status: 200, body: reply.body } : errorReply(reply.error);
   }
@@ -109,13 +121,14 @@ export class ThreadedService implements QueryService {
     body: Uint8Array,
     options: PipelineOptions,
     paramsAt: number,
+    route: RequestRoute,
   ): Promise<AnswerFrame> {
-    const answer = inline.answer(body, options, paramsAt);
+    const answer = inline.answer(body, options, paramsAt, route);
     switch (answer.kind) {
       case 'done':
         return { kind: 'response', status: answer.status, body: Buffer.from(answer.body) };
       case 'preempted':
-        return pool.submitLong(body, optionFlags(options), INLINE_SLICE_MS, paramsAt);
+        return pool.submitLong(body, optionFlags(options), INLINE_SLICE_MS, paramsAt, route);
       default:
         return { kind: 'write', awaitDurable: answer.awaitDurable, plan: encodeMessage(toPlanMessage(answer.plan)) };
     }
@@ -128,6 +141,6 @@ export class ThreadedService implements QueryService {
   }
 }
 
-function fail(code: 'not_ready' | 'writer_mode_required' | 'internal_error', msg: string): QueryReply {
+function fail(code: 'not_ready' | 'writer_mode_required' | 'access_mode_error' | 'internal_error', msg: string): QueryReply {
   return errorReply({ error: code, msg });
 }
