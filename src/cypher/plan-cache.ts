@@ -8,13 +8,8 @@
  *
  * A cached CompiledCypher is shared by every request of that text: plans are plain data
  * that nothing changes once built (plan/table.ts).
- *
- * This is also where the parser's CypherSyntaxError becomes the CypherError of the error
- * body (reference/cypher.md, "Errors": `syntax_error` with {detail, phase, span}).
  */
-import { CypherError } from '../core/errors.js';
 import { compileCypher, type CompiledCypher } from './compile.js';
-import { CypherSyntaxError } from './errors.js';
 
 export interface PlanCacheLimits {
   /** Statements kept at most. */
@@ -78,23 +73,8 @@ export class PlanCache {
   }
 }
 
-/** compileCypher with the parser's errors as CypherErrors (phase `compile`, the byte span of the text). */
-export function compileStatement(text: string): CompiledCypher {
-  try {
-    return compileCypher(text);
-  } catch (err) {
-    if (err instanceof CypherSyntaxError)
-      throw new CypherError('syntax_error', err.message, {
-        detail: err.detail,
-        phase: 'compile',
-        span: { start: err.span.start, end: err.span.end },
-      });
-    throw err;
-  }
-}
-
 /** This thread's cache. */
-const threadCache = new PlanCache(compileStatement);
+const threadCache = new PlanCache(compileCypher);
 
 /** A statement compiled, from this thread's cache when its text was compiled before. */
 export function compileCached(text: string): CompiledCypher {

@@ -8,7 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeCypherRequest, decodeParameter } from '../../src/cypher/request.js';
-import { compileStatement, PlanCache, planCache } from '../../src/cypher/plan-cache.js';
+import { PlanCache, planCache } from '../../src/cypher/plan-cache.js';
+import { compileCypher } from '../../src/cypher/compile.js';
 import { explainCypher, explainJson } from '../../src/cypher/explain.js';
 import type { CompiledCypher } from '../../src/cypher/compile.js';
 import type { TableNode, TableStatement } from '../../src/plan/table.js';
@@ -181,7 +182,7 @@ test('plan cache: compiles a text once, keeps the most recently used, bounded by
 test('plan cache: a syntax error becomes syntax_error with details {detail, phase: compile, span} in UTF-8 bytes', () => {
   const text = "RETURN 'é€' AS x, )";
   assert.throws(
-    () => compileStatement(text),
+    () => compileCypher(text),
     (err: unknown) => {
       assert.ok(err instanceof CypherError);
       assert.equal(err.code, 'syntax_error');
@@ -354,13 +355,13 @@ test('explain: slot names from the compiler when it gives them; writes; union, m
         t: 'filter',
         predicate: {
           k: 'subquery',
-          plan: { t: 'scan', input: { t: 'argument' }, slot: 2, label: 'B' },
+          plan: { t: 'scan', input: { t: 'argument' }, slot: 2, label: 'B', id: null },
           project: null,
           exists: true,
         },
         input: { t: 'union', all: false, branches: [{ t: 'unit' }, { t: 'unit' }] },
       },
-      match: { t: 'scan', input: { t: 'argument' }, slot: 0, label: 'A' },
+      match: { t: 'scan', input: { t: 'argument' }, slot: 0, label: 'A', id: null },
       create,
       onMatch: [{ kind: 'property', object: { k: 'slot', slot: 0 }, key: 'seen', value: { k: 'literal', value: true }, at: null }],
       onCreate: [{ kind: 'remove_property', object: { k: 'slot', slot: 0 }, key: 'seen', at: null }],

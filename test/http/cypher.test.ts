@@ -1,14 +1,10 @@
 /**
  * POST /v2/cypher and /v2/cypher/explain end to end against real server processes: a
  * writer, a `--mode reader` server on the same folder, and a server with `--cypher false`.
- * Tests that need statements to compile and run are marked todo until the Cypher lowering
- * (src/cypher/lower.ts) lands; they run, and their failures are reported as todo.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countLabel, get, post, postLarge, readRequest, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-
-const TODO = { todo: 'needs the Cypher lowering' };
 
 const dir = tempDir();
 const offDir = tempDir();
@@ -119,7 +115,7 @@ test('metrics count the Cypher routes under their own paths', async () => {
 
 // ---- what needs the lowering ----
 
-test('reads and writes: columns and rows, a write without RETURN, nodes as $type objects', TODO, async () => {
+test('reads and writes: columns and rows, a write without RETURN, nodes as $type objects', async () => {
   const created = await cypher(writer, { query: "CREATE (p:Person {name: 'Ann', age: 30}) RETURN p.name AS name" });
   assert.deepEqual([created.status, created.body], [200, { columns: ['name'], rows: [['Ann']] }], created.text);
   const bare = await cypher(writer, { query: "CREATE (:Person {name: 'Bob', age: 41})" });
@@ -146,7 +142,7 @@ test('reads and writes: columns and rows, a write without RETURN, nodes as $type
   assert.deepEqual(q.body, { c: [2] }, 'Cypher writes are the same graph /v2/query reads');
 });
 
-test('headers against the effect: warm on a write, await-durable on a read: 400; warm reads and durable writes run', TODO, async () => {
+test('headers against the effect: warm on a write, await-durable on a read: 400; warm reads and durable writes run', async () => {
   requestError(await cypher(writer, { query: 'CREATE (:Warm)' }, { 'X-Svc-Warm': 'true' }), 400, 'invalid_request_option');
   requestError(await cypher(writer, { query: 'RETURN 1 AS one' }, { 'X-Svc-Await-Durable': 'true' }), 400, 'invalid_request_option');
   const warm = await cypher(writer, { query: 'RETURN 1 AS one' }, { 'X-Svc-Warm': 'true' });
@@ -159,7 +155,7 @@ test('headers against the effect: warm on a write, await-durable on a read: 400;
   assert.equal(required.status, 200, 'a writer takes reads that require one');
 });
 
-test('reader mode: a writing statement or X-Svc-Require-Writer is 503 access_mode_error; reads and explains run', TODO, async () => {
+test('reader mode: a writing statement or X-Svc-Require-Writer is 503 access_mode_error; reads and explains run', async () => {
   requestError(await cypher(reader, { query: 'CREATE (:Refused)' }), 503, 'access_mode_error');
   requestError(await cypher(reader, { query: 'RETURN 1 AS one' }, { 'X-Svc-Require-Writer': 'true' }), 503, 'access_mode_error');
   const read = await cypher(reader, { query: 'MATCH (n:Refused) RETURN count(n) AS c' });
@@ -170,7 +166,7 @@ test('reader mode: a writing statement or X-Svc-Require-Writer is 503 access_mod
   cypherError(await cypher(reader, { query: 'CREATE (' }), 400, 'syntax_error', 'UnexpectedSyntax', 'compile');
 });
 
-test('a statement failing late at runtime keeps nothing of its writes (arithmetic_error, phase runtime)', TODO, async () => {
+test('a statement failing late at runtime keeps nothing of its writes (arithmetic_error, phase runtime)', async () => {
   const res = await cypher(writer, { query: 'CREATE (:Doomed) WITH 1 AS x RETURN x / 0 AS boom' });
   const details = cypherError(res, 400, 'arithmetic_error', 'DivisionByZero', 'runtime');
   assert.ok(details.span === null || details.span.end > details.span.start);
@@ -180,43 +176,39 @@ test('a statement failing late at runtime keeps nothing of its writes (arithmeti
   assert.deepEqual(c.body, { columns: ['c'], rows: [[0]] });
 });
 
-test(
-  'integers are lossless both ways: 2^60 in as an envelope or plain JSON, out as an envelope, through the writer too',
-  TODO,
-  async () => {
-    const big = { $type: 'integer', value: '1152921504606846976' };
-    const expected = { columns: ['x'], rows: [[big]] };
-    assert.deepEqual((await cypher(writer, { query: 'RETURN $x AS x', parameters: { x: big } })).body, expected);
-    assert.deepEqual((await cypher(writer, '{"query": "RETURN $x AS x", "parameters": {"x": 1152921504606846976}}')).body, expected);
-    assert.deepEqual((await cypher(writer, { query: 'RETURN 1152921504606846976 AS x' })).body, expected);
-    const small = await cypher(writer, { query: 'RETURN $x AS x, $y AS y', parameters: { x: 9007199254740991, y: 1.5 } });
-    assert.deepEqual(small.body, { columns: ['x', 'y'], rows: [[9007199254740991, 1.5]] });
-    const written = await cypher(writer, { query: 'CREATE (n:Big {v: $x}) RETURN n.v AS x', parameters: { x: big } });
-    assert.deepEqual(written.body, expected);
-    assert.deepEqual((await cypher(reader, { query: 'MATCH (n:Big) RETURN n.v AS x' })).body, expected);
-    const special = await cypher(writer, {
-      query: 'RETURN $n AS n, $i AS i, $m AS m',
-      parameters: {
-        n: { $type: 'float', value: 'NaN' },
-        i: { $type: 'float', value: '-Infinity' },
-        m: { $type: 'map', value: { $type: 'x' } },
-      },
-    });
-    assert.deepEqual(special.body, {
-      columns: ['n', 'i', 'm'],
-      rows: [[{ $type: 'float', value: 'NaN' }, { $type: 'float', value: '-Infinity' }, { $type: 'x' }]],
-    });
-  },
-);
+test('integers are lossless both ways: 2^60 in as an envelope or plain JSON, out as an envelope, through the writer too', async () => {
+  const big = { $type: 'integer', value: '1152921504606846976' };
+  const expected = { columns: ['x'], rows: [[big]] };
+  assert.deepEqual((await cypher(writer, { query: 'RETURN $x AS x', parameters: { x: big } })).body, expected);
+  assert.deepEqual((await cypher(writer, '{"query": "RETURN $x AS x", "parameters": {"x": 1152921504606846976}}')).body, expected);
+  assert.deepEqual((await cypher(writer, { query: 'RETURN 1152921504606846976 AS x' })).body, expected);
+  const small = await cypher(writer, { query: 'RETURN $x AS x, $y AS y', parameters: { x: 9007199254740991, y: 1.5 } });
+  assert.deepEqual(small.body, { columns: ['x', 'y'], rows: [[9007199254740991, 1.5]] });
+  const written = await cypher(writer, { query: 'CREATE (n:Big {v: $x}) RETURN n.v AS x', parameters: { x: big } });
+  assert.deepEqual(written.body, expected);
+  assert.deepEqual((await cypher(reader, { query: 'MATCH (n:Big) RETURN n.v AS x' })).body, expected);
+  const special = await cypher(writer, {
+    query: 'RETURN $n AS n, $i AS i, $m AS m',
+    parameters: {
+      n: { $type: 'float', value: 'NaN' },
+      i: { $type: 'float', value: '-Infinity' },
+      m: { $type: 'map', value: { $type: 'x' } },
+    },
+  });
+  assert.deepEqual(special.body, {
+    columns: ['n', 'i', 'm'],
+    rows: [[{ $type: 'float', value: 'NaN' }, { $type: 'float', value: '-Infinity' }, { $type: 'x' }]],
+  });
+});
 
-test('a missing parameter is 400 parameter_missing, for explain too; RETURN 1/0 explains without error', TODO, async () => {
+test('a missing parameter is 400 parameter_missing, for explain too; RETURN 1/0 explains without error', async () => {
   cypherError(await cypher(writer, { query: 'RETURN $missing AS m' }), 400, 'parameter_missing', 'MissingParameter', 'compile');
   cypherError(await explain(writer, { query: 'RETURN $missing AS m' }), 400, 'parameter_missing', 'MissingParameter', 'compile');
   const div = await explain(writer, { query: 'RETURN 1/0 AS x' });
   assert.equal(div.status, 200, div.text);
 });
 
-test('explain: {effect, bindings, returns, operators, planner, notices}, never running the statement', TODO, async () => {
+test('explain: {effect, bindings, returns, operators, planner, notices}, never running the statement', async () => {
   const res = await explain(writer, { query: 'MATCH (n:Person) WHERE n.age > $min RETURN n.name AS name', parameters: { min: 1 } });
   assert.equal(res.status, 200, res.text);
   assert.deepEqual(Object.keys(res.body), ['effect', 'bindings', 'returns', 'operators', 'planner', 'notices']);
