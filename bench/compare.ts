@@ -157,7 +157,7 @@ async function indexUid(send: Send): Promise<void> {
   for (;;) {
     const status = (JSON.parse(await send(poll)) as { r: { status: string } }).r.status;
     if (status === 'succeeded') return;
-    if (status !== 'pending' && status !== 'running') throw new Error(`the uid index build ended ${status}`);
+    if (status !== 'queued' && status !== 'running') throw new Error(`the uid index build ended ${status}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

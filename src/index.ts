@@ -11,7 +11,7 @@
 import { Database, type OpenOptions } from './database.js';
 
 export { Database, type OpenOptions } from './database.js';
-export { GraphError, ERROR_REGISTRY, type ErrorCode } from './core/errors.js';
+export { GraphError, CypherError, ERROR_REGISTRY, type ErrorCode } from './core/errors.js';
 export { DataFolderError } from './store/index.js';
 export { startServer, type RunningServer } from './server/start.js';
 

@@ -51,12 +51,9 @@ export interface CypherExplain {
   readonly notices: readonly unknown[];
 }
 
-/** The names of slots, when the compiler records them (`slotNames[slot]`); absent until it does. */
-type Named = CompiledCypher & { readonly slotNames?: readonly (string | null | undefined)[] };
-
 export function explainCypher(compiled: CompiledCypher): CypherExplain {
   const { statement } = compiled;
-  const names = slotNames(compiled as Named, statement);
+  const names = compiled.slotNames;
   const bindings: ExplainBinding[] = [];
   for (let slot = 0; slot < statement.slotCount; slot++) bindings.push({ slot, name: names[slot] ?? null });
   return {
@@ -72,20 +69,6 @@ export function explainCypher(compiled: CompiledCypher): CypherExplain {
 /** The explanation as the response body. */
 export function explainJson(compiled: CompiledCypher): string {
   return JSON.stringify(explainCypher(compiled));
-}
-
-function slotNames(compiled: Named, statement: TableStatement): (string | null)[] {
-  const names: (string | null)[] = new Array<string | null>(statement.slotCount).fill(null);
-  const given = compiled.slotNames;
-  if (Array.isArray(given)) {
-    given.forEach((name, slot) => {
-      if (typeof name === 'string' && slot < names.length) names[slot] = name;
-    });
-    return names;
-  }
-  // Without the compiler's names, the result columns name their slots.
-  for (const [name, slot] of statement.columns) if (slot < names.length && names[slot] === null) names[slot] = name;
-  return names;
 }
 
 class Explainer {
@@ -318,11 +301,7 @@ function literalText(v: PlanLiteral): string {
     case 'string':
       return JSON.stringify(v);
   }
-  if (Array.isArray(v)) return `[${(v as readonly PlanLiteral[]).map(literalText).join(', ')}]`;
-  const map = v as { readonly [key: string]: PlanLiteral };
-  return `{${Object.keys(map)
-    .map((k) => `${k}: ${literalText(map[k]!)}`)
-    .join(', ')}}`;
+  return `[${(v as readonly PlanLiteral[]).map(literalText).join(', ')}]`;
 }
 
 /** The operations of a traversal, source first: each with its fields but its input, as JSON text clipped. */

@@ -6,7 +6,7 @@
  */
 import type { Expr, Span } from './ast.js';
 import type { PlanLiteral, RowExpr, Where } from '../plan/table.js';
-import { compileError, type Lowering } from './lower-scope.js';
+import { unreachable, type Lowering } from './lower-scope.js';
 
 export const where = (span: Span): Where => ({ start: span.start, end: span.end });
 
@@ -42,7 +42,7 @@ export function lowerExpr(e: Expr, l: Lowering): RowExpr {
       return { k: 'param', name: e.name, at };
     case 'variable': {
       const v = l.scope.get(e.name);
-      if (v === undefined) throw compileError('syntax_error', 'UndefinedVariable', `variable \`${e.name}\` is not defined`, e.span);
+      if (v === undefined) return unreachable(`the undefined variable ${e.name}`);
       return { k: 'slot', slot: v.slot };
     }
     case 'property':
@@ -64,7 +64,7 @@ export function lowerExpr(e: Expr, l: Lowering): RowExpr {
     case 'call':
       return lowerCall(e, l);
     case 'countStar':
-      throw compileError('syntax_error', 'InvalidAggregation', 'count(*) is only allowed in WITH and RETURN projections', e.span);
+      return unreachable('count(*) outside a projection');
     case 'case':
       return {
         k: 'case',
@@ -127,7 +127,7 @@ export function lowerExpr(e: Expr, l: Lowering): RowExpr {
       return { k: 'subquery', plan, project: lowerExpr(e.map, inner), exists: false };
     }
     case 'exists':
-      throw compileError('unsupported_feature', 'ExistsSubquery', 'EXISTS { ... } subqueries are not supported', e.span);
+      return unreachable('EXISTS { }');
   }
 }
 

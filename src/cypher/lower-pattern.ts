@@ -10,7 +10,7 @@ import type { CreateNode, CreatePattern, CreateRel, PatternProperties, RelDirect
 import type { Expr as PlanExpr, Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
 import { lowerExpr } from './lower-expr.js';
-import { compileError, type Lowering, type VariableKind } from './lower-scope.js';
+import { unreachable, type Lowering, type VariableKind } from './lower-scope.js';
 import { forEachChild, isAggregateCall } from './ast-walk.js';
 
 const direction = (r: RelationshipPattern): RelDirection => (r.direction === 'right' ? 'out' : r.direction === 'left' ? 'in' : 'both');
@@ -29,13 +29,7 @@ function bind(l: Lowering, name: string | null, kind: VariableKind): { slot: num
 
 function properties(map: MapExpr | ParameterExpr | null, l: Lowering): PatternProperties {
   if (map === null) return [];
-  if (map.kind === 'parameter')
-    throw compileError(
-      'syntax_error',
-      'InvalidParameterUse',
-      `a parameter cannot be used as the property map of a pattern to match`,
-      map.span,
-    );
+  if (map.kind === 'parameter') return unreachable('a parameter as a pattern property map');
   return map.entries.map((entry) => [entry.key.name, lowerExpr(entry.value, l)] as const);
 }
 

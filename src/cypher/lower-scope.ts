@@ -4,8 +4,8 @@
  * are values: OPTIONAL MATCH, MERGE, FOREACH and comprehensions lower their inner parts in a
  * copy, so what they bind does not leak unless the clause says so.
  */
-import { CypherError } from '../core/errors.js';
-import type { Expr, PatternPart, Span } from './ast.js';
+import { GraphError } from '../core/errors.js';
+import type { Expr, PatternPart } from './ast.js';
 import type { RowExpr, TableNode } from '../plan/table.js';
 
 export type VariableKind = 'node' | 'rel' | 'rels' | 'path' | 'value';
@@ -60,14 +60,12 @@ export class Scope {
   }
 }
 
-/** A compile-time error found while lowering (semantic analysis should have caught most first). */
-export function compileError(
-  code: 'syntax_error' | 'unsupported_feature' | 'type_error',
-  detail: string,
-  msg: string,
-  span: Span | null,
-): CypherError {
-  return new CypherError(code, msg, { detail, phase: 'compile', span: span === null ? null : { start: span.start, end: span.end } });
+/**
+ * What semantic analysis (semantics.ts) rejects before lowering runs: reaching it here is a
+ * bug, answered as one.
+ */
+export function unreachable(what: string): never {
+  throw new GraphError('internal_error', `${what} reached the Cypher lowering; semantic analysis should have rejected it`);
 }
 
 /** What lowering one part of a statement needs: the variables in scope and the statement's slots. */

@@ -11,7 +11,7 @@ import type { SetAction, TableNode, TableStatement } from '../plan/table.js';
 import { lowerExpr, where } from './lower-expr.js';
 import { lowerCreatePattern, lowerPatternMatch } from './lower-pattern.js';
 import { lowerProjection } from './lower-projection.js';
-import { compileError, Scope, Slots, type Lowering } from './lower-scope.js';
+import { Scope, Slots, unreachable, type Lowering } from './lower-scope.js';
 
 export interface CompiledCypher {
   /** Write: the statement has an updating clause and runs on the writer. */
@@ -19,6 +19,8 @@ export interface CompiledCypher {
   readonly statement: TableStatement;
   /** The parameters the statement reads ($name), so a missing one fails before running. */
   readonly parameters: readonly string[];
+  /** The variable each slot holds (null: a temporary), for explain. */
+  readonly slotNames: readonly (string | null)[];
 }
 
 interface State {
@@ -53,6 +55,7 @@ export function lowerQuery(query: Query): CompiledCypher {
     effect: writes ? 'write' : 'read',
     statement: { ...statement, slotCount: slots.count },
     parameters: [...slots.parameters],
+    slotNames: slots.names,
   };
 }
 
@@ -147,14 +150,8 @@ function lowerClause(s: State, clause: Clause): void {
       return;
     }
     case 'call':
-      throw compileError(
-        'unsupported_feature',
-        'CallProcedure',
-        `CALL ${clause.procedure.name}: procedures are not supported`,
-        clause.span,
-      );
     case 'callSubquery':
-      throw compileError('unsupported_feature', 'CallSubquery', 'CALL { ... } subqueries are not supported', clause.span);
+      return unreachable('CALL');
   }
 }
 
@@ -165,29 +162,16 @@ function setAction(item: SetItem, l: Lowering): SetAction {
       return { kind: 'property', object: lowerExpr(item.target.object, l), key: item.target.key.name, value: lowerExpr(item.value, l), at };
     case 'setAll':
     case 'setMerge': {
-      const v = l.scope.get(item.variable.name);
-      if (v === undefined)
-        throw compileError('syntax_error', 'UndefinedVariable', `variable \`${item.variable.name}\` is not defined`, item.variable.span);
+      const v = l.scope.get(item.variable.name) ?? unreachable(`the undefined variable ${item.variable.name}`);
       return { kind: item.kind === 'setAll' ? 'replace' : 'merge', slot: v.slot, value: lowerExpr(item.value, l), at };
     }
     case 'setLabels':
-      throw compileError(
-        'unsupported_feature',
-        'LabelMutation',
-        'SET of labels is not supported: a node keeps the label it was created with',
-        item.span,
-      );
+      return unreachable('SET of labels');
   }
 }
 
 function removeAction(item: RemoveItem, l: Lowering): SetAction {
   const at = where(item.span);
-  if (item.kind === 'removeLabels')
-    throw compileError(
-      'unsupported_feature',
-      'LabelMutation',
-      'REMOVE of labels is not supported: a node keeps the label it was created with',
-      item.span,
-    );
+  if (item.kind === 'removeLabels') return unreachable('REMOVE of labels');
   return { kind: 'remove_property', object: lowerExpr(item.target.object, l), key: item.target.key.name, at };
 }

@@ -12,8 +12,8 @@
  */
 import type { PlanNode } from './ops.js';
 
-/** A Cypher value written in the plan: JSON-like data plus bigint integers. */
-export type PlanLiteral = null | boolean | bigint | number | string | readonly PlanLiteral[] | { readonly [key: string]: PlanLiteral };
+/** A constant in the plan: a scalar (integers as bigint) or a list of constants (map literals are `map` expressions). */
+export type PlanLiteral = null | boolean | bigint | number | string | readonly PlanLiteral[];
 
 /** The byte span of the query text an operator or expression came from (runtime errors point at it). */
 export type Where = { readonly start: number; readonly end: number } | null;

@@ -135,11 +135,7 @@ export function evaluate(e: RowExpr, row: TableRow, run: TableRun): CypherValue 
 
 /** A plan literal as a value: lists are copied, so no consumer can change the plan. */
 function literal(v: PlanLiteral): CypherValue {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return (v as readonly PlanLiteral[]).map(literal);
-  const out = newMap();
-  for (const key of Object.keys(v)) mapSet(out, key, literal((v as { readonly [k: string]: PlanLiteral })[key]!));
-  return out;
+  return Array.isArray(v) ? (v as readonly PlanLiteral[]).map(literal) : (v as CypherValue);
 }
 
 function compareChain(ops: readonly ComparisonOp[], operands: readonly RowExpr[], row: TableRow, run: TableRun): boolean | null {

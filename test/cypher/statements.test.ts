@@ -1,0 +1,288 @@
+/**
+ * Cypher statements end to end on a real embedded database (Database.cypherText), for what
+ * the TCK leaves untested: FOREACH, map projection, allShortestPaths, relationships bound
+ * before a MATCH, DELETE of paths, SET of whole maps, the property checks of writes, the
+ * plans that reuse /v2/query's scans (id lookups, label scans narrowed by WHERE, secondary
+ * indexes), and the runtime errors of each operator.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { open, type Database } from '../../src/index.js';
+import { parseJson } from '../../src/core/json.js';
+import { toErrorBody } from '../../src/core/errors.js';
+import { compileCypher } from '../../src/cypher/compile.js';
+import { explainCypher } from '../../src/cypher/explain.js';
+import type { TableNode } from '../../src/plan/table.js';
+import { tempDir } from '../helpers/server.js';
+
+const dir = tempDir('trellis-cypher-statements-');
+let db: Database;
+
+before(async () => {
+  db = await open(dir.path);
+});
+after(async () => {
+  await db.close();
+  dir.remove();
+});
+
+type Result = { columns: string[]; rows: unknown[][] };
+async function run(query: string, parameters: Record<string, unknown> = {}): Promise<Result> {
+  return parseJson(await db.cypherText({ query, parameters })) as Result;
+}
+const rows = async (query: string, parameters?: Record<string, unknown>) => (await run(query, parameters)).rows;
+async function fails(query: string, code: string, detail: string, parameters?: Record<string, unknown>): Promise<void> {
+  await assert.rejects(
+    () => db.cypherText({ query, parameters: parameters ?? {} }),
+    (err: unknown) => {
+      const body = toErrorBody(err);
+      assert.equal(body.error, code, `${query}: ${body.msg}`);
+      assert.equal(body.details?.detail, detail, `${query}: ${body.msg}`);
+      return true;
+    },
+  );
+}
+
+/** The operator kinds of a compiled statement, source first. */
+function operators(query: string): string[] {
+  const out: string[] = [];
+  const walk = (n: TableNode) => {
+    if ('input' in n) walk(n.input);
+    out.push(n.t === 'from_traversal' ? `from_traversal:${n.root.op}` : n.t);
+  };
+  walk(compileCypher(query).statement.root);
+  return out;
+}
+
+test('FOREACH runs its updates once per item and passes its input rows on', async () => {
+  assert.deepEqual(await rows('UNWIND [1, 2] AS x FOREACH (y IN [x, x * 10] | CREATE (:F {y: y})) RETURN x'), [[1n], [2n]]);
+  assert.deepEqual(await rows('MATCH (f:F) RETURN f.y ORDER BY f.y'), [[1n], [2n], [10n], [20n]]);
+  assert.deepEqual(await rows('FOREACH (y IN null | CREATE (:F {y: y})) RETURN 1 AS one'), [[1n]], 'a null list runs nothing');
+  await fails('FOREACH (y IN 5 | CREATE (:F {y: y}))', 'type_error', 'InvalidArgumentType');
+  await rows('MATCH (f:F) DELETE f');
+});
+
+test('map projection: properties, all properties, entries and variables, of nodes, relationships and maps', async () => {
+  await rows("CREATE (:MP {a: 1, b: 'x'})-[:R {w: 2.5}]->(:MP {a: 2})");
+  assert.deepEqual(
+    await rows('MATCH (n:MP {a: 1})-[r:R]->() WITH n, r, 7 AS seven RETURN n {.a, .missing, k: n.a + 1, seven} AS m, r {.*} AS rm'),
+    [[{ a: 1n, missing: null, k: 2n, seven: 7n }, { w: 2.5 }]],
+  );
+  assert.deepEqual(await rows("WITH {x: 1, y: 'b'} AS map RETURN map {.x, .*} AS m"), [[{ x: 1n, y: 'b' }]]);
+  assert.deepEqual(await rows('OPTIONAL MATCH (n:Nothing) RETURN n {.a} AS m'), [[null]]);
+  await fails('WITH 5 AS n RETURN n {.a} AS m', 'type_error', 'InvalidArgumentType');
+  await rows('MATCH (n:MP) DETACH DELETE n');
+});
+
+test('shortestPath and allShortestPaths: lengths, every shortest path, bounds, and no path', async () => {
+  await rows(
+    "CREATE (a:SP {n: 'a'}), (b1:SP {n: 'b1'}), (b2:SP {n: 'b2'}), (c:SP {n: 'c'}), (a)-[:T]->(b1), (a)-[:T]->(b2), (b1)-[:T]->(c), (b2)-[:T]->(c), (a)-[:U]->(c)",
+  );
+  const one = await rows("MATCH p = shortestPath((a:SP {n: 'a'})-[:T*]->(c:SP {n: 'c'})) RETURN length(p)");
+  assert.deepEqual(one, [[2n]]);
+  const all = await rows(
+    "MATCH p = allShortestPaths((a:SP {n: 'a'})-[:T*]->(c:SP {n: 'c'})) RETURN [x IN nodes(p) | x.n] AS via ORDER BY via",
+  );
+  assert.deepEqual(all, [[['a', 'b1', 'c']], [['a', 'b2', 'c']]]);
+  assert.deepEqual(
+    await rows("MATCH p = shortestPath((a:SP {n: 'a'})-[*]-(c:SP {n: 'c'})) RETURN length(p)"),
+    [[1n]],
+    'any type, either way',
+  );
+  assert.deepEqual(
+    await rows("MATCH p = shortestPath((c:SP {n: 'c'})-[:T*..5]->(a:SP {n: 'a'})) RETURN p"),
+    [],
+    'none against the direction',
+  );
+  assert.deepEqual(await rows("MATCH p = shortestPath((a:SP {n: 'a'})-[:T*..1]->(c:SP {n: 'c'})) RETURN p"), [], 'none within the bound');
+  assert.deepEqual(
+    await rows("MATCH (a:SP {n: 'a'}) MATCH p = shortestPath((a)-[*0..2]-(a)) RETURN length(p)"),
+    [[0n]],
+    'length 0 to itself',
+  );
+});
+
+test('a relationship bound earlier is matched again only where it is, one hop or a var-length list', async () => {
+  assert.deepEqual(await rows('MATCH ()-[r:U]->() MATCH (x)-[r]->(y) RETURN x.n, y.n'), [['a', 'c']]);
+  assert.deepEqual(await rows('MATCH ()-[r:U]->() MATCH (x)<-[r]-(y) RETURN x.n, y.n'), [['c', 'a']]);
+  assert.deepEqual(await rows("MATCH (:SP {n: 'a'})-[rs:T*2]->(:SP {n: 'c'}) WITH rs LIMIT 1 MATCH (x)-[rs*2]->(y) RETURN x.n, y.n"), [
+    ['a', 'c'],
+  ]);
+  assert.deepEqual(await rows("MATCH (a:SP {n: 'a'})-[r1:T]->(b)-[r2:T]->(c)<-[r3:U]-(a) RETURN count(*) AS n"), [[2n]]);
+  assert.deepEqual(await rows("MATCH (a:SP {n: 'a'})-[:T|U*1..2]->(c:SP {n: 'c'}) RETURN count(*) AS n"), [[3n]], 'types as alternatives');
+});
+
+test('named paths over var-length hops, and DELETE of a path removes its nodes and relationships', async () => {
+  const [[p]] = (await rows("MATCH p = (:SP {n: 'a'})-[:T*2]->(:SP {n: 'c'}) RETURN p LIMIT 1")) as [
+    [{ nodes: unknown[]; relationships: unknown[] }],
+  ];
+  assert.equal(p.nodes.length, 3);
+  assert.equal(p.relationships.length, 2);
+  await rows("MATCH p = (:SP {n: 'a'})-[:U]->(:SP {n: 'c'}) DETACH DELETE p");
+  assert.deepEqual(await rows('MATCH (n:SP) RETURN count(n)'), [[2n]], 'a and c went, with their relationships');
+  await fails('MATCH (n:SP) WITH collect(n) AS ns DELETE 1 + 1', 'syntax_error', 'InvalidArgumentType');
+  await fails('MATCH (n:SP) WITH n.n AS name DELETE name', 'type_error', 'InvalidArgumentType');
+  await rows('MATCH (n:SP) DETACH DELETE n');
+});
+
+test('SET: whole maps replace or merge, from maps or other elements; null removes; relationships too', async () => {
+  await rows('CREATE (:S {a: 1, b: 2})-[:R {w: 1}]->(:S2 {c: 3})');
+  assert.deepEqual(await rows("MATCH (n:S) SET n += {b: null, d: 'x'} RETURN n.a, n.b, n.d"), [[1n, null, 'x']]);
+  assert.deepEqual(await rows('MATCH (n:S), (m:S2) SET n = m RETURN properties(n) AS p'), [[{ c: 3n }]]);
+  assert.deepEqual(await rows('MATCH (n:S) SET n += null RETURN properties(n) AS p'), [[{ c: 3n }]], 'merging null changes nothing');
+  assert.deepEqual(await rows('MATCH ()-[r:R]->() SET r.w = r.w + 1, r.v = [1, 2] REMOVE r.missing RETURN r.w, r.v'), [[2n, [1n, 2n]]]);
+  assert.deepEqual(await rows("MATCH ()-[r:R]->() SET r = {z: 'z'} RETURN properties(r) AS p"), [[{ z: 'z' }]]);
+  assert.deepEqual(await rows('OPTIONAL MATCH (n:Nothing) SET n.a = 1 RETURN n'), [[null]], 'SET on null does nothing');
+  await fails('MATCH (n:S) SET n.bad = {a: 1}', 'type_error', 'InvalidPropertyType');
+  await fails("MATCH (n:S) SET n.bad = [1, 'a']", 'type_error', 'InvalidPropertyType');
+  await fails('MATCH (n:S) SET n.bad = [[1]]', 'type_error', 'InvalidPropertyType');
+  await fails('MATCH (n:S) SET n = 5', 'type_error', 'InvalidArgumentType');
+  await fails('WITH {a: 1} AS m SET m.a = 2', 'type_error', 'InvalidArgumentType');
+  await fails('CREATE (:S {bad: {nested: 1}})', 'type_error', 'InvalidPropertyType');
+  assert.deepEqual(await rows('MATCH (n:S) RETURN n.bad'), [[null]], 'nothing of a failed statement is kept');
+  await rows('MATCH (n) DETACH DELETE n');
+});
+
+test('CREATE of a relationship needs two nodes; DELETE of a connected node needs DETACH', async () => {
+  await fails('OPTIONAL MATCH (n:Nothing) CREATE (n)-[:R]->(:X)', 'semantic_error', 'InvalidArgumentType');
+  await rows('CREATE (:D)-[:R]->(:D)');
+  await fails('MATCH (n:D) DELETE n', 'constraint_verification_failed', 'DeleteConnectedNode');
+  assert.deepEqual(await rows('MATCH (n:D)-[r]->() DELETE n, r RETURN count(*) AS c'), [[1n]], 'node and its relationship in one DELETE');
+  assert.deepEqual(await rows('MATCH (n:D) DETACH DELETE n RETURN count(*) AS c'), [[1n]]);
+  await fails('CREATE (n:G) DELETE n RETURN n.name', 'entity_not_found', 'DeletedEntityAccess');
+});
+
+test('UNWIND of null is no row and of a scalar one row; SKIP and LIMIT from parameters are checked when run', async () => {
+  assert.deepEqual(await rows('UNWIND null AS x RETURN x'), []);
+  assert.deepEqual(await rows('UNWIND 5 AS x RETURN x'), [[5n]]);
+  assert.deepEqual(await rows('UNWIND range(1, 5) AS x RETURN x SKIP $s LIMIT $l', { s: 1, l: 2 }), [[2n], [3n]]);
+  assert.deepEqual(await rows('UNWIND range(1, 3) AS x RETURN x LIMIT $l', { l: 100 }), [[1n], [2n], [3n]]);
+  await fails('UNWIND [1] AS x RETURN x LIMIT $l', 'syntax_error', 'NegativeIntegerArgument', { l: -1 });
+  await fails('UNWIND [1] AS x RETURN x SKIP $s', 'syntax_error', 'InvalidArgumentType', { s: 1.5 });
+});
+
+test('comprehensions, quantifiers and reduce over null and non-lists', async () => {
+  assert.deepEqual(await rows('RETURN [x IN null | x] AS a, any(x IN null WHERE x) AS b, reduce(s = 0, x IN null | s + x) AS c'), [
+    [null, null, null],
+  ]);
+  assert.deepEqual(
+    await rows(
+      'RETURN none(x IN [1, null] WHERE x > 1) AS a, single(x IN [1, 2, null] WHERE x > 1) AS b, single(x IN [2, 3] WHERE x > 1) AS c',
+    ),
+    [[null, null, false]],
+  );
+  await fails('RETURN [x IN 5 | x] AS a', 'type_error', 'InvalidArgumentType');
+  await fails("RETURN all(x IN 'abc' WHERE true) AS a", 'type_error', 'InvalidArgumentType');
+});
+
+test('label tests, CASE with a subject, string operators and parameters in expressions', async () => {
+  await rows('CREATE (:LT {v: 1})-[:REL]->(:LT2)');
+  assert.deepEqual(await rows('MATCH (a)-[r]->(b) RETURN a:LT AS a, r:REL AS r, b:LT AS b'), [[true, true, false]]);
+  assert.deepEqual(await rows('OPTIONAL MATCH (n:None) RETURN n:LT AS x'), [[null]]);
+  await fails('WITH 1 AS n RETURN n:LT AS x', 'type_error', 'InvalidArgumentType');
+  assert.deepEqual(await rows("RETURN CASE $v WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE 'many' END AS w", { v: 2 }), [['two']]);
+  assert.deepEqual(await rows("RETURN CASE 9 WHEN 1 THEN 'one' END AS w"), [[null]]);
+  assert.deepEqual(await rows("RETURN 'abc' STARTS WITH 'a' AS s, 'abc' =~ 'a.c' AS r, $m.k AS k", { m: { k: [1, 2] } }), [
+    [true, true, [1n, 2n]],
+  ]);
+  await rows('MATCH (n) DETACH DELETE n');
+});
+
+test('nodes without a label: created, matched by any node pattern, shown as "$label": null on /v2/query', async () => {
+  assert.deepEqual(await rows("CREATE (n {k: 'none'}) RETURN labels(n) AS l"), [[[]]]);
+  assert.deepEqual(await rows('MATCH (n) WHERE n.k = $k RETURN n.k', { k: 'none' }), [['none']]);
+  const r = parseJson(
+    await db.queryText({
+      request_type: 'read',
+      query: {
+        read: { entries: [{ query: { name: 'r', root: { value_map: { input: { nodes: { reference: 'all' } } } } } }], returns: ['r'] },
+      },
+    }),
+  ) as { r: { $label: unknown; k: string }[] };
+  assert.deepEqual(
+    r.r.map((n) => [n.$label, n.k]),
+    [[null, 'none']],
+  );
+  await rows('MATCH (n) DELETE n');
+});
+
+test('node sources reuse /v2/query: id lookups, label scans narrowed by WHERE, and the secondary index', async () => {
+  await rows('UNWIND range(1, 50) AS i CREATE (:User {uid: i, age: i % 10, name: toString(i)})');
+  assert.deepEqual(operators('MATCH (u:User) WHERE id(u) = $x RETURN u.uid'), ['unit', 'scan', 'filter', 'project']);
+  assert.deepEqual(operators('MATCH (u:User {uid: $x}) RETURN u.uid'), ['unit', 'from_traversal:nodes_where', 'check_node', 'project']);
+  assert.deepEqual(operators("MATCH (u:User) WHERE u.age >= 5 AND u.name = 'x' RETURN u"), [
+    'unit',
+    'from_traversal:nodes_where',
+    'filter',
+    'project',
+  ]);
+  const [[id]] = (await rows('MATCH (u:User {uid: 7}) RETURN id(u)')) as [[bigint]];
+  assert.deepEqual(await rows('MATCH (u:User) WHERE id(u) = $x RETURN u.uid', { x: id }), [[7n]]);
+  assert.deepEqual(await rows('MATCH (u:User) WHERE id(u) = $x RETURN u.uid', { x: 'seven' }), [], 'a non-integer id finds nothing');
+  assert.deepEqual(await rows('MATCH (u:Other) WHERE id(u) = $x RETURN u.uid', { x: id }), [], 'the id lookup checks the label');
+  assert.deepEqual(await rows('MATCH (u:User) WHERE u.age >= 8 AND u.uid < 20 RETURN u.uid ORDER BY u.uid'), [[8n], [9n], [18n], [19n]]);
+  assert.deepEqual(await rows('MATCH (u:User) WHERE 3 > u.age AND u.uid <= 12 RETURN collect(u.uid) AS c'), [[[1n, 2n, 10n, 11n, 12n]]]);
+  assert.deepEqual(await rows('MATCH (u:User {uid: $x}) RETURN u.name', { x: null }), [], 'a null parameter matches nothing');
+  assert.deepEqual(await rows('MATCH (u:User {uid: $x}) RETURN u.name', { x: 7.0 }), [['7']], '7.0 = 7');
+  const made = parseJson(
+    await db.queryText({
+      request_type: 'write',
+      query: {
+        write: {
+          entries: [{ query: { name: 'r', root: { create_index: { spec: { node_equality: { label: 'User', property: 'uid' } } } } } }],
+          returns: ['r'],
+        },
+      },
+    }),
+  ) as { r: { operation_id: string } };
+  const poll = {
+    request_type: 'read',
+    query: {
+      read: { entries: [{ query: { name: 'r', root: { get_index_operation: { operation_id: made.r.operation_id } } } }], returns: ['r'] },
+    },
+  };
+  for (let i = 0; i < 200 && (parseJson(await db.queryText(poll)) as { r: { status: string } }).r.status !== 'succeeded'; i++)
+    await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(await rows('MATCH (u:User {uid: $x}) RETURN u.name', { x: 42 }), [['42']], 'through the equality index');
+  await rows('MATCH (n:User) DELETE n');
+});
+
+test('explain of compiled statements: every operator kind named, slots named by the compiler, nested plans', () => {
+  const names = (ops: readonly { op: string; [k: string]: unknown }[]): string[] =>
+    ops.flatMap((o) => [
+      o.op,
+      ...['body', 'match', 'branches'].flatMap((k) => (Array.isArray(o[k]) ? names((o[k] as unknown[]).flat() as typeof ops) : [])),
+    ]);
+  const read = explainCypher(
+    compileCypher(
+      "MATCH (a:SP {n: 'a'}) MATCH p = shortestPath((a)-[:T*..3]->(c:SP)) MATCH (c)-[:T*1..2]->(x:SP {n: 'z'}) OPTIONAL MATCH (c)-[r]->(d) WITH a, p, c, collect(d) AS ds UNWIND ds AS d RETURN a, length(p) AS n ORDER BY n SKIP 1 LIMIT 2",
+    ),
+  );
+  assert.equal(read.effect, 'Read');
+  for (const op of [
+    'from_traversal',
+    'shortest_path',
+    'expand',
+    'check_node',
+    'optional',
+    'aggregate',
+    'unwind',
+    'sort',
+    'skip',
+    'limit',
+    'project',
+  ])
+    assert.ok(names(read.operators).includes(op), `${op} in ${names(read.operators).join(' ')}`);
+  assert.ok(
+    read.bindings.some((b) => b.name === 'ds'),
+    'slots carry their variable names',
+  );
+  const write = explainCypher(
+    compileCypher(
+      'MERGE (x:X {k: 1}) ON MATCH SET x.n = 2 SET x.m = 3 FOREACH (i IN [1] | CREATE (:Y)) WITH x MATCH p = (x)-[*0..1]-() MATCH (q) DETACH DELETE p RETURN 1 AS one UNION RETURN 2 AS one',
+    ),
+  );
+  assert.equal(write.effect, 'Write');
+  for (const op of ['union', 'merge', 'set', 'foreach', 'create', 'bind_path', 'delete', 'scan'])
+    assert.ok(names(write.operators).includes(op), `${op} in ${names(write.operators).join(' ')}`);
+});
