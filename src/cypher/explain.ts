@@ -25,7 +25,6 @@ import type {
   RowExpr,
   SetAction,
   TableNode,
-  TableStatement,
   MapProjectionItem,
 } from '../plan/table.js';
 import type { CompiledCypher } from './compile.js';

@@ -86,4 +86,3 @@ export async function checkExample(query: (body: string) => Promise<string>, ex:
   assert.deepEqual(parseJson(text), parseJson(want.body), `${where}: response`);
   if (want.exact) assert.equal(text, compact(want.body), `${where}: response text`);
 }
-
