@@ -1,6 +1,7 @@
 /**
  * The cross-system runner on Trellis alone (no peers installed): every query runs, embedded
- * and over HTTP, and its answers pass the cross-check against the generator.
+ * and over HTTP, through /v2/query and through Cypher, and its answers pass the cross-check
+ * against the generator.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,6 +31,14 @@ test(
     assert.deepEqual(Object.keys(embedded.queries).sort(), [...ALL_QUERIES].sort());
     assert.deepEqual(Object.keys(http.queries).sort(), [...READ_QUERIES].sort());
     for (const stats of [...Object.values(embedded.queries), ...Object.values(http.queries)]) assert.ok(stats.ops >= 5);
+    // The same reads through Cypher: by-id text embedded and over HTTP, Kùzu's text embedded (cross-checked too).
+    for (const system of ['trellis-cypher', 'trellis-cypher-kuzu-text', 'trellis-cypher-http']) {
+      const report = summary.results['tiny']?.[system];
+      assert.ok(report, system);
+      assert.deepEqual(Object.keys(report.queries).sort(), [...READ_QUERIES].sort(), system);
+    }
+    for (const key of ['cypher/tree point', 'http cypher/tree two_hop_count']) assert.ok(summary.ratios['tiny']?.[key], key);
+    assert.ok(summary.targets.some((t) => t.target.startsWith('cypher/tree point')));
     assert.ok(embedded.loadMs > 0 && embedded.maxRssMb > 0);
     // Three loads into fresh stores (over HTTP: fresh servers); the reported time is their median.
     for (const [report, where] of [
