@@ -38,13 +38,27 @@ export function lowerPatternMatch(input: TableNode, parts: readonly PatternPart[
   let plan = input;
   const rels: number[] = [];
   const conjuncts = where === null ? [] : conjunctsOf(where);
-  for (const part of parts) plan = part.shortest !== null ? lowerShortest(plan, part, l) : lowerPart(plan, part, l, rels, conjuncts);
-  if (where !== null) plan = { t: 'filter', input: plan, predicate: lowerExpr(where, l) };
+  // Conjuncts a node source answers exactly (`id(n) = $x`) leave the filter.
+  const answered = new Set<Expr>();
+  for (const part of parts)
+    plan = part.shortest !== null ? lowerShortest(plan, part, l) : lowerPart(plan, part, l, rels, conjuncts, answered);
+  const rest = conjuncts.filter((c) => !answered.has(c));
+  if (rest.length > 0) {
+    const predicate = rest.map((c) => lowerExpr(c, l)).reduce((left, right) => ({ k: 'and', left, right, at: null }));
+    plan = { t: 'filter', input: plan, predicate };
+  }
   return plan;
 }
 
-function lowerPart(input: TableNode, part: PatternPart, l: Lowering, rels: number[], conjuncts: readonly Expr[]): TableNode {
-  let plan = matchNode(input, part.nodes[0]!, l, conjuncts);
+function lowerPart(
+  input: TableNode,
+  part: PatternPart,
+  l: Lowering,
+  rels: number[],
+  conjuncts: readonly Expr[],
+  answered: Set<Expr>,
+): TableNode {
+  let plan = matchNode(input, part.nodes[0]!, l, conjuncts, answered);
   const elements = [slotOf(l, part.nodes[0]!)];
   part.relationships.forEach((r, i) => {
     const from = elements[elements.length - 1]!;
@@ -88,13 +102,13 @@ function slotOf(l: Lowering, node: NodePattern): number {
 }
 
 /** The first node of a part: a check when bound, else the narrowest source the pattern and WHERE allow. */
-function matchNode(input: TableNode, node: NodePattern, l: Lowering, conjuncts: readonly Expr[]): TableNode {
+function matchNode(input: TableNode, node: NodePattern, l: Lowering, conjuncts: readonly Expr[], answered: Set<Expr>): TableNode {
   const name = node.variable?.name ?? null;
   const existing = name === null ? undefined : l.scope.get(name);
   if (existing !== undefined) return checkNode(input, existing.slot, node, l);
   const props = properties(node.properties, l);
   // The id expression is lowered before the node is bound: it may only read what is bound already.
-  const id = name === null ? null : idLookup(name, conjuncts, l);
+  const id = name === null ? null : idLookup(name, conjuncts, l, answered);
   const slot = bind(l, name, 'node').slot;
   const label = node.labels.length === 1 ? node.labels[0]!.name : null;
   let plan: TableNode;
@@ -116,7 +130,7 @@ function checkNode(input: TableNode, slot: number, node: NodePattern, l: Lowerin
 }
 
 /** `id(n) = $x` or `id(n) = 7` among the WHERE conjuncts: the id expression to look `n` up by. */
-function idLookup(name: string, conjuncts: readonly Expr[], l: Lowering): RowExpr | null {
+function idLookup(name: string, conjuncts: readonly Expr[], l: Lowering, answered: Set<Expr>): RowExpr | null {
   for (const c of conjuncts) {
     if (c.kind !== 'comparison' || c.ops.length !== 1 || c.ops[0] !== '=') continue;
     const [a, b] = c.operands as [Expr, Expr];
@@ -127,7 +141,9 @@ function idLookup(name: string, conjuncts: readonly Expr[], l: Lowering): RowExp
       if (call.kind !== 'call' || call.namespace.length > 0 || call.name.name.toLowerCase() !== 'id' || call.args.length !== 1) continue;
       const arg = call.args[0]!;
       if (arg.kind !== 'variable' || arg.name !== name) continue;
-      if (usesOnly(value, l)) return lowerExpr(value, l);
+      if (!usesOnly(value, l)) continue;
+      answered.add(c);
+      return lowerExpr(value, l);
     }
   }
   return null;
@@ -216,9 +232,9 @@ function conjunctsOf(e: Expr): Expr[] {
 
 /** `p = shortestPath((a)-[*..n]->(b))`: both ends bound first (scans when new), then the search. */
 function lowerShortest(input: TableNode, part: PatternPart, l: Lowering): TableNode {
-  let plan = matchNode(input, part.nodes[0]!, l, []);
+  let plan = matchNode(input, part.nodes[0]!, l, [], new Set());
   const from = slotOf(l, part.nodes[0]!);
-  plan = matchNode(plan, part.nodes[1]!, l, []);
+  plan = matchNode(plan, part.nodes[1]!, l, [], new Set());
   const to = slotOf(l, part.nodes[1]!);
   const r = part.relationships[0]!;
   const rel = bind(l, r.variable?.name ?? null, 'rels');

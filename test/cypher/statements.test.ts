@@ -208,7 +208,12 @@ test('nodes without a label: created, matched by any node pattern, shown as "$la
 
 test('node sources reuse /v2/query: id lookups, label scans narrowed by WHERE, and the secondary index', async () => {
   await rows('UNWIND range(1, 50) AS i CREATE (:User {uid: i, age: i % 10, name: toString(i)})');
-  assert.deepEqual(operators('MATCH (u:User) WHERE id(u) = $x RETURN u.uid'), ['unit', 'scan', 'filter', 'project']);
+  assert.deepEqual(
+    operators('MATCH (u:User) WHERE id(u) = $x RETURN u.uid'),
+    ['unit', 'scan', 'project'],
+    'the id lookup answers its conjunct',
+  );
+  assert.deepEqual(operators('MATCH (u:User) WHERE id(u) = $x AND u.age > 1 RETURN u.uid'), ['unit', 'scan', 'filter', 'project']);
   assert.deepEqual(operators('MATCH (u:User {uid: $x}) RETURN u.uid'), ['unit', 'from_traversal:nodes_where', 'check_node', 'project']);
   assert.deepEqual(operators("MATCH (u:User) WHERE u.age >= 5 AND u.name = 'x' RETURN u"), [
     'unit',
@@ -219,6 +224,8 @@ test('node sources reuse /v2/query: id lookups, label scans narrowed by WHERE, a
   const [[id]] = (await rows('MATCH (u:User {uid: 7}) RETURN id(u)')) as [[bigint]];
   assert.deepEqual(await rows('MATCH (u:User) WHERE id(u) = $x RETURN u.uid', { x: id }), [[7n]]);
   assert.deepEqual(await rows('MATCH (u:User) WHERE id(u) = $x RETURN u.uid', { x: 'seven' }), [], 'a non-integer id finds nothing');
+  assert.deepEqual(await rows(`MATCH (u:User) WHERE id(u) = ${id}.0 RETURN u.uid`), [[7n]], 'an integral float is the same id');
+  assert.deepEqual(await rows(`MATCH (u:User) WHERE id(u) = ${id}.5 RETURN u.uid`), []);
   assert.deepEqual(await rows('MATCH (u:Other) WHERE id(u) = $x RETURN u.uid', { x: id }), [], 'the id lookup checks the label');
   assert.deepEqual(await rows('MATCH (u:User) WHERE u.age >= 8 AND u.uid < 20 RETURN u.uid ORDER BY u.uid'), [[8n], [9n], [18n], [19n]]);
   assert.deepEqual(await rows('MATCH (u:User) WHERE 3 > u.age AND u.uid <= 12 RETURN collect(u.uid) AS c'), [[[1n, 2n, 10n, 11n, 12n]]]);

@@ -38,9 +38,11 @@ export function scan(node: Node<'scan'>, run: TableRun, argument: TableRow | nul
   const store = run.x.store;
   for (const row of run.rows(node.input, argument)) {
     if (node.id !== null) {
+      // Cypher equality: 7 and 7.0 both name node 7; anything else names none.
       const id = evaluate(node.id, row, run);
-      if (typeof id !== 'bigint' || id < 0n || id > BigInt(Number.MAX_SAFE_INTEGER)) continue;
-      const rec = store.getNode(Number(id));
+      const n = typeof id === 'bigint' ? Number(id) : typeof id === 'number' && Number.isInteger(id) ? id : -1;
+      if (n < 0 || n > Number.MAX_SAFE_INTEGER) continue;
+      const rec = store.getNode(n);
       if (rec !== undefined && (node.label === null || rec.label === node.label)) out.push(bindRow(row, node.slot, new NodeRef(rec.id)));
       continue;
     }
@@ -82,9 +84,12 @@ export function checkNode(node: Node<'check_node'>, run: TableRun, argument: Tab
 }
 
 /** The relationships of `node` along `direction` with one of `types` (any type when empty); a self-loop once. */
-function adjacent(run: TableRun, node: number, direction: RelDirection, types: readonly string[]): Adjacent[] {
+function adjacent(run: TableRun, node: number, direction: RelDirection, types: readonly string[]): Iterable<Adjacent> {
   const store = run.x.store;
   const label = types.length === 1 ? types[0] : undefined;
+  // The common hop, one type one way: the store's list as it is.
+  if (direction === 'out' && types.length === 1) return store.outEdges(node, label);
+  if (direction === 'in' && types.length === 1) return store.inEdges(node, label);
   const out: Adjacent[] = [];
   const keep = (a: Adjacent) => types.length <= 1 || types.includes(a.label);
   if (direction !== 'in') for (const a of store.outEdges(node, label)) if (keep(a)) out.push(a);
@@ -114,7 +119,7 @@ export function expand(node: Node<'expand'>, run: TableRun, argument: TableRow |
   for (const row of run.rows(node.input, argument)) {
     const from = nodeOf(row[node.from], null);
     if (from === null) continue;
-    const used = usedRels(row, node.distinctFrom);
+    const used = node.distinctFrom.length === 0 ? null : usedRels(row, node.distinctFrom);
     if (node.length === null) expandOne(node, run, row, from.id, used, out);
     else expandRange(node, run, row, from.id, used, out);
     run.check(out.length);
@@ -128,10 +133,10 @@ function reaches(node: Expand, row: TableRow, other: number): boolean {
   return to instanceof NodeRef && to.id === other;
 }
 
-function expandOne(node: Expand, run: TableRun, row: TableRow, from: number, used: Set<number>, out: TableRow[]): void {
+function expandOne(node: Expand, run: TableRun, row: TableRow, from: number, used: Set<number> | null, out: TableRow[]): void {
   const bound = node.relBound ? row[node.rel] : undefined;
   for (const a of adjacent(run, from, node.direction, node.types)) {
-    if (used.has(a.edge) || !reaches(node, row, a.other)) continue;
+    if ((used !== null && used.has(a.edge)) || !reaches(node, row, a.other)) continue;
     if (bound !== undefined && !(bound instanceof RelRef && bound.id === a.edge)) continue;
     if (!relMatches(run, node, a.edge, row)) continue;
     const next = row.slice();
@@ -142,7 +147,7 @@ function expandOne(node: Expand, run: TableRun, row: TableRow, from: number, use
 }
 
 /** `[*min..max]`: every trail (no relationship twice) from `from` of an allowed length, depth first. */
-function expandRange(node: Expand, run: TableRun, row: TableRow, from: number, used: Set<number>, out: TableRow[]): void {
+function expandRange(node: Expand, run: TableRun, row: TableRow, from: number, used: Set<number> | null, out: TableRow[]): void {
   const { min, max } = node.length!;
   const trail: number[] = [];
   const onTrail = new Set<number>();
@@ -159,7 +164,7 @@ function expandRange(node: Expand, run: TableRun, row: TableRow, from: number, u
     emit(at);
     if (max !== null && trail.length >= max) return;
     for (const a of adjacent(run, at, node.direction, node.types)) {
-      if (onTrail.has(a.edge) || used.has(a.edge) || !relMatches(run, node, a.edge, row)) continue;
+      if (onTrail.has(a.edge) || (used !== null && used.has(a.edge)) || !relMatches(run, node, a.edge, row)) continue;
       trail.push(a.edge);
       onTrail.add(a.edge);
       walk(a.other);
