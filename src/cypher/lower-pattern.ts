@@ -112,7 +112,7 @@ function matchNode(input: TableNode, node: NodePattern, l: Lowering, conjuncts: 
   const slot = bind(l, name, 'node').slot;
   const label = node.labels.length === 1 ? node.labels[0]!.name : null;
   let plan: TableNode;
-  const traversal = id === null && label !== null ? propertyLookup(label, props, name === null ? [] : pushedDown(name, conjuncts)) : null;
+  const traversal = id === null && label !== null ? propertyLookup(label, props, name === null ? [] : pushedDown(name, conjuncts, answered)) : null;
   if (traversal !== null) plan = { t: 'from_traversal', input, root: traversal.root, slot, kind: 'node' };
   else plan = { t: 'scan', input, slot, label, id };
   // What the source did not check: further labels, and every property the lookup left out.
@@ -197,12 +197,14 @@ const SCAN_OPS = { '=': 'eq', '<': 'lt', '>': 'gt', '<=': 'lte', '>=': 'gte' } a
 const FLIPPED = { '=': '=', '<': '>', '>': '<', '<=': '>=', '>=': '<=' } as const;
 
 /**
- * WHERE conjuncts `n.key <op> literal` the scan can test from its property columns. They
- * only narrow the scan: the WHERE filter still runs after it with Cypher's semantics, so a
+ * WHERE conjuncts `n.key <op> literal` the scan can test from its property columns. A
  * conjunct is pushed only where the scan never drops a row Cypher keeps (numbers and
- * strings for ranges; numbers, strings and booleans for equality; never null).
+ * strings for ranges; numbers, strings and booleans for equality; never null). Where the
+ * scan's comparison is also Cypher's exactly (any comparison with a number, equality with
+ * a string or boolean) the conjunct is answered and leaves the filter; string ranges stay
+ * in it too, since the scan orders strings by UTF-16 unit and Cypher by code point.
  */
-function pushedDown(name: string, conjuncts: readonly Expr[]): Predicate[] {
+function pushedDown(name: string, conjuncts: readonly Expr[], answered: Set<Expr>): Predicate[] {
   const path = '$';
   const out: Predicate[] = [];
   for (const c of conjuncts) {
@@ -213,6 +215,7 @@ function pushedDown(name: string, conjuncts: readonly Expr[]): Predicate[] {
     if (prop.kind !== 'property' || prop.object.kind !== 'variable' || prop.object.name !== name || prop.key.name.startsWith('$')) continue;
     const ranged = value.kind === 'integer' || value.kind === 'float' || value.kind === 'string';
     if (!ranged && !(value.kind === 'boolean' && written === '=')) continue;
+    if (value.kind === 'integer' || value.kind === 'float' || written === '=') answered.add(c);
     out.push({
       p: 'compare',
       op: SCAN_OPS[written],

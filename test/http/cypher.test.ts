@@ -231,3 +231,23 @@ test('health is unaffected by the Cypher routes', async () => {
   const res = await get(`${writer!.url}/readyz`);
   assert.deepEqual(res.body, { ready: true, mode: 'writer', index_runtime: 'ready' });
 });
+
+test('every error of a statement has its status and body: the 400s by code, resource_limit 429', async () => {
+  const cases: [string, number, string, string, string][] = [
+    ['RETURN m', 400, 'syntax_error', 'UndefinedVariable', 'compile'],
+    ['RETURN date()', 400, 'unsupported_feature', 'TemporalFunction', 'compile'],
+    ['CREATE (:A:B)', 400, 'unsupported_feature', 'MultipleLabels', 'compile'],
+    ["RETURN toUpper(5) AS x", 400, 'type_error', 'InvalidArgumentValue', 'runtime'],
+    ['RETURN percentileDisc(1, 2.5) AS x', 400, 'argument_error', 'NumberOutOfRange', 'runtime'],
+    ['RETURN 9223372036854775807 + 1 AS x', 400, 'arithmetic_error', 'IntegerOverflow', 'runtime'],
+    ['CREATE (n:Gone) DELETE n RETURN n.x AS x', 400, 'entity_not_found', 'DeletedEntityAccess', 'runtime'],
+    ['CREATE (n:Held)-[:R]->(:Held) DELETE n', 400, 'constraint_verification_failed', 'DeleteConnectedNode', 'runtime'],
+    ['MERGE (n:M {k: null})', 400, 'semantic_error', 'MergeReadOwnWrites', 'runtime'],
+    ['RETURN size(range(1, 6000000)) AS n', 429, 'resource_limit', 'ListTooLarge', 'runtime'],
+  ];
+  for (const [query, status, error, detail, phase] of cases) cypherError(await cypher(writer, { query }), status, error, detail, phase);
+  const missing = await cypher(writer, { query: 'RETURN $p AS p' });
+  cypherError(missing, 400, 'parameter_missing', 'MissingParameter', 'compile');
+  const left = await cypher(writer, { query: 'MATCH (n) WHERE n:Gone OR n:Held OR n:M RETURN count(n) AS c' });
+  assert.deepEqual(left.body, { columns: ['c'], rows: [[0]] }, 'nothing of a failed statement was kept');
+});

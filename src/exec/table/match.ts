@@ -98,14 +98,17 @@ function adjacent(run: TableRun, node: number, direction: RelDirection, types: r
   return out;
 }
 
-function usedRels(row: TableRow, slots: readonly number[]): Set<number> {
-  const used = new Set<number>();
+/** Whether an earlier relationship slot of the same MATCH holds `edge` (one relationship, or a var-length list). */
+function isUsed(row: TableRow, slots: readonly number[], edge: number): boolean {
   for (const slot of slots) {
     const v = row[slot];
-    if (v instanceof RelRef) used.add(v.id);
-    else if (Array.isArray(v)) for (const r of v) if (r instanceof RelRef) used.add(r.id);
+    if (v instanceof RelRef) {
+      if (v.id === edge) return true;
+    } else if (Array.isArray(v)) {
+      for (const r of v) if (r instanceof RelRef && r.id === edge) return true;
+    }
   }
-  return used;
+  return false;
 }
 
 function relMatches(run: TableRun, e: Expand, edge: number, row: TableRow): boolean {
@@ -119,9 +122,8 @@ export function expand(node: Node<'expand'>, run: TableRun, argument: TableRow |
   for (const row of run.rows(node.input, argument)) {
     const from = nodeOf(row[node.from], null);
     if (from === null) continue;
-    const used = node.distinctFrom.length === 0 ? null : usedRels(row, node.distinctFrom);
-    if (node.length === null) expandOne(node, run, row, from.id, used, out);
-    else expandRange(node, run, row, from.id, used, out);
+    if (node.length === null) expandOne(node, run, row, from.id, out);
+    else expandRange(node, run, row, from.id, out);
     run.check(out.length);
   }
   return out;
@@ -133,10 +135,10 @@ function reaches(node: Expand, row: TableRow, other: number): boolean {
   return to instanceof NodeRef && to.id === other;
 }
 
-function expandOne(node: Expand, run: TableRun, row: TableRow, from: number, used: Set<number> | null, out: TableRow[]): void {
+function expandOne(node: Expand, run: TableRun, row: TableRow, from: number, out: TableRow[]): void {
   const bound = node.relBound ? row[node.rel] : undefined;
   for (const a of adjacent(run, from, node.direction, node.types)) {
-    if ((used !== null && used.has(a.edge)) || !reaches(node, row, a.other)) continue;
+    if ((node.distinctFrom.length > 0 && isUsed(row, node.distinctFrom, a.edge)) || !reaches(node, row, a.other)) continue;
     if (bound !== undefined && !(bound instanceof RelRef && bound.id === a.edge)) continue;
     if (!relMatches(run, node, a.edge, row)) continue;
     const next = row.slice();
@@ -147,7 +149,7 @@ function expandOne(node: Expand, run: TableRun, row: TableRow, from: number, use
 }
 
 /** `[*min..max]`: every trail (no relationship twice) from `from` of an allowed length, depth first. */
-function expandRange(node: Expand, run: TableRun, row: TableRow, from: number, used: Set<number> | null, out: TableRow[]): void {
+function expandRange(node: Expand, run: TableRun, row: TableRow, from: number, out: TableRow[]): void {
   const { min, max } = node.length!;
   const trail: number[] = [];
   const onTrail = new Set<number>();
@@ -164,7 +166,7 @@ function expandRange(node: Expand, run: TableRun, row: TableRow, from: number, u
     emit(at);
     if (max !== null && trail.length >= max) return;
     for (const a of adjacent(run, at, node.direction, node.types)) {
-      if (onTrail.has(a.edge) || (used !== null && used.has(a.edge)) || !relMatches(run, node, a.edge, row)) continue;
+      if (onTrail.has(a.edge) || isUsed(row, node.distinctFrom, a.edge) || !relMatches(run, node, a.edge, row)) continue;
       trail.push(a.edge);
       onTrail.add(a.edge);
       walk(a.other);

@@ -52,6 +52,7 @@ export function project(node: Node<'project'>, run: TableRun, argument: TableRow
 
 export function aggregate(node: Node<'aggregate'>, run: TableRun, argument: TableRow | null): TableRow[] {
   const input = run.rows(node.input, argument);
+  if (node.keys.length === 0) return [aggregateAll(node, run, input)];
   const groups = new Map<string, { row: TableRow; aggregators: Aggregator[] }>();
   for (const row of input) {
     const keys = node.keys.map(([, expr]) => evaluate(expr, row, run));
@@ -66,13 +67,6 @@ export function aggregate(node: Node<'aggregate'>, run: TableRun, argument: Tabl
     node.aggregations.forEach((a, i) => group.aggregators[i]!.add(a.args.map((arg) => evaluate(arg, row, run))));
     run.check(0);
   }
-  // No grouping keys: one row even over no input (count(*) of nothing is 0).
-  if (groups.size === 0 && node.keys.length === 0) {
-    groups.set('', {
-      row: new Array<CypherValue>(run.slotCount),
-      aggregators: node.aggregations.map((a) => makeAggregator(a.fn, a.distinct, a.at)),
-    });
-  }
   const out: TableRow[] = [];
   for (const { row, aggregators } of groups.values()) {
     node.aggregations.forEach((a, i) => (row[a.slot] = aggregators[i]!.result()));
@@ -80,6 +74,24 @@ export function aggregate(node: Node<'aggregate'>, run: TableRun, argument: Tabl
   }
   return out;
 }
+
+/** No grouping keys: one group of every row, and one row even over no input (count(*) of nothing is 0). */
+function aggregateAll(node: Node<'aggregate'>, run: TableRun, input: readonly TableRow[]): TableRow {
+  const aggregators = node.aggregations.map((a) => makeAggregator(a.fn, a.distinct, a.at));
+  const n = node.aggregations.length;
+  for (const row of input) {
+    for (let i = 0; i < n; i++) {
+      const a = node.aggregations[i]!;
+      aggregators[i]!.add(a.args.length === 0 ? NO_ARGS : a.args.map((arg) => evaluate(arg, row, run)));
+    }
+  }
+  run.check(0);
+  const out = new Array<CypherValue>(run.slotCount);
+  node.aggregations.forEach((a, i) => (out[a.slot] = aggregators[i]!.result()));
+  return out;
+}
+
+const NO_ARGS: readonly CypherValue[] = [];
 
 export function sort(node: Node<'sort'>, run: TableRun, argument: TableRow | null): TableRow[] {
   const keyed = run.rows(node.input, argument).map((row) => ({ row, keys: node.keys.map((k) => evaluate(k.expr, row, run)) }));
