@@ -112,7 +112,8 @@ function matchNode(input: TableNode, node: NodePattern, l: Lowering, conjuncts: 
   const slot = bind(l, name, 'node').slot;
   const label = node.labels.length === 1 ? node.labels[0]!.name : null;
   let plan: TableNode;
-  const traversal = id === null && label !== null ? propertyLookup(label, props, name === null ? [] : pushedDown(name, conjuncts, answered)) : null;
+  const traversal =
+    id === null && label !== null ? propertyLookup(label, props, name === null ? [] : pushedDown(name, conjuncts, answered)) : null;
   if (traversal !== null) plan = { t: 'from_traversal', input, root: traversal.root, slot, kind: 'node' };
   else plan = { t: 'scan', input, slot, label, id };
   // What the source did not check: further labels, and every property the lookup left out.

@@ -237,7 +237,7 @@ test('every error of a statement has its status and body: the 400s by code, reso
     ['RETURN m', 400, 'syntax_error', 'UndefinedVariable', 'compile'],
     ['RETURN date()', 400, 'unsupported_feature', 'TemporalFunction', 'compile'],
     ['CREATE (:A:B)', 400, 'unsupported_feature', 'MultipleLabels', 'compile'],
-    ["RETURN toUpper(5) AS x", 400, 'type_error', 'InvalidArgumentValue', 'runtime'],
+    ['RETURN toUpper(5) AS x', 400, 'type_error', 'InvalidArgumentValue', 'runtime'],
     ['RETURN percentileDisc(1, 2.5) AS x', 400, 'argument_error', 'NumberOutOfRange', 'runtime'],
     ['RETURN 9223372036854775807 + 1 AS x', 400, 'arithmetic_error', 'IntegerOverflow', 'runtime'],
     ['CREATE (n:Gone) DELETE n RETURN n.x AS x', 400, 'entity_not_found', 'DeletedEntityAccess', 'runtime'],
