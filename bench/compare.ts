@@ -23,6 +23,7 @@ import { DEFAULT_SEED, SIZES, type DatasetSize, type SizeName, type UserProps } 
 import { loadRequests, loadTrellis } from './lib/load-trellis.js';
 import {
   crossCheck,
+  measurePaired,
   measureReads,
   parseChildArgs,
   referenceAnswers,
@@ -162,12 +163,23 @@ async function indexUid(send: Send): Promise<void> {
   }
 }
 
-/** A report of a reader measured against the embedded store the trellis report used. */
-async function readerReport(system: string, adapter: Adapter, reader: Reader, args: ChildArgs, note: string): Promise<SystemReport> {
+/**
+ * A report of a reader on a store already loaded. With `tree`, the operation-tree reader
+ * of the same store is timed in alternating rounds with it (measurePaired) and kept as
+ * the report's baseline, which the Cypher/tree ratios divide by.
+ */
+async function readerReport(
+  system: string,
+  adapter: Adapter,
+  reader: Reader,
+  args: ChildArgs,
+  note: string,
+  tree?: { system: string; reader: Reader },
+): Promise<SystemReport> {
   const size = SIZES[args.size];
-  process.stderr.write(`[${system} ${args.size}] cross-checking and timing reads\n`);
+  process.stderr.write(`[${system} ${args.size}] cross-checking and timing reads${tree ? ` against ${tree.system}` : ''}\n`);
   await crossCheck(system, reader, referenceAnswers(args.seed, size));
-  return {
+  const report: SystemReport = {
     system,
     version: adapter.version,
     size: args.size,
@@ -175,10 +187,18 @@ async function readerReport(system: string, adapter: Adapter, reader: Reader, ar
     edges: size.edges,
     loadMs: 0,
     loadPhasesMs: {},
-    queries: await measureReads(reader, args, size.nodes),
+    queries: {},
     maxRssMb: 0,
     notes: [note],
   };
+  if (tree === undefined) {
+    report.queries = await measureReads(reader, args, size.nodes);
+  } else {
+    const [baseline, queries] = await measurePaired(tree.reader, reader, args, size.nodes);
+    report.queries = queries;
+    report.baseline = { system: tree.system, queries: baseline };
+  }
+  return report;
 }
 
 const param = (name: string) => ({ expr: { param: name } });
@@ -328,7 +348,8 @@ async function runTrellisChild(args: ChildArgs): Promise<void> {
           adapter,
           cypherReader((text) => db.cypherText(text), CYPHER.byId),
           args,
-          'embedded, Cypher text asking what the /v2/query operation trees ask (users by node id)',
+          'embedded, Cypher text asking what the /v2/query operation trees ask (users by node id), timed in alternating rounds with db.queryText',
+          { system: 'trellis', reader: trellisReader((text) => db.queryText(text)) },
         ),
       ];
       await indexUid((text) => db.queryText(text));
@@ -380,17 +401,19 @@ async function runTrellisChild(args: ChildArgs): Promise<void> {
         process.stderr.write(`[trellis-http ${args.size}] cross-checking and timing reads\n`);
         const reader = trellisReader(httpSender(kept.server.url));
         await crossCheck('trellis-http', reader, referenceAnswers(args.seed, size));
-        const queries = await measureReads(reader, args, size.nodes);
         const cypherHttp = await readerReport(
           'trellis-cypher-http',
           adapter,
           cypherReader(httpSender(kept.server.url.replace('/v2/query', '/v2/cypher')), CYPHER.byId),
           args,
-          'POST /v2/cypher on the same server as trellis-http, by-id Cypher text, one keep-alive connection',
+          'POST /v2/cypher on the same server as trellis-http, by-id Cypher text, one keep-alive connection, timed in alternating rounds with /v2/query',
+          { system: 'trellis-http', reader },
         );
+        // The /v2/query figures are the ones taken in alternation with the Cypher route.
+        const queries = cypherHttp.baseline!.queries;
         const rss = await kept.server.stop();
         const notes = [
-          'loaded over HTTP (requests under 16 MiB, two in flight); reads are sequential requests over one keep-alive connection (node:http); RSS is the server process, default read workers',
+          'loaded over HTTP (requests under 16 MiB, two in flight); reads are sequential requests over one keep-alive connection (node:http), timed in alternating rounds with the same reads through /v2/cypher; RSS is the server process, default read workers',
         ];
         if (trialsMs.length > 1) notes.push(`load: median of ${trialsMs.length} loads into fresh servers (${trialsMs.join(', ')} ms)`);
         const report: SystemReport = {

@@ -57,6 +57,11 @@ export interface SystemReport {
   queries: Partial<Record<QueryName, QueryStats>>;
   maxRssMb: number;
   notes: string[];
+  /**
+   * The operation-tree route's figures measured in alternating rounds with this report's
+   * (the Cypher reports, measurePaired): the Cypher/tree ratios divide by these.
+   */
+  baseline?: { system: string; queries: Partial<Record<QueryName, QueryStats>> };
 }
 
 export interface ChildArgs {
@@ -167,6 +172,12 @@ function stats(lat: number[], totalMs: number): QueryStats {
 
 /** Runs op(i) sequentially: a short warm-up, then until maxOps or the time budget (at least 5 ops). */
 export async function measure(op: (i: number) => Promise<unknown>, budgetMs: number, maxOps: number): Promise<QueryStats> {
+  const { lat, totalMs } = await sample(op, budgetMs, maxOps);
+  return stats(lat, totalMs);
+}
+
+/** The latencies of measure(), and the time they took. */
+async function sample(op: (i: number) => Promise<unknown>, budgetMs: number, maxOps: number): Promise<{ lat: number[]; totalMs: number }> {
   const warmEnd = performance.now() + Math.min(300, budgetMs / 10);
   for (let i = 0; i < 50 && performance.now() < warmEnd; i++) await op(i + 1_000_000);
   const lat: number[] = [];
@@ -178,7 +189,7 @@ export async function measure(op: (i: number) => Promise<unknown>, budgetMs: num
     now = performance.now();
     lat.push(now - s);
   }
-  return stats(lat, now - t0);
+  return { lat, totalMs: now - t0 };
 }
 
 export function readOps(reader: Reader, uids: readonly number[]): Record<ReadQuery, (i: number) => Promise<unknown>> {
@@ -198,6 +209,43 @@ export async function measureReads(reader: Reader, args: ChildArgs, n: number): 
   for (const q of READ_QUERIES) {
     out[q] = await measure(ops[q], args.budgetMs, args.maxOps);
     process.stderr.write(`  ${q}: ${out[q]!.opsPerSec} ops/s, p50 ${out[q]!.p50Ms} ms\n`);
+  }
+  return out;
+}
+
+/** Rounds per query in measurePaired: enough alternations that drift of the host falls on both sides. */
+const PAIRED_ROUNDS = 8;
+
+/**
+ * Two readers of the same store timed in alternating rounds (a then b, then b then a, ...),
+ * each round an eighth of the budget and of maxOps: a ratio of the two is measured in
+ * one stretch of time, so the drift of a shared host does not land on one side only, as
+ * it does when one reader runs all its queries after the other's.
+ */
+export async function measurePaired(
+  a: Reader,
+  b: Reader,
+  args: ChildArgs,
+  n: number,
+): Promise<[Partial<Record<QueryName, QueryStats>>, Partial<Record<QueryName, QueryStats>>]> {
+  const uids = sampleUids(args.seed, n, 4096);
+  const ops = [readOps(a, uids), readOps(b, uids)] as const;
+  const out: [Partial<Record<QueryName, QueryStats>>, Partial<Record<QueryName, QueryStats>>] = [{}, {}];
+  for (const q of READ_QUERIES) {
+    const runs = [
+      { lat: [] as number[], totalMs: 0 },
+      { lat: [] as number[], totalMs: 0 },
+    ];
+    for (let round = 0; round < PAIRED_ROUNDS; round++) {
+      for (const side of round % 2 === 0 ? [0, 1] : [1, 0]) {
+        const got = await sample(ops[side]![q], args.budgetMs / PAIRED_ROUNDS, Math.ceil(args.maxOps / PAIRED_ROUNDS));
+        runs[side]!.lat.push(...got.lat);
+        runs[side]!.totalMs += got.totalMs;
+      }
+    }
+    out[0][q] = stats(runs[0]!.lat, runs[0]!.totalMs);
+    out[1][q] = stats(runs[1]!.lat, runs[1]!.totalMs);
+    process.stderr.write(`  ${q}: ${out[0][q]!.opsPerSec} against ${out[1][q]!.opsPerSec} ops/s (alternating rounds)\n`);
   }
   return out;
 }
@@ -370,7 +418,7 @@ export function summarize(reports: SystemReport[], failures: Failure[], machine:
         ['trellis-cypher-http', 'trellis-http', 'http cypher/tree'],
       ] as const) {
         const a = bySystem[cypher]?.queries[q]?.opsPerSec;
-        const b = bySystem[tree]?.queries[q]?.opsPerSec;
+        const b = (bySystem[cypher]?.baseline ?? bySystem[tree])?.queries[q]?.opsPerSec;
         if (q !== 'mixed' && a !== undefined && b !== undefined)
           row[`${label} ${q}`] = { trellis: a, bestPeer: tree, bestPeerValue: b, ratio: sig(a / b) };
       }
