@@ -297,3 +297,21 @@ test('explain of compiled statements: every operator kind named, slots named by 
   for (const op of ['union', 'merge', 'set', 'foreach', 'create', 'bind_path', 'delete', 'scan'])
     assert.ok(names(write.operators).includes(op), `${op} in ${names(write.operators).join(' ')}`);
 });
+
+test('ORDER BY ... LIMIT n keeps the first n rows of the full stable sort, ties in input order', async () => {
+  // 64 rows, so LIMIT 3 takes the bounded path (under 1/16 of the input) and LIMIT 40 the full sort.
+  const list = 'range(0, 63)';
+  const order = `UNWIND ${list} AS i WITH i, i % 4 AS k, CASE WHEN i % 5 = 0 THEN null ELSE i % 3 END AS m`;
+  const full = await rows(`${order} RETURN i ORDER BY m DESC, k LIMIT 1000`);
+  assert.equal(full.length, 64);
+  for (const n of [0, 1, 3, 40, 64, 70]) {
+    assert.deepEqual(await rows(`${order} RETURN i ORDER BY m DESC, k LIMIT ${n}`), full.slice(0, n), `LIMIT ${n}`);
+  }
+  // Ties on every key: the rows come in input order, as a stable sort leaves them.
+  assert.deepEqual(await rows(`UNWIND ${list} AS i RETURN i ORDER BY i % 1 LIMIT 3`), [[0n], [1n], [2n]]);
+  // Nulls sort last ascending, first descending.
+  assert.deepEqual(await rows(`${order} RETURN m ORDER BY m LIMIT 2`), [[0n], [0n]]);
+  assert.deepEqual(await rows(`${order} RETURN m ORDER BY m DESC LIMIT 2`), [[null], [null]]);
+  // The count is still checked after the keys.
+  await fails(`UNWIND ${list} AS i RETURN i ORDER BY i LIMIT -1`, 'syntax_error', 'NegativeIntegerArgument');
+});

@@ -94,26 +94,78 @@ function aggregateAll(node: Node<'aggregate'>, run: TableRun, input: readonly Ta
 const NO_ARGS: readonly CypherValue[] = [];
 
 export function sort(node: Node<'sort'>, run: TableRun, argument: TableRow | null): TableRow[] {
-  const keyed = run.rows(node.input, argument).map((row) => ({ row, keys: node.keys.map((k) => evaluate(k.expr, row, run)) }));
-  keyed.sort((a, b) => {
-    for (let i = 0; i < node.keys.length; i++) {
+  const keyed = sortKeys(node, run, argument);
+  return keyed.sort(byKeys(node)).map((k) => k.row);
+}
+
+/** Rows with their ORDER BY values, each evaluated once. */
+type Keyed = { readonly row: TableRow; readonly keys: CypherValue[] };
+
+function sortKeys(node: Node<'sort'>, run: TableRun, argument: TableRow | null): Keyed[] {
+  return run.rows(node.input, argument).map((row) => ({ row, keys: node.keys.map((k) => evaluate(k.expr, row, run)) }));
+}
+
+function byKeys(node: Node<'sort'>): (a: Keyed, b: Keyed) => number {
+  const n = node.keys.length;
+  return (a, b) => {
+    for (let i = 0; i < n; i++) {
       const c = orderValues(a.keys[i]!, b.keys[i]!);
       if (c !== 0) return node.keys[i]!.descending ? -c : c;
     }
     return 0;
-  });
-  return keyed.map((k) => k.row);
+  };
 }
 
+/**
+ * The first `n` rows of a stable sort without sorting them all (ORDER BY ... LIMIT n):
+ * a sorted array of at most n rows, a row entering after the rows it ties with, so the
+ * answer is the one the full sort gives. Worth it while n is small against the input.
+ */
+function firstSorted(keyed: readonly Keyed[], n: number, cmp: (a: Keyed, b: Keyed) => number): Keyed[] {
+  const best: Keyed[] = [];
+  if (n === 0) return best;
+  for (const k of keyed) {
+    if (best.length === n && cmp(k, best[n - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cmp(k, best[mid]!) < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    best.splice(lo, 0, k);
+    if (best.length > n) best.pop();
+  }
+  return best;
+}
+
+/** Below this LIMIT to input ratio, LIMIT over ORDER BY keeps the first rows (firstSorted) instead of sorting all. */
+const TOP_N_SHARE = 1 / 16;
+
 export function skipOrLimit(node: Node<'skip' | 'limit'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  if (node.t === 'limit' && node.input.t === 'sort') return limitSorted(node, node.input, run, argument);
   const rows = run.rows(node.input, argument);
+  const n = countOf(node, rows.length, run);
+  return node.t === 'skip' ? rows.slice(n) : rows.slice(0, n);
+}
+
+/** ORDER BY ... LIMIT n: the keys first (their errors come before the count's, as in a full sort), then the first n rows. */
+function limitSorted(node: Node<'skip' | 'limit'>, sorted: Node<'sort'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  const keyed = sortKeys(sorted, run, argument);
+  const n = countOf(node, keyed.length, run);
+  const cmp = byKeys(sorted);
+  const first = n < keyed.length * TOP_N_SHARE ? firstSorted(keyed, n, cmp) : keyed.sort(cmp).slice(0, n);
+  return first.map((k) => k.row);
+}
+
+/** SKIP's or LIMIT's count, at most `total`: a non-negative integer, else the error the TCK expects. */
+function countOf(node: Node<'skip' | 'limit'>, total: number, run: TableRun): number {
   const v = evaluate(node.count, new Array<CypherValue>(run.slotCount), run);
   const what = node.t === 'skip' ? 'SKIP' : 'LIMIT';
   if (typeof v !== 'bigint')
     throw runtimeError('syntax_error', 'InvalidArgumentType', `${what} needs a non-negative integer, not a ${typeName(v)}`, node.at);
   if (v < 0n) throw runtimeError('syntax_error', 'NegativeIntegerArgument', `${what} needs a non-negative integer, not ${v}`, node.at);
-  const n = v > BigInt(rows.length) ? rows.length : Number(v);
-  return node.t === 'skip' ? rows.slice(n) : rows.slice(0, n);
+  return v > BigInt(total) ? total : Number(v);
 }
 
 export function unwind(node: Node<'unwind'>, run: TableRun, argument: TableRow | null): TableRow[] {
