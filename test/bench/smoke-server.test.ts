@@ -45,6 +45,9 @@ test('gateway bench: direct, through the gateway with and without the limiter, a
   }
   assert.equal(typeof report.results.gateway_added_p50_us, 'number');
   assert.equal(typeof report.results.limiter_cost_of_throughput, 'number');
+  // One limiter share per run, and their median.
+  assert.equal(report.results.limiter_cost_by_run.length, 2);
+  assert.equal(typeof report.results.limiter_cost_median_of_runs, 'number');
 });
 
 test('for-each bench: every variation answers correctly (it checks before timing) and reports its figures', async () => {
