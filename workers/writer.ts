@@ -32,8 +32,30 @@ try {
 }
 
 let inFlight = Promise.resolve();
+let dying = false;
+
+/**
+ * A bug that escapes (an uncaught exception or rejection) ends this thread, but only after
+ * lmdb-js has finished the commit it may have in flight: a thread torn down under a native
+ * commit takes the whole process with it (lmdb-js frees the environment its write thread
+ * is still committing in: SIGSEGV in mdb_txn_commit). store.close() waits for the writes;
+ * then the thread exits, and the main thread answers its pending writes "outcome unknown"
+ * and starts a new one. Writes that arrive meanwhile are left to that answer.
+ */
+function die(err: unknown): void {
+  if (dying) return;
+  dying = true;
+  send({ kind: 'log', message: `the writer thread failed: ${messageOf(err)}` });
+  store
+    .close()
+    .catch(() => undefined)
+    .finally(() => process.exit(1));
+}
+process.on('uncaughtException', die);
+process.on('unhandledRejection', die);
 
 port.on('message', (request: WriterRequest) => {
+  if (dying) return;
   if (request.kind === 'close') {
     void inFlight.then(() => store.close()).then(() => send({ kind: 'closed' }));
     return;

@@ -70,6 +70,8 @@ test('a writer thread that dies fails its pending write and is replaced; every b
     assert.deepEqual(
       logs.map((l) => [l.level, l.msg]),
       [
+        // The thread reports its own failure, waits for lmdb-js's commit in flight, then exits.
+        ['error', 'the writer thread failed: a simulated bug in the writer thread'],
         ['error', 'the writer thread stopped; a new one starts shortly'],
         ['info', 'a replacement writer thread opened the database'],
       ],
