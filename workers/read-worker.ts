@@ -3,7 +3,8 @@
  * answers each task's requests through the query pipeline (src/database.ts), /v2/query's
  * or Cypher's as the request's route says (Cypher statements are compiled here and kept in
  * this thread's plan cache, src/cypher/plan-cache.ts): reads run here, each on a fresh
- * snapshot (Store.read renews it); writes come back as plans for the writer thread. Requests arrive as raw bodies and answers leave as response bytes
+ * snapshot (Store.read renews it); writes come back as plans for the writer thread.
+ * Requests arrive as raw bodies and answers leave as response bytes
  * (src/protocol/frames.ts), so the main thread does no per-request parsing.
  *
  * A task may carry a time slice: a read that outruns it is answered `preempted` and the
@@ -37,7 +38,7 @@ export default function runReadTask(task: Uint8Array | 'stats'): Uint8Array | Wo
   const answers = requests.map((request) => {
     const start = performance.now();
     const { spentMs } = request;
-    const answer = answer1(request, { timeoutMs: settings.queryTimeoutMs, spentMs, sliceMs });
+    const answer = answerRequest(request, { timeoutMs: settings.queryTimeoutMs, spentMs, sliceMs });
     switch (answer.kind) {
       case 'done':
         return { kind: 'response' as const, status: answer.status, text: answer.body };
@@ -50,7 +51,8 @@ export default function runReadTask(task: Uint8Array | 'stats'): Uint8Array | Wo
   return encodeAnswers(answers);
 }
 
-function answer1({ flags, paramsAt, route, body }: RequestFrame, exec: Parameters<typeof runRead>[2]): QueryAnswer {
+/** One request through its route's pipeline. */
+function answerRequest({ flags, paramsAt, route, body }: RequestFrame, exec: Parameters<typeof runRead>[2]): QueryAnswer {
   const options = fromOptionFlags(flags);
   const read = (plan: QueryPlan) => runRead(store, plan, exec);
   switch (route) {

@@ -1,5 +1,5 @@
 /** Small walks over expression syntax: direct children, and where aggregates are. */
-import type { Expr } from './ast.js';
+import type { CallExpr, Expr } from './ast.js';
 import { functionSignature } from '../plan/functions.js';
 
 export function isAggregateCall(e: Expr): boolean {
@@ -57,4 +57,24 @@ export function forEachChild(e: Expr, visit: (child: Expr) => void): void {
     default:
       return;
   }
+}
+
+/**
+ * A key equal for expressions written alike: spans ignored, function names in any case
+ * (`max(n.y)` in RETURN and `MAX(n.y)` in ORDER BY). The one rule analysis (sameExpr) and
+ * lowering (Lowering.replaced) both use, so what analysis accepts as the same expression
+ * the lowering finds.
+ */
+export function exprKey(e: Expr): string {
+  return JSON.stringify(e, keyPart);
+}
+
+function keyPart(key: string, value: unknown): unknown {
+  if (key === 'span') return undefined;
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'object' && value !== null && (value as Expr).kind === 'call') {
+    const call = value as CallExpr;
+    return { ...call, name: call.name.name.toLowerCase() };
+  }
+  return value;
 }

@@ -16,6 +16,7 @@ import type { CallExpr, CountStarExpr, Expr, Name } from './ast.js';
 import { bindReadPattern } from './check-patterns.js';
 import { ANY, elementOf, isList, isNumeric, join, listOf, mayBe, showTy, type ScalarTy, type Ty } from './check-types.js';
 import { functionSignature } from '../plan/functions.js';
+import { exprKey } from './ast-walk.js';
 import { describe, semanticError, type AnalysisState, type Binding, type Scope } from './scope.js';
 
 /** Temporal functions and types: out of scope (unsupported_feature TemporalFunction). */
@@ -511,15 +512,5 @@ export function children(e: Expr): Expr[] {
 
 /** Structural equality of two expressions, ignoring spans and the case of function names (ORDER BY against projected items). */
 export function sameExpr(a: Expr, b: Expr): boolean {
-  return JSON.stringify(a, strip) === JSON.stringify(b, strip);
-}
-
-function strip(key: string, value: unknown): unknown {
-  if (key === 'span') return undefined;
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'object' && value !== null && (value as Expr).kind === 'call') {
-    const call = value as CallExpr;
-    return { ...call, name: call.name.name.toLowerCase() };
-  }
-  return value;
+  return exprKey(a) === exprKey(b);
 }

@@ -18,7 +18,7 @@
 import { clip } from '../core/clip.js';
 import { floatText, stringifyJson } from '../core/json-stringify.js';
 import type { PlanNode } from '../plan/ops.js';
-import type { CreatePattern, PatternProperties, PlanLiteral, RowExpr, SetAction, TableNode, MapProjectionItem } from '../plan/table.js';
+import type { CreateNode, CreatePattern, CreateRel, PatternProperties, PlanLiteral, RowExpr, SetAction, TableNode, MapProjectionItem } from '../plan/table.js';
 import type { CompiledCypher } from './compile.js';
 
 export const PLANNER = 'trellis-table-v1';
@@ -166,10 +166,15 @@ class Explainer {
     return props.map(([key, e]) => [key, x(e)]);
   }
 
+  /** A created element's properties: the listed entries, or the map they come from (`CREATE (n $props)`). */
+  private created(e: CreateNode | CreateRel, x: (e: RowExpr) => string): Record<string, unknown> {
+    return e.propertyMap === null ? { properties: this.properties(e.properties, x) } : { property_map: x(e.propertyMap) };
+  }
+
   private pattern(p: CreatePattern, x: (e: RowExpr) => string): Record<string, unknown> {
     return {
-      nodes: p.nodes.map((n) => ({ slot: n.slot, label: n.label, bound: n.bound, properties: this.properties(n.properties, x) })),
-      rels: p.rels.map((r) => ({ slot: r.slot, type: r.type, from: r.from, to: r.to, properties: this.properties(r.properties, x) })),
+      nodes: p.nodes.map((n) => ({ slot: n.slot, label: n.label, bound: n.bound, ...this.created(n, x) })),
+      rels: p.rels.map((r) => ({ slot: r.slot, type: r.type, from: r.from, to: r.to, ...this.created(r, x) })),
       paths: p.paths.map((path) => ({ slot: path.slot, elements: path.elements })),
     };
   }

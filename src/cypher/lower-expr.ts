@@ -7,13 +7,10 @@
 import type { Expr, Span } from './ast.js';
 import type { PlanLiteral, RowExpr, Where } from '../plan/table.js';
 import { unreachable, type Lowering } from './lower-scope.js';
+import { exprKey } from './ast-walk.js';
 
 export const where = (span: Span): Where => ({ start: span.start, end: span.end });
 
-/** A key equal for expressions written alike (spans ignored): `n.name` in RETURN and in ORDER BY. */
-export function exprKey(e: Expr): string {
-  return JSON.stringify(e, (key, value: unknown) => (key === 'span' ? undefined : typeof value === 'bigint' ? `${value}n` : value));
-}
 
 export function lowerExpr(e: Expr, l: Lowering): RowExpr {
   if (l.replaced !== null && l.replaced.size > 0) {

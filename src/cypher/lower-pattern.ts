@@ -33,6 +33,11 @@ function properties(map: MapExpr | ParameterExpr | null, l: Lowering): PatternPr
   return map.entries.map((entry) => [entry.key.name, lowerExpr(entry.value, l)] as const);
 }
 
+/** A created element's properties: listed entries, or a parameter map (CREATE only; analysis rejects it in MATCH and MERGE). */
+function createProperties(map: MapExpr | ParameterExpr | null, l: Lowering): [PatternProperties, RowExpr | null] {
+  return map?.kind === 'parameter' ? [[], lowerExpr(map, l)] : [properties(map, l), null];
+}
+
 /** MATCH: the parts in order, then the WHERE filter. Binds the parts' variables in `l.scope`. */
 export function lowerPatternMatch(input: TableNode, parts: readonly PatternPart[], l: Lowering, where: Expr | null): TableNode {
   let plan = input;
@@ -269,18 +274,18 @@ export function lowerCreatePattern(parts: readonly PatternPart[], l: Lowering): 
   for (const part of parts) {
     const elements: number[] = [];
     const nodeSlots = part.nodes.map((n) => {
-      const props = properties(n.properties, l);
+      const [props, propertyMap] = createProperties(n.properties, l);
       const b = bind(l, n.variable?.name ?? null, 'node');
       if (!b.bound || !nodes.some((c) => c.slot === b.slot))
-        nodes.push({ slot: b.slot, label: n.labels[0]?.name ?? '', properties: props, bound: b.bound });
+        nodes.push({ slot: b.slot, label: n.labels[0]?.name ?? '', properties: props, propertyMap, bound: b.bound });
       return b.slot;
     });
     elements.push(nodeSlots[0]!);
     part.relationships.forEach((r, i) => {
-      const props = properties(r.properties, l);
+      const [props, propertyMap] = createProperties(r.properties, l);
       const b = bind(l, r.variable?.name ?? null, 'rel');
       const [from, to] = r.direction === 'left' ? [nodeSlots[i + 1]!, nodeSlots[i]!] : [nodeSlots[i]!, nodeSlots[i + 1]!];
-      rels.push({ slot: b.slot, type: r.types[0]?.name ?? '', from, to, properties: props });
+      rels.push({ slot: b.slot, type: r.types[0]?.name ?? '', from, to, properties: props, propertyMap });
       elements.push(b.slot, nodeSlots[i + 1]!);
     });
     if (part.variable !== null) paths.push({ slot: bind(l, part.variable.name, 'path').slot, elements });

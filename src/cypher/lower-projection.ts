@@ -6,7 +6,8 @@
  */
 import type { Expr, Projection, ProjectionItem, Span } from './ast.js';
 import type { Aggregation, RowExpr, TableNode } from '../plan/table.js';
-import { exprKey, lowerExpr, where } from './lower-expr.js';
+import { lowerExpr, where } from './lower-expr.js';
+import { exprKey } from './ast-walk.js';
 import { Scope, type Lowering } from './lower-scope.js';
 import { forEachChild, hasAggregate, isAggregateCall } from './ast-walk.js';
 

@@ -124,6 +124,8 @@ export interface CreateNode {
   /** '' : no label (D22). */
   readonly label: string;
   readonly properties: PatternProperties;
+  /** `CREATE (n $props)`: a map whose entries are the properties (then `properties` is empty). */
+  readonly propertyMap: RowExpr | null;
   /** The slot holds a node bound before this CREATE: nothing is created. */
   readonly bound: boolean;
 }
@@ -134,6 +136,8 @@ export interface CreateRel {
   readonly from: number;
   readonly to: number;
   readonly properties: PatternProperties;
+  /** `CREATE ()-[r:T $props]->()`: a map whose entries are the properties. */
+  readonly propertyMap: RowExpr | null;
 }
 
 /** What CREATE and MERGE make: nodes first, then relationships, then the named paths. */

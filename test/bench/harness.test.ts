@@ -106,3 +106,20 @@ test('the summary: ratios to the faster peer, cost growth between sizes, load ta
   assert.match(md, /\| bulk load over HTTP vs kuzu \(Trellis time \/ peer time\) \| medium \| <= 3x \| 4 \| NO \|/);
   assert.match(md, /### Cost growth/);
 });
+
+test('Cypher/tree ratios divide by the tree figures of the alternation (baseline), not by the tree report timed on its own', () => {
+  const cypher = {
+    ...report('trellis-cypher', 'small', 900, {}),
+    baseline: { system: 'trellis', queries: report('trellis', 'small', 1000, {}).queries },
+  };
+  const http = report('trellis-cypher-http', 'small', 300, {});
+  const reports = [report('trellis', 'small', 600, { database: 1 }), report('trellis-http', 'small', 200, { database: 1 }), cypher, http];
+  const s = summarize(reports, [], {});
+  // 900 over the alternation's 1000, not over the lone report's 600.
+  assert.equal(s.ratios['small']!['cypher/tree point']!.ratio, 0.9);
+  assert.equal(s.ratios['small']!['cypher/tree point']!.bestPeerValue, 1000);
+  // Without a baseline, the tree report of the same route.
+  assert.equal(s.ratios['small']!['http cypher/tree point']!.ratio, 1.5);
+  const point = s.targets.find((t) => t.target === 'cypher/tree point (Cypher vs /v2/query)');
+  assert.deepEqual([point?.got, point?.met], [0.9, true]);
+});

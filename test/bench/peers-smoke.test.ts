@@ -37,6 +37,19 @@ test(
       assert.ok(report, system);
       assert.deepEqual(Object.keys(report.queries).sort(), [...READ_QUERIES].sort(), system);
     }
+    // The by-id reports are timed in alternation with /v2/query on the same store; their ratios divide by those figures.
+    for (const [system, tree] of [
+      ['trellis-cypher', 'trellis'],
+      ['trellis-cypher-http', 'trellis-http'],
+    ] as const) {
+      const baseline = summary.results['tiny']?.[system]?.baseline;
+      assert.equal(baseline?.system, tree, system);
+      assert.deepEqual(Object.keys(baseline.queries).sort(), [...READ_QUERIES].sort(), system);
+    }
+    assert.equal(
+      summary.ratios['tiny']?.['cypher/tree point']?.bestPeerValue,
+      summary.results['tiny']?.['trellis-cypher']?.baseline?.queries.point?.opsPerSec,
+    );
     for (const key of ['cypher/tree point', 'http cypher/tree two_hop_count']) assert.ok(summary.ratios['tiny']?.[key], key);
     assert.ok(summary.targets.some((t) => t.target.startsWith('cypher/tree point')));
     assert.ok(embedded.loadMs > 0 && embedded.maxRssMb > 0);

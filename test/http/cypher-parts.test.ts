@@ -334,7 +334,7 @@ test('explain: effect, every slot as a binding, returns, operators source first 
 
 test('explain: slot names from the compiler when it gives them; writes; union, merge, foreach and subqueries nest', () => {
   const create = {
-    nodes: [{ slot: 0, label: 'A', properties: [['x', { k: 'literal', value: 1.5 }]] as const, bound: false }],
+    nodes: [{ slot: 0, label: 'A', properties: [['x', { k: 'literal', value: 1.5 }]] as const, propertyMap: null, bound: false }],
     rels: [],
     paths: [],
   };
@@ -634,7 +634,7 @@ test('a write plan with a table statement survives the msgpack trip to the write
       input: { t: 'unwind', input: { t: 'unit' }, list: { k: 'param', name: 'rows', at: { start: 3, end: 8 } }, slot: 0 },
     },
     pattern: {
-      nodes: [{ slot: 2, label: '', properties: [['x', { k: 'literal', value: 5000000000.0 }]], bound: false }],
+      nodes: [{ slot: 2, label: '', properties: [['x', { k: 'literal', value: 5000000000.0 }]], propertyMap: null, bound: false }],
       rels: [],
       paths: [],
     },

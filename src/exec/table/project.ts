@@ -64,7 +64,7 @@ export function aggregate(node: Node<'aggregate'>, run: TableRun, argument: Tabl
       group = { row: first, aggregators: node.aggregations.map((a) => makeAggregator(a.fn, a.distinct, a.at)) };
       groups.set(id, group);
     }
-    node.aggregations.forEach((a, i) => group.aggregators[i]!.add(a.args.map((arg) => evaluate(arg, row, run))));
+    node.aggregations.forEach((a, i) => group.aggregators[i]!.add(aggregationArgs(a, row, run)));
     run.check(0);
   }
   const out: TableRow[] = [];
@@ -80,15 +80,17 @@ function aggregateAll(node: Node<'aggregate'>, run: TableRun, input: readonly Ta
   const aggregators = node.aggregations.map((a) => makeAggregator(a.fn, a.distinct, a.at));
   const n = node.aggregations.length;
   for (const row of input) {
-    for (let i = 0; i < n; i++) {
-      const a = node.aggregations[i]!;
-      aggregators[i]!.add(a.args.length === 0 ? NO_ARGS : a.args.map((arg) => evaluate(arg, row, run)));
-    }
+    for (let i = 0; i < n; i++) aggregators[i]!.add(aggregationArgs(node.aggregations[i]!, row, run));
   }
   run.check(0);
   const out = new Array<CypherValue>(run.slotCount);
   node.aggregations.forEach((a, i) => (out[a.slot] = aggregators[i]!.result()));
   return out;
+}
+
+/** An aggregation's arguments for one row; count(*) has none, and allocates nothing. */
+function aggregationArgs(a: Node<'aggregate'>['aggregations'][number], row: TableRow, run: TableRun): readonly CypherValue[] {
+  return a.args.length === 0 ? NO_ARGS : a.args.map((arg) => evaluate(arg, row, run));
 }
 
 const NO_ARGS: readonly CypherValue[] = [];

@@ -6,7 +6,7 @@
  */
 import { NodeRef, PathValue, RelRef, isCypherMap, propertiesOf, toStored, typeName, type CypherValue } from '../../core/cypher-value.js';
 import { setOwn, type ValueObject } from '../../core/value.js';
-import type { CreatePattern, PatternProperties, SetAction, TableNode, Where } from '../../plan/table.js';
+import type { CreatePattern, PatternProperties, RowExpr, SetAction, TableNode, Where } from '../../plan/table.js';
 import { runtimeError } from './env.js';
 import { evaluate } from './eval.js';
 import { pathOf } from './match.js';
@@ -20,10 +20,22 @@ function storable(key: string, v: CypherValue, at: Where): ValueObject[string] {
   return checked.value;
 }
 
-function propsOf(props: PatternProperties, row: TableRow, run: TableRun, merging: boolean): ValueObject {
+function propsOf(
+  props: PatternProperties,
+  propertyMap: RowExpr | null,
+  row: TableRow,
+  run: TableRun,
+  merging: boolean,
+): ValueObject {
   const out: ValueObject = {};
-  for (const [key, expr] of props) {
-    const v = evaluate(expr, row, run);
+  const entries: [string, CypherValue][] = props.map(([key, expr]) => [key, evaluate(expr, row, run)]);
+  if (propertyMap !== null) {
+    const map = evaluate(propertyMap, row, run);
+    if (!isCypherMap(map))
+      throw runtimeError('type_error', 'InvalidArgumentType', `CREATE needs a map of properties, not a ${typeName(map)}`, null);
+    for (const key of Object.keys(map)) entries.push([key, map[key]!]);
+  }
+  for (const [key, v] of entries) {
     // MERGE cannot create what it could never match again (TCK Merge1 [17], Merge5 [29]).
     if (v === null && merging)
       throw runtimeError('semantic_error', 'MergeReadOwnWrites', `MERGE cannot create an element with property "${key}" set to null`, null);
@@ -38,7 +50,7 @@ function createOn(row: TableRow, pattern: CreatePattern, run: TableRun, merging 
   const next = row.slice();
   for (const n of pattern.nodes) {
     if (n.bound) continue;
-    next[n.slot] = new NodeRef(w.createNode(n.label, propsOf(n.properties, next, run, merging)));
+    next[n.slot] = new NodeRef(w.createNode(n.label, propsOf(n.properties, n.propertyMap, next, run, merging)));
   }
   for (const r of pattern.rels) {
     const from = next[r.from];
@@ -52,7 +64,7 @@ function createOn(row: TableRow, pattern: CreatePattern, run: TableRun, merging 
       );
     run.access.node(from.id, null);
     run.access.node(to.id, null);
-    next[r.slot] = new RelRef(w.createEdge(r.type, from.id, to.id, propsOf(r.properties, next, run, merging)));
+    next[r.slot] = new RelRef(w.createEdge(r.type, from.id, to.id, propsOf(r.properties, r.propertyMap, next, run, merging)));
   }
   for (const p of pattern.paths) next[p.slot] = pathOf(next, p.elements, run);
   return next;
@@ -100,8 +112,8 @@ function apply(action: SetAction, row: TableRow, run: TableRun): void {
   const subject = 'slot' in action ? (row[action.slot] ?? null) : evaluate(action.object, row, run);
   const element = target(subject, action.at);
   if (element === null) return;
-  const current = element instanceof NodeRef ? run.access.node(element.id, action.at).props : run.access.rel(element.id, action.at).props;
-  const props: ValueObject = { ...current };
+  const current = element instanceof NodeRef ? run.access.node(element.id, action.at) : run.access.rel(element.id, action.at);
+  const props: ValueObject = { ...current.props };
   switch (action.kind) {
     case 'property': {
       const v = evaluate(action.value, row, run);
@@ -125,7 +137,7 @@ function apply(action: SetAction, row: TableRow, run: TableRun): void {
     }
   }
   const w = run.x.writable;
-  if (element instanceof NodeRef) w.putNode({ id: element.id, label: run.access.node(element.id, action.at).label, props });
+  if (element instanceof NodeRef) w.putNode({ id: element.id, label: current.label, props });
   else w.putEdgeProps(element.id, props);
 }
 
