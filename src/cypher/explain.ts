@@ -18,7 +18,17 @@
 import { clip } from '../core/clip.js';
 import { floatText, stringifyJson } from '../core/json-stringify.js';
 import type { PlanNode } from '../plan/ops.js';
-import type { CreateNode, CreatePattern, CreateRel, PatternProperties, PlanLiteral, RowExpr, SetAction, TableNode, MapProjectionItem } from '../plan/table.js';
+import type {
+  CreateNode,
+  CreatePattern,
+  CreateRel,
+  PatternProperties,
+  PlanLiteral,
+  RowExpr,
+  SetAction,
+  TableNode,
+  MapProjectionItem,
+} from '../plan/table.js';
 import type { CompiledCypher } from './compile.js';
 
 export const PLANNER = 'trellis-table-v1';

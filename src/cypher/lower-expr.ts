@@ -11,7 +11,6 @@ import { exprKey } from './ast-walk.js';
 
 export const where = (span: Span): Where => ({ start: span.start, end: span.end });
 
-
 export function lowerExpr(e: Expr, l: Lowering): RowExpr {
   if (l.replaced !== null && l.replaced.size > 0) {
     const hit = l.replaced.get(exprKey(e));

@@ -20,13 +20,7 @@ function storable(key: string, v: CypherValue, at: Where): ValueObject[string] {
   return checked.value;
 }
 
-function propsOf(
-  props: PatternProperties,
-  propertyMap: RowExpr | null,
-  row: TableRow,
-  run: TableRun,
-  merging: boolean,
-): ValueObject {
+function propsOf(props: PatternProperties, propertyMap: RowExpr | null, row: TableRow, run: TableRun, merging: boolean): ValueObject {
   const out: ValueObject = {};
   const entries: [string, CypherValue][] = props.map(([key, expr]) => [key, evaluate(expr, row, run)]);
   if (propertyMap !== null) {
