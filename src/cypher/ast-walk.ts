@@ -1,5 +1,5 @@
 /** Small walks over expression syntax: direct children, and where aggregates are. */
-import type { CallExpr, Expr } from './ast.js';
+import type { CallExpr, Expr, ProjectionItem } from './ast.js';
 import { functionSignature } from '../plan/functions.js';
 
 export function isAggregateCall(e: Expr): boolean {
@@ -77,4 +77,9 @@ function keyPart(key: string, value: unknown): unknown {
     return { ...call, name: call.name.name.toLowerCase() };
   }
   return value;
+}
+
+/** The column an item makes: its alias, a variable's name (backticks dropped), or the expression's text. */
+export function columnName(item: ProjectionItem): string {
+  return item.alias?.name ?? (item.expr.kind === 'variable' ? item.expr.name : item.text);
 }

@@ -20,7 +20,7 @@ import { exprKey } from './ast-walk.js';
 import { describe, semanticError, type AnalysisState, type Binding, type Scope } from './scope.js';
 
 /** Temporal functions and types: out of scope (unsupported_feature TemporalFunction). */
-export const TEMPORAL_FUNCTIONS: ReadonlySet<string> = new Set(['date', 'time', 'localtime', 'datetime', 'localdatetime', 'duration']);
+const TEMPORAL_FUNCTIONS: ReadonlySet<string> = new Set(['date', 'time', 'localtime', 'datetime', 'localdatetime', 'duration']);
 
 export interface ExprEnv {
   readonly scope: Scope;

@@ -22,7 +22,7 @@ import type { Expr, ProjectionItem, ReturnClause, WithClause } from './ast.js';
 import { children, containsAggregate, sameExpr, visit, type ExprChecker } from './check-expr.js';
 import { ANY, mayBe, showTy, type Ty } from './check-types.js';
 import { describe, EMPTY_SCOPE, semanticError, type AnalysisState, type Binding, type Scope } from './scope.js';
-import { functionSignature } from '../plan/functions.js';
+import { columnName, isAggregateCall } from './ast-walk.js';
 
 export interface ProjectionResult {
   /** What the clauses after the projection see. */
@@ -30,14 +30,6 @@ export interface ProjectionResult {
   /** The column names, in order (`*` first: its variables by name). */
   readonly columns: readonly string[];
 }
-
-/** The column an item makes: its alias, a variable's name, or the expression's text. */
-export function columnName(item: ProjectionItem): string {
-  return item.alias?.name ?? (item.expr.kind === 'variable' ? item.expr.name : item.text);
-}
-
-const isAggregateCall = (e: Expr): boolean =>
-  e.kind === 'countStar' || (e.kind === 'call' && e.namespace.length === 0 && functionSignature(e.name.name)?.aggregate === true);
 
 /** A variable, or a property of a variable: what may be used beside an aggregate. */
 const isSimple = (e: Expr): boolean => e.kind === 'variable' || (e.kind === 'property' && e.object.kind === 'variable');

@@ -2,7 +2,7 @@
  * Cypher text to a table plan: parse (parser.ts), check (semantics.ts), lower (lower.ts).
  * Every error comes out as a CypherError with openCypher's detail, the phase and the span.
  */
-import { CypherError } from '../core/errors.js';
+import { semanticError } from './scope.js';
 import { CypherSyntaxError } from './errors.js';
 import { parseCypher } from './parser.js';
 import { analyze } from './semantics.js';
@@ -15,12 +15,7 @@ export function compileCypher(text: string): CompiledCypher {
   try {
     query = parseCypher(text);
   } catch (err) {
-    if (err instanceof CypherSyntaxError)
-      throw new CypherError('syntax_error', err.message, {
-        detail: err.detail,
-        phase: 'compile',
-        span: { start: err.span.start, end: err.span.end },
-      });
+    if (err instanceof CypherSyntaxError) throw semanticError(err.detail, err.message, err.span);
     throw err;
   }
   analyze(query);

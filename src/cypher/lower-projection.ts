@@ -4,10 +4,10 @@
  * projection is DISTINCT or aggregates, the variables from before it too; an ORDER BY
  * expression written like a projected one reads the projected value.
  */
-import type { Expr, Projection, ProjectionItem, Span } from './ast.js';
+import type { Expr, Projection, Span } from './ast.js';
 import type { Aggregation, RowExpr, TableNode } from '../plan/table.js';
 import { lowerExpr, where } from './lower-expr.js';
-import { exprKey } from './ast-walk.js';
+import { columnName, exprKey } from './ast-walk.js';
 import { Scope, type Lowering } from './lower-scope.js';
 import { forEachChild, hasAggregate, isAggregateCall } from './ast-walk.js';
 
@@ -36,13 +36,8 @@ function itemsOf(p: Projection, l: Lowering): Item[] {
     for (const name of l.scope.names().sort())
       items.push({ name, expr: { kind: 'variable', name, span: { start: 0, end: 0 } }, span: { start: 0, end: 0 } });
   }
-  for (const item of p.items) items.push({ name: item.alias?.name ?? columnText(item), expr: item.expr, span: item.span });
+  for (const item of p.items) items.push({ name: columnName(item), expr: item.expr, span: item.span });
   return items;
-}
-
-/** An unaliased column is named by its text; a bare variable by its name (backticks dropped). */
-function columnText(item: ProjectionItem): string {
-  return item.expr.kind === 'variable' ? item.expr.name : item.text;
 }
 
 function lowerPlain(input: TableNode, p: Projection & { readonly where?: Expr | null }, items: readonly Item[], l: Lowering): Projected {

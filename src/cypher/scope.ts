@@ -4,6 +4,7 @@
  * parameters), the first out-of-scope feature it met, and the errors it raises.
  */
 import { CypherError } from '../core/errors.js';
+import { clip } from '../core/clip.js';
 import type { Expr, Name, ProjectionItem, ReturnClause, Span, VariableExpr, WithClause } from './ast.js';
 import { kindOf, type Ty, type VarKind } from './check-types.js';
 
@@ -18,13 +19,16 @@ export type Scope = ReadonlyMap<string, Binding>;
 
 export const EMPTY_SCOPE: Scope = new Map();
 
+/** An expression quoted in a message stays short (core/clip.ts). */
+const quoted = (text: string): string => clip(text, 60);
+
 /** A compile-time error of the query: `syntax_error` (the TCK's SyntaxError) unless told. */
 export function semanticError(detail: string, msg: string, span: Span, code: 'syntax_error' | 'type_error' = 'syntax_error'): CypherError {
   return new CypherError(code, msg, { detail, phase: 'compile', span: { start: span.start, end: span.end } });
 }
 
 /** A feature this server does not run: `detail` names it (TemporalFunction, CallProcedure...). */
-export function unsupportedError(detail: string, msg: string, span: Span): CypherError {
+function unsupportedError(detail: string, msg: string, span: Span): CypherError {
   return new CypherError('unsupported_feature', msg, { detail, phase: 'compile', span: { start: span.start, end: span.end } });
 }
 
@@ -65,7 +69,7 @@ export function describe(e: Expr): string {
     case 'float':
       return String(e.value);
     case 'string':
-      return JSON.stringify(e.value);
+      return quoted(JSON.stringify(e.value));
     case 'boolean':
       return String(e.value);
     case 'null':
@@ -77,15 +81,15 @@ export function describe(e: Expr): string {
     case 'hasLabels':
       return `${describe(e.object)}:${e.labels.map((l) => l.name).join(':')}`;
     case 'unary':
-      return clip(`${e.op === 'not' ? 'NOT ' : e.op}${describe(e.operand)}`);
+      return quoted(`${e.op === 'not' ? 'NOT ' : e.op}${describe(e.operand)}`);
     case 'binary':
-      return clip(`${describe(e.left)} ${BINARY_TEXT[e.op] ?? e.op} ${describe(e.right)}`);
+      return quoted(`${describe(e.left)} ${BINARY_TEXT[e.op] ?? e.op} ${describe(e.right)}`);
     case 'comparison':
-      return clip(e.operands.map((o, i) => (i === 0 ? describe(o) : `${e.ops[i - 1]} ${describe(o)}`)).join(' '));
+      return quoted(e.operands.map((o, i) => (i === 0 ? describe(o) : `${e.ops[i - 1]} ${describe(o)}`)).join(' '));
     case 'list':
-      return clip(`[${e.items.map(describe).join(', ')}]`);
+      return quoted(`[${e.items.map(describe).join(', ')}]`);
     case 'map':
-      return clip(`{${e.entries.map((x) => `${x.key.name}: ${describe(x.value)}`).join(', ')}}`);
+      return quoted(`{${e.entries.map((x) => `${x.key.name}: ${describe(x.value)}`).join(', ')}}`);
     default:
       return `the ${e.kind} expression`;
   }
@@ -101,5 +105,3 @@ const BINARY_TEXT: Partial<Record<string, string>> = {
   contains: 'CONTAINS',
   regex: '=~',
 };
-
-const clip = (text: string): string => (text.length > 60 ? `${text.slice(0, 57)}...` : text);

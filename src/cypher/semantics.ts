@@ -17,7 +17,8 @@
 import type { Clause, Expr, Name, ProjectionItem, Query, ReturnClause, SetItem, SingleQuery, VariableExpr, WithClause } from './ast.js';
 import { ExprChecker, type ExprEnv } from './check-expr.js';
 import { bindReadPattern, bindWritePattern, type CheckProps } from './check-patterns.js';
-import { checkProjection, columnName } from './check-projection.js';
+import { checkProjection } from './check-projection.js';
+import { columnName } from './ast-walk.js';
 import { ANY, elementOf, isList, mayBe, showTy, type VarKind } from './check-types.js';
 import { UPDATING } from './composition.js';
 import { AnalysisState, EMPTY_SCOPE, describe, semanticError, type Binding, type Scope } from './scope.js';

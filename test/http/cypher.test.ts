@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countLabel, get, post, postLarge, readRequest, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { INLINE_BODY_BYTES } from '../../src/server/inline-queries.js';
 
 const dir = tempDir();
 const offDir = tempDir();
@@ -250,4 +251,18 @@ test('every error of a statement has its status and body: the 400s by code, reso
   cypherError(missing, 400, 'parameter_missing', 'MissingParameter', 'compile');
   const left = await cypher(writer, { query: 'MATCH (n) WHERE n:Gone OR n:Held OR n:M RETURN count(n) AS c' });
   assert.deepEqual(left.body, { columns: ['c'], rows: [[0]] }, 'nothing of a failed statement was kept');
+});
+
+test('bodies past the inline limit are answered by a read worker: statements, explain, and a write sent on to the writer', async () => {
+  // Over INLINE_BODY_BYTES the main thread never answers: the request takes the worker's route switch.
+  const pad = 'x'.repeat(INLINE_BODY_BYTES);
+  const read = await cypher(writer, { query: 'RETURN size($pad) AS n, $pad = $pad AS same', parameters: { pad } });
+  assert.equal(read.status, 200, read.text);
+  assert.deepEqual(read.body, { columns: ['n', 'same'], rows: [[INLINE_BODY_BYTES, true]] });
+  const plan = await explain(writer, { query: 'CREATE (:Large {pad: $pad})', parameters: { pad } });
+  assert.equal(plan.status, 200, plan.text);
+  assert.equal(plan.body.effect, 'Write');
+  const made = await cypher(writer, { query: 'CREATE (n:LargeBody {pad: $pad}) RETURN size(n.pad) AS n', parameters: { pad } });
+  assert.deepEqual(made.body, { columns: ['n'], rows: [[INLINE_BODY_BYTES]] }, made.text);
+  assert.deepEqual((await cypher(writer, { query: 'MATCH (n:LargeBody) RETURN count(*) AS c' })).body.rows, [[1]]);
 });
