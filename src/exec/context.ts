@@ -124,6 +124,15 @@ export class Exec {
     return (row.rec ??= this.readNode(row.id)) as NodeRecord | undefined;
   }
 
+  /**
+   * A node record this read request already holds (readNode), without reading the store
+   * or keeping anything more: for readers that visit many nodes once, which would only
+   * churn the kept records.
+   */
+  keptNode(id: number): NodeRecord | undefined {
+    return this.writer === null ? (this.nodeRecords.get(id) ?? undefined) : undefined;
+  }
+
   /** Whether a node exists; a read request answers from the records it holds when it can. */
   hasNode(id: number): boolean {
     const hit = this.writer === null ? this.nodeRecords.get(id) : undefined;

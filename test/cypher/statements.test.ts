@@ -356,3 +356,12 @@ test('a statement sent again is answered from the plan cache, not compiled again
   assert.equal(after.misses - before.misses, 1);
   assert.equal(after.hits - before.hits, 1);
 });
+
+test('a write statement reads the node it just changed, a read statement reads each node once per row', async () => {
+  // The last node read is kept only by read statements: here every read after a SET sees it.
+  assert.deepEqual(
+    await rows('CREATE (n:LastRead {a: 1}) WITH n SET n.a = n.a + 1 WITH n SET n.a = n.a * 10 RETURN n.a AS a, n.a + 1 AS b'),
+    [[20n, 21n]],
+  );
+  assert.deepEqual(await rows('MATCH (n:LastRead) RETURN n.a AS a, n.a * 2 AS b, properties(n) AS p'), [[20n, 40n, { a: 20n }]]);
+});

@@ -26,6 +26,13 @@ export function run(node: TableOp, x: Exec): TableFlow {
 /** The elements of the request's transaction, as the table operators and the encoder read them. */
 export function elementAccess(x: Exec): ElementAccess {
   const deletedTypes = new Map<number, string>();
+  // The last node read, kept by a read statement (its snapshot never changes; a write
+  // sees its own writes): a row that reads several properties of one node decodes it
+  // once. One entry, not a map: a scan reading one property of each of many nodes pays
+  // nothing for it.
+  const keepsLast = x.writer === null;
+  let lastId = -1;
+  let last: NodeRecord | undefined;
   return {
     relType(id: number, at: Where): string {
       return deletedTypes.get(id) ?? this.rel(id, at).label;
@@ -34,8 +41,12 @@ export function elementAccess(x: Exec): ElementAccess {
       deletedTypes.set(rel.id, rel.label);
     },
     node(id: number, at: Where): NodeRecord {
-      const rec = x.store.getNode(id);
+      if (keepsLast && id === lastId) return last!;
+      // The record the scan that bound this node read, if it kept one.
+      const rec = x.keptNode(id) ?? x.store.getNode(id);
       if (rec === undefined) throw runtimeError('entity_not_found', 'DeletedEntityAccess', `node ${id} was deleted by this statement`, at);
+      lastId = id;
+      last = rec;
       return rec;
     },
     rel(id: number, at: Where): EdgeRecord {
