@@ -207,7 +207,9 @@ function compileCompare(x: Exec, p: Extract<Predicate, { p: 'compare' }>): Compi
 }
 
 function compileLabel(x: Exec, op: 'eq' | 'neq', value: Value): Compiled {
-  const labelId = typeof value === 'string' ? x.store.labelId(value) : undefined;
+  // A node without a label (D22) is stored with '' and reads as null (eval.ts labelValue), so
+  // null picks those nodes and '' picks none, as on the row path.
+  const labelId = value === null ? x.store.labelId('') : typeof value === 'string' && value !== '' ? x.store.labelId(value) : undefined;
   const match = op === 'eq' ? 1 : 0;
   return {
     properties: [],
@@ -231,7 +233,8 @@ function compileStringTest(x: Exec, p: Extract<Predicate, { p: 'starts_with' | '
   return slotTest(p.value.name, holds);
 }
 
-function compileKey(p: Extract<Predicate, { p: 'has_key' | 'is_null' | 'is_not_null' }>): Compiled | null {
+function compileKey(x: Exec, p: Extract<Predicate, { p: 'has_key' | 'is_null' | 'is_not_null' }>): Compiled | null {
+  if (p.property === '$label' && p.p !== 'has_key') return compileLabel(x, p.p === 'is_null' ? 'eq' : 'neq', null);
   if (p.property === '$id' || p.property === '$label') return constant(p.p !== 'is_null');
   if (!isPlainProperty(p.property)) return null;
   if (p.p === 'has_key') return slotTest(p.property, (v) => v !== undefined);
@@ -285,7 +288,7 @@ function compile(x: Exec, p: Predicate): Compiled | null {
     case 'has_key':
     case 'is_null':
     case 'is_not_null':
-      return compileKey(p);
+      return compileKey(x, p);
     case 'starts_with':
     case 'ends_with':
     case 'contains':

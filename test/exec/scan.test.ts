@@ -3,7 +3,8 @@
  * data: a node source given as an explicit id list is never a scan, so `where` over it,
  * `count` of it and `limit(order_by(...))` of it take the row-by-row path. Over several
  * column blocks, labels mixed and uniform, values of every chunk kind, random predicates
- * (compiled and residual) must give the same answers, in the same order.
+ * (compiled and residual) must give the same answers, in the same order, nodes without a
+ * label among them.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +41,8 @@ before(async () => {
     );
     await t.write(entries, [], parameters);
   }
+  // Nodes without a label (D22; only Cypher makes them): '$label' reads null on both paths.
+  await t.db.cypherText({ query: "CREATE ({n: 3, s: 'x'}), ({f: 1.5}), (), ({n: 's1'})" });
   // Delete a few, so blocks have holes.
   await t.write([q(null, { drop: { input: { nodes: { reference: { ids: [5, 1030, 2000, 2599] } } } } })], []);
   allIds = (await t.read([q('r', { id: { input: { nodes: { reference: 'all' } } } })], ['r'])).r;
@@ -52,7 +55,7 @@ const constArb = fc.oneof(
   fc.constantFrom(0.5, 1.5, 5.5, 12.5).map((v) => ({ constant: { f64: v } })),
   fc.constantFrom('x', 'xy', 'y', 'z', '', 's1').map((v) => ({ constant: { string: v } })),
 );
-const nameArb = fc.constantFrom('n', 's', 'f', 'missing', '$id');
+const nameArb = fc.constantFrom('n', 's', 'f', 'missing', '$id', '$label');
 const leafArb = fc.oneof(
   fc
     .record({ op: fc.constantFrom('eq', 'neq', 'gt', 'gte', 'lt', 'lte'), name: nameArb, c: constArb, flip: fc.boolean() })
