@@ -114,23 +114,29 @@ export function answerCypher(
     const compiled = compileRequest(body);
     const effect = explain ? 'read' : compiled.compiled.effect;
     checkOptionsForRequestType(options, effect);
-    if (readerMode && (effect === 'write' || options.requireWriter)) {
-      throw new GraphError(
-        'access_mode_error',
-        effect === 'write'
-          ? 'this server is in reader mode; send writing statements to a writer'
-          : 'X-Svc-Require-Writer is set but this server is in reader mode',
-      );
-    }
+    checkReaderMode(readerMode, effect, options, 'access_mode_error', 'writing statements');
     checkParameters(compiled);
     if (explain) return { kind: 'done', status: 200, body: explainJson(compiled.compiled) };
-    const plan = cypherPlan(compiled);
-    if (plan.type === 'write') return { kind: 'write', plan, awaitDurable: options.awaitDurable === true };
-    return { kind: 'done', status: 200, body: read(plan) };
+    return readOrWrite(cypherPlan(compiled), options, read);
   } catch (err) {
-    if (err instanceof Preempted) return { kind: 'preempted' };
-    return { kind: 'done', ...errorReply(toErrorBody(err)) };
+    return failed(err);
   }
+}
+
+/**
+ * A body of any route (protocol/frames.ts RequestRoute) through its pipeline: the one
+ * switch the read workers and the server's inline reads share.
+ */
+export function answerRoute(
+  route: 'query' | 'cypher' | 'cypher_explain',
+  body: Uint8Array,
+  options: PipelineOptions,
+  readerMode: boolean,
+  read: (plan: QueryPlan) => string,
+  paramsAt = 0,
+): QueryAnswer {
+  if (route === 'query') return answerQuery(body, options, readerMode, read, paramsAt);
+  return answerCypher(body, options, readerMode, read, route === 'cypher_explain');
 }
 
 /** This thread's plans of named-query requests (prepared-plans.ts). */
@@ -159,20 +165,42 @@ export function answerQuery(
   try {
     const plan = paramsAt > 0 && body instanceof Uint8Array ? preparedPlans.prepare(body, paramsAt) : preparePlan(body);
     checkOptionsForRequestType(options, plan.type);
-    if (readerMode && (plan.type === 'write' || options.requireWriter)) {
-      throw new GraphError(
-        'writer_mode_required',
-        plan.type === 'write'
-          ? 'this server is in reader mode; send writes to a writer'
-          : 'X-Svc-Require-Writer is set but this server is in reader mode',
-      );
-    }
-    if (plan.type === 'write') return { kind: 'write', plan, awaitDurable: options.awaitDurable === true };
-    return { kind: 'done', status: 200, body: read(plan) };
+    checkReaderMode(readerMode, plan.type, options, 'writer_mode_required', 'writes');
+    return readOrWrite(plan, options, read);
   } catch (err) {
-    if (err instanceof Preempted) return { kind: 'preempted' };
-    return { kind: 'done', ...errorReply(toErrorBody(err)) };
+    return failed(err);
   }
+}
+
+/**
+ * A reader-mode server refuses writes and X-Svc-Require-Writer reads, with the code of its
+ * route (/v2/query: writer_mode_required; /v2/cypher: access_mode_error, as the reference).
+ */
+function checkReaderMode(
+  readerMode: boolean,
+  effect: 'read' | 'write',
+  options: PipelineOptions,
+  code: 'writer_mode_required' | 'access_mode_error',
+  writes: string,
+): void {
+  if (!readerMode || (effect === 'read' && !options.requireWriter)) return;
+  throw new GraphError(
+    code,
+    effect === 'write'
+      ? `this server is in reader mode; send ${writes} to a writer`
+      : 'X-Svc-Require-Writer is set but this server is in reader mode',
+  );
+}
+
+/** A read is answered here; a write goes back to the caller for the writer thread. */
+function readOrWrite(plan: QueryPlan, options: PipelineOptions, read: (plan: QueryPlan) => string): QueryAnswer {
+  if (plan.type === 'write') return { kind: 'write', plan, awaitDurable: options.awaitDurable === true };
+  return { kind: 'done', status: 200, body: read(plan) };
+}
+
+function failed(err: unknown): QueryAnswer {
+  if (err instanceof Preempted) return { kind: 'preempted' };
+  return { kind: 'done', ...errorReply(toErrorBody(err)) };
 }
 
 export function runRead(store: Store, plan: QueryPlan, options: ExecOptions): string {
@@ -207,13 +235,7 @@ export class Database {
    * `awaitDurable` waits until a write is flushed to disk.
    */
   async queryText(request: string | Uint8Array | object, options: { awaitDurable?: boolean } = {}): Promise<string> {
-    const plan = preparePlan(request);
-    if (plan.type === 'read') {
-      if (options.awaitDurable) throw new GraphError('invalid_request_option', 'awaitDurable is only valid for write requests');
-      return runRead(this.store, plan, this.exec);
-    }
-    if (this.store.readOnly) throw new GraphError('writer_mode_required', 'this database is open read-only; writes need a writer');
-    return runWrite(this.store, plan, this.exec, options.awaitDurable === true);
+    return this.run(preparePlan(request), options, 'writer_mode_required', 'write requests');
   }
 
   /**
@@ -222,12 +244,21 @@ export class Database {
    * a writing one as one write transaction.
    */
   async cypherText(request: string | Uint8Array | object, options: { awaitDurable?: boolean } = {}): Promise<string> {
-    const { plan } = prepareCypher(request);
+    return this.run(prepareCypher(request).plan, options, 'access_mode_error', 'writing statements');
+  }
+
+  /** A read on a snapshot, or a write as one transaction; `writes` names them in messages. */
+  private run(
+    plan: QueryPlan,
+    options: { awaitDurable?: boolean },
+    readOnlyCode: 'writer_mode_required' | 'access_mode_error',
+    writes: string,
+  ): Promise<string> | string {
     if (plan.type === 'read') {
-      if (options.awaitDurable) throw new GraphError('invalid_request_option', 'awaitDurable is only valid for writing statements');
+      if (options.awaitDurable) throw new GraphError('invalid_request_option', `awaitDurable is only valid for ${writes}`);
       return runRead(this.store, plan, this.exec);
     }
-    if (this.store.readOnly) throw new GraphError('access_mode_error', 'this database is open read-only; writing statements need a writer');
+    if (this.store.readOnly) throw new GraphError(readOnlyCode, `this database is open read-only; ${writes} need a writer`);
     return runWrite(this.store, plan, this.exec, options.awaitDurable === true);
   }
 

@@ -12,7 +12,7 @@
  * not held up. The pool can also ask for this thread's statistics (a `stats` task).
  */
 import { workerData } from 'node:worker_threads';
-import { answerCypher, answerQuery, runRead, type QueryAnswer } from '../src/database.js';
+import { answerRoute, runRead, type QueryAnswer } from '../src/database.js';
 import { encodeMessage, toPlanMessage } from '../src/protocol/codec.js';
 import { decodeTask, encodeAnswers, type RequestFrame } from '../src/protocol/frames.js';
 import type { WorkerSettings, WorkerStats } from '../src/protocol/messages.js';
@@ -55,12 +55,5 @@ export default function runReadTask(task: Uint8Array | 'stats'): Uint8Array | Wo
 function answerRequest({ flags, paramsAt, route, body }: RequestFrame, exec: Parameters<typeof runRead>[2]): QueryAnswer {
   const options = fromOptionFlags(flags);
   const read = (plan: QueryPlan) => runRead(store, plan, exec);
-  switch (route) {
-    case 'cypher':
-      return answerCypher(body, options, readerMode, read);
-    case 'cypher_explain':
-      return answerCypher(body, options, readerMode, read, true);
-    default:
-      return answerQuery(body, options, readerMode, read, paramsAt);
-  }
+  return answerRoute(route ?? 'query', body, options, readerMode, read, paramsAt);
 }

@@ -9,7 +9,8 @@
  */
 import { DateTime, type Value, isValueObject } from '../core/value.js';
 
-function numCompare(a: bigint | number, b: bigint | number): number {
+/** Exact numeric order across i64 (bigint) and f64, without rounding an i64 through a double; NaN callers decide for themselves. */
+export function numCompare(a: bigint | number, b: bigint | number): number {
   if (typeof a === typeof b) return a < b ? -1 : a > b ? 1 : 0;
   // Mixed i64 / f64: compare exactly, without rounding the i64 through a double.
   const [big, num, sign] = typeof a === 'bigint' ? [a, b as number, 1] : [b as bigint, a as number, -1];

@@ -9,7 +9,7 @@
  * directly. Under load the lane is busy and every request goes to the workers as before,
  * which keeps the main thread for HTTP.
  */
-import { answerCypher, answerQuery, runRead, type QueryAnswer } from '../database.js';
+import { answerRoute, runRead, type QueryAnswer } from '../database.js';
 import type { RequestRoute } from '../protocol/frames.js';
 import type { PipelineOptions } from '../core/request-options.js';
 import { openStore, type Store } from '../store/index.js';
@@ -50,8 +50,7 @@ export class InlineQueries {
   answer(body: Uint8Array, options: PipelineOptions, paramsAt = 0, route: RequestRoute = 'query'): QueryAnswer {
     const exec = { timeoutMs: this.settings.queryTimeoutMs, sliceMs: INLINE_SLICE_MS };
     const read = (plan: Parameters<typeof runRead>[1]) => runRead(this.store, plan, exec);
-    if (route === 'query') return answerQuery(body, options, this.settings.readerMode, read, paramsAt);
-    return answerCypher(body, options, this.settings.readerMode, read, route === 'cypher_explain');
+    return answerRoute(route, body, options, this.settings.readerMode, read, paramsAt);
   }
 
   close(): Promise<void> {

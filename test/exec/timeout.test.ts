@@ -1,6 +1,6 @@
 /**
  * A query that runs past its execution budget stops with 408 query_timeout, whatever it
- * was doing, and a write batch that times out keeps nothing. The budget is set very low
+ * was doing, and a write batch that times out keeps nothing; Cypher statements alike. The budget is set very low
  * here so that a query which would run for hours trips it at once.
  */
 import { after, before, test } from 'node:test';
@@ -127,6 +127,18 @@ test('a write batch that times out commits nothing', async () => {
   assert.deepEqual(await db.query(count), { n: [COMPLETE] });
 });
 
+/** The Cypher form of `explode`: five hops from every node of the complete graph. */
+const EXPLODE_CYPHER = 'MATCH (a)-->(b)-->(c)-->(d)-->(e)-->(f) RETURN count(*) AS n';
+
+test('a Cypher read that would run for hours stops with query_timeout', async () => {
+  await assert.rejects(db.cypherText({ query: EXPLODE_CYPHER }), isTimeout);
+});
+
+test('a Cypher write that times out commits nothing', async () => {
+  await assert.rejects(db.cypherText({ query: `CREATE (:Doomed) WITH 1 AS one ${EXPLODE_CYPHER}` }), isTimeout);
+  assert.equal(await db.cypherText({ query: 'MATCH (n:Doomed) RETURN count(n) AS n' }), '{"columns":["n"],"rows":[[0]]}');
+});
+
 test('over HTTP the timeout is a 408 with a QueryError body, and the server keeps serving', async () => {
   const server = await startTestServer(['--data', dir.path, '--mode', 'reader', '--query-timeout-ms', '200']);
   try {
@@ -139,6 +151,12 @@ test('over HTTP the timeout is a 408 with a QueryError body, and the server keep
       readRequest([{ query: { name: 'n', root: { count: { input: { nodes: { reference: 'all' } } } } } }], ['n']),
     );
     assert.equal(ok.text, `{"n":[${COMPLETE}]}`);
+    const cypher = await post(`${server.url}/v2/cypher`, { query: EXPLODE_CYPHER });
+    assert.equal(cypher.status, 408, cypher.text);
+    assert.deepEqual(Object.keys(cypher.body), ['error', 'msg']);
+    assert.equal(cypher.body.error, 'query_timeout');
+    const cypherOk = await post(`${server.url}/v2/cypher`, { query: 'MATCH (n) RETURN count(n) AS n' });
+    assert.equal(cypherOk.text, `{"columns":["n"],"rows":[[${COMPLETE}]]}`);
   } finally {
     await server.stop();
   }

@@ -90,6 +90,18 @@ test('a read that outruns the slice moves to the long lane: the short reads batc
   });
 });
 
+test('a Cypher read that outruns the slice moves to the long lane too, and answers in full', async () => {
+  await withPool({}, async (pool) => {
+    const statement = encode({ query: 'MATCH (a:Dense)-->(b)-->(c) WHERE a.i < 2 RETURN count(*) AS n' });
+    const long = pool.submit(statement, FLAGS, 0, 'cypher');
+    const short = pool.submit(pointRead(3), FLAGS);
+    assert.deepEqual(json(await short), { status: 200, body: { r: [{ $id: 3, $label: 'Dense', i: 3 }] } });
+    // Trails from two start nodes: (N - 1) first hops, each with N - 1 second hops.
+    assert.deepEqual(json(await long), { status: 200, body: { columns: ['n'], rows: [[2 * (N - 1) * (N - 1)]] } });
+    assert.equal(pool.counters().preempted, 1, 'the statement moved to the long lane');
+  });
+});
+
 test('a worker that dies is logged and replaced; its requests are tried once more, and one that kills two workers gets an error', async () => {
   // No slice: the memory hog dies in the short lane, with the point reads of its task.
   await withPool({ sliceMs: 0, workerHeapMb: 32 }, async (pool, logs) => {

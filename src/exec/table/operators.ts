@@ -26,7 +26,7 @@ import {
 import { I64_MAX, I64_MIN } from '../../core/value.js';
 import { floatText } from '../../core/json-stringify.js';
 import type { ArithmeticOp, ComparisonOp, StringOp, Where } from '../../plan/table.js';
-import { compareStrings } from '../compare.js';
+import { compareStrings, numCompare } from '../compare.js';
 import { runtimeError, type ElementAccess } from './env.js';
 
 type Num = bigint | number;
@@ -40,24 +40,6 @@ export function operandError(what: string, v: CypherValue, at: Where): Error {
   return runtimeError('type_error', 'InvalidArgumentType', `${what} cannot take a ${typeName(v)}`, at);
 }
 
-/** Exact numeric order of two non-NaN numbers of either type. */
-export function compareNumbers(a: Num, b: Num): number {
-  if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
-  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
-  return typeof a === 'bigint' ? intVsFloat(a, b as number) : -intVsFloat(b as bigint, a as number);
-}
-
-function intVsFloat(i: bigint, f: number): number {
-  if (f === Infinity) return -1;
-  if (f === -Infinity) return 1;
-  const whole = Math.trunc(f);
-  const w = BigInt(whole);
-  if (i !== w) return i < w ? -1 : 1;
-  // f - trunc(f) is exact, so its sign says on which side of the integer f lies.
-  const frac = f - whole;
-  return frac > 0 ? -1 : frac < 0 ? 1 : 0;
-}
-
 // ---- equality ----
 
 /** Cypher `=`: true, false, or null when a null (at any depth) leaves the answer unknown. */
@@ -66,7 +48,7 @@ export function equals(a: CypherValue, b: CypherValue): boolean | null {
   if (isNumber(a) || isNumber(b)) {
     if (!isNumber(a) || !isNumber(b)) return false;
     if (Number.isNaN(a) || Number.isNaN(b)) return false;
-    return compareNumbers(a, b) === 0;
+    return numCompare(a, b) === 0;
   }
   if (typeof a !== 'object' || typeof b !== 'object') return a === b;
   if (Array.isArray(a)) return Array.isArray(b) ? listEquals(a, b) : false;
@@ -120,7 +102,7 @@ function pathElements(p: PathValue): CypherValue[] {
  */
 export function compareValues(a: CypherValue, b: CypherValue): number | null {
   if (a === null || b === null) return null;
-  if (isNumber(a) && isNumber(b)) return Number.isNaN(a) || Number.isNaN(b) ? NaN : compareNumbers(a, b);
+  if (isNumber(a) && isNumber(b)) return Number.isNaN(a) || Number.isNaN(b) ? NaN : numCompare(a, b);
   if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
   if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
   if (Array.isArray(a) && Array.isArray(b)) return compareLists(a, b);
@@ -218,7 +200,7 @@ export function orderValues(a: CypherValue, b: CypherValue): number {
       const na = Number.isNaN(a);
       const nb = Number.isNaN(b);
       if (na || nb) return na && nb ? 0 : na ? 1 : -1;
-      return compareNumbers(a as Num, b as Num);
+      return numCompare(a as Num, b as Num);
     }
     case 6:
     case 5:
