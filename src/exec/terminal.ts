@@ -1,21 +1,28 @@
 /** Terminals (reference §5.6): count, exists, id, label, values, value_map, project, edge_properties. */
 import type { Value, ValueObject } from '../core/value.js';
+import type { PlanNode } from '../plan/ops.js';
 import type { Exec, Executor } from './context.js';
+import type { RowFlow } from './flow.js';
 import { evalExpr, labelValue, resolveProperty } from './eval.js';
 import { setOwn } from '../core/value.js';
 import { EDGE, NODE, type Row } from './row.js';
 import { scanCount, scanOf } from './scan.js';
 
-export const count: Executor<'count'> = (node, x, ctx) => {
-  const scan = scanOf(x, node.input);
-  if (scan !== null) return { t: 'count', n: scanCount(x, scan) };
-  const flow = x.run(node.input, ctx);
-  if (flow.t === 'values') return { t: 'count', n: flow.items.length };
-  const input = x.expectRows(flow, node);
+export const count: Executor<'count'> = (node, x, ctx) => ({ t: 'count', n: countOf(x, node.input, ctx, node) });
+
+/**
+ * How many rows (or values) `input` yields; a node scan counts its masks without making
+ * rows. `consumer` names the operation for the error of an input that yields neither.
+ */
+export function countOf(x: Exec, input: PlanNode, ctx: RowFlow | null, consumer: PlanNode): number {
+  const scan = scanOf(x, input);
+  if (scan !== null) return scanCount(x, scan);
+  const flow = x.run(input, ctx);
+  if (flow.t === 'values') return flow.items.length;
   let n = 0;
-  for (const _row of input.rows) n++;
-  return { t: 'count', n };
-};
+  for (const _row of x.expectRows(flow, consumer).rows) n++;
+  return n;
+}
 
 export const exists: Executor<'exists'> = (node, x, ctx) => {
   const input = x.rows(node.input, ctx, node);

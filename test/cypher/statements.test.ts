@@ -259,6 +259,36 @@ test('node sources reuse /v2/query: id lookups, label scans narrowed by WHERE, a
   await rows('MATCH (n:User) DELETE n');
 });
 
+test('a count of the nodes a scan finds is counted without a row per node, and equals the rows counted one by one', async () => {
+  await rows('UNWIND range(1, 2100) AS i CREATE (:Counted {i: i, even: i % 2 = 0})');
+  await rows('CREATE (:Other {i: 1})');
+  const whereClauses = ['', 'WHERE u.i > 2000', 'WHERE u.even AND u.i <= 100', 'WHERE u.i < 0', 'WHERE u.i >= $low'];
+  for (const where of whereClauses) {
+    const params = { low: 1990 };
+    // WITH u puts a projection between the scan and the count: rows are made and counted.
+    const [[byRows]] = (await rows(`MATCH (u:Counted) ${where} WITH u RETURN count(*) AS n`, params)) as [[bigint]];
+    assert.deepEqual(await rows(`MATCH (u:Counted) ${where} RETURN count(*) AS n, count(u) AS m`, params), [[byRows, byRows]], where);
+    assert.deepEqual(
+      await rows(`UNWIND [1, 2, 3] AS x MATCH (u:Counted) ${where} RETURN count(*) AS n`, params),
+      [[3n * byRows]],
+      `${where}: once per input row`,
+    );
+  }
+  assert.deepEqual(await rows('UNWIND [] AS x MATCH (u:Counted) WHERE u.i > 0 RETURN count(*) AS n'), [[0n]], 'no input row: 0');
+  assert.deepEqual(
+    await rows('MATCH (u:Counted) WHERE u.i > 2000 RETURN count(DISTINCT u) AS d, count(u.missing) AS c'),
+    [[100n, 0n]],
+    'other counts still read the rows',
+  );
+  // 2,100 nodes for each of 2,400 input rows would be 5,040,000 rows, past the statement's
+  // 5,000,000: counted without rows, the statement answers.
+  assert.deepEqual(await rows('UNWIND range(1, 2400) AS x MATCH (u:Counted) WHERE u.i > 0 RETURN count(*) AS n'), [[5_040_000n]]);
+  await assert.rejects(db.cypherText({ query: 'UNWIND range(1, 2400) AS x MATCH (u:Counted) WHERE u.i > 0 WITH u RETURN count(*) AS n' }), {
+    code: 'limit_exceeded',
+  });
+  await rows('MATCH (n) WHERE n:Counted OR n:Other DELETE n');
+});
+
 test('explain of compiled statements: every operator kind named, slots named by the compiler, nested plans', () => {
   const names = (ops: readonly { op: string; [k: string]: unknown }[]): string[] =>
     ops.flatMap((o) => [

@@ -9,6 +9,7 @@ import { evaluate } from './eval.js';
 import { groupKey, logical, orderValues } from './operators.js';
 import { makeAggregator, type Aggregator } from './aggregates.js';
 import type { TableRow, TableRun } from './rows.js';
+import { countOf } from '../terminal.js';
 
 type Node<K extends TableNode['t']> = Extract<TableNode, { t: K }>;
 
@@ -51,6 +52,10 @@ export function project(node: Node<'project'>, run: TableRun, argument: TableRow
 }
 
 export function aggregate(node: Node<'aggregate'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  if (node.keys.length === 0) {
+    const counted = countedTraversal(node);
+    if (counted !== null) return [countTraversal(node, counted, run, argument)];
+  }
   const input = run.rows(node.input, argument);
   if (node.keys.length === 0) return [aggregateAll(node, run, input)];
   const groups = new Map<string, { row: TableRow; aggregators: Aggregator[] }>();
@@ -72,6 +77,34 @@ export function aggregate(node: Node<'aggregate'>, run: TableRun, argument: Tabl
     node.aggregations.forEach((a, i) => (row[a.slot] = aggregators[i]!.result()));
     out.push(row);
   }
+  return out;
+}
+
+/**
+ * The traversal under an aggregation that only counts its rows: no grouping keys, and
+ * every aggregation count(*) or count(n) of the traversal's own slot (never null there),
+ * as in `MATCH (n:L) WHERE n.x > 1 RETURN count(*)`. Null for any other aggregation.
+ */
+function countedTraversal(node: Node<'aggregate'>): Node<'from_traversal'> | null {
+  const input = node.input;
+  if (input.t !== 'from_traversal') return null;
+  const countsRows = (a: Node<'aggregate'>['aggregations'][number]) => {
+    if (a.fn === 'count_star') return true;
+    const arg = a.args[0];
+    return a.fn === 'count' && !a.distinct && a.args.length === 1 && arg?.k === 'slot' && arg.slot === input.slot;
+  };
+  return node.aggregations.every(countsRows) ? input : null;
+}
+
+/**
+ * Those counts without a row per element: the rows of the traversal's input times what
+ * the traversal yields, counted as /v2/query's `count` does (a column scan counts its masks).
+ */
+function countTraversal(node: Node<'aggregate'>, traversal: Node<'from_traversal'>, run: TableRun, argument: TableRow | null): TableRow {
+  const inputRows = run.rows(traversal.input, argument).length;
+  const perRow = inputRows === 0 ? 0 : countOf(run.x, traversal.root, null, traversal.root);
+  const out = new Array<CypherValue>(run.slotCount);
+  for (const a of node.aggregations) out[a.slot] = BigInt(inputRows) * BigInt(perRow);
   return out;
 }
 
@@ -147,21 +180,21 @@ const TOP_N_SHARE = 1 / 16;
 export function skipOrLimit(node: Node<'skip' | 'limit'>, run: TableRun, argument: TableRow | null): TableRow[] {
   if (node.t === 'limit' && node.input.t === 'sort') return limitSorted(node, node.input, run, argument);
   const rows = run.rows(node.input, argument);
-  const n = countOf(node, rows.length, run);
+  const n = skipOrLimitCount(node, rows.length, run);
   return node.t === 'skip' ? rows.slice(n) : rows.slice(0, n);
 }
 
 /** ORDER BY ... LIMIT n: the keys first (their errors come before the count's, as in a full sort), then the first n rows. */
 function limitSorted(node: Node<'skip' | 'limit'>, sorted: Node<'sort'>, run: TableRun, argument: TableRow | null): TableRow[] {
   const keyed = sortKeys(sorted, run, argument);
-  const n = countOf(node, keyed.length, run);
+  const n = skipOrLimitCount(node, keyed.length, run);
   const cmp = byKeys(sorted);
   const first = n < keyed.length * TOP_N_SHARE ? firstSorted(keyed, n, cmp) : keyed.sort(cmp).slice(0, n);
   return first.map((k) => k.row);
 }
 
 /** SKIP's or LIMIT's count, at most `total`: a non-negative integer, else the error the TCK expects. */
-function countOf(node: Node<'skip' | 'limit'>, total: number, run: TableRun): number {
+function skipOrLimitCount(node: Node<'skip' | 'limit'>, total: number, run: TableRun): number {
   const v = evaluate(node.count, new Array<CypherValue>(run.slotCount), run);
   const what = node.t === 'skip' ? 'SKIP' : 'LIMIT';
   if (typeof v !== 'bigint')
