@@ -34,3 +34,18 @@ export function medianOfRuns<T extends Record<string, number>>(runs: readonly T[
   }
   return out as T;
 }
+
+/**
+ * A distribution-free confidence interval for the median (about 95% with the default z):
+ * the order statistics at ranks (n - z√n)/2 and 1 + (n + z√n)/2, so a figure drawn from
+ * noisy rounds comes with how far its median could be from the machine's true one.
+ * Fewer than 6 values give no interval: [NaN, NaN].
+ */
+export function medianInterval(values: readonly number[], z = 1.96): [number, number] {
+  const n = values.length;
+  if (n < 6) return [Number.NaN, Number.NaN];
+  const sorted = [...values].sort((a, b) => a - b);
+  const lower = Math.max(1, Math.floor((n - z * Math.sqrt(n)) / 2));
+  const upper = Math.min(n, Math.ceil(1 + (n + z * Math.sqrt(n)) / 2));
+  return [sorted[lower - 1]!, sorted[upper - 1]!];
+}

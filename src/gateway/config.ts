@@ -74,12 +74,12 @@ const Burst = Type.Integer({ minimum: 1, maximum: 1e9 });
 const Budget = Type.Integer({ minimum: 1, maximum: MAX_BUDGET_MS });
 const URL_PATTERN = '^https?://[^/?#\\s]+/?$';
 const SHA256_PATTERN = '^[0-9a-fA-F]{64}$';
-const REDIS_PATTERN = '^rediss?://';
+const REDIS_PATTERN = '^(rediss?://|unix:///)';
 /** What a pattern means, for messages. */
 const PATTERN_MEANS: Record<string, string> = {
   [URL_PATTERN]: 'must be a server base URL such as "http://127.0.0.1:6969"',
   [SHA256_PATTERN]: 'must be 64 hex digits, the SHA-256 of the key (`trellis gateway key` prints one)',
-  [REDIS_PATTERN]: 'must be a Redis URL such as "redis://127.0.0.1:6379"',
+  [REDIS_PATTERN]: 'must be a Redis URL such as "redis://127.0.0.1:6379" or "unix:///run/redis/redis.sock"',
 };
 const Url = Type.String({ pattern: URL_PATTERN });
 const PlanSchema = Type.Object({ rate: Rate, burst: Burst }, { additionalProperties: false });

@@ -29,7 +29,10 @@ export type Admission =
   | { kind: 'unavailable'; reason: string };
 
 export interface LimiterOptions {
-  /** redis://[[user]:password@]host[:port][/db] or rediss:// for TLS. */
+  /**
+   * redis://[[user]:password@]host[:port][/db], rediss:// for TLS, or
+   * unix:///path/to/redis.sock[?db=N&password=P] for a Redis on the same host.
+   */
   url: string;
   /** Prefix of every key; default 'trellis:'. Must not contain '{' or '}' (hash tags). */
   keyPrefix?: string;
@@ -71,7 +74,7 @@ export class RedisLimiter {
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     if (!(Number.isFinite(this.deadlineMs) && this.deadlineMs > 0)) throw new TypeError(`deadlineMs must be a positive number`);
     this.safeUrl = redactUrl(opts.url);
-    this.redis = new Redis(opts.url, {
+    this.redis = new Redis(connectionTarget(opts.url), {
       // A command while disconnected fails at once instead of waiting in a queue: the
       // limiter answers 'unavailable' and the client retries, rather than piling up here.
       enableOfflineQueue: false,
@@ -368,11 +371,20 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
 }
 
+/**
+ * What ioredis connects to: a redis:// or rediss:// URL as it is; for unix:///path?query,
+ * the path with its query, which ioredis reads as a socket path with options (db, password).
+ */
+export function connectionTarget(url: string): string {
+  return url.startsWith('unix://') ? url.slice('unix://'.length) : url;
+}
+
 /** The URL for messages, without its password. */
 function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
     return parsed.toString();
   } catch {
     return url.replace(/\/\/[^@/]*@/, '//***@');

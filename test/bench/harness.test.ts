@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateEdges, SIZES, userProps } from '../../bench/lib/dataset.js';
 import { crossCheck, referenceAnswers, summarize, toMarkdown, type Reader, type SystemReport } from '../../bench/lib/peer-types.js';
+import { medianInterval } from '../../bench/lib/stats.js';
 
 test('the dataset is a pure function of the seed: a simple graph with power-law in-degrees', () => {
   const size = SIZES.small;
@@ -122,4 +123,13 @@ test('Cypher/tree ratios divide by the tree figures of the alternation (baseline
   assert.equal(s.ratios['small']!['http cypher/tree point']!.ratio, 1.5);
   const point = s.targets.find((t) => t.target === 'cypher/tree point (Cypher vs /v2/query)');
   assert.deepEqual([point?.got, point?.met], [0.9, true]);
+});
+
+test('the median interval: order statistics around the median, wider for fewer rounds, none under six', () => {
+  const values = Array.from({ length: 40 }, (_, i) => 39 - i); // 0..39 in reverse: the helper sorts
+  // n = 40: ranks floor((40 - 1.96 * √40) / 2) = 13 and ceil(1 + (40 + 1.96 * √40) / 2) = 28.
+  assert.deepEqual(medianInterval(values), [12, 27]);
+  // n = 10: ranks 1 and 10, the whole range: ten rounds say little about the median.
+  assert.deepEqual(medianInterval(values.slice(30)), [0, 9]);
+  assert.deepEqual(medianInterval([1, 2, 3, 4, 5]), [Number.NaN, Number.NaN]);
 });

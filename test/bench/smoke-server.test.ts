@@ -38,17 +38,31 @@ test('soak bench: memory samples of the server under the mixed load, without err
   assert.match(readsOnly.load.mix, /^100% reads/);
 });
 
-test('gateway bench: direct, through the gateway with and without the limiter, and the two ratios', { skip: redisSkip() }, async () => {
-  const report = await bench('gateway', ['--size', 'tiny', '--duration', '0.3', '--repeat', '2', '--connections', '4']);
-  for (const load of [report.one_connection, report.many_connections]) {
-    for (const name of ['direct', 'gateway', 'gateway_no_limit']) assert.ok(load[name].requests_per_s > 0, name);
-  }
-  assert.equal(typeof report.results.gateway_added_p50_us, 'number');
-  assert.equal(typeof report.results.limiter_cost_of_throughput, 'number');
-  // One limiter share per run, and their median.
-  assert.equal(report.results.limiter_cost_by_run.length, 2);
-  assert.equal(typeof report.results.limiter_cost_median_of_runs, 'number');
-});
+test(
+  'gateway bench: direct, through the gateway with the limiter over TCP and over the unix socket and without it, and the ratios',
+  {
+    skip: redisSkip(),
+  },
+  async () => {
+    const report = await bench('gateway', [
+      ...['--size', 'tiny', '--duration', '0.3', '--repeat', '2', '--connections', '4', '--rounds', '2', '--round', '0.3'],
+    ]);
+    const targets = ['direct', 'gateway', 'gateway_unix', 'gateway_no_limit'];
+    for (const name of targets) {
+      assert.ok(report.one_connection[name].p50_us > 0, name);
+      assert.ok(report.many_connections[name].requests_per_s > 0, name);
+    }
+    assert.deepEqual(report.load.throughput, { connections: 4, rounds: 2, round_s: 0.3 });
+    assert.equal(typeof report.results.gateway_added_p50_us, 'number');
+    for (const suffix of ['', '_unix']) {
+      assert.equal(typeof report.results[`limiter_cost_of_throughput${suffix}`], 'number');
+      // One limiter share per round, their median, and no interval from fewer than six rounds.
+      assert.equal(report.results[`limiter_cost_by_round${suffix}`].length, 2);
+      assert.equal(typeof report.results[`limiter_cost_median_of_rounds${suffix}`], 'number');
+      assert.deepEqual(report.results[`limiter_cost_median_interval${suffix}`], [null, null]);
+    }
+  },
+);
 
 test('for-each bench: every variation answers correctly (it checks before timing) and reports its figures', async () => {
   const report = await bench('for-each', ['--rows', '100', '--nodes', '600', '--items', '20', '--repeat', '1']);

@@ -87,4 +87,10 @@ test('mistakes name the file, the path and what is wrong', () => {
     /cluster-mode gateway serves exactly one database, this file names 2/,
   );
   rejects(file({ redis: { url: 'http://x' } }), /redis\.url/);
+  rejects(file({ redis: { url: 'unix://relative/redis.sock' } }), /redis\.url: must be a Redis URL .*unix:\/\/\//);
+});
+
+test('Redis on a unix socket: unix:///path', () => {
+  const config = parseGatewayConfig('gw.json', file({ redis: { url: 'unix:///run/redis/redis.sock?db=2' } }));
+  assert.equal(config.redis.url, 'unix:///run/redis/redis.sock?db=2');
 });

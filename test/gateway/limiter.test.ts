@@ -147,6 +147,26 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
     assert.equal((await calls()) - single, 1);
   });
 
+  test('a unix:// URL reaches Redis on its socket: the same bucket as over TCP, and ?db= picks the logical database', async () => {
+    const tcp = await limiter();
+    const unix = await limiter({ url: redis.socketUrl });
+    const db = freshDb('unix');
+    const limits = { rate: 0.001, burst: 4 };
+    assert.deepEqual(
+      (await burstOf(unix, db, limits, 2)).map((a) => a.kind),
+      ['admitted', 'admitted'],
+    );
+    // The socket and TCP limiters spend from one bucket: two tokens are left, then none.
+    assert.deepEqual(
+      (await burstOf(tcp, db, limits, 3)).map((a) => a.kind),
+      ['admitted', 'admitted', 'rate_limited'],
+    );
+    const inDb3 = await limiter({ url: `${redis.socketUrl}?db=3`, keyPrefix: 'unixdb:' });
+    assert.equal((await inDb3.admit(db, limits)).kind, 'admitted');
+    assert.equal(await redis.command('EXISTS', `unixdb:bucket:{${db}}`), 0, 'not in db 0');
+    assert.ok((await inDb3.peek(db, limits)) !== undefined, 'the bucket exists in db 3');
+  });
+
   test('two limiter instances (two gateway replicas) share one bucket: burst + rate x elapsed within 5%', async (t) => {
     const a = await limiter();
     const b = await limiter();
@@ -381,6 +401,13 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
     const t = performance.now();
     assert.equal((await l.admit(freshDb('nowhere'), { rate: 1, burst: 1 })).kind, 'unavailable');
     assert.ok(performance.now() - t < SLACK_MS);
+    const socket = new RedisLimiter({ url: 'unix:///nonexistent/trellis-redis.sock?password=s3cret', deadlineMs: 50 });
+    limiters.push(socket);
+    await assert.rejects(socket.ready(300), (err: Error) => {
+      assert.match(err.message, /\/nonexistent\/trellis-redis\.sock/);
+      assert.doesNotMatch(err.message, /s3cret/);
+      return true;
+    });
   });
 });
 

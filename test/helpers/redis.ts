@@ -1,6 +1,6 @@
 /**
  * A real redis-server for tests (the gateway's limiter and its integration tests): started
- * on a free loopback port with no persistence, killed when the test process exits however
+ * on a free loopback port (and a unix socket in its folder) with no persistence, killed when the test process exits however
  * it exits (reap.ts), restartable on the same port to test recovery.
  *
  *   const redis = await startRedis();
@@ -17,6 +17,8 @@ import { killOnExit } from './reap.js';
 export interface TestRedis {
   /** redis://127.0.0.1:<port> */
   readonly url: string;
+  /** unix:///<temp dir>/redis.sock: the same server on a unix socket. */
+  readonly socketUrl: string;
   readonly port: number;
   /** SIGTERM, then waits for the exit. Does nothing when it is not running. */
   stop(): Promise<void>;
@@ -81,6 +83,7 @@ export async function startRedis(): Promise<TestRedis> {
   };
   return {
     url: `redis://127.0.0.1:${port}`,
+    socketUrl: `unix://${join(dir, 'redis.sock')}`,
     port,
     async stop() {
       await halt('SIGTERM');
@@ -97,7 +100,10 @@ export async function startRedis(): Promise<TestRedis> {
 }
 
 async function launch(port: number, dir: string): Promise<Running> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--dir', dir];
+  const args = [
+    ...['--port', String(port), '--bind', '127.0.0.1', '--unixsocket', join(dir, 'redis.sock'), '--unixsocketperm', '700'],
+    ...['--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--dir', dir],
+  ];
   const proc = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   proc.stdout!.on('data', (d) => (output = (output + d).slice(-4000)));
