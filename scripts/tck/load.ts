@@ -2,7 +2,8 @@
  * Loading the openCypher TCK (../shared/tck): every `.feature` file under `features/`, parsed
  * with @cucumber/gherkin and compiled to pickles, so a Scenario Outline comes out as one case
  * per Examples row with its `<placeholders>` filled in. Shared by scripts/tck-parse.ts (the
- * parser alone) and scripts/tck.ts (the conformance runner).
+ * parser alone), scripts/tck.ts (the conformance runner) and the compile-time check of
+ * test/cypher/semantics-tck.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

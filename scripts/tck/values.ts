@@ -13,8 +13,7 @@
  * In memory: integers are `bigint`, floats `number`, lists arrays; maps, nodes,
  * relationships and paths are the classes below.
  */
-import { floatText } from '../../src/core/json-stringify.js';
-import { isSafeI64 } from '../../src/core/value.js';
+import { cypherNumberText } from '../../src/core/json-stringify.js';
 
 export type TckValue = null | boolean | bigint | number | string | TckValue[] | TckMap | TckNode | TckRel | TckPath;
 
@@ -351,11 +350,8 @@ export function toJsonText(v: TckValue): string {
     case 'boolean':
       return String(v);
     case 'bigint':
-      return isSafeI64(v) ? v.toString() : `{"$type":"integer","value":"${v}"}`;
     case 'number':
-      return Number.isFinite(v)
-        ? floatText(v)
-        : `{"$type":"float","value":"${Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'}"}`;
+      return cypherNumberText(v);
     case 'string':
       return JSON.stringify(v);
   }

@@ -1,4 +1,6 @@
 /** The bigint-safe JSON writer (the reader is src/core/json.ts). */
+import { isSafeI64 } from './value.js';
+
 /**
  * JSON.stringify without whitespace, extended for Trellis values: bigint prints its exact digits,
  * non-finite numbers print null, typed arrays print as arrays. Like JSON.stringify, toJSON is
@@ -103,4 +105,16 @@ export function floatText(n: number): string {
   if (Object.is(n, -0)) return '-0.0';
   const s = String(n);
   return Number.isInteger(n) && !s.includes('e') ? `${s}.0` : s;
+}
+
+/**
+ * An integer (bigint) or float as a Cypher response cell: a JSON number when it reads back
+ * exactly (integers within ±2^53, finite floats with their fraction: `1.0`), otherwise a
+ * `$type` envelope, `{"$type":"integer","value":"<digits>"}` or
+ * `{"$type":"float","value":"NaN" | "Infinity" | "-Infinity"}` (reference/cypher.md).
+ */
+export function cypherNumberText(v: bigint | number): string {
+  if (typeof v === 'bigint') return isSafeI64(v) ? v.toString() : `{"$type":"integer","value":"${v}"}`;
+  if (Number.isFinite(v)) return floatText(v);
+  return `{"$type":"float","value":"${Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'}"}`;
 }

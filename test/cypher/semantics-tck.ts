@@ -13,16 +13,14 @@
  *    raised or not.
  * Scenario Outlines are expanded with their Examples (@cucumber/gherkin's pickles).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AstBuilder, GherkinClassicTokenMatcher, Parser, compile } from '@cucumber/gherkin';
+import { pathToFileURL } from 'node:url';
+import { DEFAULT_TCK, loadTck } from '../../scripts/tck/load.js';
 import { CypherError } from '../../src/core/errors.js';
 import { CypherSyntaxError } from '../../src/cypher/errors.js';
 import { parseCypher } from '../../src/cypher/parser.js';
 import { analyze } from '../../src/cypher/semantics.js';
 
-export const DEFAULT_TCK = fileURLToPath(new URL('../../../../shared/tck', import.meta.url));
+export { DEFAULT_TCK };
 
 export interface Outcome {
   /** 'ok', or the error class: syntax_error (parser or analysis), type_error, unsupported_feature, ... */
@@ -73,62 +71,44 @@ const QUERY_STEP = /^(executing query|executing control query|having executed):?
 const ERROR_STEP = /^an? (\w+) should be raised at (compile time|runtime|any time): (\S+)$/;
 const CODE_OF: Record<string, string> = { SyntaxError: 'syntax_error', TypeError: 'type_error' };
 
-function featureFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...featureFiles(full));
-    else if (entry.name.endsWith('.feature')) out.push(full);
-  }
-  return out;
-}
-
 export function runTckSemantics(tckDir: string = DEFAULT_TCK): TckSemanticsReport {
-  const featuresDir = join(tckDir, 'features');
   const report: TckSemanticsReport = {
     scenarios: 0,
     compileErrors: { total: 0, matched: 0, outOfScope: [], misses: [] },
     valid: { total: 0, passed: 0, outOfScope: {}, wronglyRejected: [] },
   };
-  let ids = 0;
-  const newId = () => String(ids++);
-  for (const path of featureFiles(featuresDir)) {
-    const file = relative(featuresDir, path);
-    const document = new Parser(new AstBuilder(newId), new GherkinClassicTokenMatcher()).parse(readFileSync(path, 'utf8'));
-    for (const pickle of compile(document, file, newId)) {
-      report.scenarios++;
-      const where = { file, scenario: pickle.name };
-      const steps = pickle.steps.map((s) => ({ text: s.text.trim(), doc: s.argument?.docString?.content ?? null }));
-      const queries = steps.filter((s) => QUERY_STEP.test(s.text) && s.doc !== null);
-      const main = queries.find((s) => s.text.startsWith('executing query'))?.doc ?? null;
-      const error = steps.map((s) => ERROR_STEP.exec(s.text)).find((m) => m !== null) ?? null;
-      const compileTime = error !== null && error[2] === 'compile time';
-      const anyTime = error !== null && error[2] === 'any time';
-      const setup = queries.filter((s) => !((compileTime || anyTime) && s.doc === main)).map((s) => s.doc!);
-      const failures = setup.map((query) => ({ query, outcome: outcomeOf(query) })).filter((r) => r.outcome.code !== 'ok');
-      if (compileTime) {
-        const expected = error[3]!;
-        // ProcedureError, ParameterMissing: only procedures raise them (out of scope).
-        const code = CODE_OF[error[1]!] ?? null;
-        report.compileErrors.total++;
-        const outcome = outcomeOf(main ?? '');
-        const entry = { ...where, query: main ?? '', expected: `${error[1]}: ${expected}`, outcome };
-        // A set-up query out of scope (`CREATE (:A:B)`) does not stop checking the query under test.
-        const setupRejected = failures.find((f) => f.outcome.code !== 'unsupported_feature');
-        if (setupRejected !== undefined) report.compileErrors.misses.push({ ...entry, ...setupRejected });
-        else if (outcome.code === code && outcome.detail === expected) report.compileErrors.matched++;
-        else if (outcome.code === 'unsupported_feature') report.compileErrors.outOfScope.push(entry);
-        else report.compileErrors.misses.push(entry);
-        continue;
-      }
-      report.valid.total++;
-      const rejected = failures.find((f) => f.outcome.code !== 'unsupported_feature');
-      if (rejected !== undefined) report.valid.wronglyRejected.push({ ...where, ...rejected });
-      else if (failures.length > 0) {
-        const feature = failures[0]!.outcome.detail ?? 'unknown';
-        report.valid.outOfScope[feature] = (report.valid.outOfScope[feature] ?? 0) + 1;
-      } else report.valid.passed++;
+  for (const { feature: file, scenario, steps } of loadTck(tckDir).cases) {
+    report.scenarios++;
+    const where = { file, scenario };
+    const queries = steps.filter((s) => QUERY_STEP.test(s.text) && s.doc !== null);
+    const main = queries.find((s) => s.text.startsWith('executing query'))?.doc ?? null;
+    const error = steps.map((s) => ERROR_STEP.exec(s.text)).find((m) => m !== null) ?? null;
+    const compileTime = error !== null && error[2] === 'compile time';
+    const anyTime = error !== null && error[2] === 'any time';
+    const setup = queries.filter((s) => !((compileTime || anyTime) && s.doc === main)).map((s) => s.doc!);
+    const failures = setup.map((query) => ({ query, outcome: outcomeOf(query) })).filter((r) => r.outcome.code !== 'ok');
+    if (compileTime) {
+      const expected = error[3]!;
+      // ProcedureError, ParameterMissing: only procedures raise them (out of scope).
+      const code = CODE_OF[error[1]!] ?? null;
+      report.compileErrors.total++;
+      const outcome = outcomeOf(main ?? '');
+      const entry = { ...where, query: main ?? '', expected: `${error[1]}: ${expected}`, outcome };
+      // A set-up query out of scope (`CREATE (:A:B)`) does not stop checking the query under test.
+      const setupRejected = failures.find((f) => f.outcome.code !== 'unsupported_feature');
+      if (setupRejected !== undefined) report.compileErrors.misses.push({ ...entry, ...setupRejected });
+      else if (outcome.code === code && outcome.detail === expected) report.compileErrors.matched++;
+      else if (outcome.code === 'unsupported_feature') report.compileErrors.outOfScope.push(entry);
+      else report.compileErrors.misses.push(entry);
+      continue;
     }
+    report.valid.total++;
+    const rejected = failures.find((f) => f.outcome.code !== 'unsupported_feature');
+    if (rejected !== undefined) report.valid.wronglyRejected.push({ ...where, ...rejected });
+    else if (failures.length > 0) {
+      const feature = failures[0]!.outcome.detail ?? 'unknown';
+      report.valid.outOfScope[feature] = (report.valid.outOfScope[feature] ?? 0) + 1;
+    } else report.valid.passed++;
   }
   return report;
 }

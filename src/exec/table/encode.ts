@@ -6,8 +6,7 @@
  * they show the statement's own writes. Ids are decimal strings.
  */
 import { GraphError } from '../../core/errors.js';
-import { floatText } from '../../core/json-stringify.js';
-import { isSafeI64 } from '../../core/value.js';
+import { cypherNumberText } from '../../core/json-stringify.js';
 import { NodeRef, PathValue, RelRef, propertiesOf, type CypherValue } from '../../core/cypher-value.js';
 import { LIMITS } from '../../plan/limits.js';
 import { labelsOf, type ElementAccess } from './env.js';
@@ -32,11 +31,8 @@ export function encodeCell(v: CypherValue, access: ElementAccess): string {
     case 'boolean':
       return v ? 'true' : 'false';
     case 'bigint':
-      return isSafeI64(v) ? v.toString() : `{"$type":"integer","value":"${v}"}`;
     case 'number':
-      return Number.isFinite(v)
-        ? floatText(v)
-        : `{"$type":"float","value":"${Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'}"}`;
+      return cypherNumberText(v);
     case 'string':
       return JSON.stringify(v);
   }
