@@ -707,6 +707,31 @@ function kthBest(open: Uint8Array, numbers: NumChunk, k: number, desc: boolean):
 }
 
 /**
+ * Whether every node the scan could yield (every node of its pinned label, or every node)
+ * holds each of `names` as a number other than NaN. Then order_by's order by those keys is
+ * also Cypher's ORDER BY order: numbers compare by value in both, ties by id, and only a
+ * missing value, NaN or another kind would sort differently.
+ */
+export function scanKeysAllNumbers(x: Exec, spec: ScanSpec, names: readonly string[]): boolean {
+  const { label } = prepare(x, spec);
+  const labelId = label === null ? null : x.store.labelId(label);
+  if (labelId === undefined) return true; // no node has the label: nothing to order
+  const counts = (l: number) => l !== 0 && (labelId === null || l === labelId);
+  for (const { labels, columns } of x.store.nodeColumns(names)) {
+    for (const chunk of columns) {
+      // The usual block: numbers in every slot below n, no NaN; only slots past n can fail.
+      const whole = chunk !== null && chunk.kind === 'num' && chunk.dense && !chunk.hasNaN;
+      for (let i = whole ? chunk.n : 0; i < SLOTS; i++) {
+        if (!counts(labels[i]!)) continue;
+        if (chunk === null || chunk.kind !== 'num' || !bit(chunk.present, i)) return false;
+        if (chunk.hasNaN && Number.isNaN(chunk.values[i])) return false;
+      }
+    }
+  }
+  return true;
+}
+
+/**
  * Rows [start, end) of the scan sorted by `keys`, keeping only the best `end` in a heap
  * (`end` may be Infinity: the whole scan sorted, within the in-memory row limit, reported
  * at `path`); null when a key is not a plain property (the generic sort handles it).

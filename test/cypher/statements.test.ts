@@ -14,6 +14,7 @@ import { compileCypher } from '../../src/cypher/compile.js';
 import { explainCypher } from '../../src/cypher/explain.js';
 import { planCache } from '../../src/cypher/plan-cache.js';
 import type { TableNode } from '../../src/plan/table.js';
+import { shapeOf } from '../../src/exec/table/top-scan.js';
 import { tempDir } from '../helpers/server.js';
 
 const dir = tempDir('trellis-cypher-statements-');
@@ -287,6 +288,64 @@ test('a count of the nodes a scan finds is counted without a row per node, and e
     code: 'limit_exceeded',
   });
   await rows('MATCH (n) WHERE n:Counted OR n:Other DELETE n');
+});
+
+/** The sort node of a compiled statement (the first met from the root down). */
+function sortOf(query: string): Extract<TableNode, { t: 'sort' }> {
+  let n: TableNode = compileCypher(query).statement.root;
+  while (n.t !== 'sort') {
+    if (!('input' in n)) assert.fail(`${query}: no sort`);
+    n = n.input;
+  }
+  return n;
+}
+
+test('ORDER BY ... LIMIT over a node scan: the plans the column path takes, and the keys it sorts by', () => {
+  const keys = (query: string) => shapeOf(sortOf(query))?.keys ?? null;
+  assert.deepEqual(keys('MATCH (u:T) RETURN u.uid AS uid ORDER BY u.score DESC, uid ASC LIMIT 10'), [
+    ['score', 'desc'],
+    ['uid', 'asc'],
+  ]);
+  assert.deepEqual(keys('MATCH (u:T) WHERE u.x > 1 RETURN u, 7 AS seven ORDER BY u.score LIMIT 3'), [['score', 'asc']]);
+  assert.deepEqual(keys('MATCH (u:T) RETURN u ORDER BY u.score + 0 LIMIT 3'), null, 'an expression key');
+  assert.deepEqual(keys('MATCH (u:T) RETURN u.a + 1 AS a ORDER BY u.score LIMIT 3'), null, 'a projection that may fail');
+  assert.deepEqual(keys('MATCH (u:T) WITH u RETURN u ORDER BY u.score LIMIT 3'), null, 'a WITH between');
+  assert.deepEqual(keys('MATCH (u:T) RETURN DISTINCT u.score AS s ORDER BY s LIMIT 3'), null, 'DISTINCT');
+  assert.deepEqual(keys('MATCH (a)-->(u:T) RETURN u ORDER BY u.score LIMIT 3'), null, 'not a scan');
+  assert.deepEqual(keys('UNWIND [1, 2] AS x MATCH (u:T) RETURN u ORDER BY u.score LIMIT 3'), null, 'several input rows');
+});
+
+test('ORDER BY ... LIMIT over a node scan answers as the full sort: numbers, ties, and every other kind of key', async () => {
+  await rows('UNWIND range(0, 2999) AS i CREATE (:Top {uid: i, score: (i * 37) % 101, f: toFloat(i % 13) / 4.0, neg: -(i % 5)})');
+  await rows('CREATE (:Elsewhere {uid: -1, score: "not a number"})');
+  const statements = [
+    'MATCH (u:Top) RETURN u.uid AS uid ORDER BY u.score DESC, uid ASC LIMIT 25',
+    'MATCH (u:Top) RETURN u.uid AS uid, u.f AS f ORDER BY u.f, u.score DESC LIMIT 40',
+    'MATCH (u:Top) WHERE u.uid >= 1000 AND u.score < 50 RETURN u.uid ORDER BY u.neg, u.f DESC LIMIT 30',
+    'MATCH (u:Top) RETURN u.uid ORDER BY u.score LIMIT 0',
+    'MATCH (u:Top) RETURN u.uid ORDER BY u.score LIMIT $k',
+    'MATCH (u:Top) RETURN u.uid, 1 AS one ORDER BY u.neg LIMIT 12',
+  ];
+  const same = async (note: string) => {
+    for (const query of statements) {
+      // WITH u puts a projection in the way: every row is made and sorted.
+      const generic = query.replace(' RETURN ', ' WITH u RETURN ');
+      const params = { k: 9 };
+      assert.deepEqual(await rows(query, params), await rows(generic, params), `${note}: ${query}`);
+    }
+  };
+  await same('all numbers');
+  // Not every node holds a number now: the column path steps aside, the answers stay Cypher's.
+  await rows('MATCH (u:Top {uid: 7}) SET u.score = null, u.f = 0.0 / 0.0, u.neg = "x"');
+  await rows('CREATE (:Top {uid: 3000, f: 1.5})');
+  await same('a null, a NaN, a string and a missing key');
+  assert.deepEqual(
+    await rows('MATCH (u:Top) RETURN u.uid ORDER BY u.score DESC LIMIT 2'),
+    [[7n], [3000n]],
+    'nulls first descending, ties in id order',
+  );
+  await assert.rejects(db.cypherText({ query: 'MATCH (u:Top) RETURN u.uid ORDER BY u.score LIMIT -1' }), { code: 'syntax_error' });
+  await rows('MATCH (n) WHERE n:Top OR n:Elsewhere DELETE n');
 });
 
 test('explain of compiled statements: every operator kind named, slots named by the compiler, nested plans', () => {

@@ -10,6 +10,7 @@ import { groupKey, logical, orderValues } from './operators.js';
 import { makeAggregator, type Aggregator } from './aggregates.js';
 import type { TableRow, TableRun } from './rows.js';
 import { countOf } from '../terminal.js';
+import { topOfScan } from './top-scan.js';
 
 type Node<K extends TableNode['t']> = Extract<TableNode, { t: K }>;
 
@@ -184,8 +185,13 @@ export function skipOrLimit(node: Node<'skip' | 'limit'>, run: TableRun, argumen
   return node.t === 'skip' ? rows.slice(n) : rows.slice(0, n);
 }
 
-/** ORDER BY ... LIMIT n: the keys first (their errors come before the count's, as in a full sort), then the first n rows. */
+/**
+ * ORDER BY ... LIMIT n: on the property columns where that is exact (top-scan.ts); else
+ * the keys first (their errors come before the count's, as in a full sort), then the first n rows.
+ */
 function limitSorted(node: Node<'skip' | 'limit'>, sorted: Node<'sort'>, run: TableRun, argument: TableRow | null): TableRow[] {
+  const onColumns = topOfScan(sorted, () => skipOrLimitCount(node, Number.MAX_SAFE_INTEGER, run), run);
+  if (onColumns !== null) return onColumns;
   const keyed = sortKeys(sorted, run, argument);
   const n = skipOrLimitCount(node, keyed.length, run);
   const cmp = byKeys(sorted);
