@@ -1,7 +1,7 @@
 /** The fuzz suite's oracle (test/helpers/contract.ts) flags every way an answer can break the contract. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judge } from '../helpers/contract.js';
+import { judge, type Asked } from '../helpers/contract.js';
 import type { RawOutcome } from '../helpers/raw-http.js';
 
 const answer = (status: number, body: string | Buffer, contentType = 'application/json'): RawOutcome => ({
@@ -16,10 +16,11 @@ test('answers that keep the contract pass', () => {
   assert.equal(judge(answer(400, '{"error":"invalid_query_json","msg":"x"}')), undefined);
   assert.equal(judge(answer(413, '{"msg":"","error":"payload_too_large"}')), undefined);
   assert.equal(judge(answer(405, '{"error":"method_not_allowed","msg":"x"}', 'application/json; charset=utf-8')), undefined);
+  assert.equal(judge(answer(200, '{"ready":true,"mode":"writer","index_runtime":"ready"}'), { health: true }), undefined);
 });
 
 test('every break of the contract is named', () => {
-  const cases: [RawOutcome, RegExp][] = [
+  const cases: [RawOutcome, RegExp, Asked?][] = [
     [{ kind: 'timeout', detail: 'no answer', received: Buffer.alloc(0), ms: 15_000 }, /no answer \(timeout/],
     [{ kind: 'closed', detail: 'closed', received: Buffer.from('HTTP/1.1 2'), ms: 3 }, /no answer \(closed/],
     [answer(500, '{"error":"internal_error","msg":"x"}'), /status 500/],
@@ -30,11 +31,13 @@ test('every break of the contract is named', () => {
     [answer(200, '[]'), /not a JSON object/],
     [answer(200, 'null'), /not a JSON object/],
     [answer(200, '{"n":0}'), /"n" is not an array/],
+    [answer(200, '{"ready":true,"mode":"writer"}'), /"ready" is not an array/],
+    [answer(200, '{"ready":"yes","mode":"writer"}'), /health answer/, { health: true }],
     [answer(400, '{"error":"invalid_query_json"}'), /keys/],
     [answer(400, '{"error":"invalid_query_json","msg":"x","stack":"..."}'), /keys/],
     [answer(400, '{"error":1,"msg":"x"}'), /not a string/],
     [answer(400, '{"error":"no_such_code","msg":"x"}'), /unknown error code/],
     [answer(404, '{"error":"invalid_query_json","msg":"x"}'), /status 400 in the registry, answered 404/],
   ];
-  for (const [outcome, problem] of cases) assert.match(judge(outcome) ?? 'passed', problem);
+  for (const [outcome, problem, asked] of cases) assert.match(judge(outcome, asked) ?? 'passed', problem);
 });

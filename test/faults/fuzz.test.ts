@@ -8,7 +8,8 @@
  * registry's; a 200 body is an object of arrays. Canary requests with known answers run
  * between the fuzzed ones. Afterwards the server must be healthy: /healthz and /readyz 200,
  * a known write and read give the known answers, the process is the one that started and
- * logged nothing but its start-up lines.
+ * logged nothing but its start-up lines (and slow-request warnings, which a loaded machine
+ * can cause).
  *
  * TRELLIS_FUZZ_REQUESTS (default 1500) and TRELLIS_FUZZ_SEED (default: random, printed)
  * run it longer or replay a run. What uWebSockets.js itself drops without an answer (a
@@ -186,7 +187,7 @@ test(
         }
         const outcome = await rawExchange(server.port, c.bytes, ANSWER_TIMEOUT_MS);
         slowest = Math.max(slowest, outcome.ms);
-        const problem = judge(outcome);
+        const problem = judge(outcome, { health: c.health });
         if (outcome.kind === 'response') {
           let code: string;
           try {
@@ -239,18 +240,24 @@ test(
     assert.equal(server.proc.signalCode, null, 'the server process was killed');
     assert.equal(server.proc.pid, pid);
     // The start-up lines are JSON log lines (pino) whose msg is the text the waiters look for.
-    const startUp = (line: string) => {
+    // A request slower than a second is logged at warn (answers.ts); on a loaded machine a
+    // legitimate one can be (the server allows 3 s), so those lines are allowed when the
+    // answer was not a 5xx. Anything else, an error line above all, is a finding.
+    const expected = (line: string) => {
+      let entry: { msg?: string; level?: number; status?: number };
       try {
-        return /^trellis (listening on |ready$)/.test((JSON.parse(line) as { msg?: string }).msg ?? '');
+        entry = JSON.parse(line) as typeof entry;
       } catch {
         return false;
       }
+      if (/^trellis (listening on |ready$)/.test(entry.msg ?? '')) return true;
+      return entry.msg === 'slow request' && entry.level === 40 && typeof entry.status === 'number' && entry.status < 500;
     };
     const unexpected = server
       .output()
       .split('\n')
-      .filter((line) => line !== '' && !startUp(line));
-    assert.deepEqual(unexpected, [], 'the server logged something besides its start-up lines');
+      .filter((line) => line !== '' && !expected(line));
+    assert.deepEqual(unexpected, [], 'the server logged something besides its start-up lines and slow-request warnings');
 
     if (violations.length > 0) {
       violations.sort((a, b) => a.index - b.index);

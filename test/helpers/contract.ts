@@ -2,7 +2,8 @@
  * The answer contract every request to the server is held to, whatever it sent (the fuzz
  * suite's oracle): an answer arrives; its status is below 500; it is application/json in
  * valid UTF-8; a non-200 body is exactly {"error", "msg"}, both strings, with a code of
- * ERROR_REGISTRY answered with that code's status; a 200 body is an object of arrays.
+ * ERROR_REGISTRY answered with that code's status; a 200 body is an object of arrays, or,
+ * for a GET of the health route, the health body (`ready` a boolean, `mode` a string).
  * Error messages are never compared.
  */
 import { ERROR_REGISTRY, isErrorCode } from '../../src/core/errors.js';
@@ -10,8 +11,14 @@ import { showBytes, type RawOutcome } from './raw-http.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** What was asked, where it changes what a 200 may be. */
+export interface Asked {
+  /** A GET of /healthz: its 200 is the health body, not query results. */
+  readonly health?: boolean;
+}
+
 /** What is wrong with an answer, or undefined when it keeps the contract. */
-export function judge(outcome: RawOutcome): string | undefined {
+export function judge(outcome: RawOutcome, asked: Asked = {}): string | undefined {
   if (outcome.kind !== 'response') return `no answer (${outcome.kind}: ${outcome.detail}; ${outcome.received.length} bytes received)`;
   const { status, headers, body } = outcome.response;
   if (status >= 500) return `status ${status}`;
@@ -30,6 +37,11 @@ export function judge(outcome: RawOutcome): string | undefined {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'the body is not a JSON object';
   const obj = value as Record<string, unknown>;
+  if (status === 200 && asked.health === true) {
+    if (typeof obj.ready !== 'boolean' || typeof obj.mode !== 'string')
+      return 'health answer: "ready" is not a boolean or "mode" not a string';
+    return undefined;
+  }
   if (status === 200) {
     for (const [k, v] of Object.entries(obj)) if (!Array.isArray(v)) return `200 answer: "${k}" is not an array`;
     return undefined;

@@ -1156,6 +1156,8 @@ export interface FuzzCase {
   /** What was done to the corpus request, for the report. */
   readonly description: string;
   readonly bytes: Buffer;
+  /** A GET of /healthz, whose 200 is the health body. */
+  readonly health: boolean;
 }
 
 /** The next request of a run; `rng` must have produced the cases before it (cases are drawn in order). */
@@ -1240,5 +1242,6 @@ export function fuzzCase(rng: Rng, corpus: Corpus): FuzzCase {
     request = { ...request, path };
     notes.push(`path ${path.slice(0, 40)}`);
   }
-  return { description: notes.join('; '), bytes: encodeRequest(request) };
+  const health = request.method === 'GET' && request.path === '/healthz';
+  return { description: notes.join('; '), bytes: encodeRequest(request), health };
 }
