@@ -10,6 +10,7 @@ import { groupKey, logical, orderValues } from './operators.js';
 import { makeAggregator, type Aggregator } from './aggregates.js';
 import type { TableRow, TableRun } from './rows.js';
 import { countOf } from '../terminal.js';
+import { scanCount, type ScanSpec } from '../scan.js';
 import { topOfScan } from './top-scan.js';
 
 type Node<K extends TableNode['t']> = Extract<TableNode, { t: K }>;
@@ -54,8 +55,8 @@ export function project(node: Node<'project'>, run: TableRun, argument: TableRow
 
 export function aggregate(node: Node<'aggregate'>, run: TableRun, argument: TableRow | null): TableRow[] {
   if (node.keys.length === 0) {
-    const counted = countedTraversal(node);
-    if (counted !== null) return [countTraversal(node, counted, run, argument)];
+    const counted = countedSource(node);
+    if (counted !== null) return [countSource(node, counted, run, argument)];
   }
   const input = run.rows(node.input, argument);
   if (node.keys.length === 0) return [aggregateAll(node, run, input)];
@@ -82,13 +83,21 @@ export function aggregate(node: Node<'aggregate'>, run: TableRun, argument: Tabl
 }
 
 /**
- * The traversal under an aggregation that only counts its rows: no grouping keys, and
- * every aggregation count(*) or count(n) of the traversal's own slot (never null there),
- * as in `MATCH (n:L) WHERE n.x > 1 RETURN count(*)`. Null for any other aggregation.
+ * A node source whose rows a count can count without making them: a traversal (`MATCH
+ * (n:L) WHERE n.x > 1`, lower-pattern.ts makes every labelled first node one) or the scan
+ * of every node (`MATCH (n)`).
  */
-function countedTraversal(node: Node<'aggregate'>): Node<'from_traversal'> | null {
+type CountedSource = Node<'from_traversal'> | Node<'scan'>;
+
+/**
+ * The source under an aggregation that only counts its rows: no grouping keys, and every
+ * aggregation count(*) or count(n) of the source's own slot (never null there). Null for
+ * any other aggregation or source.
+ */
+function countedSource(node: Node<'aggregate'>): CountedSource | null {
   const input = node.input;
-  if (input.t !== 'from_traversal') return null;
+  const everyNode = input.t === 'scan' && input.id === null && input.label === null;
+  if (input.t !== 'from_traversal' && !everyNode) return null;
   const countsRows = (a: Node<'aggregate'>['aggregations'][number]) => {
     if (a.fn === 'count_star') return true;
     const arg = a.args[0];
@@ -97,13 +106,17 @@ function countedTraversal(node: Node<'aggregate'>): Node<'from_traversal'> | nul
   return node.aggregations.every(countsRows) ? input : null;
 }
 
+/** The column scan of every node (scans cache their work by spec, so one for all). */
+const EVERY_NODE: ScanSpec = { predicates: [] };
+
 /**
- * Those counts without a row per element: the rows of the traversal's input times what
- * the traversal yields, counted as /v2/query's `count` does (a column scan counts its masks).
+ * Those counts without a row per element: the rows of the source's input times what the
+ * source yields, counted as /v2/query's `count` does (a column scan counts its masks).
  */
-function countTraversal(node: Node<'aggregate'>, traversal: Node<'from_traversal'>, run: TableRun, argument: TableRow | null): TableRow {
-  const inputRows = run.rows(traversal.input, argument).length;
-  const perRow = inputRows === 0 ? 0 : countOf(run.x, traversal.root, null, traversal.root);
+function countSource(node: Node<'aggregate'>, source: CountedSource, run: TableRun, argument: TableRow | null): TableRow {
+  const inputRows = run.rows(source.input, argument).length;
+  let perRow = 0;
+  if (inputRows > 0) perRow = source.t === 'scan' ? scanCount(run.x, EVERY_NODE) : countOf(run.x, source.root, null, source.root);
   const out = new Array<CypherValue>(run.slotCount);
   for (const a of node.aggregations) out[a.slot] = BigInt(inputRows) * BigInt(perRow);
   return out;
