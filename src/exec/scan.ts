@@ -14,9 +14,9 @@
 import type { Expr, Order, Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
 import { walkExprs } from '../plan/exprs.js';
-import { bit, chunkValue, type ColumnChunk, type NumChunk } from '../store/columns.js';
+import { bit, chunkValue, type ColumnChunk, type NumChunk, type StrChunk } from '../store/columns.js';
 import { SAFE_I64, type Value } from '../core/value.js';
-import { compareForPredicate, totalOrder, valueEquals } from './compare.js';
+import { compareForPredicate, compareStrings, totalOrder, valueEquals } from './compare.js';
 import { Derived, type Exec } from './context.js';
 import { evalPredicate } from './eval.js';
 import { SLOTS, type LabelView, type ScanBlock } from './label-view.js';
@@ -667,6 +667,138 @@ function contenders(
 }
 
 /**
+ * With a full heap whose worst row is `root`: closes the open slots that sort after it,
+ * deciding from the chunks without building the row. Key by key, over the slots still tied
+ * with the root (compareKey), then by id for those tied on every key. A key a chunk cannot
+ * decide (missing, NaN, another kind than the root's) leaves the slot open for the exact
+ * comparison, as does a slot that sorts before the root.
+ */
+function closeOutranked(
+  open: Uint8Array,
+  block: ScanBlock,
+  chunks: readonly (ColumnChunk | null)[],
+  orders: readonly Order[],
+  root: Candidate,
+): void {
+  const { base, ids, size } = block;
+  // The open slots, found a word at a time: after a numeric first key's filter few are left.
+  const list = openSlots;
+  let count = 0;
+  const openWords = words(open);
+  for (let w = 0; w < (size + 3) >> 2; w++) {
+    if (openWords[w] === 0) continue;
+    for (let i = w << 2; i < Math.min(size, (w + 1) << 2); i++) if (open[i] === 1) list[count++] = i;
+  }
+  if (count === 0) return;
+  // Per listed slot: 0 tied with the root so far, 1 after it, -1 before it or undecidable.
+  const state = rankState;
+  state.fill(0, 0, count);
+  for (let j = 0; j < chunks.length; j++) compareKey(chunks[j] ?? null, root.keys[j], orders[j] === 'desc', count, state);
+  for (let k = 0; k < count; k++) {
+    const s = state[k];
+    const i = list[k]!;
+    if (s === 1 || (s === 0 && (ids === null ? base + i : ids[i]!) > root.id)) open[i] = 0;
+  }
+}
+
+const openSlots = new Uint16Array(SLOTS);
+const rankState = new Int8Array(SLOTS);
+
+/**
+ * For the listed slots still tied (state 0): 1 when the slot's key sorts after `value` in
+ * this order, 0 when equal, -1 before or undecidable.
+ */
+function compareKey(chunk: ColumnChunk | null, value: Value | undefined, desc: boolean, count: number, state: Int8Array): void {
+  const list = openSlots;
+  const after = desc ? -1 : 1;
+  if (chunk !== null && chunk.kind === 'num' && typeof value === 'number' && value === value) {
+    const { values, n, present, dense } = chunk;
+    for (let k = 0; k < count; k++) {
+      if (state[k] !== 0) continue;
+      const i = list[k]!;
+      const v = i < n && (dense || bit(present, i)) ? values[i]! : NaN;
+      state[k] = v < value ? -after : v > value ? after : v === value ? 0 : -1;
+    }
+  } else if (chunk !== null && chunk.kind === 'str' && typeof value === 'string') {
+    const { codes, n, present, dense, dict } = chunk;
+    // Few slots: compare their strings; many: decide each distinct string once.
+    const byCode = count * 8 < dict.length ? null : stringVerdicts(chunk, value, after);
+    for (let k = 0; k < count; k++) {
+      if (state[k] !== 0) continue;
+      const i = list[k]!;
+      if (!(i < n && (dense || bit(present, i)))) state[k] = -1;
+      else if (byCode !== null) state[k] = byCode[codes[i]!]!;
+      else state[k] = after * Math.sign(compareStrings(dict[codes[i]!]!, value));
+    }
+  } else for (let k = 0; k < count; k++) if (state[k] === 0) state[k] = -1;
+}
+
+let verdictTable = new Int8Array(SLOTS);
+
+/** compareKey's verdict for each dictionary entry of a string chunk: two binary searches over its ranks, then one pass. */
+function stringVerdicts(chunk: StrChunk, value: string, after: number): Int8Array {
+  const { dict } = chunk;
+  const { sorted, rank } = dictRanks(chunk);
+  const count = (before: (order: number) => boolean) => {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (before(compareStrings(dict[sorted[mid]!]!, value))) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  // Ranks below `below` sort before `value`; ranks from `through` on sort after it.
+  const below = count((order) => order < 0);
+  const through = count((order) => order <= 0);
+  // One table at a time is in use: a shared one, since a typed array of more than 64 bytes
+  // is allocated outside the JS heap, slowly.
+  if (verdictTable.length < dict.length) verdictTable = new Int8Array(dict.length);
+  const out = verdictTable;
+  for (let c = 0; c < dict.length; c++) {
+    const r = rank[c]!;
+    out[c] = r < below ? -after : r >= through ? after : 0;
+  }
+  return out;
+}
+
+/**
+ * Whether no row of a block can beat a full heap whose worst first key is the string
+ * `worst`: the block's best string is worse, and ascending no key is missing (missing
+ * sorts first there, last descending).
+ */
+function stringsOutclassed(strings: StrChunk, size: number, worst: string, desc: boolean): boolean {
+  const { sorted } = dictRanks(strings);
+  if (sorted.length === 0) return false;
+  if (desc) return compareStrings(strings.dict[sorted[sorted.length - 1]!]!, worst) < 0;
+  return strings.dense && strings.n === size && compareStrings(strings.dict[sorted[0]!]!, worst) > 0;
+}
+
+interface DictRanks {
+  /** Dictionary indices in string order. */
+  readonly sorted: Uint16Array;
+  /** Each dictionary index's place in that order. */
+  readonly rank: Uint16Array;
+}
+
+/** Per decoded string chunk, which a reader keeps while its version holds. */
+const DICT_RANKS = new WeakMap<StrChunk, DictRanks>();
+
+function dictRanks(chunk: StrChunk): DictRanks {
+  let ranks = DICT_RANKS.get(chunk);
+  if (ranks === undefined) {
+    const { dict } = chunk;
+    const sorted = Uint16Array.from(dict.keys()).sort((a, b) => compareStrings(dict[a]!, dict[b]!));
+    const rank = new Uint16Array(dict.length);
+    sorted.forEach((c, r) => (rank[c] = r));
+    ranks = { sorted, rank };
+    DICT_RANKS.set(chunk, ranks);
+  }
+  return ranks;
+}
+
+/**
  * Whether no row of a block can beat a full heap whose worst first key is `threshold`,
  * by the chunk's zone map: descending, every value (and a missing one, which sorts last)
  * is below it; ascending, every value is above it and none is missing (missing sorts first).
@@ -708,27 +840,46 @@ function kthBest(open: Uint8Array, numbers: NumChunk, k: number, desc: boolean):
 
 /**
  * Whether every node the scan could yield (every node of its pinned label, or every node)
- * holds each of `names` as a number other than NaN. Then order_by's order by those keys is
- * also Cypher's ORDER BY order: numbers compare by value in both, ties by id, and only a
- * missing value, NaN or another kind would sort differently.
+ * holds each of `names` as a value of one kind for that name: every one a number other
+ * than NaN, or every one a string. Then order_by's order by those keys is also Cypher's
+ * ORDER BY order: numbers compare by value and strings by compareStrings in both, ties by
+ * id; only a missing value, NaN, another kind or two kinds under one name (order_by puts
+ * numbers first, Cypher strings) would sort differently.
  */
-export function scanKeysAllNumbers(x: Exec, spec: ScanSpec, names: readonly string[]): boolean {
+export function scanKeysOfOneKind(x: Exec, spec: ScanSpec, names: readonly string[]): boolean {
   const { label } = prepare(x, spec);
   const labelId = label === null ? null : x.store.labelId(label);
   if (labelId === undefined) return true; // no node has the label: nothing to order
   const counts = (l: number) => l !== 0 && (labelId === null || l === labelId);
+  const kinds: ('num' | 'str' | undefined)[] = names.map(() => undefined);
   for (const { labels, columns } of x.store.nodeColumns(names)) {
-    for (const chunk of columns) {
-      // The usual block: numbers in every slot below n, no NaN; only slots past n can fail.
-      const whole = chunk !== null && chunk.kind === 'num' && chunk.dense && !chunk.hasNaN;
-      for (let i = whole ? chunk.n : 0; i < SLOTS; i++) {
+    for (let k = 0; k < columns.length; k++) {
+      const chunk = columns[k]!;
+      for (let i = 0; i < SLOTS; i++) {
         if (!counts(labels[i]!)) continue;
-        if (chunk === null || chunk.kind !== 'num' || !bit(chunk.present, i)) return false;
-        if (chunk.hasNaN && Number.isNaN(chunk.values[i])) return false;
+        const kind = slotKind(chunk, i);
+        if (kind === null || (kinds[k] ??= kind) !== kind) return false;
+        // The usual block: one kind, present in every slot below n; only slots past n can fail.
+        if (chunk !== null && chunk.kind === kind && chunk.dense && !(kind === 'num' && (chunk as NumChunk).hasNaN))
+          i = Math.max(i, chunk.n - 1);
       }
     }
   }
   return true;
+}
+
+/**
+ * The kind of a node's key for scanKeysOfOneKind: 'num' (an integer or a float other than
+ * NaN), 'str', or null for anything else or nothing. A general chunk (a block whose nodes
+ * hold several kinds under the name) is read value by value.
+ */
+function slotKind(chunk: ColumnChunk | null, slot: number): 'num' | 'str' | null {
+  if (chunk === null || slot >= chunk.n || !bit(chunk.present, slot)) return null;
+  if (chunk.kind === 'num') return Number.isNaN(chunk.values[slot]) ? null : 'num';
+  if (chunk.kind === 'str') return 'str';
+  const v = chunk.values[slot];
+  if (typeof v === 'string') return 'str';
+  return typeof v === 'bigint' || (typeof v === 'number' && !Number.isNaN(v)) ? 'num' : null;
 }
 
 /**
@@ -756,7 +907,8 @@ export function scanTopRows(
     const page = numericPage(x, scan, view, keys[0]![0], keys[0]![1], start, end, path);
     if (page !== null) return page;
   }
-  const cmp = compareCandidates(keys.map(([, o]) => o));
+  const orders = keys.map(([, o]) => o);
+  const cmp = compareCandidates(orders);
   // A max-heap under cmp: the root is the worst of the best `end` so far.
   const heap: Candidate[] = [];
   const worse = (i: number, j: number) => cmp(heap[i]!, heap[j]!) > 0;
@@ -780,21 +932,21 @@ export function scanTopRows(
     }
   };
   const desc = keys[0]![1] === 'desc';
-  /** The heap root's first key when the heap is full and that key is a number, else NaN. */
-  let threshold = NaN;
   const scratch = takeMask();
-  const settle = () => {
-    const top = heap.length === end ? heap[0]!.keys[0] : undefined;
-    threshold = typeof top === 'number' ? top : NaN;
-  };
   for (const { block, mask } of candidates(x, scan, properties, view)) {
     const { base, ids, size } = block;
     const chunks = names.map((k) => block.chunk(k));
     const first = chunks[0] ?? null;
     // Once the heap is full most rows lose on the first key alone: when that key is a
-    // number it is decided here, before the row's keys are built.
+    // number or a string it is decided here, before the row's keys are built.
+    // Every block is judged against the heap's worst row as the block starts (it only
+    // tightens while the block runs, and the survivors are compared exactly).
+    const root = heap.length === end ? heap[0]! : null;
+    const worst = root?.keys[0];
+    const threshold = typeof worst === 'number' ? worst : NaN;
     const numbers = first !== null && first.kind === 'num' ? first : null;
     if (threshold === threshold && outclassed(first, size, threshold, desc)) continue;
+    if (first?.kind === 'str' && typeof worst === 'string' && stringsOutclassed(first, size, worst, desc)) continue;
     let open = contenders(block, mask, numbers, threshold, desc, scratch);
     // Until the heap is full there is no threshold; the block's own k-th best first key is
     // one (k rows at least as good exist, when no record predicate can still drop them),
@@ -803,6 +955,7 @@ export function scanTopRows(
       const own = kthBest(open, numbers, end, desc);
       if (own === own) open = contenders(block, mask, numbers, own, desc, scratch);
     }
+    if (root !== null) closeOutranked(open, block, chunks, orders, root);
     for (let i = 0; i < size; i++) {
       if (open[i] === 0) continue;
       const candidate: Candidate = { id: ids === null ? base + i : ids[i]!, keys: chunks.map((c) => keyValue(c, i)) };
@@ -815,7 +968,6 @@ export function scanTopRows(
         heap[0] = candidate;
         down(0);
       }
-      settle();
     }
   }
   giveMask(scratch);

@@ -260,7 +260,7 @@ test('node sources reuse /v2/query: id lookups, label scans narrowed by WHERE, a
   await rows('MATCH (n:User) DELETE n');
 });
 
-test('a count of the nodes a scan finds is counted without a row per node, and equals the rows counted one by one', async () => {
+test('a count of the nodes a scan or a label finds is counted without a row per node, and equals the rows counted one by one', async () => {
   await rows('UNWIND range(1, 2100) AS i CREATE (:Counted {i: i, even: i % 2 = 0})');
   await rows('CREATE (:Other {i: 1})');
   const whereClauses = ['', 'WHERE u.i > 2000', 'WHERE u.even AND u.i <= 100', 'WHERE u.i < 0', 'WHERE u.i >= $low'];
@@ -281,9 +281,12 @@ test('a count of the nodes a scan finds is counted without a row per node, and e
     [[100n, 0n]],
     'other counts still read the rows',
   );
+  assert.deepEqual(await rows('MATCH (n) RETURN count(n) AS n, count(*) AS m'), [[2101n, 2101n]], 'every node, of any label');
+  assert.deepEqual(await rows('MATCH (n:Missing) RETURN count(n) AS n'), [[0n]], 'a label no node has');
   // 2,100 nodes for each of 2,400 input rows would be 5,040,000 rows, past the statement's
   // 5,000,000: counted without rows, the statement answers.
   assert.deepEqual(await rows('UNWIND range(1, 2400) AS x MATCH (u:Counted) WHERE u.i > 0 RETURN count(*) AS n'), [[5_040_000n]]);
+  assert.deepEqual(await rows('UNWIND range(1, 2400) AS x MATCH (u) RETURN count(u) AS n'), [[5_042_400n]], 'a scan of every node');
   await assert.rejects(db.cypherText({ query: 'UNWIND range(1, 2400) AS x MATCH (u:Counted) WHERE u.i > 0 WITH u RETURN count(*) AS n' }), {
     code: 'limit_exceeded',
   });
@@ -315,8 +318,12 @@ test('ORDER BY ... LIMIT over a node scan: the plans the column path takes, and 
   assert.deepEqual(keys('UNWIND [1, 2] AS x MATCH (u:T) RETURN u ORDER BY u.score LIMIT 3'), null, 'several input rows');
 });
 
-test('ORDER BY ... LIMIT over a node scan answers as the full sort: numbers, ties, and every other kind of key', async () => {
-  await rows('UNWIND range(0, 2999) AS i CREATE (:Top {uid: i, score: (i * 37) % 101, f: toFloat(i % 13) / 4.0, neg: -(i % 5)})');
+test('ORDER BY ... LIMIT over a node scan answers as the full sort: numbers, strings, ties, and every other kind of key', async () => {
+  // Names tie often and hold what string order can get wrong: case, accents, the empty
+  // string, a prefix, a character above the surrogates and one beyond the BMP.
+  await rows(
+    "UNWIND range(0, 2999) AS i CREATE (:Top {uid: i, score: (i * 37) % 101, f: toFloat(i % 13) / 4.0, neg: -(i % 5), name: ['b', 'a', 'é', 'z', '😀', 'ｚ', 'A', ''][i % 8] + toString(i % 17)})",
+  );
   await rows('CREATE (:Elsewhere {uid: -1, score: "not a number"})');
   const statements = [
     'MATCH (u:Top) RETURN u.uid AS uid ORDER BY u.score DESC, uid ASC LIMIT 25',
@@ -325,6 +332,9 @@ test('ORDER BY ... LIMIT over a node scan answers as the full sort: numbers, tie
     'MATCH (u:Top) RETURN u.uid ORDER BY u.score LIMIT 0',
     'MATCH (u:Top) RETURN u.uid ORDER BY u.score LIMIT $k',
     'MATCH (u:Top) RETURN u.uid, 1 AS one ORDER BY u.neg LIMIT 12',
+    'MATCH (u:Top) RETURN u.uid AS uid, u.name AS name ORDER BY u.name LIMIT 30',
+    'MATCH (u:Top) RETURN u.name AS name, u.uid ORDER BY name DESC, u.score LIMIT 20',
+    'MATCH (u:Top) WHERE u.score > 40 RETURN u.uid ORDER BY u.score DESC, u.name, u.uid DESC LIMIT 15',
   ];
   const same = async (note: string) => {
     for (const query of statements) {
@@ -334,9 +344,13 @@ test('ORDER BY ... LIMIT over a node scan answers as the full sort: numbers, tie
       assert.deepEqual(await rows(query, params), await rows(generic, params), `${note}: ${query}`);
     }
   };
-  await same('all numbers');
+  await same('all numbers, all strings');
+  // A number among the names (Cypher orders strings first, order_by numbers first).
+  await rows('MATCH (u:Top {uid: 8}) SET u.name = 1');
+  await same('a number among strings');
+  await rows("MATCH (u:Top {uid: 8}) SET u.name = 'b8'");
   // Not every node holds a number now: the column path steps aside, the answers stay Cypher's.
-  await rows('MATCH (u:Top {uid: 7}) SET u.score = null, u.f = 0.0 / 0.0, u.neg = "x"');
+  await rows('MATCH (u:Top {uid: 7}) SET u.score = null, u.f = 0.0 / 0.0, u.neg = "x", u.name = null');
   await rows('CREATE (:Top {uid: 3000, f: 1.5})');
   await same('a null, a NaN, a string and a missing key');
   assert.deepEqual(
@@ -346,6 +360,28 @@ test('ORDER BY ... LIMIT over a node scan answers as the full sort: numbers, tie
   );
   await assert.rejects(db.cypherText({ query: 'MATCH (u:Top) RETURN u.uid ORDER BY u.score LIMIT -1' }), { code: 'syntax_error' });
   await rows('MATCH (n) WHERE n:Top OR n:Elsewhere DELETE n');
+});
+
+test('ORDER BY over a key that is a number in some blocks of nodes and a string in others takes the generic sort', async () => {
+  // A fresh database, so ids 0 to 2047 fill two whole blocks of 1024: one holds the key as
+  // numbers only and the other as strings only, and each block alone is of one kind.
+  const own = tempDir('trellis-cypher-kinds-');
+  const kinds = await open(own.path);
+  try {
+    const text = async (query: string) => (parseJson(await kinds.cypherText({ query })) as Result).rows;
+    await text("UNWIND range(0, 2047) AS i CREATE (:Kinds {uid: i, name: CASE WHEN i < 1024 THEN i ELSE 'n' + toString(i) END})");
+    assert.deepEqual(await text('MATCH (u:Kinds) RETURN min(id(u)) AS lo, max(id(u)) AS hi'), [[0n, 2047n]]);
+    // Cypher orders strings before numbers; order_by would put the numbers first.
+    for (const order of ['', ' DESC']) {
+      const query = `MATCH (u:Kinds) RETURN u.uid AS uid ORDER BY u.name${order} LIMIT 3`;
+      const expected = order === '' ? [[1024n], [1025n], [1026n]] : [[1023n], [1022n], [1021n]];
+      assert.deepEqual(await text(query), expected, query);
+      assert.deepEqual(await text(query.replace(' RETURN ', ' WITH u RETURN ')), expected, `${query}, sorted row by row`);
+    }
+  } finally {
+    await kinds.close();
+    own.remove();
+  }
 });
 
 test('explain of compiled statements: every operator kind named, slots named by the compiler, nested plans', () => {

@@ -10,6 +10,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { openTestDb, q, type TestDb } from '../helpers/embedded.js';
+import { scanKeysOfOneKind, type ScanSpec } from '../../src/exec/scan.js';
+import { Exec } from '../../src/exec/context.js';
+import { EXECUTORS } from '../../src/exec/registry.js';
 
 let t: TestDb;
 const N = 2600; // three blocks of 1024 ids
@@ -157,4 +160,117 @@ test('property: filters, counts and ordered pages over columns equal the row-by-
     ),
     { numRuns: Number(process.env.TRELLIS_PROPERTY_RUNS ?? 150) },
   );
+});
+
+test("a top-k skips blocks and rows only when they cannot win: ties on the heap's worst key, missing keys, a string second key", async () => {
+  // A fresh database: ids 0 to 3071 fill three whole blocks of 1024, every key present in
+  // every slot (dense chunks) except where a row lacks t3 on purpose.
+  const own = await openTestDb();
+  try {
+    await own.db.cypherText({
+      query: `UNWIND range(0, 3071) AS i WITH i, i / 1024 AS b, 'b' + toString(1000 + i % 500) AS varied
+        CREATE (:S {uid: i, n: CASE WHEN i = 1500 THEN -1 ELSE i % 7 END,
+          t1: CASE b WHEN 0 THEN varied WHEN 1 THEN 'b1000' ELSE 'c' END,
+          t2: CASE b WHEN 0 THEN varied WHEN 1 THEN 'b1499' ELSE 'a' END,
+          k: i % 512, t4: 'x' + toString((i * 7919) % 3072)})`,
+    });
+    await own.db.cypherText({
+      query: "MATCH (u:S) WHERE u.uid <> 1600 SET u.t3 = CASE WHEN u.uid < 1024 THEN 'b' + toString(1000 + u.uid % 500) ELSE 'c' END",
+    });
+    const top = async (orderings: unknown) =>
+      (
+        await own.read(
+          [
+            q('r', {
+              id: {
+                input: {
+                  limit: { input: { order_by_multiple: { input: { nodes: { reference: 'all' } }, orderings } }, count: { literal: 1 } },
+                },
+              },
+            }),
+          ],
+          ['r'],
+        )
+      ).r;
+    // Block 1's best t1 equals the heap's worst after block 0: its row with a better n wins.
+    assert.deepEqual(
+      await top([
+        ['t1', 'asc'],
+        ['n', 'asc'],
+      ]),
+      [1500],
+    );
+    // Descending, block 1's best t2 equals the heap's worst: the same.
+    assert.deepEqual(
+      await top([
+        ['t2', 'desc'],
+        ['n', 'asc'],
+      ]),
+      [1500],
+    );
+    // Block 1's strings are all worse than block 0's, but one row lacks t3: missing sorts first ascending.
+    assert.deepEqual(await top([['t3', 'asc']]), [1600]);
+    // Two rows per block tie on k = 0 with the heap's worst: few slots, so their t4 strings
+    // are compared one by one; the largest t4 among the six wins.
+    const t4 = (i: number) => `x${(i * 7919) % 3072}`;
+    const best = [0, 512, 1024, 1536, 2048, 2560].reduce((a, b) => (t4(b) > t4(a) ? b : a));
+    assert.deepEqual(
+      await top([
+        ['k', 'asc'],
+        ['t4', 'desc'],
+      ]),
+      [best],
+    );
+  } finally {
+    await own.close();
+  }
+});
+
+test("scanKeysOfOneKind: true only when every node of the scan's label holds each key as numbers only or strings only", async () => {
+  // A fresh database: ids 0 to 2047 fill two whole blocks. The last node of each block is
+  // of label O and holds other kinds under K's names: those must not count, though they
+  // turn the blocks' chunks into general ones.
+  const own = await openTestDb();
+  try {
+    const kNodes = (from: number, to: number) =>
+      own.db.cypherText({
+        query: `UNWIND range(${from}, ${to}) AS i CREATE (:K {num: i, str: 'k' + toString(i), tag: 't' + toString(i % 3),
+          split: CASE WHEN i < 1024 THEN i ELSE 's' END, holey: CASE WHEN i = 1500 THEN null ELSE i END,
+          nan: CASE WHEN i = 7 THEN 0.0 / 0.0 ELSE 1.5 END})`,
+      });
+    const oNode = () => own.db.cypherText({ query: "CREATE (:O {num: 'o', str: 1})" });
+    await kNodes(0, 1022);
+    await oNode();
+    await kNodes(1024, 2046);
+    await oNode();
+    const kindsOf = (name: string) => own.db.store.read((reader) => [...reader.nodeColumns([name])].map((b) => b.columns[0]?.kind));
+    assert.deepEqual(kindsOf('num'), ['gen', 'gen'], 'the O nodes make general chunks');
+    assert.deepEqual(kindsOf('split'), ['num', 'str']);
+    assert.deepEqual(kindsOf('tag'), ['str', 'str']);
+    const label = (l: string): ScanSpec => ({
+      predicates: [
+        {
+          p: 'compare',
+          op: 'eq',
+          path: '$',
+          left: { e: 'property', name: '$label', path: '$' },
+          right: { e: 'constant', value: l, path: '$' },
+        },
+      ],
+    });
+    const oneKind = (l: string, names: string[]) =>
+      own.db.store.read((reader) => scanKeysOfOneKind(new Exec(reader, null, new Map(), EXECUTORS, false, () => {}), label(l), names));
+    assert.equal(oneKind('K', ['num']), true, "numbers, the O nodes' strings aside");
+    assert.equal(oneKind('K', ['str']), true, "strings, the O nodes' numbers aside");
+    assert.equal(oneKind('K', ['tag']), true, 'strings in string chunks');
+    assert.equal(oneKind('K', ['num', 'str']), true, 'a number key and a string key');
+    assert.equal(oneKind('O', ['num']), true, "O's strings, K's numbers aside");
+    assert.equal(oneKind('K', ['split']), false, 'numbers in one block, strings in the other');
+    assert.equal(oneKind('K', ['holey']), false, 'a node without the key');
+    assert.equal(oneKind('K', ['nan']), false, 'a NaN');
+    assert.equal(oneKind('K', ['num', 'missing']), false, 'a key no node has');
+    assert.equal(oneKind('Nobody', ['num']), true, 'no node has the label: nothing to order');
+  } finally {
+    await own.close();
+  }
 });

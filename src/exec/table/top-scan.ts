@@ -8,15 +8,17 @@
  *  - the plan is a node scan (from_traversal over unit), optionally one projection of
  *    property reads of that node, literals or slots (none of which can fail on a node), then
  *    ORDER BY whose keys are each a property of the node, directly or through that projection;
- *  - every node of the scan's label holds every key as a number other than NaN
- *    (scan.ts scanKeysAllNumbers): numbers order the same in Cypher and in order_by, and
- *    ties keep the scan's id order in both (Cypher's sort is stable over a scan in id order).
- * Anything else (nulls, strings, mixed kinds, expressions) takes the generic sort.
+ *  - every node of the scan's label holds each key as a number other than NaN, or each as a
+ *    string (scan.ts scanKeysOfOneKind): numbers, and strings, order the same in Cypher and
+ *    in order_by, and ties keep the scan's id order in both (Cypher's sort is stable over a
+ *    scan in id order).
+ * Anything else (nulls, NaN, numbers and strings under one key, other kinds, expressions)
+ * takes the generic sort.
  */
 import { NodeRef, type CypherValue } from '../../core/cypher-value.js';
 import type { Order } from '../../plan/expr.js';
 import type { RowExpr, TableNode } from '../../plan/table.js';
-import { scanKeysAllNumbers, scanOf, scanTopRows } from '../scan.js';
+import { scanKeysOfOneKind, scanOf, scanTopRows } from '../scan.js';
 import { evaluate } from './eval.js';
 import type { TableRow, TableRun } from './rows.js';
 
@@ -28,6 +30,8 @@ export interface ScanSort {
   readonly project: Node<'project'> | null;
   /** order_by's keys; one array per sort node, as scanTopRows caches by its identity. */
   readonly keys: readonly (readonly [string, Order])[];
+  /** The keys' property names. */
+  readonly names: readonly string[];
 }
 
 const SHAPES = new WeakMap<Node<'sort'>, ScanSort | null>();
@@ -68,7 +72,7 @@ function findShape(sort: Node<'sort'>): ScanSort | null {
     if (name === null) return null;
     keys.push([name, descending ? 'desc' : 'asc']);
   }
-  return { traversal: input, project, keys };
+  return { traversal: input, project, keys, names: keys.map(([name]) => name) };
 }
 
 /** LIMITs above this take the generic sort: the column path keeps its winners in a heap. */
@@ -87,15 +91,7 @@ export function topOfScan(sort: Node<'sort'>, count: () => number, run: TableRun
   const n = count();
   if (n > MAX_COUNT) return null;
   const spec = scanOf(x, shape.traversal.root);
-  if (
-    spec === null ||
-    !scanKeysAllNumbers(
-      x,
-      spec,
-      shape.keys.map(([name]) => name),
-    )
-  )
-    return null;
+  if (spec === null || !scanKeysOfOneKind(x, spec, shape.names)) return null;
   const winners = scanTopRows(x, spec, shape.keys, 0, n, '$');
   if (winners === null) return null;
   return winners.map(({ id }) => {
