@@ -18,45 +18,55 @@ export function hasAggregate(e: Expr): boolean {
   return found;
 }
 
-/** The direct sub-expressions of an expression. */
-export function forEachChild(e: Expr, visit: (child: Expr) => void): void {
-  const each = (xs: readonly (Expr | null)[]) => xs.forEach((x) => x !== null && visit(x));
+/**
+ * The direct sub-expressions of an expression (never those inside patterns' property
+ * maps). A pattern comprehension's WHERE and map run in a scope of their own: they are
+ * children for the checks that look inside (`patternBodies`, the default), not for the
+ * lowering's walks, which plan a pattern comprehension as a whole.
+ */
+export function children(e: Expr, patternBodies = true): Expr[] {
+  const present = (...xs: (Expr | null)[]) => xs.filter((x): x is Expr => x !== null);
   switch (e.kind) {
     case 'list':
-      return each(e.items);
+      return [...e.items];
     case 'map':
-      return each(e.entries.map((entry) => entry.value));
+      return e.entries.map((entry) => entry.value);
     case 'property':
-      return visit(e.object);
-    case 'index':
-      return each([e.object, e.index]);
-    case 'slice':
-      return each([e.object, e.from, e.to]);
     case 'hasLabels':
-      return visit(e.object);
+      return [e.object];
+    case 'index':
+      return [e.object, e.index];
+    case 'slice':
+      return present(e.object, e.from, e.to);
     case 'unary':
-      return visit(e.operand);
-    case 'binary':
-      return each([e.left, e.right]);
-    case 'comparison':
-      return each(e.operands);
     case 'isNull':
-      return visit(e.operand);
+      return [e.operand];
+    case 'binary':
+      return [e.left, e.right];
+    case 'comparison':
+      return [...e.operands];
     case 'call':
-      return each(e.args);
+      return [...e.args];
     case 'case':
-      return each([e.subject, ...e.alternatives.flatMap((a) => [a.when, a.then]), e.else]);
+      return present(e.subject, ...e.alternatives.flatMap((a) => [a.when, a.then]), e.else);
     case 'listComprehension':
-      return each([e.list, e.where, e.map]);
+      return present(e.list, e.where, e.map);
     case 'quantifier':
-      return each([e.list, e.where]);
+      return present(e.list, e.where);
     case 'reduce':
-      return each([e.init, e.list, e.expr]);
+      return [e.init, e.list, e.expr];
+    case 'patternComprehension':
+      return patternBodies ? present(e.where, e.map) : [];
     case 'mapProjection':
-      return each(e.items.map((item) => (item.kind === 'entry' ? item.value : null)));
+      return e.items.flatMap((item) => (item.kind === 'entry' ? [item.value] : []));
     default:
-      return;
+      return [];
   }
+}
+
+/** The direct sub-expressions the lowering walks: children(e) without pattern comprehensions' bodies. */
+export function forEachChild(e: Expr, visit: (child: Expr) => void): void {
+  for (const child of children(e, false)) visit(child);
 }
 
 /**

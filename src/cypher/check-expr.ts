@@ -16,7 +16,7 @@ import type { CallExpr, CountStarExpr, Expr, Name } from './ast.js';
 import { bindReadPattern } from './check-patterns.js';
 import { ANY, elementOf, isList, isNumeric, join, listOf, mayBe, showTy, type ScalarTy, type Ty } from './check-types.js';
 import { functionSignature } from '../plan/functions.js';
-import { exprKey } from './ast-walk.js';
+import { children, exprKey, isAggregateCall } from './ast-walk.js';
 import { describe, semanticError, type AnalysisState, type Binding, type Scope } from './scope.js';
 
 /** Temporal functions and types: out of scope (unsupported_feature TemporalFunction). */
@@ -445,14 +445,11 @@ export class ExprChecker {
   }
 }
 
-/** Whether `e` calls an aggregate function (outside comprehension bodies, where they are errors anyway). */
+/** Whether `e` calls an aggregate function, pattern comprehensions' bodies included (where one is an error). */
 export function containsAggregate(e: Expr): boolean {
   let found = false;
   visit(e, (x) => {
-    if (x.kind === 'countStar' || (x.kind === 'call' && x.namespace.length === 0 && functionSignature(x.name.name)?.aggregate === true)) {
-      found = true;
-      return false;
-    }
+    if (isAggregateCall(x)) found = true;
     return !found;
   });
   return found;
@@ -462,52 +459,6 @@ export function containsAggregate(e: Expr): boolean {
 export function visit(e: Expr, f: (x: Expr) => boolean): void {
   if (!f(e)) return;
   for (const child of children(e)) visit(child, f);
-}
-
-/** The direct sub-expressions of `e` (not those inside patterns' property maps). */
-export function children(e: Expr): Expr[] {
-  switch (e.kind) {
-    case 'list':
-      return [...e.items];
-    case 'map':
-      return e.entries.map((x) => x.value);
-    case 'property':
-      return [e.object];
-    case 'index':
-      return [e.object, e.index];
-    case 'slice':
-      return [e.object, ...(e.from === null ? [] : [e.from]), ...(e.to === null ? [] : [e.to])];
-    case 'hasLabels':
-      return [e.object];
-    case 'unary':
-      return [e.operand];
-    case 'binary':
-      return [e.left, e.right];
-    case 'comparison':
-      return [...e.operands];
-    case 'isNull':
-      return [e.operand];
-    case 'call':
-      return [...e.args];
-    case 'case':
-      return [
-        ...(e.subject === null ? [] : [e.subject]),
-        ...e.alternatives.flatMap((a) => [a.when, a.then]),
-        ...(e.else === null ? [] : [e.else]),
-      ];
-    case 'listComprehension':
-      return [e.list, ...(e.where === null ? [] : [e.where]), ...(e.map === null ? [] : [e.map])];
-    case 'quantifier':
-      return [e.list, ...(e.where === null ? [] : [e.where])];
-    case 'reduce':
-      return [e.init, e.list, e.expr];
-    case 'patternComprehension':
-      return [...(e.where === null ? [] : [e.where]), e.map];
-    case 'mapProjection':
-      return e.items.flatMap((i) => (i.kind === 'entry' ? [i.value] : []));
-    default:
-      return [];
-  }
 }
 
 /** Structural equality of two expressions, ignoring spans and the case of function names (ORDER BY against projected items). */

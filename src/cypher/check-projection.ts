@@ -19,10 +19,10 @@
  *    (InvalidArgumentType), not negative (NegativeIntegerArgument).
  */
 import type { Expr, ProjectionItem, ReturnClause, WithClause } from './ast.js';
-import { children, containsAggregate, sameExpr, visit, type ExprChecker } from './check-expr.js';
+import { containsAggregate, sameExpr, visit, type ExprChecker } from './check-expr.js';
 import { ANY, mayBe, showTy, type Ty } from './check-types.js';
 import { describe, EMPTY_SCOPE, semanticError, type AnalysisState, type Binding, type Scope } from './scope.js';
-import { columnName, isAggregateCall } from './ast-walk.js';
+import { children, columnName, isAggregateCall } from './ast-walk.js';
 
 export interface ProjectionResult {
   /** What the clauses after the projection see. */
