@@ -44,9 +44,8 @@ test(
     skip: redisSkip(),
   },
   async () => {
-    const report = await bench('gateway', [
-      ...['--size', 'tiny', '--duration', '0.3', '--repeat', '2', '--connections', '4', '--rounds', '2', '--round', '0.3'],
-    ]);
+    const args = ['--size', 'tiny', '--duration', '0.3', '--repeat', '2', '--connections', '4', '--rounds', '2', '--round', '0.3'];
+    const report = await bench('gateway', args);
     const targets = ['direct', 'gateway', 'gateway_unix', 'gateway_no_limit'];
     for (const name of targets) {
       assert.ok(report.one_connection[name].p50_us > 0, name);

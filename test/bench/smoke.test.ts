@@ -71,3 +71,12 @@ test('fairness bench: cheap-read latency idle and under heavy reads, with and wi
     assert.ok(server.p99_ratio > 0);
   }
 });
+
+test('Cypher top-k bench: every key shape answers as the tree does and reports both routes', async () => {
+  const report = await bench('cypher-topk', ['--size', 'tiny', '--rounds', '2', '--round', '0.1']);
+  assert.deepEqual(Object.keys(report.results), ['by_number', 'by_string', 'by_string_desc', 'by_few_values_then_string']);
+  for (const [name, figures] of Object.entries<Record<string, number>>(report.results)) {
+    assert.ok(figures.cypher_ops_per_s! > 0 && figures.tree_ops_per_s! > 0 && figures.row_by_row_ops_per_s! > 0, name);
+    assert.ok(figures.cypher_over_tree! > 0, name);
+  }
+});

@@ -1,7 +1,7 @@
 /**
  * A query that runs past its execution budget stops with 408 query_timeout, whatever it
- * was doing, and a write batch that times out keeps nothing; Cypher statements alike. The budget is set very low
- * here so that a query which would run for hours trips it at once.
+ * was doing, and a write batch that times out keeps nothing; Cypher statements alike. The
+ * budget is set very low here so that a query which would run for hours trips it at once.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

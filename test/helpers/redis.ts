@@ -1,7 +1,8 @@
 /**
  * A real redis-server for tests (the gateway's limiter and its integration tests): started
- * on a free loopback port (and a unix socket in its folder) with no persistence, killed when the test process exits however
- * it exits (reap.ts), restartable on the same port to test recovery.
+ * on a free loopback port and a unix socket in its folder, with no persistence, killed when
+ * the test process exits however it exits (reap.ts), restartable on the same port to test
+ * recovery.
  *
  *   const redis = await startRedis();
  *   after(() => redis.stop());
