@@ -116,6 +116,9 @@ export class GuardedReader implements GraphReader {
   nodeColumns(properties: readonly string[]): Iterable<ColumnBlock> {
     return this.scan(this.inner.nodeColumns(properties));
   }
+  columnsFact<T>(key: string, make: () => T): T {
+    return this.inner.columnsFact(key, make);
+  }
   labelId(label: string): number | undefined {
     return this.inner.labelId(label);
   }

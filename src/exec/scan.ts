@@ -850,9 +850,16 @@ export function scanKeysOfOneKind(x: Exec, spec: ScanSpec, names: readonly strin
   const { label } = prepare(x, spec);
   const labelId = label === null ? null : x.store.labelId(label);
   if (labelId === undefined) return true; // no node has the label: nothing to order
+  // Every request of a top-k asks this; a reader answers it once per change of the columns.
+  const fact = `keys of one kind:${labelId ?? '*'}:${JSON.stringify(names)}`;
+  return x.store.columnsFact(fact, () => keysOfOneKind(x, labelId, names));
+}
+
+function keysOfOneKind(x: Exec, labelId: number | null, names: readonly string[]): boolean {
   const counts = (l: number) => l !== 0 && (labelId === null || l === labelId);
   const kinds: ('num' | 'str' | undefined)[] = names.map(() => undefined);
-  for (const { labels, columns } of x.store.nodeColumns(names)) {
+  for (const { labels, uniform, columns } of x.store.nodeColumns(names)) {
+    if (labelId !== null && uniform !== 0 && uniform !== labelId) continue; // only other labels' nodes
     for (let k = 0; k < columns.length; k++) {
       const chunk = columns[k]!;
       for (let i = 0; i < SLOTS; i++) {

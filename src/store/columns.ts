@@ -296,6 +296,8 @@ export class ChunkCache {
   private bytes = 0;
   /** Blocks holding nodes, as of a generation. */
   blocks: { readonly generation: number; readonly list: readonly number[] } | null = null;
+  /** Facts derived from the columns (ColumnReader.fact), as of a generation. */
+  facts: { readonly generation: number; readonly values: Map<string, unknown> } | null = null;
 
   constructor(private readonly budget: number) {}
 
@@ -332,6 +334,9 @@ export class ChunkCache {
 }
 
 export type ColumnDb = Database<Buffer, Buffer>;
+
+/** Column facts a reader thread keeps at most (ColumnReader.fact). */
+const FACTS_KEPT = 256;
 
 /** Reads chunks in the current transaction, through the thread's cache when it has one. */
 export class ColumnReader {
@@ -372,6 +377,22 @@ export class ColumnReader {
     for (const key of this.db.getKeys(range)) list.push(readU64(key, 4));
     if (this.cache !== null) this.cache.blocks = { generation, list };
     return list;
+  }
+
+  /**
+   * A fact `make` derives from the columns, named by `key`, made once per generation when
+   * the thread caches chunks (a reader), every time otherwise (a write batch, which sees
+   * its own writes). At most FACTS_KEPT are kept: a query shape brings its own keys.
+   */
+  fact<T>(key: string, generation: number, make: () => T): T {
+    if (this.cache === null) return make();
+    let facts = this.cache.facts;
+    if (facts?.generation !== generation) facts = this.cache.facts = { generation, values: new Map() };
+    if (facts.values.has(key)) return facts.values.get(key) as T;
+    const value = make();
+    if (facts.values.size >= FACTS_KEPT) facts.values.clear();
+    facts.values.set(key, value);
+    return value;
   }
 
   /** The blocks holding nodes from block `from` on, with their label chunks, ascending. */

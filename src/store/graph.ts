@@ -264,6 +264,10 @@ export class GraphReadView implements GraphReader {
     }
   }
 
+  columnsFact<T>(key: string, make: () => T): T {
+    return this.columnReader.fact(key, this.columnsGeneration(), make);
+  }
+
   protected columnsGeneration(): number {
     return this.columnReader.generation();
   }

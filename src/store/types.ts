@@ -70,6 +70,12 @@ export interface GraphReader {
    * chunks of the requested properties, for scans that filter or sort on a few properties.
    */
   nodeColumns(properties: readonly string[]): Iterable<ColumnBlock>;
+  /**
+   * A fact that `make` derives from nodeColumns alone, named by `key` (which must name
+   * everything `make` reads): a reader keeps it until a commit changes the columns, a
+   * write batch makes it on every call.
+   */
+  columnsFact<T>(key: string, make: () => T): T;
   /** The id scans use for a label (ColumnBlock.labels), or undefined when no element has it. */
   labelId(label: string): number | undefined;
   nodeCount(): number;

@@ -155,3 +155,55 @@ test('a rolled-back batch leaves neither its chunks nor its cached edits behind'
   assert.deepEqual(values(), [1n, 3n]);
   await store.close();
 });
+
+test('a column fact is made once while the columns stand, again after a commit that changes them, and on every call in a write batch', async () => {
+  const dir = tempDir('trellis-columns-');
+  dirs.push(dir);
+  const store = await openStore({ path: dir.path });
+  let made = 0;
+  // The fact: the values of `v`, read from the columns as a scan would.
+  const valuesOf = (r: GraphReader) => () => {
+    made++;
+    return [...r.nodeColumns(['v'])].flatMap((b) => (b.columns[0] ? [0, 1].map((i) => chunkValue(b.columns[0]!, i)) : []));
+  };
+  const fact = (key = 'values of v') => store.read((r) => r.columnsFact(key, valuesOf(r)));
+  try {
+    await store.write((w) => [w.createNode('A', { v: 1n }), w.createNode('A', { v: 2n })]);
+    assert.deepEqual(fact(), [1n, 2n]);
+    assert.deepEqual(fact(), [1n, 2n]);
+    assert.equal(made, 1, 'made once while nothing changed');
+    assert.deepEqual(fact('another key'), [1n, 2n]);
+    assert.equal(made, 2, 'each key is its own fact');
+
+    await store.write((w) => w.createEdge('E', 0, 1, {}));
+    assert.deepEqual(fact(), [1n, 2n]);
+    assert.equal(made, 2, 'an edge changes no column: the fact stands');
+    await assert.rejects(
+      store.write((w) => {
+        w.putNode({ id: 0, label: 'A', props: { v: 'rolled back' } });
+        throw new Error('no');
+      }),
+    );
+    assert.deepEqual(fact(), [1n, 2n]);
+    assert.equal(made, 2, 'a rolled-back batch changes nothing');
+
+    await store.write((w) => w.putNode({ id: 1, label: 'A', props: { v: 'two' } }));
+    assert.deepEqual(fact(), [1n, 'two']);
+    assert.equal(made, 3, 'a commit that wrote the column: made again');
+
+    // A write batch sees its own writes, so it makes the fact on every call.
+    const inBatch = await store.write((w) => {
+      const before = w.columnsFact('values of v', valuesOf(w));
+      w.putNode({ id: 0, label: 'A', props: { v: 'one' } });
+      return [before, w.columnsFact('values of v', valuesOf(w))];
+    });
+    assert.deepEqual(inBatch, [
+      [1n, 'two'],
+      ['one', 'two'],
+    ]);
+    assert.equal(made, 5);
+    assert.deepEqual(fact(), ['one', 'two']);
+  } finally {
+    await store.close();
+  }
+});
