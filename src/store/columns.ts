@@ -294,9 +294,7 @@ interface CacheEntry {
 export class ChunkCache {
   private readonly entries = new Map<string, CacheEntry>();
   private bytes = 0;
-  /** Blocks holding nodes, as of a generation. */
-  blocks: { readonly generation: number; readonly list: readonly number[] } | null = null;
-  /** Facts derived from the columns (ColumnReader.fact), as of a generation. */
+  /** Facts derived from the columns (ColumnReader.fact; the list of blocks is one), as of a generation. */
   facts: { readonly generation: number; readonly values: Map<string, unknown> } | null = null;
 
   constructor(private readonly budget: number) {}
@@ -337,6 +335,8 @@ export type ColumnDb = Database<Buffer, Buffer>;
 
 /** Column facts a reader thread keeps at most (ColumnReader.fact). */
 const FACTS_KEPT = 256;
+/** The fact key of the list of blocks; a key of GraphReader.columnsFact names its user, this cannot clash. */
+const BLOCKS_FACT = '\0blocks';
 
 /** Reads chunks in the current transaction, through the thread's cache when it has one. */
 export class ColumnReader {
@@ -371,12 +371,12 @@ export class ColumnReader {
 
   /** Blocks that hold at least one node, ascending. */
   blocks(generation: number): readonly number[] {
-    if (this.cache?.blocks?.generation === generation) return this.cache.blocks.list;
-    const list: number[] = [];
-    const range = { start: columnKey(LABEL_COLUMN, 0), end: columnKey(LABEL_COLUMN + 1, 0) };
-    for (const key of this.db.getKeys(range)) list.push(readU64(key, 4));
-    if (this.cache !== null) this.cache.blocks = { generation, list };
-    return list;
+    return this.fact(BLOCKS_FACT, generation, () => {
+      const list: number[] = [];
+      const range = { start: columnKey(LABEL_COLUMN, 0), end: columnKey(LABEL_COLUMN + 1, 0) };
+      for (const key of this.db.getKeys(range)) list.push(readU64(key, 4));
+      return list;
+    });
   }
 
   /**
