@@ -1,10 +1,11 @@
 /**
  * The one msgpackr codec for thread messages. It keeps the value kinds apart that JSON
- * and structured clone would blur: bigint (i64) vs number (f64), typed arrays, DateTime.
+ * and structured clone would blur: bigint (i64) vs number (f64), typed arrays, DateTime,
+ * and -0.0 (markNegativeZeros).
  */
 import { Packr } from 'msgpackr';
 import type { QueryPlan } from '../plan/batch.js';
-import { PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
+import { markNegativeZeros, PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
 import type { Value } from '../core/value.js';
 import { tableArray, tableOf, tabulate, type RowTable } from '../core/row-table.js';
 import type { PlanMessage } from './messages.js';
@@ -13,7 +14,7 @@ registerValueExtensions();
 const packr = new Packr(PACKR_OPTIONS);
 
 export function encodeMessage(message: unknown): Uint8Array {
-  return packr.pack(message);
+  return packr.pack(markNegativeZeros(message));
 }
 
 export function decodeMessage<T>(bytes: Uint8Array): T {

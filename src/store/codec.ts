@@ -5,11 +5,13 @@
  * type and DateTime is an extension. lmdb-js builds its own msgpackr Encoder from these
  * options (the extension registry is global to the msgpackr module, which lmdb shares).
  *
- * Known msgpackr limits (values the wire cannot carry faithfully anyway): -0 reads back
- * as 0, a lone UTF-16 surrogate is replaced, and an object key "__proto__" is renamed.
+ * msgpackr writes -0 as the integer 0, so every value packed here goes through
+ * markNegativeZeros first (packStored; records of the nodes database through the
+ * writer, graph.ts). Known msgpackr limits (values the wire cannot carry faithfully
+ * anyway): a lone UTF-16 surrogate is replaced, and an object key "__proto__" is renamed.
  */
 import { Packr } from 'msgpackr';
-import { PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
+import { markNegativeZeros, PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
 
 registerValueExtensions();
 
@@ -23,3 +25,8 @@ export function storeEncoderOptions(): Record<string, unknown> {
  * values are copied out, because chunks are often read from buffers lmdb-js reuses.
  */
 export const storePackr = new Packr({ ...PACKR_OPTIONS, copyBuffers: true });
+
+/** storePackr's bytes of `value`, -0.0 kept. */
+export function packStored(value: unknown): Buffer {
+  return storePackr.pack(markNegativeZeros(value));
+}

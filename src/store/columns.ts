@@ -23,7 +23,7 @@
  */
 import type { Database } from 'lmdb';
 import type { Value } from '../core/value.js';
-import { storePackr } from './codec.js';
+import { packStored, storePackr } from './codec.js';
 import { columnKey, readU64 } from './keys.js';
 import { COLUMN_BLOCK, LABEL_COLUMN, META } from './layout.js';
 
@@ -242,7 +242,7 @@ export function encodeChunk(slots: readonly (Value | undefined)[], version = 0):
     ]);
   }
   const values = Array.from({ length: n }, (_, i) => slots[i] ?? null);
-  return Buffer.concat([header(KIND_GEN, n, 0, version), present, packr.pack(values)]);
+  return Buffer.concat([header(KIND_GEN, n, 0, version), present, packStored(values)]);
 }
 
 function header(kind: number, n: number, dictSize: number, version: number): Buffer {

@@ -9,7 +9,7 @@
 import { endianness } from 'node:os';
 import type { Database } from 'lmdb';
 import type { ValueObject } from '../core/value.js';
-import { storePackr } from './codec.js';
+import { packStored, storePackr } from './codec.js';
 import { scratch } from './scratch.js';
 import { idKey as rangeStart, readU64, scratchIdKey as idKey } from './keys.js';
 import { EDGE_BLOCK } from './layout.js';
@@ -52,7 +52,7 @@ const EMPTY_PROPS = new Uint8Array(0);
 export function encodeProps(props: ValueObject): Uint8Array {
   const end = encodeFlatInto(SCRATCH, 0, props);
   if (end === 0) return EMPTY_PROPS;
-  return end > 0 ? Uint8Array.prototype.slice.call(SCRATCH, 0, end) : packr.pack(props);
+  return end > 0 ? Uint8Array.prototype.slice.call(SCRATCH, 0, end) : packStored(props);
 }
 
 const SCRATCH = Buffer.allocUnsafe(16 * 1024);
@@ -302,7 +302,7 @@ function setSlotProps(block: Block, slot: number, props: ValueObject): void {
     end = encodeFlatInto(block.arena, block.used, props);
   }
   if (end < 0) {
-    const general = packr.pack(props);
+    const general = packStored(props);
     if (block.used + general.length > block.arena.length) growArena(block, general.length);
     block.arena.set(general, block.used);
     end = block.used + general.length;

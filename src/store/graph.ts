@@ -9,6 +9,7 @@
  */
 import type { Database } from 'lmdb';
 import type { Value, ValueObject } from '../core/value.js';
+import { markNegativeZeros } from '../core/value-msgpack.js';
 import { AdjacencyEdits, AdjacencyReader, type BlockDb, type ListDb, type Pairs } from './adjacency.js';
 import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
 import { BatchDictionary, type Dictionary, storableName, type NameKind } from './dictionary.js';
@@ -387,7 +388,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
     if (this.ids.nextNode >= NODE_ID_LIMIT) throw new Error(`node ids are exhausted (the store allocates ids below ${NODE_ID_LIMIT})`);
     const id = this.ids.nextNode++;
     const labelId = this.labelIdFor(label);
-    this.dbs.nodes.putSync(idKey(id), [labelId, props]);
+    this.dbs.nodes.putSync(idKey(id), [labelId, markNegativeZeros(props)]);
     this.columnEdits.setLabel(id, labelId);
     for (const key in props) this.columnEdits.set(this.batchDict.assign('property', key), id, props[key]);
     this.nodeDelta++;
@@ -417,7 +418,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
       if (!Object.hasOwn(node.props, k)) this.columnEdits.set(this.batchDict.assign('property', k), node.id, undefined);
     }
     for (const k in node.props) this.columnEdits.set(this.batchDict.assign('property', k), node.id, node.props[k]);
-    this.dbs.nodes.putSync(idKey(node.id), [labelId, node.props]);
+    this.dbs.nodes.putSync(idKey(node.id), [labelId, markNegativeZeros(node.props)]);
   }
 
   putEdgeProps(id: number, props: ValueObject): void {

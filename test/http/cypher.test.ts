@@ -202,6 +202,19 @@ test('integers are lossless both ways: 2^60 in as an envelope or plain JSON, out
   });
 });
 
+test('the float -0.0 keeps its sign: written through the writer thread, stored, and read back on a reader', async () => {
+  const written = await cypher(writer, { query: 'CREATE (n:NegZero {y: -0.0, l: [-0.0, 1.5]}) RETURN n.y AS y, n.l AS l' });
+  assert.equal(written.status, 200, written.text);
+  assert.equal(written.text, '{"columns":["y","l"],"rows":[[-0.0,[-0.0,1.5]]]}');
+  // From the record and the columns, on a server that only reads the folder.
+  const read = await cypher(reader, { query: 'MATCH (n:NegZero) WHERE n.y = 0.0 RETURN n.y AS y, n.l AS l, n {.y, .l} AS p' });
+  assert.equal(read.text, '{"columns":["y","l","p"],"rows":[[-0.0,[-0.0,1.5],{"y":-0.0,"l":[-0.0,1.5]}]]}');
+  // A parameter crosses to the writer thread as a plan message.
+  const param = await cypher(writer, '{"query": "CREATE (n:NegZeroParam {y: $y}) RETURN n.y AS y", "parameters": {"y": -0.0}}');
+  assert.equal(param.text, '{"columns":["y"],"rows":[[-0.0]]}');
+  assert.equal((await cypher(reader, { query: 'MATCH (n:NegZeroParam) RETURN n.y AS y' })).text, '{"columns":["y"],"rows":[[-0.0]]}');
+});
+
 test('a missing parameter is 400 parameter_missing, for explain too; RETURN 1/0 explains without error', async () => {
   cypherError(await cypher(writer, { query: 'RETURN $missing AS m' }), 400, 'parameter_missing', 'MissingParameter', 'compile');
   cypherError(await explain(writer, { query: 'RETURN $missing AS m' }), 400, 'parameter_missing', 'MissingParameter', 'compile');

@@ -25,19 +25,23 @@ const PROPS: [string, unknown][] = [
   ['fa', { f64_array: [1, 2.5] }],
   ['va', { f32_array: [0.5, 0.1] }],
   ['sa', { string_array: ['a', 'b'] }],
-  ['arr', { array: ['null', { i64: 1 }, { string: 'x' }, { date_time: 0 }] }],
+  ['arr', { array: ['null', { i64: 1 }, { string: 'x' }, { date_time: 0 }, { f64: '@@-0.0@@' }] }],
   ['obj', { object: { k: { i64: 1 }, when: { date_time: 0 }, n: { object: { deep: { f64: 0.5 } } } } }],
+  // -0.0 (which JSON.stringify would write as 0): alone, in a list, in a typed array.
+  ['nz', { f64: '@@-0.0@@' }],
+  ['nza', { f64_array: ['@@-0.0@@', 1] }],
 ];
 
 const EXPECTED =
   '{"$id":0,"$label":"V","s":"héllo \\"q\\" \u2028","big":9223372036854775807,"neg":-9007199254740993,"f":3.0,' +
   '"f32":0.10000000149011612,"b":true,"nul":null,"dt":"2026-04-12T13:20:00.000Z","before_epoch":"1969-12-31T23:59:59.999Z",' +
   '"bytes":[0,255],"ia":[1,9007199254740993],"fa":[1.0,2.5],"va":[0.5,0.10000000149011612],"sa":["a","b"],' +
-  '"arr":[null,1,"x","1970-01-01T00:00:00.000Z"],"obj":{"k":1,"when":"1970-01-01T00:00:00.000Z","n":{"deep":0.5}}}';
+  '"arr":[null,1,"x","1970-01-01T00:00:00.000Z",-0.0],"obj":{"k":1,"when":"1970-01-01T00:00:00.000Z","n":{"deep":0.5}},' +
+  '"nz":-0.0,"nza":[-0.0,1.0]}';
 
-/** JSON text with bigints written as exact integer tokens. */
+/** JSON text with bigints written as exact integer tokens, and "@@-0.0@@" as the number -0.0. */
 function text(value: unknown): string {
-  return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `@@${v}@@` : v)).replace(/"@@(-?\d+)@@"/g, '$1');
+  return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `@@${v}@@` : v)).replace(/"@@(-?[\d.]+)@@"/g, '$1');
 }
 
 test('every value kind, date-times included, round-trips through the writer thread and a read worker', async () => {
