@@ -809,6 +809,42 @@ function outclassed(chunk: ColumnChunk | null, size: number, threshold: number, 
   return desc ? chunk.max < threshold : chunk.dense && chunk.n === size && chunk.min > threshold;
 }
 
+/**
+ * Whether no row of a block can beat a full heap whose worst row is `root`, by the zone of
+ * each key in turn: the block's best first key ties the root's and its best second key is
+ * worse (or ties too, and the third is worse, ...). A row of the block then either loses on
+ * an earlier key or ties it and loses on that one. The first key alone is outclassed's and
+ * stringsOutclassed's; this is what lets a few-valued first key (a status) skip blocks.
+ */
+function zonesOutclassed(chunks: readonly (ColumnChunk | null)[], orders: readonly Order[], root: Candidate, size: number): boolean {
+  for (let j = 0; j < chunks.length; j++) {
+    const desc = orders[j] === 'desc';
+    const best = zoneBest(chunks[j] ?? null, size, desc);
+    const worst = root.keys[j];
+    let order: number;
+    if (typeof best === 'number' && typeof worst === 'number' && worst === worst) order = best < worst ? -1 : best > worst ? 1 : 0;
+    else if (typeof best === 'string' && typeof worst === 'string') order = Math.sign(compareStrings(best, worst));
+    else return false;
+    if (order !== 0) return desc ? order < 0 : order > 0;
+  }
+  // Tied with the root on every key's best: the ids decide, row by row.
+  return false;
+}
+
+/**
+ * The best value of a key in a block by its zone (the block's smallest ascending, largest
+ * descending), or null when a row could sort before it: a NaN, another kind, or (ascending,
+ * where missing sorts first) a slot without the key.
+ */
+function zoneBest(chunk: ColumnChunk | null, size: number, desc: boolean): number | string | null {
+  if (chunk === null || chunk.kind === 'gen') return null;
+  if (!desc && !(chunk.dense && chunk.n === size)) return null;
+  if (chunk.kind === 'num') return chunk.hasNaN || chunk.min > chunk.max ? null : desc ? chunk.max : chunk.min;
+  const { sorted } = dictRanks(chunk);
+  if (sorted.length === 0) return null;
+  return chunk.dict[sorted[desc ? sorted.length - 1 : 0]!]!;
+}
+
 /** The k-th best present, non-NaN first key among the open slots, or NaN when fewer exist. */
 function kthBest(open: Uint8Array, numbers: NumChunk, k: number, desc: boolean): number {
   // The k best so far, worst first: a value displaces the worst when it is better. (An
@@ -954,6 +990,7 @@ export function scanTopRows(
     const numbers = first !== null && first.kind === 'num' ? first : null;
     if (threshold === threshold && outclassed(first, size, threshold, desc)) continue;
     if (first?.kind === 'str' && typeof worst === 'string' && stringsOutclassed(first, size, worst, desc)) continue;
+    if (root !== null && chunks.length > 1 && zonesOutclassed(chunks, orders, root, size)) continue;
     let open = contenders(block, mask, numbers, threshold, desc, scratch);
     // Until the heap is full there is no threshold; the block's own k-th best first key is
     // one (k rows at least as good exist, when no record predicate can still drop them),

@@ -210,6 +210,24 @@ test("a top-k skips blocks and rows only when they cannot win: ties on the heap'
     );
     // Block 1's strings are all worse than block 0's, but one row lacks t3: missing sorts first ascending.
     assert.deepEqual(await top([['t3', 'asc']]), [1600]);
+    // The same on a second key: block 1's t1 all tie the heap's worst (b1000) and its t3
+    // strings are worse, so the block's zones alone would drop it, but row 1600 lacks t3.
+    assert.deepEqual(
+      await top([
+        ['t1', 'asc'],
+        ['t3', 'asc'],
+      ]),
+      [1600],
+    );
+    // Descending: block 1's t2 all tie the heap's worst (row 499: b1499, b1499) and its t3
+    // 'c' is better, so the zones must keep the block; its first row wins.
+    assert.deepEqual(
+      await top([
+        ['t2', 'desc'],
+        ['t3', 'desc'],
+      ]),
+      [1024],
+    );
     // Two rows per block tie on k = 0 with the heap's worst: few slots, so their t4 strings
     // are compared one by one; the largest t4 among the six wins.
     const t4 = (i: number) => `x${(i * 7919) % 3072}`;
