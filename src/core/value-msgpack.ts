@@ -84,7 +84,9 @@ function mark(v: unknown): unknown {
     let out: unknown[] | null = null;
     for (let i = 0; i < v.length; i++) {
       const x: unknown = v[i];
-      const m = isPlainLeaf(x) ? x : mark(x);
+      // A leaf stays (a copy already holds it); comparing would take NaN for a change.
+      if (isPlainLeaf(x)) continue;
+      const m = mark(x);
       if (m !== x) out ??= v.slice();
       if (out !== null) out[i] = m;
     }

@@ -25,6 +25,8 @@ test('the marker is written as a plain msgpack float64, which any msgpack reader
 test('markNegativeZeros copies only the way to a -0 and never changes its input', () => {
   const plain = { a: [1, 'x', { b: 0 }], when: new DateTime(5), bytes: new Uint8Array([1]) };
   assert.equal(markNegativeZeros(plain), plain, 'nothing to mark: the value itself');
+  const withNaN = { l: [1, Number.NaN, [Number.NaN]], n: Number.NaN };
+  assert.equal(markNegativeZeros(withNaN), withNaN, 'NaN is no -0: nothing copied');
   const shared = { untouched: [1, 2] };
   const input = { keep: shared, list: [0, -0], ['__proto__']: -0 } as Record<string, unknown>;
   Object.defineProperty(input, '__proto__', { value: -0, enumerable: true, writable: true, configurable: true });
