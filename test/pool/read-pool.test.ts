@@ -5,6 +5,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { optionFlags } from '../../src/core/request-options.js';
 import { ReadPool, type ReadPoolOptions } from '../../src/pool/read-pool.js';
 import type { AnswerFrame } from '../../src/protocol/frames.js';
@@ -141,4 +143,32 @@ test('a worker that dies is logged and replaced; its requests are tried once mor
       body: { r: [{ $id: 8, $label: 'Dense', i: 8 }] },
     });
   });
+});
+
+test('a pool on a folder without a database or with a foreign data.mdb fails to warm with the folder error, and closes', async () => {
+  const bad = tempDir('trellis-pool-bad-');
+  try {
+    const start = async (path: string) => {
+      const pool = new ReadPool(
+        WORKER,
+        { dataDir: path, mode: 'reader', queryTimeoutMs: 60_000 },
+        { workers: 1, longWorkers: 1, sliceMs: 2, workerHeapMb: 0, log: keepLog([]) },
+      );
+      try {
+        await pool.warm();
+        return null;
+      } catch (err) {
+        return (err as Error).message;
+      } finally {
+        await pool.close();
+      }
+    };
+    assert.match((await start(join(bad.path, 'missing'))) ?? 'started', /the data folder .*missing does not exist/);
+    // (Which check names it, the worker entry's before lmdb loads or openStore's after, is
+    // not visible from here: both give this message.)
+    writeFileSync(join(bad.path, 'data.mdb'), Buffer.alloc(64 * 1024, 7));
+    assert.match((await start(bad.path)) ?? 'started', /data\.mdb is not an LMDB file/);
+  } finally {
+    bad.remove();
+  }
 });
