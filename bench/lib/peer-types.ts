@@ -113,8 +113,18 @@ export function sampleUids(seed: number, n: number, count: number): number[] {
 export type Answers = Record<string, unknown>;
 const CHECK_UIDS = 12;
 
-/** The ground truth, computed from the generator alone. */
+/** Answers already worked out, by seed and size: a child checks several readers of one store. */
+const REFERENCES = new Map<string, Answers>();
+
+/** The ground truth, computed from the generator alone (once per seed and size). */
 export function referenceAnswers(seed: number, size: DatasetSize): Answers {
+  const key = `${seed} ${size.nodes} ${size.edges}`;
+  let answers = REFERENCES.get(key);
+  if (answers === undefined) REFERENCES.set(key, (answers = computeReferenceAnswers(seed, size)));
+  return answers;
+}
+
+function computeReferenceAnswers(seed: number, size: DatasetSize): Answers {
   const { from, to } = generateEdges(seed, size);
   const outs: number[][] = Array.from({ length: size.nodes }, () => []);
   for (let k = 0; k < from.length; k++) outs[from[k]!]!.push(to[k]!);
