@@ -623,13 +623,17 @@ interface Candidate {
   readonly keys: (Value | undefined)[];
 }
 
-/** order_by's order (bound.ts): missing first ascending, last descending; ties by id. */
-function compareCandidates(orders: readonly Order[]): (a: Candidate, b: Candidate) => number {
+/**
+ * order_by's order (bound.ts): missing first ascending, last descending; ties by id. With
+ * `missingHigh`, Cypher's: a missing key (null) above every value, so last ascending.
+ */
+function compareCandidates(orders: readonly Order[], missingHigh = false): (a: Candidate, b: Candidate) => number {
+  const low = missingHigh ? 1 : -1;
   return (a, b) => {
     for (let i = 0; i < orders.length; i++) {
       const va = a.keys[i];
       const vb = b.keys[i];
-      const c = va === undefined || vb === undefined ? (va === vb ? 0 : va === undefined ? -1 : 1) : totalOrder(va, vb);
+      const c = va === undefined || vb === undefined ? (va === vb ? 0 : va === undefined ? low : -low) : totalOrder(va, vb);
       if (c !== 0) return orders[i] === 'desc' ? -c : c;
     }
     return a.id - b.id;
@@ -679,6 +683,7 @@ function closeOutranked(
   chunks: readonly (ColumnChunk | null)[],
   orders: readonly Order[],
   root: Candidate,
+  missingHigh: boolean,
 ): void {
   const { base, ids, size } = block;
   // The open slots, found a word at a time: after a numeric first key's filter few are left.
@@ -693,7 +698,10 @@ function closeOutranked(
   // Per listed slot: 0 tied with the root so far, 1 after it, -1 before it or undecidable.
   const state = rankState;
   state.fill(0, 0, count);
-  for (let j = 0; j < chunks.length; j++) compareKey(chunks[j] ?? null, root.keys[j], orders[j] === 'desc', count, state);
+  for (let j = 0; j < chunks.length; j++) {
+    const desc = orders[j] === 'desc';
+    compareKey(chunks[j] ?? null, root.keys[j], desc, desc === missingHigh, count, state);
+  }
   for (let k = 0; k < count; k++) {
     const s = state[k];
     const i = list[k]!;
@@ -706,12 +714,27 @@ const rankState = new Int8Array(SLOTS);
 
 /**
  * For the listed slots still tied (state 0): 1 when the slot's key sorts after `value` in
- * this order, 0 when equal, -1 before or undecidable.
+ * this order, 0 when equal, -1 before or undecidable. `value` undefined is a root without
+ * the key: where a missing key sorts first (`missingBest`) a slot holding one sorts after
+ * it and a slot without one ties; elsewhere the exact comparison decides.
  */
-function compareKey(chunk: ColumnChunk | null, value: Value | undefined, desc: boolean, count: number, state: Int8Array): void {
+function compareKey(
+  chunk: ColumnChunk | null,
+  value: Value | undefined,
+  desc: boolean,
+  missingBest: boolean,
+  count: number,
+  state: Int8Array,
+): void {
   const list = openSlots;
   const after = desc ? -1 : 1;
-  if (chunk !== null && chunk.kind === 'num' && typeof value === 'number' && value === value) {
+  if (value === undefined && missingBest) {
+    for (let k = 0; k < count; k++) {
+      if (state[k] !== 0) continue;
+      const i = list[k]!;
+      state[k] = chunk !== null && i < chunk.n && (chunk.dense || bit(chunk.present, i)) ? 1 : 0;
+    }
+  } else if (chunk !== null && chunk.kind === 'num' && typeof value === 'number' && value === value) {
     const { values, n, present, dense } = chunk;
     for (let k = 0; k < count; k++) {
       if (state[k] !== 0) continue;
@@ -765,14 +788,14 @@ function stringVerdicts(chunk: StrChunk, value: string, after: number): Int8Arra
 
 /**
  * Whether no row of a block can beat a full heap whose worst first key is the string
- * `worst`: the block's best string is worse, and ascending no key is missing (missing
- * sorts first there, last descending).
+ * `worst`: the block's best string is worse, and no key is missing where a missing key
+ * sorts first (`missingBest`: ascending for order_by, descending for Cypher).
  */
-function stringsOutclassed(strings: StrChunk, size: number, worst: string, desc: boolean): boolean {
+function stringsOutclassed(strings: StrChunk, size: number, worst: string, desc: boolean, missingBest: boolean): boolean {
   const { sorted } = dictRanks(strings);
-  if (sorted.length === 0) return false;
+  if (sorted.length === 0 || (missingBest && !(strings.dense && strings.n === size))) return false;
   if (desc) return compareStrings(strings.dict[sorted[sorted.length - 1]!]!, worst) < 0;
-  return strings.dense && strings.n === size && compareStrings(strings.dict[sorted[0]!]!, worst) > 0;
+  return compareStrings(strings.dict[sorted[0]!]!, worst) > 0;
 }
 
 interface DictRanks {
@@ -800,13 +823,14 @@ function dictRanks(chunk: StrChunk): DictRanks {
 
 /**
  * Whether no row of a block can beat a full heap whose worst first key is `threshold`,
- * by the chunk's zone map: descending, every value (and a missing one, which sorts last)
- * is below it; ascending, every value is above it and none is missing (missing sorts first).
+ * by the chunk's zone map: every value is worse, and no key is missing where a missing key
+ * sorts first (`missingBest`); a block without the key at all loses exactly then.
  */
-function outclassed(chunk: ColumnChunk | null, size: number, threshold: number, desc: boolean): boolean {
-  if (chunk === null) return desc;
+function outclassed(chunk: ColumnChunk | null, size: number, threshold: number, desc: boolean, missingBest: boolean): boolean {
+  if (chunk === null) return !missingBest;
   if (chunk.kind !== 'num' || chunk.hasNaN) return false;
-  return desc ? chunk.max < threshold : chunk.dense && chunk.n === size && chunk.min > threshold;
+  if (missingBest && !(chunk.dense && chunk.n === size)) return false;
+  return desc ? chunk.max < threshold : chunk.min > threshold;
 }
 
 /**
@@ -816,10 +840,16 @@ function outclassed(chunk: ColumnChunk | null, size: number, threshold: number, 
  * an earlier key or ties it and loses on that one. The first key alone is outclassed's and
  * stringsOutclassed's; this is what lets a few-valued first key (a status) skip blocks.
  */
-function zonesOutclassed(chunks: readonly (ColumnChunk | null)[], orders: readonly Order[], root: Candidate, size: number): boolean {
+function zonesOutclassed(
+  chunks: readonly (ColumnChunk | null)[],
+  orders: readonly Order[],
+  root: Candidate,
+  size: number,
+  missingHigh: boolean,
+): boolean {
   for (let j = 0; j < chunks.length; j++) {
     const desc = orders[j] === 'desc';
-    const best = zoneBest(chunks[j] ?? null, size, desc);
+    const best = zoneBest(chunks[j] ?? null, size, desc, desc === missingHigh);
     const worst = root.keys[j];
     let order: number;
     if (typeof best === 'number' && typeof worst === 'number' && worst === worst) order = best < worst ? -1 : best > worst ? 1 : 0;
@@ -833,12 +863,12 @@ function zonesOutclassed(chunks: readonly (ColumnChunk | null)[], orders: readon
 
 /**
  * The best value of a key in a block by its zone (the block's smallest ascending, largest
- * descending), or null when a row could sort before it: a NaN, another kind, or (ascending,
- * where missing sorts first) a slot without the key.
+ * descending), or null when a row could sort before it: a NaN, another kind, or (where a
+ * missing key sorts first, `missingBest`) a slot without the key.
  */
-function zoneBest(chunk: ColumnChunk | null, size: number, desc: boolean): number | string | null {
+function zoneBest(chunk: ColumnChunk | null, size: number, desc: boolean, missingBest: boolean): number | string | null {
   if (chunk === null || chunk.kind === 'gen') return null;
-  if (!desc && !(chunk.dense && chunk.n === size)) return null;
+  if (missingBest && !(chunk.dense && chunk.n === size)) return null;
   if (chunk.kind === 'num') return chunk.hasNaN || chunk.min > chunk.max ? null : desc ? chunk.max : chunk.min;
   const { sorted } = dictRanks(chunk);
   if (sorted.length === 0) return null;
@@ -876,11 +906,12 @@ function kthBest(open: Uint8Array, numbers: NumChunk, k: number, desc: boolean):
 
 /**
  * Whether every node the scan could yield (every node of its pinned label, or every node)
- * holds each of `names` as a value of one kind for that name: every one a number other
- * than NaN, or every one a string. Then order_by's order by those keys is also Cypher's
- * ORDER BY order: numbers compare by value and strings by compareStrings in both, ties by
- * id; only a missing value, NaN, another kind or two kinds under one name (order_by puts
- * numbers first, Cypher strings) would sort differently.
+ * that holds one of `names` holds it as a value of one kind for that name: every one a
+ * number other than NaN, or every one a string. Then order_by's order by those keys, with
+ * missing keys sorted high (scanTopRows' `missingHigh`), is also Cypher's ORDER BY order:
+ * numbers compare by value and strings by compareStrings in both, a missing key is null,
+ * ties by id; only NaN, another kind or two kinds under one name (order_by puts numbers
+ * first, Cypher strings) would sort differently.
  */
 export function scanKeysOfOneKind(x: Exec, spec: ScanSpec, names: readonly string[]): boolean {
   const { label } = prepare(x, spec);
@@ -897,14 +928,14 @@ function keysOfOneKind(x: Exec, labelId: number | null, names: readonly string[]
   for (const { labels, uniform, columns } of x.store.nodeColumns(names)) {
     if (labelId !== null && uniform !== 0 && uniform !== labelId) continue; // only other labels' nodes
     for (let k = 0; k < columns.length; k++) {
-      const chunk = columns[k]!;
-      for (let i = 0; i < SLOTS; i++) {
-        if (!counts(labels[i]!)) continue;
+      const chunk = columns[k] ?? null;
+      if (chunk === null) continue; // no node of the block holds the key: nulls
+      for (let i = 0; i < chunk.n; i++) {
+        if (!counts(labels[i]!) || !bit(chunk.present, i)) continue; // a missing key is null
         const kind = slotKind(chunk, i);
         if (kind === null || (kinds[k] ??= kind) !== kind) return false;
-        // The usual block: one kind, present in every slot below n; only slots past n can fail.
-        if (chunk !== null && chunk.kind === kind && chunk.dense && !(kind === 'num' && (chunk as NumChunk).hasNaN))
-          i = Math.max(i, chunk.n - 1);
+        // The usual block: one kind, present in every slot; the first slot decided it.
+        if (chunk.kind === kind && chunk.dense && !(kind === 'num' && (chunk as NumChunk).hasNaN)) break;
       }
     }
   }
@@ -912,12 +943,11 @@ function keysOfOneKind(x: Exec, labelId: number | null, names: readonly string[]
 }
 
 /**
- * The kind of a node's key for scanKeysOfOneKind: 'num' (an integer or a float other than
- * NaN), 'str', or null for anything else or nothing. A general chunk (a block whose nodes
- * hold several kinds under the name) is read value by value.
+ * The kind of a present key for scanKeysOfOneKind: 'num' (an integer or a float other than
+ * NaN), 'str', or null for anything else. A general chunk (a block whose nodes hold several
+ * kinds under the name) is read value by value.
  */
-function slotKind(chunk: ColumnChunk | null, slot: number): 'num' | 'str' | null {
-  if (chunk === null || slot >= chunk.n || !bit(chunk.present, slot)) return null;
+function slotKind(chunk: ColumnChunk, slot: number): 'num' | 'str' | null {
   if (chunk.kind === 'num') return Number.isNaN(chunk.values[slot]) ? null : 'num';
   if (chunk.kind === 'str') return 'str';
   const v = chunk.values[slot];
@@ -937,6 +967,8 @@ export function scanTopRows(
   start: number,
   end: number,
   path: string,
+  /** Sort a missing key above every value (Cypher's nulls) rather than below (order_by's). */
+  missingHigh = false,
 ): Row[] | null {
   const { names, key } = x.derive(SORTS, keys);
   if (names === null) return null;
@@ -945,13 +977,14 @@ export function scanTopRows(
   const { residual } = scan;
   const properties = scanProperties(scan, names);
   const view = viewOf(x, scan, properties);
-  if (view !== null && residual.length === 0) return walkOrder(x, scan, view, keys, key, start, end, path);
-  if (end > DEEP_PAGE && keys.length === 1) {
+  // The view's order and the deep-page copy sort missing keys as order_by does.
+  if (view !== null && residual.length === 0 && !missingHigh) return walkOrder(x, scan, view, keys, key, start, end, path);
+  if (end > DEEP_PAGE && keys.length === 1 && !missingHigh) {
     const page = numericPage(x, scan, view, keys[0]![0], keys[0]![1], start, end, path);
     if (page !== null) return page;
   }
   const orders = keys.map(([, o]) => o);
-  const cmp = compareCandidates(orders);
+  const cmp = compareCandidates(orders, missingHigh);
   // A max-heap under cmp: the root is the worst of the best `end` so far.
   const heap: Candidate[] = [];
   const worse = (i: number, j: number) => cmp(heap[i]!, heap[j]!) > 0;
@@ -975,6 +1008,7 @@ export function scanTopRows(
     }
   };
   const desc = keys[0]![1] === 'desc';
+  const missingBest = desc === missingHigh;
   const scratch = takeMask();
   for (const { block, mask } of candidates(x, scan, properties, view)) {
     const { base, ids, size } = block;
@@ -988,19 +1022,25 @@ export function scanTopRows(
     const worst = root?.keys[0];
     const threshold = typeof worst === 'number' ? worst : NaN;
     const numbers = first !== null && first.kind === 'num' ? first : null;
-    if (threshold === threshold && outclassed(first, size, threshold, desc)) continue;
-    if (first?.kind === 'str' && typeof worst === 'string' && stringsOutclassed(first, size, worst, desc)) continue;
-    if (root !== null && chunks.length > 1 && zonesOutclassed(chunks, orders, root, size)) continue;
+    if (threshold === threshold && outclassed(first, size, threshold, desc, missingBest)) continue;
+    if (first?.kind === 'str' && typeof worst === 'string' && stringsOutclassed(first, size, worst, desc, missingBest)) continue;
+    if (root !== null && chunks.length > 1 && zonesOutclassed(chunks, orders, root, size, missingHigh)) continue;
     let open = contenders(block, mask, numbers, threshold, desc, scratch);
     // Until the heap is full there is no threshold; the block's own k-th best first key is
     // one (k rows at least as good exist, when no record predicate can still drop them),
     // so the first block is not read row by row.
-    if (threshold !== threshold && numbers !== null && residual.length === 0 && end <= SLOTS) {
+    if (root === null && numbers !== null && residual.length === 0 && end <= SLOTS) {
       const own = kthBest(open, numbers, end, desc);
       if (own === own) open = contenders(block, mask, numbers, own, desc, scratch);
     }
-    if (root !== null) closeOutranked(open, block, chunks, orders, root);
+    if (root !== null) closeOutranked(open, block, chunks, orders, root, missingHigh);
+    // Four slots at a time: once the heap is full, most blocks leave none open.
+    const openWords = words(open);
     for (let i = 0; i < size; i++) {
+      if ((i & 3) === 0 && openWords[i >> 2] === 0) {
+        i += 3;
+        continue;
+      }
       if (open[i] === 0) continue;
       const candidate: Candidate = { id: ids === null ? base + i : ids[i]!, keys: chunks.map((c) => keyValue(c, i)) };
       if (heap.length === end && cmp(candidate, heap[0]!) >= 0) continue;

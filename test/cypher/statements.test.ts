@@ -325,6 +325,9 @@ test('ORDER BY ... LIMIT over a node scan: the plans the column path takes, and 
 test('ORDER BY ... LIMIT over a node scan of keys of one kind is answered from the columns, without a row per node', async () => {
   await rows("UNWIND range(0, 199) AS i CREATE (:Col {score: (i * 37) % 101, name: 'n' + toString(i % 50), mixed: i})");
   await rows("MATCH (u:Col) WHERE u.score = 0 SET u.mixed = 'text'");
+  // Nodes without a key: Cypher sorts their null above every value (last ascending, first
+  // descending), where order_by puts a missing key first ascending.
+  await rows("UNWIND range(0, 2) AS i CREATE (:Col {name: 'n' + toString(i)}), (:Col {score: i + 40})");
   // topOfScan alone, with a run whose input rows fail when asked for: the generic sort
   // would read them, the column path never does.
   const onColumns = (query: string, limit: number) =>
@@ -340,7 +343,14 @@ test('ORDER BY ... LIMIT over a node scan of keys of one kind is answered from t
       return topOfScan(sortOf(query), () => limit, run)?.map((row) => (row.find((v) => v instanceof NodeRef) as NodeRef).id) ?? null;
     });
   const generic = async (query: string) => (await rows(query.replace(' RETURN u ', ' WITH u RETURN id(u) '))).map(([id]) => Number(id));
-  for (const order of ['u.score DESC', 'u.name, u.score DESC', 'u.name DESC, u.score']) {
+  for (const order of [
+    'u.score DESC',
+    'u.score',
+    'u.name, u.score DESC',
+    'u.name DESC, u.score',
+    'u.score DESC, u.name',
+    'u.missing, u.score',
+  ]) {
     const query = `MATCH (u:Col) RETURN u ORDER BY ${order} LIMIT 7`;
     const ids = onColumns(query, 7);
     assert.notEqual(ids, null, `${query}: the column path`);
@@ -348,6 +358,16 @@ test('ORDER BY ... LIMIT over a node scan of keys of one kind is answered from t
   }
   assert.equal(onColumns('MATCH (u:Col) RETURN u ORDER BY u.mixed LIMIT 7', 7), null, 'numbers and strings under one key');
   await rows('MATCH (u:Col) DELETE u');
+});
+
+test('ORDER BY ... DESC LIMIT over the columns keeps a block whose only better row lacks the key (null sorts first descending)', async () => {
+  // Ids are consecutive: node 2090's block of 1024 ids holds only nodes with i >= 1067,
+  // all with k = 0 but 2090, which lacks k; an earlier block holds i = 1023 (k = 1023).
+  await rows('UNWIND range(0, 2099) AS i CREATE (:Z {i: i, k: CASE WHEN i < 1024 THEN i ELSE 0 END})');
+  await rows('MATCH (u:Z {i: 2090}) REMOVE u.k');
+  assert.deepEqual(await rows('MATCH (u:Z) RETURN u.i ORDER BY u.k DESC LIMIT 2'), [[2090n], [1023n]]);
+  assert.deepEqual(await rows('MATCH (u:Z) RETURN u.i ORDER BY u.k LIMIT 1'), [[0n]], 'ascending the null sorts last');
+  await rows('MATCH (u:Z) DELETE u');
 });
 
 test('ORDER BY ... LIMIT over a node scan answers as the full sort: numbers, strings, ties, and every other kind of key', async () => {
@@ -381,6 +401,12 @@ test('ORDER BY ... LIMIT over a node scan answers as the full sort: numbers, str
   await rows('MATCH (u:Top {uid: 8}) SET u.name = 1');
   await same('a number among strings');
   await rows("MATCH (u:Top {uid: 8}) SET u.name = 'b8'");
+  // Keys some nodes lack (null in Cypher): the column path sorts them as Cypher does.
+  await rows('MATCH (u:Top) WHERE u.uid % 9 = 4 REMOVE u.score, u.name');
+  await rows('MATCH (u:Top) WHERE u.uid >= 2048 REMOVE u.f');
+  await same('keys some nodes lack');
+  await rows('MATCH (u:Top) WHERE u.score IS NULL SET u.score = (u.uid * 37) % 101, u.name = "b" + toString(u.uid % 17)');
+  await rows('MATCH (u:Top) WHERE u.f IS NULL SET u.f = toFloat(u.uid % 13) / 4.0');
   // Not every node holds a number now: the column path steps aside, the answers stay Cypher's.
   await rows('MATCH (u:Top {uid: 7}) SET u.score = null, u.f = 0.0 / 0.0, u.neg = "x", u.name = null');
   await rows('CREATE (:Top {uid: 3000, f: 1.5})');

@@ -8,12 +8,13 @@
  *  - the plan is a node scan (from_traversal over unit), optionally one projection of
  *    property reads of that node, literals or slots (none of which can fail on a node), then
  *    ORDER BY whose keys are each a property of the node, directly or through that projection;
- *  - every node of the scan's label holds each key as a number other than NaN, or each as a
- *    string (scan.ts scanKeysOfOneKind): numbers, and strings, order the same in Cypher and
- *    in order_by, and ties keep the scan's id order in both (Cypher's sort is stable over a
- *    scan in id order).
- * Anything else (nulls, NaN, numbers and strings under one key, other kinds, expressions)
- * takes the generic sort.
+ *  - every node of the scan's label that holds a key holds it as a number other than NaN,
+ *    or each as a string (scan.ts scanKeysOfOneKind): numbers, and strings, order the same
+ *    in Cypher and in order_by, a node without the key has null there, which the column
+ *    path sorts above every value as Cypher does (scanTopRows' missingHigh), and ties keep
+ *    the scan's id order in both (Cypher's sort is stable over a scan in id order).
+ * Anything else (NaN, numbers and strings under one key, other kinds, expressions) takes
+ * the generic sort.
  */
 import { NodeRef, type CypherValue } from '../../core/cypher-value.js';
 import type { Order } from '../../plan/expr.js';
@@ -92,7 +93,7 @@ export function topOfScan(sort: Node<'sort'>, count: () => number, run: TableRun
   if (n > MAX_COUNT) return null;
   const spec = scanOf(x, shape.traversal.root);
   if (spec === null || !scanKeysOfOneKind(x, spec, shape.names)) return null;
-  const winners = scanTopRows(x, spec, shape.keys, 0, n, '$');
+  const winners = scanTopRows(x, spec, shape.keys, 0, n, '$', true);
   if (winners === null) return null;
   return winners.map(({ id }) => {
     const row = new Array<CypherValue>(run.slotCount);
