@@ -786,18 +786,6 @@ function stringVerdicts(chunk: StrChunk, value: string, after: number): Int8Arra
   return out;
 }
 
-/**
- * Whether no row of a block can beat a full heap whose worst first key is the string
- * `worst`: the block's best string is worse, and no key is missing where a missing key
- * sorts first (`missingBest`: ascending for order_by, descending for Cypher).
- */
-function stringsOutclassed(strings: StrChunk, size: number, worst: string, desc: boolean, missingBest: boolean): boolean {
-  const { sorted } = dictRanks(strings);
-  if (sorted.length === 0 || (missingBest && !(strings.dense && strings.n === size))) return false;
-  if (desc) return compareStrings(strings.dict[sorted[sorted.length - 1]!]!, worst) < 0;
-  return compareStrings(strings.dict[sorted[0]!]!, worst) > 0;
-}
-
 interface DictRanks {
   /** Dictionary indices in string order. */
   readonly sorted: Uint16Array;
@@ -822,25 +810,13 @@ function dictRanks(chunk: StrChunk): DictRanks {
 }
 
 /**
- * Whether no row of a block can beat a full heap whose worst first key is `threshold`,
- * by the chunk's zone map: every value is worse, and no key is missing where a missing key
- * sorts first (`missingBest`); a block without the key at all loses exactly then.
- */
-function outclassed(chunk: ColumnChunk | null, size: number, threshold: number, desc: boolean, missingBest: boolean): boolean {
-  if (chunk === null) return !missingBest;
-  if (chunk.kind !== 'num' || chunk.hasNaN) return false;
-  if (missingBest && !(chunk.dense && chunk.n === size)) return false;
-  return desc ? chunk.max < threshold : chunk.min > threshold;
-}
-
-/**
  * Whether no row of a block can beat a full heap whose worst row is `root`, by the zone of
- * each key in turn: the block's best first key ties the root's and its best second key is
- * worse (or ties too, and the third is worse, ...). A row of the block then either loses on
- * an earlier key or ties it and loses on that one. The first key alone is outclassed's and
- * stringsOutclassed's; this is what lets a few-valued first key (a status) skip blocks.
+ * each key in turn (compareZone): every row loses on the first key whose best in the block
+ * is worse than the root's, after tying it on the keys before. Bests tying the root on every
+ * key leave it to the ids, row by row. Beyond the first key, this is what lets a few-valued
+ * first key (a status) skip blocks.
  */
-function zonesOutclassed(
+function blockOutclassed(
   chunks: readonly (ColumnChunk | null)[],
   orders: readonly Order[],
   root: Candidate,
@@ -849,30 +825,38 @@ function zonesOutclassed(
 ): boolean {
   for (let j = 0; j < chunks.length; j++) {
     const desc = orders[j] === 'desc';
-    const best = zoneBest(chunks[j] ?? null, size, desc, desc === missingHigh);
-    const worst = root.keys[j];
-    let order: number;
-    if (typeof best === 'number' && typeof worst === 'number' && worst === worst) order = best < worst ? -1 : best > worst ? 1 : 0;
-    else if (typeof best === 'string' && typeof worst === 'string') order = Math.sign(compareStrings(best, worst));
-    else return false;
-    if (order !== 0) return desc ? order < 0 : order > 0;
+    const order = compareZone(chunks[j] ?? null, root.keys[j], size, desc, desc === missingHigh);
+    if (order !== 0) return order > 0;
   }
-  // Tied with the root on every key's best: the ids decide, row by row.
   return false;
 }
 
 /**
- * The best value of a key in a block by its zone (the block's smallest ascending, largest
- * descending), or null when a row could sort before it: a NaN, another kind, or (where a
- * missing key sorts first, `missingBest`) a slot without the key.
+ * How the block's best row on one key compares with the root's key `worst`, in the key's
+ * order: 1 worse, 0 tied, -1 better or undecidable (NaN, another kind, a general chunk).
+ * The best is the zone's end (the smallest value ascending, the largest descending), or a
+ * missing key where one sorts first (`missingBest`) and some slot lacks it; a block without
+ * the chunk holds the key nowhere.
  */
-function zoneBest(chunk: ColumnChunk | null, size: number, desc: boolean, missingBest: boolean): number | string | null {
-  if (chunk === null || chunk.kind === 'gen') return null;
-  if (missingBest && !(chunk.dense && chunk.n === size)) return null;
-  if (chunk.kind === 'num') return chunk.hasNaN || chunk.min > chunk.max ? null : desc ? chunk.max : chunk.min;
-  const { sorted } = dictRanks(chunk);
-  if (sorted.length === 0) return null;
-  return chunk.dict[sorted[desc ? sorted.length - 1 : 0]!]!;
+function compareZone(chunk: ColumnChunk | null, worst: Value | undefined, size: number, desc: boolean, missingBest: boolean): number {
+  const full = chunk !== null && chunk.dense && chunk.n === size;
+  if (worst === undefined) {
+    // The root lacks the key: rows holding it sort after it where a missing key is best, before it elsewhere.
+    if (chunk === null) return 0;
+    return missingBest ? (full ? 1 : 0) : -1;
+  }
+  if (chunk === null) return missingBest ? -1 : 1;
+  if (missingBest && !full) return -1;
+  let order: number;
+  if (chunk.kind === 'num' && typeof worst === 'number' && worst === worst && !chunk.hasNaN && chunk.min <= chunk.max) {
+    const best = desc ? chunk.max : chunk.min;
+    order = best < worst ? -1 : best > worst ? 1 : 0;
+  } else if (chunk.kind === 'str' && typeof worst === 'string') {
+    const { sorted } = dictRanks(chunk);
+    if (sorted.length === 0) return -1;
+    order = Math.sign(compareStrings(chunk.dict[sorted[desc ? sorted.length - 1 : 0]!]!, worst));
+  } else return -1;
+  return desc ? -order : order;
 }
 
 /** The k-th best present, non-NaN first key among the open slots, or NaN when fewer exist. */
@@ -1008,23 +992,20 @@ export function scanTopRows(
     }
   };
   const desc = keys[0]![1] === 'desc';
-  const missingBest = desc === missingHigh;
   const scratch = takeMask();
   for (const { block, mask } of candidates(x, scan, properties, view)) {
     const { base, ids, size } = block;
     const chunks = names.map((k) => block.chunk(k));
     const first = chunks[0] ?? null;
-    // Once the heap is full most rows lose on the first key alone: when that key is a
-    // number or a string it is decided here, before the row's keys are built.
-    // Every block is judged against the heap's worst row as the block starts (it only
-    // tightens while the block runs, and the survivors are compared exactly).
+    // Once the heap is full most rows lose on the first key alone: a block whose zones say
+    // none can win is passed over, and in the others the keys are decided from the chunks
+    // before a row's keys are built. Every block is judged against the heap's worst row as
+    // the block starts (it only tightens while the block runs; survivors compare exactly).
     const root = heap.length === end ? heap[0]! : null;
+    if (root !== null && blockOutclassed(chunks, orders, root, size, missingHigh)) continue;
     const worst = root?.keys[0];
     const threshold = typeof worst === 'number' ? worst : NaN;
     const numbers = first !== null && first.kind === 'num' ? first : null;
-    if (threshold === threshold && outclassed(first, size, threshold, desc, missingBest)) continue;
-    if (first?.kind === 'str' && typeof worst === 'string' && stringsOutclassed(first, size, worst, desc, missingBest)) continue;
-    if (root !== null && chunks.length > 1 && zonesOutclassed(chunks, orders, root, size, missingHigh)) continue;
     let open = contenders(block, mask, numbers, threshold, desc, scratch);
     // Until the heap is full there is no threshold; the block's own k-th best first key is
     // one (k rows at least as good exist, when no record predicate can still drop them),

@@ -177,7 +177,7 @@ test("a top-k skips blocks and rows only when they cannot win: ties on the heap'
     await own.db.cypherText({
       query: "MATCH (u:S) WHERE u.uid <> 1600 SET u.t3 = CASE WHEN u.uid < 1024 THEN 'b' + toString(1000 + u.uid % 500) ELSE 'c' END",
     });
-    const top = async (orderings: unknown) =>
+    const top = async (...orderings: [string, 'asc' | 'desc'][]) =>
       (
         await own.read(
           [
@@ -193,52 +193,22 @@ test("a top-k skips blocks and rows only when they cannot win: ties on the heap'
         )
       ).r;
     // Block 1's best t1 equals the heap's worst after block 0: its row with a better n wins.
-    assert.deepEqual(
-      await top([
-        ['t1', 'asc'],
-        ['n', 'asc'],
-      ]),
-      [1500],
-    );
+    assert.deepEqual(await top(['t1', 'asc'], ['n', 'asc']), [1500]);
     // Descending, block 1's best t2 equals the heap's worst: the same.
-    assert.deepEqual(
-      await top([
-        ['t2', 'desc'],
-        ['n', 'asc'],
-      ]),
-      [1500],
-    );
+    assert.deepEqual(await top(['t2', 'desc'], ['n', 'asc']), [1500]);
     // Block 1's strings are all worse than block 0's, but one row lacks t3: missing sorts first ascending.
-    assert.deepEqual(await top([['t3', 'asc']]), [1600]);
+    assert.deepEqual(await top(['t3', 'asc']), [1600]);
     // The same on a second key: block 1's t1 all tie the heap's worst (b1000) and its t3
     // strings are worse, so the block's zones alone would drop it, but row 1600 lacks t3.
-    assert.deepEqual(
-      await top([
-        ['t1', 'asc'],
-        ['t3', 'asc'],
-      ]),
-      [1600],
-    );
+    assert.deepEqual(await top(['t1', 'asc'], ['t3', 'asc']), [1600]);
     // Descending: block 1's t2 all tie the heap's worst (row 499: b1499, b1499) and its t3
     // 'c' is better, so the zones must keep the block; its first row wins.
-    assert.deepEqual(
-      await top([
-        ['t2', 'desc'],
-        ['t3', 'desc'],
-      ]),
-      [1024],
-    );
+    assert.deepEqual(await top(['t2', 'desc'], ['t3', 'desc']), [1024]);
     // Two rows per block tie on k = 0 with the heap's worst: few slots, so their t4 strings
     // are compared one by one; the largest t4 among the six wins.
     const t4 = (i: number) => `x${(i * 7919) % 3072}`;
     const best = [0, 512, 1024, 1536, 2048, 2560].reduce((a, b) => (t4(b) > t4(a) ? b : a));
-    assert.deepEqual(
-      await top([
-        ['k', 'asc'],
-        ['t4', 'desc'],
-      ]),
-      [best],
-    );
+    assert.deepEqual(await top(['k', 'asc'], ['t4', 'desc']), [best]);
   } finally {
     await own.close();
   }
