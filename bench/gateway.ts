@@ -2,7 +2,8 @@
  * Gateway overhead (issue 12): point reads straight to a database server against the same
  * reads through gateways in front of it, all interleaved so every figure sees the same
  * machine noise:
- *  - `gateway`: the Redis token bucket on, Redis over TCP on loopback;
+ *  - `gateway`: the Redis token bucket on, Redis over TCP on loopback, token reserves of
+ *    `--reserve-ms` (default the product's 10 ms; 0 sends every admission to Redis);
  *  - `gateway_unix`: the same bucket, Redis over its unix socket (a same-host deployment);
  *  - `gateway_no_limit`: rate limiting off.
  * Two phases:
@@ -14,7 +15,7 @@
  * The gateways log at `warn` (no line per request), as the figures are about forwarding.
  *
  *   node dist/bench/gateway.js [--size tiny|small] [--duration S] [--repeat N]
- *                              [--connections N] [--rounds N] [--round S]
+ *                              [--connections N] [--rounds N] [--round S] [--reserve-ms MS]
  *
  * Prints one JSON object on stdout; progress goes to stderr.
  */
@@ -22,6 +23,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newKey } from '../src/gateway/keys.js';
+import { DEFAULT_RESERVE_MS } from '../src/gateway/limiter.js';
 import { startRedis } from '../test/helpers/redis.js';
 import { DEFAULT_SEED, SIZES } from './lib/dataset.js';
 import { startChild, type Child } from './lib/child.js';
@@ -55,12 +57,14 @@ function turned<T>(items: readonly T[], r: number): T[] {
 }
 
 async function main(): Promise<void> {
-  const args = parseBenchArgs(process.argv.slice(2), ['duration', 'connections', 'rounds', 'round']);
+  const args = parseBenchArgs(process.argv.slice(2), ['duration', 'connections', 'rounds', 'round', 'reserve-ms']);
   const duration = positiveNumber(args.values.duration, 5, 'duration');
   const connections = positiveInt(args.values.connections, 32, 'connections');
   const repeat = args.repeat === 1 ? 3 : args.repeat;
   const rounds = positiveInt(args.values.rounds, 30, 'rounds');
   const roundS = positiveNumber(args.values.round, 1, 'round');
+  const reserveMs = Number(args.values['reserve-ms'] ?? DEFAULT_RESERVE_MS);
+  if (!Number.isInteger(reserveMs) || reserveMs < 0 || reserveMs > 1000) throw new Error(`--reserve-ms must be an integer from 0 to 1000`);
   const prepared = await prepareDatabase(args.size, DEFAULT_SEED);
   const children: Child[] = [];
   const redis = await startRedis();
@@ -78,9 +82,10 @@ async function main(): Promise<void> {
         mode: 'shared',
         // A stall of the shared machine past the default 50 ms would fail a few admissions
         // closed (503) and end the run; these figures are about the cost when Redis answers.
-        redis: { url: redisUrl, deadline_ms: 1000 },
+        redis: { url: redisUrl, deadline_ms: 1000, reserve_ms: reserveMs },
         rate_limit: rateLimit,
-        // A bucket that never runs dry: every request pays for the script call, none is refused.
+        // A bucket that never runs dry (and always holds more than half its burst, where
+        // reserves are taken): every request pays for the limiter, none is refused.
         databases: { main: { writer: `http://127.0.0.1:${server.port}`, rate: 1e9, burst: 1e9 } },
         keys: [{ name: 'bench', sha256, databases: { main: ['read'] } }],
         log_level: 'warn',
@@ -155,6 +160,7 @@ async function main(): Promise<void> {
       load: {
         scenario: 'point_read',
         gateway_log_level: 'warn',
+        reserve_ms: reserveMs,
         latency: { connections: 1, duration_s: duration, repeat },
         throughput: { connections, rounds, round_s: roundS },
       },

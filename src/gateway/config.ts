@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import { LOG_LEVELS, type LogLevel } from '../observe/log.js';
-import type { BucketLimits } from './limiter.js';
+import { type BucketLimits, DEFAULT_RESERVE_MS } from './limiter.js';
 import { messageOf } from '../core/errors.js';
 
 export class GatewayConfigError extends Error {
@@ -48,7 +48,7 @@ export interface GatewayConfig {
   readonly host: string;
   readonly port: number;
   readonly mode: GatewayMode;
-  readonly redis: { readonly url: string; readonly keyPrefix: string; readonly deadlineMs: number };
+  readonly redis: { readonly url: string; readonly keyPrefix: string; readonly deadlineMs: number; readonly reserveMs: number };
   /** False turns the token bucket off (benchmarks, development); every request is admitted. */
   readonly rateLimit: boolean;
   readonly maxBodyBytes: number;
@@ -113,6 +113,7 @@ const FileSchema = Type.Object(
         url: Type.String({ pattern: REDIS_PATTERN }),
         key_prefix: Type.Optional(Type.String()),
         deadline_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 60_000 })),
+        reserve_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
       },
       { additionalProperties: false },
     ),
@@ -222,7 +223,12 @@ export function parseGatewayConfig(file: string, text: string): GatewayConfig {
     host: raw.host ?? '127.0.0.1',
     port: raw.port ?? 8080,
     mode: raw.mode,
-    redis: { url: raw.redis.url, keyPrefix: raw.redis.key_prefix ?? 'trellis:', deadlineMs: raw.redis.deadline_ms ?? 50 },
+    redis: {
+      url: raw.redis.url,
+      keyPrefix: raw.redis.key_prefix ?? 'trellis:',
+      deadlineMs: raw.redis.deadline_ms ?? 50,
+      reserveMs: raw.redis.reserve_ms ?? DEFAULT_RESERVE_MS,
+    },
     rateLimit: raw.rate_limit ?? true,
     maxBodyBytes: GATEWAY_MAX_BODY_BYTES,
     databases,

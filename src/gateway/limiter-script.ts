@@ -16,11 +16,13 @@
 /**
  * KEYS[1] credit key, KEYS[2] bucket key; ARGV[1] rate (tokens/s), ARGV[2] burst,
  * ARGV[3] bucket TTL in ms, ARGV[4] n, the admissions asked for at once (limiter.ts sends
- * the requests that arrived while its previous call was in flight together). Returns {0}
- * when the database is disabled (no token spent, bucket untouched), else {1, admitted,
- * tokens}: the first `admitted` of the n get a token each (at most the whole tokens there
- * are), the others none, exactly as n calls one after another would; `tokens` is what is
- * left after the spends.
+ * the requests that arrived while its previous call was in flight together), ARGV[5] the
+ * tokens the replica asks to reserve ahead of demand. Returns {0} when the database is
+ * disabled (no token spent, bucket untouched), else {1, admitted, tokens, reserved}: the
+ * first `admitted` of the n get a token each (at most the whole tokens there are), the
+ * others none, exactly as n calls one after another would; then up to ARGV[5] more whole
+ * tokens are `reserved`, but only from what lies above half the burst, so a bucket that is
+ * close to running dry is spent one request at a time; `tokens` is what is left.
  */
 export const ADMIT_LUA = `
 if redis.call('GET', KEYS[1]) == 'exhausted' then
@@ -45,14 +47,17 @@ if elapsed < 0 then elapsed = 0 end
 tokens = math.min(burst, tokens + elapsed * rate / 1000000)
 local admitted = math.floor(tokens)
 if admitted > n then admitted = n end
-if admitted < 1 then
+local reserved = 0
+local spare = math.floor(tokens - admitted - burst / 2)
+if spare > 0 then reserved = math.min(tonumber(ARGV[5]), spare) end
+if admitted + reserved < 1 then
   -- Nothing written: (tokens, ts_us) as stored still yield the same refill later.
-  return {1, 0, string.format('%.17g', tokens)}
+  return {1, 0, string.format('%.17g', tokens), 0}
 end
-tokens = tokens - admitted
+tokens = tokens - admitted - reserved
 redis.call('HSET', KEYS[2], 'tokens', string.format('%.17g', tokens), 'ts_us', string.format('%d', now))
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return {1, admitted, string.format('%.17g', tokens)}
+return {1, admitted, string.format('%.17g', tokens), reserved}
 `;
 
 /**

@@ -6,6 +6,13 @@
  * database's credit, then takes a token. The limiter fails closed: when Redis is down,
  * errs or is slower than the deadline, the answer is 'unavailable' (503), never a wait.
  *
+ * A busy replica of a fast bucket reserves tokens ahead of demand (LimiterOptions.reserveMs):
+ * at most what the bucket refills in reserveMs, only from above half the burst, sized by
+ * the demand it has seen, and dropped when not used within reserveMs. Its admissions then
+ * take a reserved token without a round trip, and one script call serves many requests.
+ * Each admitted request still costs exactly one token; a dropped reserve costs the bucket
+ * at most reserveMs of refill (docs/gateway.md, "Token reserves").
+ *
  * Redis keys (the database id sits in a hash tag, so both keys of one database share a
  * Redis Cluster slot):
  *   `${prefix}bucket:{<db>}`  hash {tokens, ts_us}, expiring once idle long enough to refill
@@ -13,20 +20,8 @@
  */
 import { Redis } from 'ioredis';
 import { ADMIT_LUA, PEEK_LUA } from './limiter-script.js';
+import { type Admission, type BucketLimits, decodeAdmissions, newLane, reserveWanted, settle, type Lane } from './limiter-lane.js';
 import { messageOf } from '../core/errors.js';
-
-export interface BucketLimits {
-  /** Sustained refill rate in tokens per second (> 0, may be fractional). */
-  rate: number;
-  /** Capacity: how many requests a full bucket admits at once (>= 1). */
-  burst: number;
-}
-
-export type Admission =
-  | { kind: 'admitted'; tokensLeft: number }
-  | { kind: 'rate_limited'; retryAfterS: number }
-  | { kind: 'disabled' }
-  | { kind: 'unavailable'; reason: string };
 
 export interface LimiterOptions {
   /**
@@ -40,11 +35,19 @@ export interface LimiterOptions {
   deadlineMs?: number;
   /** Connection errors, many while Redis is down (one per reconnect attempt); default: ignored. */
   onError?: (err: Error) => void;
+  /**
+   * How long a reserved token stays usable, and so how much a replica may reserve: at
+   * most rate x reserveMs tokens (none for a bucket slower than 1000 / reserveMs per
+   * second). Default 10 ms; 0 sends every admission to Redis.
+   */
+  reserveMs?: number;
 }
 
 export const CREDIT_EXHAUSTED = 'exhausted';
 const DEFAULT_PREFIX = 'trellis:';
 const DEFAULT_DEADLINE_MS = 50;
+export const DEFAULT_RESERVE_MS = 10;
+export { type Admission, type BucketLimits, retryAfterSeconds } from './limiter-lane.js';
 const DEFAULT_READY_TIMEOUT_MS = 5000;
 /** Operator calls (setDisabled, isDisabled, peek) are not on the request path: a longer deadline. */
 const OPS_DEADLINE_MS = 2000;
@@ -54,7 +57,15 @@ const TTL_MARGIN_MS = 1000;
 const MAX_TTL_MS = 2 ** 40;
 
 interface LimiterCommands {
-  trellisAdmit(creditKey: string, bucketKey: string, rate: string, burst: string, ttlMs: string, n: string): Promise<unknown>;
+  trellisAdmit(
+    creditKey: string,
+    bucketKey: string,
+    rate: string,
+    burst: string,
+    ttlMs: string,
+    n: string,
+    reserve: string,
+  ): Promise<unknown>;
   trellisPeek(bucketKey: string, rate: string, burst: string): Promise<unknown>;
 }
 
@@ -63,6 +74,7 @@ export class RedisLimiter {
   private readonly commands: LimiterCommands;
   private readonly prefix: string;
   private readonly deadlineMs: number;
+  private readonly reserveMs: number;
   private readonly safeUrl: string;
   private lastError: Error | undefined;
   private readonly lanes = new Map<string, Lane>();
@@ -73,6 +85,8 @@ export class RedisLimiter {
     if (/[{}]/.test(this.prefix)) throw new TypeError(`keyPrefix must not contain '{' or '}' (Redis Cluster hash tags): ${this.prefix}`);
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     if (!(Number.isFinite(this.deadlineMs) && this.deadlineMs > 0)) throw new TypeError(`deadlineMs must be a positive number`);
+    this.reserveMs = opts.reserveMs ?? DEFAULT_RESERVE_MS;
+    if (!(Number.isFinite(this.reserveMs) && this.reserveMs >= 0)) throw new TypeError(`reserveMs must be a number >= 0`);
     this.safeUrl = redactUrl(opts.url);
     this.redis = new Redis(connectionTarget(opts.url), {
       // A command while disconnected fails at once instead of waiting in a queue: the
@@ -146,6 +160,10 @@ export class RedisLimiter {
    * event-loop turn that asked for it; a busy one sends fewer, larger calls, which is what
    * keeps the limiter's cost down at load.
    * Every admission keeps its own deadline, counted from this call.
+   *
+   * An admission that finds a live reserved token takes it and is answered at once; when
+   * the reserve falls to half of what the last call brought, the next call is sent ahead
+   * of need (a top-up, which may carry no admission).
    */
   admit(database: string, limits: BucketLimits): Promise<Admission> {
     try {
@@ -157,10 +175,18 @@ export class RedisLimiter {
     const laneKey = `${database}\u0000${limits.rate}\u0000${limits.burst}`;
     let lane = this.lanes.get(laneKey);
     if (lane === undefined) {
-      lane = { database, limits, inFlight: [], queue: [], timer: undefined, flushing: false };
+      lane = newLane(database, limits, this.reserveMs);
       this.lanes.set(laneKey, lane);
     }
     const target = lane;
+    target.demand++;
+    const now = performance.now();
+    if (target.reserve > 0 && now >= target.reserveUntil) target.reserve = 0; // unused for reserveMs: dropped
+    if (target.reserve > 0) {
+      target.reserve--;
+      if (target.reserve <= target.topUpAt) this.scheduleFlush(target);
+      return Promise.resolve({ kind: 'admitted', tokensLeft: target.tokensSeen + target.reserve });
+    }
     return new Promise<Admission>((resolve) => {
       target.queue.push({ resolve, settled: false, deadline: performance.now() + this.deadlineMs });
       if (target.timer === undefined) this.armDeadline(target);
@@ -198,7 +224,8 @@ export class RedisLimiter {
    * hand it this core, comes after the turn's other work instead of in its middle.
    */
   private scheduleFlush(lane: Lane): void {
-    if (lane.flushing || lane.inFlight.length > 0 || lane.queue.length === 0) return;
+    if (lane.flushing || lane.calling) return;
+    if (lane.queue.length === 0 && !(lane.reserveCap > 0 && lane.reserve <= lane.topUpAt)) return;
     lane.flushing = true;
     setImmediate(() => {
       lane.flushing = false;
@@ -206,12 +233,18 @@ export class RedisLimiter {
     });
   }
 
-  /** Sends the lane's waiting admissions as one script call. */
+  /** Sends the lane's waiting admissions as one script call, with the reserve it asks for. */
   private flush(lane: Lane): void {
     const batch = lane.queue.filter((w) => !w.settled);
     lane.queue = [];
-    if (batch.length === 0) return;
+    const now = performance.now();
+    if (now >= lane.reserveUntil) lane.reserve = 0;
+    const reserve = reserveWanted(lane, now, this.reserveMs);
+    if (batch.length === 0 && reserve === 0) return;
+    lane.calling = true;
     lane.inFlight = batch;
+    lane.demand = 0;
+    lane.lastCallAt = now;
     const { rate, burst } = lane.limits;
     const ttlMs = Math.min(MAX_TTL_MS, Math.ceil((burst / rate) * 1000 * 2) + TTL_MARGIN_MS);
     this.commands
@@ -222,18 +255,44 @@ export class RedisLimiter {
         String(burst),
         String(ttlMs),
         String(batch.length),
+        String(reserve),
       )
       .then(
-        (reply) => decodeAdmissions(reply, rate, batch),
+        (reply) => {
+          const answer = decodeAdmissions(reply, rate, batch);
+          if (answer.disabled) lane.reserve = 0;
+          else if (answer.reserved > 0) {
+            lane.reserve += answer.reserved;
+            lane.reserveUntil = performance.now() + this.reserveMs;
+            lane.topUpAt = Math.floor(lane.reserve / 2);
+          }
+          if (answer.tokens !== undefined) lane.tokensSeen = Math.floor(answer.tokens);
+        },
         (err: unknown) => {
           const reason = `Redis error: ${messageOf(err)}`;
           for (const w of batch) settle(w, { kind: 'unavailable', reason });
         },
       )
       .finally(() => {
+        lane.calling = false;
         lane.inFlight = [];
+        this.serveFromReserve(lane);
         this.scheduleFlush(lane);
       });
+  }
+
+  /** Admissions that queued while the call was in flight take the tokens it reserved, in order. */
+  private serveFromReserve(lane: Lane): void {
+    if (lane.reserve === 0 || lane.queue.length === 0 || performance.now() >= lane.reserveUntil) return;
+    let served = 0;
+    for (const w of lane.queue) {
+      if (lane.reserve === 0) break;
+      served++;
+      if (w.settled) continue;
+      lane.reserve--;
+      settle(w, { kind: 'admitted', tokensLeft: lane.tokensSeen + lane.reserve });
+    }
+    lane.queue = lane.queue.slice(served);
   }
 
   /** Credit state, for operators, tests and the `gateway credit` command: disabled=true means credit exhausted. */
@@ -280,60 +339,6 @@ export class RedisLimiter {
   private creditKey(database: string): string {
     return `${this.prefix}credit:{${database}}`;
   }
-}
-
-interface Waiter {
-  resolve: (admission: Admission) => void;
-  settled: boolean;
-  /** performance.now() past which the admission is answered 'unavailable'. */
-  deadline: number;
-}
-
-/** The admissions of one bucket: at most one script call in flight, the others waiting for the next. */
-interface Lane {
-  readonly database: string;
-  readonly limits: BucketLimits;
-  /** The admissions of the script call in flight; empty when none is. */
-  inFlight: Waiter[];
-  /** Admissions waiting for the next call. */
-  queue: Waiter[];
-  /** The deadline timer (armDeadline), while any admission of the lane waits. */
-  timer: ReturnType<typeof setTimeout> | undefined;
-  /** A flush is scheduled for the end of this event-loop turn (scheduleFlush). */
-  flushing: boolean;
-}
-
-function settle(waiter: Waiter, admission: Admission): void {
-  if (waiter.settled) return;
-  waiter.settled = true;
-  waiter.resolve(admission);
-}
-
-/** The script's {0} or {1, admitted, tokens} as one answer per waiter, in the order sent. */
-function decodeAdmissions(reply: unknown, rate: number, batch: readonly Waiter[]): void {
-  if (Array.isArray(reply)) {
-    const [status, admittedCount, tokensText] = reply as unknown[];
-    if (status === 0) {
-      for (const w of batch) settle(w, { kind: 'disabled' });
-      return;
-    }
-    const tokens = Number(tokensText);
-    if (status === 1 && typeof admittedCount === 'number' && typeof tokensText === 'string' && Number.isFinite(tokens)) {
-      const retryAfterS = retryAfterSeconds(tokens, rate);
-      batch.forEach((w, i) => {
-        // Whole tokens left after this waiter's own spend, as if the calls ran one by one.
-        if (i < admittedCount) settle(w, { kind: 'admitted', tokensLeft: Math.floor(tokens) + (admittedCount - 1 - i) });
-        else settle(w, { kind: 'rate_limited', retryAfterS });
-      });
-      return;
-    }
-  }
-  for (const w of batch) settle(w, { kind: 'unavailable', reason: `unexpected reply from the admission script: ${JSON.stringify(reply)}` });
-}
-
-/** Whole seconds until the bucket holds one token again: max(1, ceil((1 - tokens) / rate)). */
-export function retryAfterSeconds(tokens: number, rate: number): number {
-  return Math.max(1, Math.ceil((1 - tokens) / rate));
 }
 
 function checkLimits(limits: BucketLimits): void {

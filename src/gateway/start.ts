@@ -44,6 +44,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       url: config.redis.url,
       keyPrefix: config.redis.keyPrefix,
       deadlineMs: config.redis.deadlineMs,
+      reserveMs: config.redis.reserveMs,
       onError: (err) => redisTrouble({ err: err.message }, 'redis error; admissions fail closed (503) until it answers'),
     });
     await limiter.ready(REDIS_WAIT_MS).catch((err: unknown) => {

@@ -28,7 +28,7 @@ test('defaults: port 8080 on loopback, the idea plan, a 30 s budget, rate limiti
   assert.equal(config.rateLimit, true);
   assert.equal(config.metrics, true);
   assert.equal(config.maxBodyBytes, 2 * 1024 * 1024);
-  assert.deepEqual(config.redis, { url: 'redis://127.0.0.1:6379', keyPrefix: 'trellis:', deadlineMs: 50 });
+  assert.deepEqual(config.redis, { url: 'redis://127.0.0.1:6379', keyPrefix: 'trellis:', deadlineMs: 50, reserveMs: 10 });
   const main = config.databases.get('main')!;
   assert.deepEqual(main.limits, { rate: 5, burst: 10 });
   assert.equal(main.attemptBudgetMs, 30_000);
@@ -87,7 +87,15 @@ test('mistakes name the file, the path and what is wrong', () => {
     /cluster-mode gateway serves exactly one database, this file names 2/,
   );
   rejects(file({ redis: { url: 'http://x' } }), /redis\.url/);
+  rejects(file({ redis: { url: 'redis://h', reserve_ms: -1 } }), /redis\.reserve_ms/);
+  rejects(file({ redis: { url: 'redis://h', reserve_ms: 1.5 } }), /redis\.reserve_ms/);
+  rejects(file({ redis: { url: 'redis://h', reserve_ms: 1001 } }), /redis\.reserve_ms/);
   rejects(file({ redis: { url: 'unix://relative/redis.sock' } }), /redis\.url: must be a Redis URL .*unix:\/\/\//);
+});
+
+test('redis.reserve_ms sets how far ahead a gateway reserves tokens; 0 sends every admission to Redis', () => {
+  assert.equal(parseGatewayConfig('gw.json', file({ redis: { url: 'redis://h', reserve_ms: 0 } })).redis.reserveMs, 0);
+  assert.equal(parseGatewayConfig('gw.json', file({ redis: { url: 'redis://h', reserve_ms: 250 } })).redis.reserveMs, 250);
 });
 
 test('Redis on a unix socket: unix:///path', () => {

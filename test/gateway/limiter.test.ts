@@ -14,7 +14,7 @@ import { createConnection, createServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Admission, type BucketLimits, RedisLimiter, retryAfterSeconds } from '../../src/gateway/limiter.js';
+import { type Admission, type BucketLimits, type LimiterOptions, RedisLimiter, retryAfterSeconds } from '../../src/gateway/limiter.js';
 import { freePort, redisSkip, startRedis, type TestRedis } from '../helpers/redis.js';
 
 const RELAXED = 2000;
@@ -44,7 +44,7 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
   let redis: TestRedis;
   const limiters: RedisLimiter[] = [];
   /** A connected limiter (until connected, every admission is 'unavailable'), closed after the suite. */
-  const limiter = async (options: { deadlineMs?: number; keyPrefix?: string; url?: string; onError?: (err: Error) => void } = {}) => {
+  const limiter = async (options: Omit<LimiterOptions, 'url'> & { url?: string } = {}) => {
     const l = new RedisLimiter({ url: redis.url, deadlineMs: RELAXED, ...options });
     limiters.push(l);
     await l.ready();
@@ -204,6 +204,118 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
     assert.ok(admittedBy[0]! > 0 && admittedBy[1]! > 0, `both replicas were admitted: ${admittedBy.join(', ')}`);
   });
 
+  /** Stores a bucket's state (the documented hash) stamped with Redis's own clock, as the admission script does. */
+  const storeBucket = (db: string, tokens: number) =>
+    redis.command(
+      'EVAL',
+      "local t = redis.call('TIME') redis.call('HSET', KEYS[1], 'tokens', ARGV[1], 'ts_us', string.format('%d', t[1] * 1000000 + t[2])) return 'ok'",
+      '1',
+      `trellis:bucket:{${db}}`,
+      String(tokens),
+    );
+  const storedBucket = async (db: string) => ({
+    tokens: Number(await redis.command('HGET', `trellis:bucket:{${db}}`, 'tokens')),
+    tsUs: Number(await redis.command('HGET', `trellis:bucket:{${db}}`, 'ts_us')),
+  });
+  /** Tokens the bucket gave out between two stored states; exact while it stays below its burst (no refill lost). */
+  const given = (from: { tokens: number; tsUs: number }, to: { tokens: number; tsUs: number }, rate: number) =>
+    from.tokens + (rate * (to.tsUs - from.tsUs)) / 1e6 - to.tokens;
+  /** Script calls (EVALSHA and EVAL) this Redis has run since it started. */
+  const scriptCalls = async () => {
+    const info = String(await redis.command('INFO', 'commandstats'));
+    return [...info.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  };
+  /** One client admitting one request after another for `ms`: the admitted count and any other answers. */
+  const hammerFor = async (l: RedisLimiter, db: string, limits: BucketLimits, ms: number) => {
+    let admitted = 0;
+    const other: Admission[] = [];
+    for (const end = performance.now() + ms; performance.now() < end;) {
+      const answer = await l.admit(db, limits);
+      if (answer.kind === 'admitted') admitted++;
+      else other.push(answer);
+    }
+    return { admitted, other };
+  };
+  // 1,000 tokens/s: a reserve of 10 ms is at most 10 tokens, of 200 ms at most 200.
+  const FAST = { rate: 1000, burst: 1_000_000 };
+
+  test('a busy replica of a fast bucket reserves tokens ahead: one script call serves many admissions, each still one token', async () => {
+    const l = await limiter({ reserveMs: 10 });
+    const db = freshDb('reserve');
+    // Above half the burst (where reserves are taken), and far enough below it that no refill is lost.
+    await storeBucket(db, 900_000);
+    const from = await storedBucket(db);
+    const callsBefore = await scriptCalls();
+    const { admitted, other } = await hammerFor(l, db, FAST, 500);
+    const calls = (await scriptCalls()) - callsBefore;
+    const gave = given(from, await storedBucket(db), FAST.rate);
+    assert.deepEqual(other, []);
+    // One client, one admission at a time: without a reserve every admission would be a call.
+    assert.ok(calls * 3 < admitted, `${calls} script calls for ${admitted} admissions`);
+    // The bucket gave one token per admission, plus the reserve the replica still holds (at most 10).
+    assert.ok(gave > admitted - 1e-6 && gave < admitted + 10 + 1e-6, `the bucket gave ${gave} for ${admitted} admissions`);
+  });
+
+  test('a bucket at or below half its burst, a slow bucket, or reserveMs 0: every admission is its own script call', async () => {
+    const cases = [
+      { name: 'half-empty', reserveMs: 10, limits: FAST, tokens: 400_000 },
+      { name: 'slow', reserveMs: 10, limits: { rate: 99, burst: 1_000_000 }, tokens: 900_000 },
+      { name: 'exact', reserveMs: 0, limits: FAST, tokens: 900_000 },
+    ];
+    for (const { name, reserveMs, limits, tokens } of cases) {
+      const l = await limiter({ reserveMs });
+      const db = freshDb(name);
+      await storeBucket(db, tokens);
+      const from = await storedBucket(db);
+      const callsBefore = await scriptCalls();
+      const { admitted, other } = await hammerFor(l, db, limits, 300);
+      const calls = (await scriptCalls()) - callsBefore;
+      const gave = given(from, await storedBucket(db), limits.rate);
+      assert.deepEqual(other, [], name);
+      assert.equal(calls, admitted, `${name}: ${calls} script calls for ${admitted} admissions`);
+      assert.ok(Math.abs(gave - admitted) < 1e-6, `${name}: the bucket gave ${gave} for ${admitted} admissions`);
+    }
+  });
+
+  test('a reserve serves at most reserveMs once Redis stops answering, then admissions are unavailable within the deadline', async () => {
+    const l = await limiter({ deadlineMs: 50, reserveMs: 200 });
+    const db = freshDb('reserve-paused');
+    await storeBucket(db, 900_000);
+    assert.deepEqual((await hammerFor(l, db, FAST, 300)).other, []);
+    assert.equal(await redis.command('CLIENT', 'PAUSE', '1500', 'ALL'), 'OK');
+    const pausedAt = performance.now();
+    let lateAdmission = 0;
+    let unavailable: { afterMs: number; waitedMs: number } | undefined;
+    while (unavailable === undefined && performance.now() - pausedAt < 1000) {
+      const sent = performance.now();
+      const answer = await l.admit(db, FAST);
+      if (answer.kind === 'admitted') lateAdmission = Math.max(lateAdmission, sent - pausedAt);
+      else {
+        assert.equal(answer.kind, 'unavailable');
+        unavailable = { afterMs: sent - pausedAt, waitedMs: performance.now() - sent };
+      }
+      await sleep(10);
+    }
+    // The last grant came before the pause, so its tokens are dropped 200 ms after it at the latest.
+    assert.ok(lateAdmission < 200, `admitted from the reserve ${lateAdmission.toFixed(0)} ms into the pause`);
+    assert.ok(unavailable !== undefined, 'admissions became unavailable during the pause');
+    assert.ok(unavailable.waitedMs < SLACK_MS, `unavailable after waiting ${unavailable.waitedMs.toFixed(0)} ms`);
+    await pollAdmitted(l, db, FAST, 5000);
+  });
+
+  test('a disabled database drops the reserve at the next call: then every admission is disabled', async () => {
+    const l = await limiter({ reserveMs: 200 });
+    const db = freshDb('reserve-credit');
+    await storeBucket(db, 900_000);
+    assert.deepEqual((await hammerFor(l, db, FAST, 300)).other, []);
+    await l.setDisabled(db, true);
+    let fromReserve = 0;
+    while ((await l.admit(db, FAST)).kind === 'admitted') fromReserve++;
+    assert.ok(fromReserve <= 200, `${fromReserve} admitted from the reserve after the credit ran out`);
+    for (let i = 0; i < 20; i++) assert.deepEqual(await l.admit(db, FAST), { kind: 'disabled' });
+    await l.setDisabled(db, false);
+  });
+
   test('each database has its own bucket, under the documented keys, expiring when idle', async () => {
     const l = await limiter();
     const limits = { rate: 0.001, burst: 2 };
@@ -295,7 +407,8 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
   });
 
   test('a paused Redis (CLIENT PAUSE) is unavailable within the deadline, then admits again', async () => {
-    const l = await limiter({ deadlineMs: 50 });
+    // No reserve (reserveMs 0): every admission goes to Redis; 'a reserve ...' below covers reserves.
+    const l = await limiter({ deadlineMs: 50, reserveMs: 0 });
     const db = freshDb('paused');
     const limits = { rate: 1000, burst: 1000 };
     await pollAdmitted(l, db, limits, 5000); // the first call on a new connection may miss 50 ms on a loaded machine
@@ -314,7 +427,7 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
   });
 
   test('admissions waiting together each get their own deadline, counted from their own call', async () => {
-    const l = await limiter({ deadlineMs: 50 });
+    const l = await limiter({ deadlineMs: 50, reserveMs: 0 });
     const db = freshDb('staggered');
     const limits = { rate: 1000, burst: 1000 };
     await pollAdmitted(l, db, limits, 5000);
@@ -339,7 +452,7 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
     const own = await startRedis();
     t.after(() => own.stop());
     const errors: Error[] = [];
-    const l = await limiter({ url: own.url, deadlineMs: 50, onError: (err) => errors.push(err) });
+    const l = await limiter({ url: own.url, deadlineMs: 50, reserveMs: 0, onError: (err) => errors.push(err) });
     const db = freshDb('killed');
     const limits = { rate: 1000, burst: 1000 };
     await pollAdmitted(l, db, limits, 5000);
@@ -371,7 +484,7 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
   test('a connection that stops answering is unavailable within the deadline, then replaced by a new one', async (t) => {
     const proxy = await freezableProxy(redis.port);
     t.after(() => proxy.close());
-    const l = await limiter({ url: `redis://127.0.0.1:${proxy.port}`, deadlineMs: 50 });
+    const l = await limiter({ url: `redis://127.0.0.1:${proxy.port}`, deadlineMs: 50, reserveMs: 0 });
     const db = freshDb('frozen');
     const limits = { rate: 1000, burst: 1000 };
     await pollAdmitted(l, db, limits, 5000);
