@@ -45,9 +45,9 @@ export interface Lane {
   reserveUntil: number;
   /** The reserve at or below which the next call is sent ahead of need: half of what the last call left. */
   topUpAt: number;
-  /** Admissions asked for since the last call was sent, and when it was: the demand a reserve is sized by. */
+  /** Admissions asked for since demandSince (performance.now() ms, at least reserveMs ago when a call resets it): the demand a reserve is sized by. */
   demand: number;
-  lastCallAt: number;
+  demandSince: number;
   /** Whole tokens the bucket held after the last call (Admission.tokensLeft). */
   tokensSeen: number;
 }
@@ -66,19 +66,19 @@ export function newLane(database: string, limits: BucketLimits, reserveMs: numbe
     reserveUntil: 0,
     topUpAt: 0,
     demand: 0,
-    lastCallAt: Number.NEGATIVE_INFINITY, // no demand measured before the first call: it reserves nothing
+    demandSince: Number.NEGATIVE_INFINITY, // no demand measured before the first call: it reserves nothing
     tokensSeen: 0,
   };
 }
 
 /**
- * The tokens the next call asks to reserve: what this replica's demand since the last call
- * would use in reserveMs, less what it still holds, at most reserveCap. A replica asking
- * fewer than 1000 / reserveMs admissions a second reserves nothing.
+ * The tokens the next call asks to reserve: what this replica's demand, measured over at
+ * least reserveMs, would use in reserveMs, less what it still holds, at most reserveCap. A
+ * replica asked fewer than one admission per reserveMs reserves nothing.
  */
 export function reserveWanted(lane: Lane, now: number, reserveMs: number): number {
   if (lane.reserveCap === 0) return 0;
-  const perMs = lane.demand / Math.max(now - lane.lastCallAt, 1);
+  const perMs = lane.demand / Math.max(now - lane.demandSince, reserveMs);
   return Math.max(0, Math.min(lane.reserveCap, Math.floor(perMs * reserveMs)) - lane.reserve);
 }
 

@@ -11,7 +11,8 @@
  * the demand it has seen, and dropped when not used within reserveMs. Its admissions then
  * take a reserved token without a round trip, and one script call serves many requests.
  * Each admitted request still costs exactly one token; a dropped reserve costs the bucket
- * at most reserveMs of refill (docs/gateway.md, "Token reserves").
+ * at most reserveMs of refill, and a held one may let the replicas admit as much above the
+ * exact bucket, as it escapes the burst cap (docs/gateway.md, "Token reserves").
  *
  * Redis keys (the database id sits in a hash tag, so both keys of one database share a
  * Redis Cluster slot):
@@ -240,11 +241,18 @@ export class RedisLimiter {
     const now = performance.now();
     if (now >= lane.reserveUntil) lane.reserve = 0;
     const reserve = reserveWanted(lane, now, this.reserveMs);
-    if (batch.length === 0 && reserve === 0) return;
+    if (batch.length === 0 && reserve === 0) {
+      lane.topUpAt = -1; // demand fell: no more top-ups until admissions wait again
+      return;
+    }
     lane.calling = true;
     lane.inFlight = batch;
-    lane.demand = 0;
-    lane.lastCallAt = now;
+    // Demand is measured over at least reserveMs, so a few requests close together on an
+    // idle gateway do not look like a high rate.
+    if (now - lane.demandSince >= this.reserveMs) {
+      lane.demand = 0;
+      lane.demandSince = now;
+    }
     const { rate, burst } = lane.limits;
     const ttlMs = Math.min(MAX_TTL_MS, Math.ceil((burst / rate) * 1000 * 2) + TTL_MARGIN_MS);
     this.commands
@@ -261,22 +269,25 @@ export class RedisLimiter {
         (reply) => {
           const answer = decodeAdmissions(reply, rate, batch);
           if (answer.disabled) lane.reserve = 0;
-          else if (answer.reserved > 0) {
+          if (answer.reserved > 0) {
             lane.reserve += answer.reserved;
-            lane.reserveUntil = performance.now() + this.reserveMs;
+            // Counted from the send, not the reply: a reply read late (a busy event loop)
+            // does not stretch how long a reserve outlives the bucket's last word.
+            lane.reserveUntil = now + this.reserveMs;
             lane.topUpAt = Math.floor(lane.reserve / 2);
-          }
+            this.serveFromReserve(lane);
+          } else lane.topUpAt = -1; // no more top-ups until a call that waits for admissions brings a reserve
           if (answer.tokens !== undefined) lane.tokensSeen = Math.floor(answer.tokens);
         },
         (err: unknown) => {
           const reason = `Redis error: ${messageOf(err)}`;
           for (const w of batch) settle(w, { kind: 'unavailable', reason });
+          lane.topUpAt = -1;
         },
       )
       .finally(() => {
         lane.calling = false;
         lane.inFlight = [];
-        this.serveFromReserve(lane);
         this.scheduleFlush(lane);
       });
   }
