@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import { LOG_LEVELS, type LogLevel } from '../observe/log.js';
-import { type BucketLimits, DEFAULT_RESERVE_MS } from './limiter.js';
+import { type BucketLimits, DEFAULT_DEADLINE_MS, DEFAULT_RESERVE_MS } from './limiter.js';
 import { messageOf } from '../core/errors.js';
 
 export class GatewayConfigError extends Error {
@@ -226,7 +226,7 @@ export function parseGatewayConfig(file: string, text: string): GatewayConfig {
     redis: {
       url: raw.redis.url,
       keyPrefix: raw.redis.key_prefix ?? 'trellis:',
-      deadlineMs: raw.redis.deadline_ms ?? 50,
+      deadlineMs: raw.redis.deadline_ms ?? DEFAULT_DEADLINE_MS,
       reserveMs: raw.redis.reserve_ms ?? DEFAULT_RESERVE_MS,
     },
     rateLimit: raw.rate_limit ?? true,

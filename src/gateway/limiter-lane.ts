@@ -43,7 +43,7 @@ export interface Lane {
   /** Tokens reserved and not yet used, usable until reserveUntil (performance.now() ms). */
   reserve: number;
   reserveUntil: number;
-  /** The reserve at or below which the next call is sent ahead of need: half of what the last call left. */
+  /** The reserve at or below which the next call is sent ahead of need: half of what the last call left; -1 for none. */
   topUpAt: number;
   /** Admissions asked for since demandSince (performance.now() ms, at least reserveMs ago when a call resets it): the demand a reserve is sized by. */
   demand: number;
@@ -64,11 +64,17 @@ export function newLane(database: string, limits: BucketLimits, reserveMs: numbe
     reserveCap: Math.floor((limits.rate * reserveMs) / 1000),
     reserve: 0,
     reserveUntil: 0,
-    topUpAt: 0,
+    topUpAt: -1,
     demand: 0,
     demandSince: Number.NEGATIVE_INFINITY, // no demand measured before the first call: it reserves nothing
     tokensSeen: 0,
   };
+}
+
+/** The reserved tokens still usable at `now`; a reserve unused for reserveMs is dropped here. */
+export function liveReserve(lane: Lane, now: number): number {
+  if (now >= lane.reserveUntil) lane.reserve = 0;
+  return lane.reserve;
 }
 
 /**

@@ -21,8 +21,19 @@
  */
 import { Redis } from 'ioredis';
 import { ADMIT_LUA, PEEK_LUA } from './limiter-script.js';
-import { type Admission, type BucketLimits, decodeAdmissions, newLane, reserveWanted, settle, type Lane } from './limiter-lane.js';
+import {
+  type Admission,
+  type BucketLimits,
+  decodeAdmissions,
+  liveReserve,
+  newLane,
+  reserveWanted,
+  settle,
+  type Lane,
+} from './limiter-lane.js';
 import { messageOf } from '../core/errors.js';
+
+export { type Admission, type BucketLimits, retryAfterSeconds } from './limiter-lane.js';
 
 export interface LimiterOptions {
   /**
@@ -46,9 +57,8 @@ export interface LimiterOptions {
 
 export const CREDIT_EXHAUSTED = 'exhausted';
 const DEFAULT_PREFIX = 'trellis:';
-const DEFAULT_DEADLINE_MS = 50;
+export const DEFAULT_DEADLINE_MS = 50;
 export const DEFAULT_RESERVE_MS = 10;
-export { type Admission, type BucketLimits, retryAfterSeconds } from './limiter-lane.js';
 const DEFAULT_READY_TIMEOUT_MS = 5000;
 /** Operator calls (setDisabled, isDisabled, peek) are not on the request path: a longer deadline. */
 const OPS_DEADLINE_MS = 2000;
@@ -181,9 +191,7 @@ export class RedisLimiter {
     }
     const target = lane;
     target.demand++;
-    const now = performance.now();
-    if (target.reserve > 0 && now >= target.reserveUntil) target.reserve = 0; // unused for reserveMs: dropped
-    if (target.reserve > 0) {
+    if (liveReserve(target, performance.now()) > 0) {
       target.reserve--;
       if (target.reserve <= target.topUpAt) this.scheduleFlush(target);
       return Promise.resolve({ kind: 'admitted', tokensLeft: target.tokensSeen + target.reserve });
@@ -226,7 +234,7 @@ export class RedisLimiter {
    */
   private scheduleFlush(lane: Lane): void {
     if (lane.flushing || lane.calling) return;
-    if (lane.queue.length === 0 && !(lane.reserveCap > 0 && lane.reserve <= lane.topUpAt)) return;
+    if (lane.queue.length === 0 && lane.reserve > lane.topUpAt) return;
     lane.flushing = true;
     setImmediate(() => {
       lane.flushing = false;
@@ -239,7 +247,7 @@ export class RedisLimiter {
     const batch = lane.queue.filter((w) => !w.settled);
     lane.queue = [];
     const now = performance.now();
-    if (now >= lane.reserveUntil) lane.reserve = 0;
+    liveReserve(lane, now);
     const reserve = reserveWanted(lane, now, this.reserveMs);
     if (batch.length === 0 && reserve === 0) {
       lane.topUpAt = -1; // demand fell: no more top-ups until admissions wait again
@@ -268,6 +276,7 @@ export class RedisLimiter {
       .then(
         (reply) => {
           const answer = decodeAdmissions(reply, rate, batch);
+          if (answer.tokens !== undefined) lane.tokensSeen = Math.floor(answer.tokens);
           if (answer.disabled) lane.reserve = 0;
           if (answer.reserved > 0) {
             lane.reserve += answer.reserved;
@@ -277,7 +286,6 @@ export class RedisLimiter {
             lane.topUpAt = Math.floor(lane.reserve / 2);
             this.serveFromReserve(lane);
           } else lane.topUpAt = -1; // no more top-ups until a call that waits for admissions brings a reserve
-          if (answer.tokens !== undefined) lane.tokensSeen = Math.floor(answer.tokens);
         },
         (err: unknown) => {
           const reason = `Redis error: ${messageOf(err)}`;
@@ -294,7 +302,7 @@ export class RedisLimiter {
 
   /** Admissions that queued while the call was in flight take the tokens it reserved, in order. */
   private serveFromReserve(lane: Lane): void {
-    if (lane.reserve === 0 || lane.queue.length === 0 || performance.now() >= lane.reserveUntil) return;
+    if (lane.queue.length === 0 || liveReserve(lane, performance.now()) === 0) return;
     let served = 0;
     for (const w of lane.queue) {
       if (lane.reserve === 0) break;

@@ -396,21 +396,36 @@ test('ORDER BY ... LIMIT over a node scan answers as the full sort: numbers, str
       assert.deepEqual(await rows(query, params), await rows(generic, params), `${note}: ${query}`);
     }
   };
-  await same('all numbers, all strings');
-  // A number among the names (Cypher orders strings first, order_by numbers first).
-  await rows('MATCH (u:Top {uid: 8}) SET u.name = 1');
-  await same('a number among strings');
-  await rows("MATCH (u:Top {uid: 8}) SET u.name = 'b8'");
-  // Keys some nodes lack (null in Cypher): the column path sorts them as Cypher does.
-  await rows('MATCH (u:Top) WHERE u.uid % 9 = 4 REMOVE u.score, u.name');
-  await rows('MATCH (u:Top) WHERE u.uid >= 2048 REMOVE u.f');
-  await same('keys some nodes lack');
-  await rows('MATCH (u:Top) WHERE u.score IS NULL SET u.score = (u.uid * 37) % 101, u.name = "b" + toString(u.uid % 17)');
-  await rows('MATCH (u:Top) WHERE u.f IS NULL SET u.f = toFloat(u.uid % 13) / 4.0');
-  // Not every node holds a number now: the column path steps aside, the answers stay Cypher's.
-  await rows('MATCH (u:Top {uid: 7}) SET u.score = null, u.f = 0.0 / 0.0, u.neg = "x", u.name = null');
-  await rows('CREATE (:Top {uid: 3000, f: 1.5})');
-  await same('a null, a NaN, a string and a missing key');
+  // Each stage's statements change the data (undoing the stage before where it must), then
+  // every query answers as the generic sort does.
+  const stages: [note: string, statements: string[]][] = [
+    ['all numbers, all strings', []],
+    // A number among the names (Cypher orders strings first, order_by numbers first).
+    ['a number among strings', ['MATCH (u:Top {uid: 8}) SET u.name = 1']],
+    // Keys some nodes lack (null in Cypher): the column path sorts them as Cypher does.
+    [
+      'keys some nodes lack',
+      [
+        "MATCH (u:Top {uid: 8}) SET u.name = 'b8'",
+        'MATCH (u:Top) WHERE u.uid % 9 = 4 REMOVE u.score, u.name',
+        'MATCH (u:Top) WHERE u.uid >= 2048 REMOVE u.f',
+      ],
+    ],
+    // Not every node holds a number now: the column path steps aside, the answers stay Cypher's.
+    [
+      'a null, a NaN, a string and a missing key',
+      [
+        'MATCH (u:Top) WHERE u.score IS NULL SET u.score = (u.uid * 37) % 101, u.name = "b" + toString(u.uid % 17)',
+        'MATCH (u:Top) WHERE u.f IS NULL SET u.f = toFloat(u.uid % 13) / 4.0',
+        'MATCH (u:Top {uid: 7}) SET u.score = null, u.f = 0.0 / 0.0, u.neg = "x", u.name = null',
+        'CREATE (:Top {uid: 3000, f: 1.5})',
+      ],
+    ],
+  ];
+  for (const [note, changes] of stages) {
+    for (const statement of changes) await rows(statement);
+    await same(note);
+  }
   assert.deepEqual(
     await rows('MATCH (u:Top) RETURN u.uid ORDER BY u.score DESC LIMIT 2'),
     [[7n], [3000n]],

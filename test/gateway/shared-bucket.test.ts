@@ -2,8 +2,9 @@
  * The distributed token bucket across gateway replicas (contract, Managed-gateway rate
  * limit): two real gateways on one real Redis share a database's bucket; the admitted
  * count over a window is burst + rate x time; a rejection is 429 with Retry-After in whole
- * seconds and no RateLimit-* headers, and reaches no server; credit exhaustion is 402;
- * with Redis gone the gateways fail closed within the deadline and recover when it returns.
+ * seconds and no RateLimit-* headers, and reaches no server; a fast database's requests
+ * are mostly admitted from a gateway's token reserve; credit exhaustion is 402; with Redis
+ * gone the gateways fail closed within the deadline and recover when it returns.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -14,7 +15,7 @@ import { redisSkip } from '../helpers/redis.js';
 import { countLabel, readRequest, type TestServer } from '../helpers/server.js';
 
 const COUNT = readRequest([countLabel('n', 'Item')], ['n']);
-const key = testKey('app', { window: ['read'], small: ['read'], credit: ['read'] });
+const key = testKey('app', { window: ['read'], small: ['read'], credit: ['read'], fast: ['read'] });
 // A burst well above what one stall of the loaded machine could refill (8 s at this rate),
 // so the bucket never reaches its capacity mid-run and no refill is lost.
 // The twelve clients must outrun the bucket (burst + rate x 4 s = 250 requests, 62/s) even
@@ -38,6 +39,8 @@ describe('the shared token bucket', { skip: redisSkip() }, () => {
         // Below 100/s, so no gateway reserves tokens ahead (10 ms of refill is under one):
         // the credit and Redis-outage tests see every request reach the limiter's script.
         credit: { writer, rate: 50, burst: 1000 },
+        // Fast enough for token reserves (the default reserve_ms, 10 ms, is 1,000 tokens).
+        fast: { writer, rate: 100_000, burst: 1_000_000 },
       },
       keys: [key],
     }),
@@ -81,6 +84,27 @@ describe('the shared token bucket', { skip: redisSkip() }, () => {
     assert.equal(reply.headers.get('retry-after'), '4');
     for (const [name] of reply.headers) assert.doesNotMatch(name, /ratelimit/i);
     assert.equal(await queriesServed(suite.writer.url), seen);
+  });
+
+  test('a gateway of a fast database admits most requests from its token reserve, one script call for many', async (t) => {
+    const scriptCalls = async () => {
+      const info = String(await suite.redis.command('INFO', 'commandstats'));
+      return [...info.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    const callsBefore = await scriptCalls();
+    const seen = await queriesServed(suite.writer.url);
+    // One request after another: without reserves each would be a script call of its own.
+    let admitted = 0;
+    for (const end = performance.now() + 500; performance.now() < end;) {
+      const reply = await send(suite.gateway, 'fast');
+      assert.equal(reply.status, 200, reply.text);
+      admitted++;
+    }
+    const calls = (await scriptCalls()) - callsBefore;
+    t.diagnostic(`${admitted} requests, ${calls} script calls`);
+    assert.equal(await queriesServed(suite.writer.url), seen + admitted);
+    // Fewer calls than requests, one at a time, is the reserve's doing (limiter.test.ts measures how many fewer).
+    assert.ok(calls < admitted, `${calls} script calls for ${admitted} requests`);
   });
 
   test('a database whose credit is exhausted is 402 tenant_disabled, at no token, until credit returns', async () => {
