@@ -5,7 +5,19 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { atPath, elementCounts, idRows, ids, openPathGraph, openTestDb, q, rejects400, type TestDb } from '../helpers/embedded.js';
+import {
+  atPath,
+  elementCounts,
+  idRows,
+  ids,
+  openPathGraph,
+  q,
+  rejects400,
+  rootRejects,
+  withFreshDb,
+  WRITE_ROOT,
+  type TestDb,
+} from '../helpers/embedded.js';
 
 let t: TestDb;
 
@@ -15,22 +27,9 @@ before(async () => {
 });
 after(() => t.close());
 
-const W = 'query.write.entries[0].query.root';
-const badRead = (root: unknown, code: string, suffix: string, parameters?: Record<string, unknown>) =>
-  rejects400(t.read([q('r', root)], [], parameters), code, atPath(suffix));
-const badWrite = (root: unknown, code: string, suffix: string, parameters?: Record<string, unknown>) =>
-  rejects400(t.write([q('r', root)], [], parameters), code, atPath(suffix, W));
+const { badRead, badWrite } = rootRejects(() => t);
 const out = (input: unknown) => ({ out: { input } });
 const counts = () => elementCounts(t);
-
-async function withFreshDb(fn: (db: TestDb) => Promise<void>): Promise<void> {
-  const db = await openTestDb();
-  try {
-    await fn(db);
-  } finally {
-    await db.close();
-  }
-}
 
 test('node_not_found: add_e to a node that does not exist, by literal id, parameter or among others; nothing commits', async () => {
   const before = await counts();
@@ -58,7 +57,7 @@ test('node_not_found: add_e to a u64 id that cannot exist', async () => {
   const body =
     '{"request_type":"write","query":{"write":{"entries":[{"query":{"root":{"add_e":{"input":{"nodes":{"reference":{"ids":[0]}}},' +
     '"label":"K","to":{"ids":[18446744073709551615]},"properties":[]}}}}],"returns":[]}}}';
-  await rejects400(t.db.queryText(body), 'node_not_found', atPath('.add_e.to', W));
+  await rejects400(t.db.queryText(body), 'node_not_found', atPath('.add_e.to', WRITE_ROOT));
 });
 
 test('node_not_found: add_e to a variable whose node was dropped earlier in the batch', async () => {

@@ -13,12 +13,14 @@ import {
   idRows,
   ids,
   openPathGraph,
-  openTestDb,
   prop,
   q,
   rejects400,
   s,
   sub,
+  rootRejects,
+  withFreshDb,
+  WRITE_ROOT,
   type TestDb,
 } from '../helpers/embedded.js';
 
@@ -30,23 +32,10 @@ before(async () => {
 });
 after(() => t.close());
 
-const W = 'query.write.entries[0].query.root';
-const badRead = (root: unknown, code: string, suffix: string, parameters?: Record<string, unknown>) =>
-  rejects400(t.read([q('r', root)], [], parameters), code, atPath(suffix));
-const badWrite = (root: unknown, code: string, suffix: string, parameters?: Record<string, unknown>) =>
-  rejects400(t.write([q('r', root)], [], parameters), code, atPath(suffix, W));
+const { badRead, badWrite } = rootRejects(() => t);
 const bind = (input: unknown, name = 'u') => ({ bind: { input, name } });
 const out = (input: unknown) => ({ out: { input } });
 const counts = () => elementCounts(t);
-
-async function withFreshDb(fn: (db: TestDb) => Promise<void>): Promise<void> {
-  const db = await openTestDb();
-  try {
-    await fn(db);
-  } finally {
-    await db.close();
-  }
-}
 
 // invalid_after_bind_operation
 
@@ -408,7 +397,8 @@ test('invalid_property_name: $id, $from, $to, $distance and $score cannot be ass
       ],
       [],
     );
-    const bad = (root: unknown, suffix: string) => rejects400(t.write([q('r', root)], []), 'invalid_property_name', atPath(suffix, W));
+    const bad = (root: unknown, suffix: string) =>
+      rejects400(t.write([q('r', root)], []), 'invalid_property_name', atPath(suffix, WRITE_ROOT));
     for (const name of ['$id', '$from', '$to', '$distance', '$score']) {
       await bad(
         {
