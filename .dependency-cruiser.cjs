@@ -21,8 +21,11 @@ const LAYERS = {
   'src/protocol': ['src/plan', 'src/core'],
   'src/pool': ['src/protocol', 'src/core'],
   'src/config.ts': ['src/plan', 'src/core'],
+  // Replication (docs/replication.md): the publisher, the replica's follower and snapshots, over NATS JetStream.
+  'src/replication': ['src/store', 'src/core'],
   'src/observe': ['src/core'],
   'src/server': [
+    'src/replication',
     'src/observe',
     'src/pool',
     'src/protocol',
@@ -37,7 +40,7 @@ const LAYERS = {
   // The gateway shares the HTTP transport with the server, nothing of its database side
   // (the rule gateway-uses-only-the-transport below).
   'src/gateway': ['src/server', 'src/observe', 'src/core'],
-  workers: ['src/database.ts', 'src/protocol', 'src/store', 'src/plan', 'src/core'],
+  workers: ['src/database.ts', 'src/protocol', 'src/replication', 'src/store', 'src/plan', 'src/core'],
 };
 
 /** The three files that declare the plan's recursive type. */
@@ -59,6 +62,7 @@ const SRC = [
   'src/protocol',
   'src/pool',
   'src/config.ts',
+  'src/replication',
   'src/observe',
   'src/server',
   'src/gateway',
@@ -100,6 +104,8 @@ module.exports = {
     soleImporter('prom-client', 'src/observe'),
     soleImporter('ioredis', 'src/gateway'),
     soleImporter('undici', 'src/gateway'),
+    soleImporter('@nats-io/transport-node', 'src/replication/nats.ts'),
+    soleImporter('@nats-io/jetstream', 'src/replication/nats.ts'),
     soleImporter('@modelcontextprotocol/sdk', 'src/server/mcp-endpoint.ts'),
     {
       // The store's modules are its own: every other layer imports its entry point. The

@@ -15,7 +15,7 @@ import { decodeRequest } from './wire/request.js';
 import { executePlan, type ExecOptions } from './exec/batch.js';
 import { Preempted } from './exec/guarded-reader.js';
 import { LIMITS } from './plan/limits.js';
-import { openStore, type Store } from './store/index.js';
+import { openStore, type Committed, type Store } from './store/index.js';
 import { PreparedPlans } from './prepared-plans.js';
 import type { CompiledCypher } from './cypher/compile.js';
 import { compileCached } from './cypher/plan-cache.js';
@@ -246,6 +246,11 @@ function failed(err: unknown): QueryAnswer {
 
 export function runRead(store: Store, plan: QueryPlan, options: ExecOptions): string {
   return store.read((reader) => executePlan(plan, reader, null, options));
+}
+
+/** As runWrite, with the LSN at which the write is visible (its change-log entry's; the X-Trellis-Lsn answer header). */
+export function runWriteLogged(store: Store, plan: QueryPlan, options: ExecOptions, durable = false): Promise<Committed<string>> {
+  return store.writeLogged((writer) => executePlan(plan, writer, writer, options), { durable });
 }
 
 /** Runs a write plan; answers once its commit is visible, or flushed to disk when `durable`. */

@@ -19,6 +19,10 @@ import type { Mode } from './service.js';
 import type { Project } from '../hql/project.js';
 import { callableQueries, namedQueryRoutes } from './named-queries.js';
 import { mcpRoutes } from './mcp-routes.js';
+import { replicationRoutes } from './replication-routes.js';
+import { Follower } from '../replication/follower.js';
+import type { Store } from '../store/index.js';
+import type { ReplicaLink } from './service.js';
 
 export interface ServerOptions {
   readonly host: string;
@@ -42,6 +46,37 @@ export interface ServerOptions {
   readonly logger?: Logger;
   /** The query-language project whose queries are served at POST /<QueryName> (src/hql/project.ts). */
   readonly queries?: Project;
+  /** Replication (docs/replication.md): NATS URL (a writer publishes, a replica follows), stream, a replica's writer. */
+  readonly nats?: string | undefined;
+  readonly stream?: string;
+  readonly writerUrl?: string | undefined;
+  /** A replica further behind than this is not ready (ms, default 5000). */
+  readonly maxLagMs?: number;
+  /** How long a replica waits for X-Trellis-Min-Lsn (ms, default 1000). */
+  readonly minLsnWaitMs?: number;
+}
+
+/** A replica's state for the HTTP layer, delegating to the follower once it runs. */
+class ReplicaState implements ReplicaLink {
+  follower: Follower | null = null;
+  store: Store | null = null;
+  constructor(
+    readonly maxLagMs: number,
+    private readonly waitMs: number,
+  ) {}
+  lsn(): number {
+    return this.follower?.position.lsn ?? 0;
+  }
+  lagMs(): number {
+    return this.follower?.lagMs() ?? Number.POSITIVE_INFINITY;
+  }
+  waitFor(lsn: number): Promise<boolean> {
+    return this.follower?.waitFor(lsn, this.waitMs) ?? Promise.resolve(false);
+  }
+  async close(): Promise<void> {
+    await this.follower?.close();
+    await this.store?.close();
+  }
 }
 
 export interface RunningServer {
@@ -59,6 +94,8 @@ export interface RunningServer {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const lock = await checkDataFolder(options.dataDir, options.mode);
   const logger = options.logger ?? createLogger({ name: 'trellis', level: 'info' });
+  const replica = options.mode === 'replica' ? new ReplicaState(options.maxLagMs ?? 5000, options.minLsnWaitMs ?? 1000) : null;
+  const stream = options.stream ?? 'trellis';
   let service: ThreadedService | undefined;
   const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
   let http: HttpServer;
@@ -66,9 +103,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     service = new ThreadedService(
       {
         dataDir: options.dataDir,
-        mode: options.mode,
+        mode: options.mode === 'writer' ? 'writer' : 'reader',
         queryTimeoutMs: options.queryTimeoutMs,
-        ...(lock === null ? {} : { writerLock: lock.token }),
+        ...(lock === null || options.mode !== 'writer' ? {} : { writerLock: lock.token }),
+        ...(options.mode === 'writer' && options.nats !== undefined ? { replication: { url: options.nats, stream } } : {}),
       },
       {
         workers: options.workers,
@@ -76,7 +114,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         sliceMs: options.querySliceMs ?? 2,
         workerHeapMb: options.workerHeapMb ?? 0,
       },
-      { log: logger, onBatch: metrics?.batch },
+      { log: logger, onBatch: metrics?.batch, ...(replica === null ? {} : { replica }) },
     );
     const queries = callableQueries(options.queries);
     // The MCP SDK takes about half a second to load: only a project with MCP on loads it.
@@ -87,6 +125,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...serverRoutes(service, { metrics: metrics?.serve, cypher: options.cypher ?? true }),
       ...mcpRoutes(service, options.queries, queries),
       ...endpoint,
+      ...(options.mode === 'writer' ? replicationRoutes({ dataDir: options.dataDir, snapshot: (path) => snapshotOf(service!, path) }) : []),
     ];
     const named = namedQueryRoutes(service, options.queries, queries);
     http = await startHttpServer({
@@ -103,7 +142,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     lock?.release();
     throw err;
   }
-  const ready = service.start();
+  const started = service;
+  const ready = (async () => {
+    if (replica !== null) {
+      replica.store = await openStore({ path: options.dataDir, replica: true, writerLock: lock!.token, log: (m) => logger.error(m) });
+      replica.follower = await Follower.start({
+        store: replica.store,
+        dataDir: options.dataDir,
+        url: options.nats!,
+        stream,
+        writerUrl: options.writerUrl!,
+        log: (message, fields) => logger.info(fields ?? {}, message),
+      });
+    }
+    await started.start();
+  })();
   ready.catch(() => undefined);
   return {
     port: http.port,
@@ -112,6 +165,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       http.close();
       try {
         await service.close();
+        await replica?.close();
       } finally {
         lock?.release();
       }
@@ -126,8 +180,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
  * it holds a database of this format, so a read worker never meets a folder it cannot open.
  */
 async function checkDataFolder(dataDir: string, mode: Mode): Promise<WriterLock | null> {
-  if (mode === 'writer') return lockDataFolder(dataDir);
+  // A replica writes its own copy (the follower applies the log), so it holds the lock too.
+  if (mode === 'writer' || mode === 'replica') return lockDataFolder(dataDir);
   const store = await openStore({ path: dataDir, readOnly: true });
   await store.close();
   return null;
+}
+
+function snapshotOf(service: ThreadedService, path: string): Promise<void> {
+  const writer = service.writerClient;
+  if (writer === null) return Promise.reject(new Error('this server has no writer thread'));
+  return writer.snapshot(path);
 }

@@ -4,7 +4,7 @@
  * child transactions of one event turn into one LMDB commit).
  */
 import { getSystemErrorName } from 'node:util';
-import { open } from 'lmdb';
+import { asBinary, open } from 'lmdb';
 import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
 import { consoleLog } from '../core/log-sink.js';
 import { storeEncoderOptions } from './codec.js';
@@ -17,12 +17,13 @@ import { TextIndexes } from './text-index.js';
 import { VectorIndexes } from './vector-index.js';
 import { indexWorkStep, type IndexWorkTargets } from './index-work.js';
 import { greatestLeadingU64 } from './keys.js';
-import { DB, FORMAT_VERSION, META, type Dbs } from './layout.js';
+import { DB, DB_KINDS, FORMAT_VERSION, META, READABLE_FORMATS, type Dbs, type DbKind } from './layout.js';
+import { applyEntry, chainHash, ChangeLog, ChangeRecorder, entryHeader, type LogPosition, type LoggedEntry } from './change-log.js';
 import { EdgeReader } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
 import type { GraphReader, GraphWriter, Store, StoreOptions, WriteOptions } from './types.js';
-import { Committer, type CommitStats } from './committer.js';
+import { Committer, type BatchLog, type Committed, type CommitStats } from './committer.js';
 import { messageOf } from '../core/errors.js';
 
 /** Chunks the writer keeps decoded for editing (about 40 MiB at 1024 slots each). */
@@ -47,6 +48,14 @@ const INDEX_STEP_MS = 8;
 /** Pause before trying background index work again after it failed (a full disk). */
 const INDEX_RETRY_MS = 1000;
 
+/** A log entry that does not follow the applied history: the replica must take a new snapshot. */
+export class LogMismatch extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LogMismatch';
+  }
+}
+
 class LmdbStore implements Store {
   readonly path: string;
   readonly readOnly: boolean;
@@ -64,16 +73,24 @@ class LmdbStore implements Store {
   private readonly log: (message: string) => void;
   private readonly indexStepMs: number;
 
+  /** The change log (change-log.ts): position and rows, through unlogged handles. */
+  private readonly changeLog: ChangeLog;
+  private readonly replica: boolean;
+  private readonly dbs: Dbs;
+
   constructor(
     options: StoreOptions,
     private readonly env: RootDatabase,
-    private readonly dbs: Dbs,
+    private readonly handles: Handles,
     private readonly ids: IdState,
     private readonly lock: WriterLock | null,
   ) {
     this.path = options.path;
     this.readOnly = options.readOnly ?? false;
+    this.replica = options.replica ?? false;
     this.indexStepMs = options.indexStepMs ?? INDEX_STEP_MS;
+    const dbs = handles.recorder?.dbs ?? handles.typed;
+    this.dbs = dbs;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
     const catalog = new CatalogReader(dbs.indexes);
     this.index = {
@@ -85,9 +102,24 @@ class LmdbStore implements Store {
     this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES), this.index);
     const log = options.log ?? ((message: string) => consoleLog.error({}, message));
     this.log = log;
-    this.committer = this.readOnly ? null : new Committer(env, dbs.meta, this.path, () => this.dropWriterCaches(), log);
-    // Work a previous run left (a build, a drop, queued links) resumes now.
-    if (!this.readOnly) this.scheduleIndexWork(0);
+    this.changeLog = new ChangeLog(handles.typed.meta, handles.log, options.keepLog ?? false);
+    const recorder = handles.recorder;
+    const batchLog: BatchLog | null =
+      recorder === null
+        ? null
+        : {
+            begin: () => recorder.begin(),
+            end: () => {
+              const changes = recorder.changes;
+              return this.changeLog.append(recorder.finish(), changes);
+            },
+            abort: () => void recorder.finish(),
+            committed: (lsn) => options.onLogged?.(lsn),
+          };
+    this.committer = this.readOnly ? null : new Committer(env, handles.typed.meta, this.path, () => this.dropWriterCaches(), log, batchLog);
+    // Work a previous run left (a build, a drop, queued links) resumes now. A replica runs
+    // none: its background steps arrive as entries of the writer's log.
+    if (!this.readOnly && !this.replica) this.scheduleIndexWork(0);
   }
 
   /**
@@ -106,7 +138,7 @@ class LmdbStore implements Store {
         return { value, onCommit: () => writer.committed() };
       }, false);
       step.then(
-        (more) => {
+        ({ value: more }) => {
           this.indexStepPending = false;
           if (more) this.scheduleIndexWork(0);
         },
@@ -141,9 +173,14 @@ class LmdbStore implements Store {
   }
 
   write<T>(fn: (w: GraphWriter) => T, options: WriteOptions = {}): Promise<T> {
+    return this.writeLogged(fn, options).then((done) => done.value);
+  }
+
+  writeLogged<T>(fn: (w: GraphWriter) => T, options: WriteOptions = {}): Promise<Committed<T>> {
     if (this.closed) return Promise.reject(new Error(`store ${this.path} is closed`));
-    if (this.readOnly) {
-      return Promise.reject(new Error(`store ${this.path} is open read-only; writes need a writer`));
+    if (this.readOnly || this.replica) {
+      const why = this.replica ? 'is a replica; writes go to its writer' : 'is open read-only; writes need a writer';
+      return Promise.reject(new Error(`store ${this.path} ${why}`));
     }
     return this.committer!.submit(() => {
       const writer = this.newWriter();
@@ -180,6 +217,88 @@ class LmdbStore implements Store {
   }
 
   async flushed(): Promise<void> {
+    await this.env.flushed;
+  }
+
+  logPosition(): LogPosition {
+    return this.read(() => this.changeLog.position());
+  }
+
+  logEntries(from: number, limit: number): LoggedEntry[] {
+    return this.read(() => [...this.changeLog.entries(from, limit)]);
+  }
+
+  firstLogged(): number | null {
+    return this.read(() => this.changeLog.firstKept());
+  }
+
+  async trimLog(upTo: number): Promise<number> {
+    const done = await this.committer!.submit(() => ({ value: this.changeLog.trim(upTo), onCommit: () => undefined }), false, false);
+    return done.value;
+  }
+
+  async applyEntry(entry: Uint8Array, hash: Uint8Array): Promise<LogPosition> {
+    if (!this.replica) throw new Error(`store ${this.path} is not a replica: it applies no log entries`);
+    const done = await this.committer!.submit(
+      () => {
+        const at = this.changeLog.position();
+        const header = entryHeader(entry);
+        if (header.lsn !== at.lsn + 1) throw new LogMismatch(`entry ${header.lsn} does not follow the applied LSN ${at.lsn}`);
+        const expected = chainHash(at.hash, entry);
+        if (!expected.equals(hash)) {
+          throw new LogMismatch(
+            `entry ${header.lsn} does not chain: its hash is ${Buffer.from(hash).toString('hex')}, the applied history at ${at.lsn} (${at.hash.toString('hex')}) gives ${expected.toString('hex')}`,
+          );
+        }
+        applyEntry(this.handles.typed, entry);
+        const position = { lsn: header.lsn, hash: expected, epoch: header.epoch, time: header.time };
+        this.changeLog.record(position);
+        return { value: position, onCommit: () => this.dropWriterCaches() };
+      },
+      false,
+      false,
+    );
+    return done.value;
+  }
+
+  async loadSnapshot(file: string, expected?: { lsn: number; hash: string }): Promise<LogPosition> {
+    if (!this.replica) throw new Error(`store ${this.path} is not a replica: it loads no snapshot`);
+    const copy = open({ path: file, noSubdir: true, readOnly: true, maxDbs: MAX_DBS });
+    try {
+      const from = openDbs(copy, file);
+      const position = new ChangeLog(from.meta, sub(copy, file, DB.log, 'binary'), false).position();
+      copy.resetReadTxn();
+      if (expected !== undefined && (position.lsn !== expected.lsn || position.hash.toString('hex') !== expected.hash)) {
+        throw new Error(
+          `the snapshot ${file} holds LSN ${position.lsn} (${position.hash.toString('hex')}), not the announced ${expected.lsn} (${expected.hash})`,
+        );
+      }
+      const to = this.handles.typed;
+      // One transaction: readers see the old copy or the new one, never a mix.
+      await this.committer!.submit(
+        () => {
+          for (const name of Object.keys(DB_KINDS) as (keyof Dbs)[]) replaceContents(from[name], to[name], DB_KINDS[name]);
+          this.changeLog.record(position);
+          return { value: undefined, onCommit: () => this.dropWriterCaches() };
+        },
+        true,
+        false,
+      );
+      return position;
+    } finally {
+      await copy.close();
+    }
+  }
+
+  async setLogPosition(position: LogPosition): Promise<void> {
+    await this.committer!.submit(() => ({ value: this.changeLog.record(position), onCommit: () => undefined }), true, false);
+  }
+
+  async backup(path: string): Promise<void> {
+    if (this.closed) throw new Error(`store ${this.path} is closed`);
+    await this.env.backup(path, true);
+    // The copy may hold commits that are visible but not yet flushed here: it leaves only
+    // once they are on disk, so no copy holds what a power cut could take from this writer.
     await this.env.flushed;
   }
 
@@ -233,13 +352,20 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   try {
     if (!readOnly) checkNotForeign(env, path);
-    const dbs = openDbs(env, path);
-    const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, path, dbs);
-    if (readOnly) checkVersion(path, readVersion(dbs));
+    const typed = openDbs(env, path);
+    const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, path, typed);
+    if (readOnly) checkVersion(path, readVersion(typed));
+    const replica = options.replica ?? false;
+    // A writer records every batch through wrapped handles; a replica applies entries.
+    const handles: Handles = {
+      typed,
+      log: sub(env, path, DB.log, 'binary'),
+      recorder: readOnly || replica ? null : new ChangeRecorder(typed),
+    };
     // Opening read through lmdb-js's shared snapshot; release it now, or a read worker that
     // then sees only writes would pin it and LMDB could reuse no page freed afterwards.
     env.resetReadTxn();
-    return new LmdbStore(options, env, dbs, ids, lock);
+    return new LmdbStore(options, env, handles, ids, lock);
   } catch (err) {
     await env.close();
     lock?.release();
@@ -279,35 +405,57 @@ function checkNotForeign(env: RootDatabase, path: string): void {
   throw notTrellis(path, 'its LMDB file holds other data and no Trellis format version');
 }
 
+/** The handles of a store: as the code reads them, the log's, and the recorder's wrapped ones. */
+interface Handles {
+  readonly typed: Dbs;
+  readonly log: Database<Buffer, Buffer>;
+  /** The writer's: every put and removal of a batch goes to its entry (none in a replica). */
+  readonly recorder: ChangeRecorder | null;
+}
+
+function sub<V, K extends Key>(env: RootDatabase, path: string, name: string, kind: DbKind): Database<V, K> {
+  try {
+    // lmdb-js types `encoder` on the root options only; openDB accepts it per database.
+    const options: RootDatabaseOptions =
+      kind === 'binary'
+        ? { encoding: 'binary', keyEncoding: 'binary' }
+        : kind === 'records'
+          ? { keyEncoding: 'binary', encoder: storeEncoderOptions() }
+          : { encoder: storeEncoderOptions() };
+    return env.openDB<V, K>(name, options);
+  } catch (err) {
+    throw new Error(`store ${path}: cannot open sub-database "${name}": ${String(err)}`, { cause: err });
+  }
+}
+
 function openDbs(env: RootDatabase, path: string): Dbs {
-  const sub = <V, K extends Key>(name: string, kind: 'binary' | 'records' | 'plain'): Database<V, K> => {
-    try {
-      // lmdb-js types `encoder` on the root options only; openDB accepts it per database.
-      const options: RootDatabaseOptions =
-        kind === 'binary'
-          ? { encoding: 'binary', keyEncoding: 'binary' }
-          : kind === 'records'
-            ? { keyEncoding: 'binary', encoder: storeEncoderOptions() }
-            : { encoder: storeEncoderOptions() };
-      return env.openDB<V, K>(name, options);
-    } catch (err) {
-      throw new Error(`store ${path}: cannot open sub-database "${name}": ${String(err)}`, { cause: err });
-    }
-  };
-  return {
-    nodes: sub(DB.nodes, 'records'),
-    columns: sub(DB.columns, 'binary'),
-    adjacency: sub(DB.adjacency, 'binary'),
-    adjacencyLists: sub(DB.adjacencyLists, 'binary'),
-    edges: sub(DB.edges, 'binary'),
-    dictionary: sub(DB.dictionary, 'plain'),
-    meta: sub(DB.meta, 'plain'),
-    indexes: sub(DB.indexes, 'plain'),
-    indexEntries: sub(DB.indexEntries, 'binary'),
-    textIndex: sub(DB.textIndex, 'binary'),
-    hnsw: sub(DB.hnsw, 'binary'),
-    vectorQueue: sub(DB.vectorQueue, 'binary'),
-  };
+  const dbs: Record<string, unknown> = {};
+  for (const [name, kind] of Object.entries(DB_KINDS)) dbs[name] = sub(env, path, DB[name as keyof Dbs], kind);
+  return dbs as unknown as Dbs;
+}
+
+/** The change-log position a snapshot file (`Store.backup`) holds. */
+export async function snapshotPosition(file: string): Promise<LogPosition> {
+  const copy = open({ path: file, noSubdir: true, readOnly: true, maxDbs: MAX_DBS });
+  try {
+    const position = new ChangeLog(sub(copy, file, DB.meta, 'plain'), sub(copy, file, DB.log, 'binary'), false).position();
+    copy.resetReadTxn();
+    return position;
+  } finally {
+    await copy.close();
+  }
+}
+
+/** Inside a write transaction: every key of `to` removed, every key and value of `from` put, as stored. */
+function replaceContents(from: Database<unknown, Key>, to: Database<unknown, Key>, kind: DbKind): void {
+  const old: Key[] = [...to.getKeys({})];
+  for (const key of old) to.removeSync(key);
+  const raw = from as unknown as { getRange(o: object): Iterable<{ key: Key }>; getBinary(k: Key): Buffer | undefined };
+  for (const { key } of raw.getRange({ values: false })) {
+    const value = raw.getBinary(key);
+    if (value === undefined) continue;
+    to.putSync(key, kind === 'binary' ? Buffer.from(value) : asBinary(Buffer.from(value)));
+  }
 }
 
 /** A read-only open of a foreign LMDB gets unusable handles for our missing sub-databases. */
@@ -321,7 +469,7 @@ function readVersion(dbs: Dbs): number | undefined {
 
 function checkVersion(path: string, version: number | undefined): void {
   if (version === undefined) throw notTrellis(path, 'it has no Trellis format version');
-  if (version !== FORMAT_VERSION) {
+  if (!READABLE_FORMATS.includes(version)) {
     throw new DataFolderError(
       `the database in ${path} has format version ${version}, this build reads version ${FORMAT_VERSION}; there is no in-place upgrade: reload the data into a new folder, or use a build that reads version ${version}`,
     );
@@ -340,6 +488,8 @@ function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
       dbs.meta.putSync(META.version, FORMAT_VERSION);
     } else {
       checkVersion(path, version);
+      // An older format this build reads: it only lacked the change log, which opened empty.
+      if (version !== FORMAT_VERSION) dbs.meta.putSync(META.version, FORMAT_VERSION);
     }
     return {
       nextNode: Math.max(dbs.meta.get(META.nextNode) ?? 0, greatestLeadingU64(dbs.nodes) + 1),

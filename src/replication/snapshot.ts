@@ -1,0 +1,72 @@
+/**
+ * Snapshots between a writer and its replicas (docs/replication.md). The writer makes a
+ * compacted copy of its database in a read transaction (lmdb-js `backup`), returned once
+ * every commit it holds is flushed, and serves it by pieces: a replica asks for the bytes
+ * from an offset, so a download that broke resumes where it stopped. The replica checks
+ * the whole file's SHA-256 and the LSN and hash the copy itself holds against what the
+ * writer announced before it uses it.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { open as openFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** What the writer announces of a snapshot. */
+export interface SnapshotInfo {
+  readonly id: string;
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly lsn: number;
+  readonly hash: string;
+  readonly epoch: number;
+}
+
+/** Largest piece served at once. */
+export const PIECE_BYTES = 8 * 1024 * 1024;
+/** Snapshots older than this are removed when a new one is made. */
+const KEEP_MS = 15 * 60 * 1000;
+const ID = /^[0-9a-f-]{36}$/;
+
+export function snapshotFolder(dataDir: string): string {
+  return join(dataDir, 'snapshots');
+}
+
+/** A fresh snapshot file's path (the folder made, stale snapshots removed). */
+export function newSnapshotPath(dataDir: string): { id: string; path: string } {
+  const folder = snapshotFolder(dataDir);
+  mkdirSync(folder, { recursive: true });
+  for (const name of readdirSync(folder)) {
+    const file = join(folder, name);
+    if (Date.now() - statSync(file).mtimeMs > KEEP_MS) rmSync(file, { force: true });
+  }
+  const id = randomUUID();
+  return { id, path: join(folder, `${id}.mdb`) };
+}
+
+export async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Bytes of snapshot `id` from `offset` (at most PIECE_BYTES), or null when there is no such snapshot. */
+export async function readPiece(dataDir: string, id: string, offset: number, length: number): Promise<Buffer | null> {
+  if (!ID.test(id) || !Number.isSafeInteger(offset) || offset < 0) return null;
+  const path = join(snapshotFolder(dataDir), `${id}.mdb`);
+  if (!existsSync(path)) return null;
+  const size = (await stat(path)).size;
+  const n = Math.max(0, Math.min(length, PIECE_BYTES, size - offset));
+  const out = Buffer.alloc(n);
+  const file = await openFile(path, 'r');
+  try {
+    let at = 0;
+    while (at < n) {
+      const { bytesRead } = await file.read(out, at, n - at, offset + at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return out.subarray(0, at);
+  } finally {
+    await file.close();
+  }
+}
