@@ -31,16 +31,22 @@ export function snapshotFolder(dataDir: string): string {
   return join(dataDir, 'snapshots');
 }
 
-/** A fresh snapshot file's path (the folder made, stale snapshots removed). */
-export function newSnapshotPath(dataDir: string): { id: string; path: string } {
-  const folder = snapshotFolder(dataDir);
-  mkdirSync(folder, { recursive: true });
-  for (const name of readdirSync(folder)) {
-    const file = join(folder, name);
-    if (Date.now() - statSync(file).mtimeMs > KEEP_MS) rmSync(file, { force: true });
+/**
+ * A fresh snapshot's folder (lmdb-js writes a copy as `data.mdb` in a folder) and the file
+ * it will hold; stale snapshots are removed.
+ */
+export function newSnapshotPath(dataDir: string): { id: string; folder: string; file: string } {
+  const root = snapshotFolder(dataDir);
+  mkdirSync(root, { recursive: true });
+  for (const name of readdirSync(root)) {
+    const path = join(root, name);
+    if (name.startsWith('incoming-')) continue;
+    if (Date.now() - statSync(path).mtimeMs > KEEP_MS) rmSync(path, { recursive: true, force: true });
   }
   const id = randomUUID();
-  return { id, path: join(folder, `${id}.mdb`) };
+  const folder = join(root, id);
+  mkdirSync(folder);
+  return { id, folder, file: join(folder, 'data.mdb') };
 }
 
 export async function fileSha256(path: string): Promise<string> {
@@ -52,7 +58,7 @@ export async function fileSha256(path: string): Promise<string> {
 /** Bytes of snapshot `id` from `offset` (at most PIECE_BYTES), or null when there is no such snapshot. */
 export async function readPiece(dataDir: string, id: string, offset: number, length: number): Promise<Buffer | null> {
   if (!ID.test(id) || !Number.isSafeInteger(offset) || offset < 0) return null;
-  const path = join(snapshotFolder(dataDir), `${id}.mdb`);
+  const path = join(snapshotFolder(dataDir), id, 'data.mdb');
   if (!existsSync(path)) return null;
   const size = (await stat(path)).size;
   const n = Math.max(0, Math.min(length, PIECE_BYTES, size - offset));

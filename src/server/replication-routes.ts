@@ -15,15 +15,17 @@ import type { Route } from './routes.js';
 
 export interface SnapshotSource {
   readonly dataDir: string;
-  /** Makes the copy (the writer thread's Store.backup). */
-  snapshot(path: string): Promise<void>;
+  /** Makes the copy in a folder (the writer thread's Store.backup). */
+  snapshot(folder: string): Promise<void>;
 }
 
 async function makeSnapshot(source: SnapshotSource): Promise<HttpResponse> {
   try {
-    const { id, path } = newSnapshotPath(source.dataDir);
-    await source.snapshot(path);
-    const [position, sha256, info] = await Promise.all([snapshotPosition(path), fileSha256(path), stat(path)]);
+    const { id, folder, file: path } = newSnapshotPath(source.dataDir);
+    await source.snapshot(folder);
+    // The digest first: it is of the file as the writer made it.
+    const sha256 = await fileSha256(path);
+    const [position, info] = await Promise.all([snapshotPosition(path), stat(path)]);
     const body: SnapshotInfo = {
       id,
       bytes: info.size,

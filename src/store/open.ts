@@ -3,6 +3,7 @@
  * fresh read snapshots per `read`, one child transaction per `write` (lmdb-js queues the
  * child transactions of one event turn into one LMDB commit).
  */
+import { rmSync } from 'node:fs';
 import { getSystemErrorName } from 'node:util';
 import { asBinary, open } from 'lmdb';
 import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
@@ -263,7 +264,7 @@ class LmdbStore implements Store {
 
   async loadSnapshot(file: string, expected?: { lsn: number; hash: string }): Promise<LogPosition> {
     if (!this.replica) throw new Error(`store ${this.path} is not a replica: it loads no snapshot`);
-    const copy = open({ path: file, noSubdir: true, readOnly: true, maxDbs: MAX_DBS });
+    const copy = openCopy(file);
     try {
       const from = openDbs(copy, file);
       const position = new ChangeLog(from.meta, sub(copy, file, DB.log, 'binary'), false).position();
@@ -434,9 +435,24 @@ function openDbs(env: RootDatabase, path: string): Dbs {
   return dbs as unknown as Dbs;
 }
 
+/**
+ * A snapshot file, opened to read it. Not read-only: LMDB opens a read-only environment
+ * only beside an existing lock file, and a copy has none (it makes `<file>-lock`, removed
+ * on close). Nothing is written: every sub-database exists in a copy of ours.
+ */
+function openCopy(file: string): RootDatabase {
+  const env = open({ path: file, noSubdir: true, maxDbs: MAX_DBS });
+  const close = env.close.bind(env);
+  env.close = async () => {
+    await close();
+    rmSync(`${file}-lock`, { force: true });
+  };
+  return env;
+}
+
 /** The change-log position a snapshot file (`Store.backup`) holds. */
 export async function snapshotPosition(file: string): Promise<LogPosition> {
-  const copy = open({ path: file, noSubdir: true, readOnly: true, maxDbs: MAX_DBS });
+  const copy = openCopy(file);
   try {
     const position = new ChangeLog(sub(copy, file, DB.meta, 'plain'), sub(copy, file, DB.log, 'binary'), false).position();
     copy.resetReadTxn();
@@ -450,8 +466,8 @@ export async function snapshotPosition(file: string): Promise<LogPosition> {
 function replaceContents(from: Database<unknown, Key>, to: Database<unknown, Key>, kind: DbKind): void {
   const old: Key[] = [...to.getKeys({})];
   for (const key of old) to.removeSync(key);
-  const raw = from as unknown as { getRange(o: object): Iterable<{ key: Key }>; getBinary(k: Key): Buffer | undefined };
-  for (const { key } of raw.getRange({ values: false })) {
+  const raw = from as unknown as { getBinary(k: Key): Buffer | undefined };
+  for (const key of from.getKeys({})) {
     const value = raw.getBinary(key);
     if (value === undefined) continue;
     to.putSync(key, kind === 'binary' ? Buffer.from(value) : asBinary(Buffer.from(value)));

@@ -246,7 +246,7 @@ export interface Store {
   loadSnapshot(file: string, expected?: { lsn: number; hash: string }): Promise<LogPosition>;
   /** Writes the log's position (a restored copy; a promotion's new epoch), flushed. */
   setLogPosition(position: LogPosition): Promise<void>;
-  /** A compacted copy of the database in the file `path`, returned once every commit it holds is flushed here. */
+  /** A compacted copy of the database as `data.mdb` in the folder `path`, returned once every commit it holds is flushed here. */
   backup(path: string): Promise<void>;
   /** How write batches were answered so far (diagnostics). */
   commitStats(): CommitStats;
