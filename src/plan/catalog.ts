@@ -96,6 +96,7 @@ export const CATALOG: Record<OpKind, OpTraits> = {
   create_index: ddl(),
   drop_index: ddl(),
   get_index_operation: src('scalar'),
+  list_indexes: src('list'),
   retry_index_operation: ddl(),
   abort_index_operation: ddl(),
   vector_search_nodes: src(),
