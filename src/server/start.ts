@@ -19,6 +19,9 @@ import type { Mode } from './service.js';
 import type { Project } from '../hql/project.js';
 import { callableQueries, namedQueryRoutes } from './named-queries.js';
 import { mcpRoutes } from './mcp-routes.js';
+import { explorerRoutes, loadExplorerFiles } from './explorer-files.js';
+import { openApiRoute } from './openapi.js';
+import { VERSION } from './version.js';
 
 export interface ServerOptions {
   readonly host: string;
@@ -42,6 +45,8 @@ export interface ServerOptions {
   readonly logger?: Logger;
   /** The query-language project whose queries are served at POST /<QueryName> (src/hql/project.ts). */
   readonly queries?: Project;
+  /** Serve the explorer at `GET /` (default true; docs/explorer.md); false: its paths are 404. */
+  readonly explorer?: boolean;
 }
 
 export interface RunningServer {
@@ -87,7 +92,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...serverRoutes(service, { metrics: metrics?.serve, cypher: options.cypher ?? true }),
       ...mcpRoutes(service, options.queries, queries),
       ...endpoint,
+      ...((options.explorer ?? true) ? explorerRoutes(loadExplorerFiles()) : []),
     ];
+    routes.push(openApiRoute(() => ({ version: VERSION, routes, queries })));
     const named = namedQueryRoutes(service, options.queries, queries);
     http = await startHttpServer({
       host: options.host,
