@@ -45,7 +45,15 @@ export const RESPONSE_SCHEMAS = {
     {
       effect: Type.Union([Type.Literal('Read'), Type.Literal('Write')]),
       bindings: Type.Array(Type.Object({ slot: Type.Integer({ minimum: 0 }), name: Type.String() })),
-      returns: Type.Array(Type.Tuple([Type.String(), Type.Integer({ minimum: 0 })])),
+      // A pair as JSON Schema 2020-12 writes it (TypeBox's Tuple uses the older array form of `items`).
+      returns: Type.Array(
+        Type.Unsafe<[string, number]>({
+          type: 'array',
+          prefixItems: [{ type: 'string' }, { type: 'integer', minimum: 0 }],
+          minItems: 2,
+          maxItems: 2,
+        }),
+      ),
       operators: Type.Array(Type.Object({ op: Type.String() }), { description: 'source first; nested plans are lists of the same shape' }),
       planner: Type.String(),
       notices: Type.Array(Type.Unknown()),

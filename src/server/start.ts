@@ -51,6 +51,8 @@ export interface ServerOptions {
 
 export interface RunningServer {
   readonly port: number;
+  /** Every method and path the router serves: its routes and the project's queries (the OpenAPI document lists each). */
+  readonly routes: readonly { readonly method: string; readonly path: string }[];
   /** Resolves when the database and workers are ready (rejects if they fail to start). */
   readonly ready: Promise<void>;
   close(): Promise<void>;
@@ -67,6 +69,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let service: ThreadedService | undefined;
   const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
   let http: HttpServer;
+  let served: { method: string; path: string }[];
   try {
     service = new ThreadedService(
       {
@@ -96,6 +99,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ];
     routes.push(openApiRoute(() => ({ version: VERSION, routes, queries })));
     const named = namedQueryRoutes(service, options.queries, queries);
+    served = [...routes.map(({ method, path }) => ({ method, path })), ...[...queries.keys()].map((name) => ({ method: 'POST', path: `/${name}` }))];
     http = await startHttpServer({
       host: options.host,
       port: options.port,
@@ -114,6 +118,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   ready.catch(() => undefined);
   return {
     port: http.port,
+    routes: served,
     ready,
     async close() {
       http.close();
