@@ -47,6 +47,10 @@ export class Layout {
       if (settled) this.finish();
       else requestAnimationFrame(() => worker.postMessage({ type: 'next' }));
     };
+    // A worker that fails (it cannot load, an exception) ends the run: the nodes stay where they are.
+    worker.onerror = () => {
+      if (this.worker === worker) this.finish();
+    };
     worker.postMessage({ type: 'start', nodes: matrices.nodes, edges: matrices.edges, settings, budgetMs }, [
       matrices.nodes.buffer,
       matrices.edges.buffer,

@@ -25,6 +25,8 @@ type Tab = 'graph' | 'table' | 'json' | 'explain' | 'schema' | 'server';
 
 /** What the last run did, for scripts and tests (window.__trellisExplorer.lastResult). */
 export interface RunResult {
+  /** Counts the runs of this page, from 1. */
+  readonly id: number;
   readonly language: string;
   readonly text: string;
   readonly ok: boolean;
@@ -61,6 +63,7 @@ let table: Table = { columns: [], rows: [] };
 let tablePage = 0;
 let lastText = '';
 let lastResult: RunResult | undefined;
+let runs = 0;
 let pending: GraphData | null = null;
 let schema: Schema | null = null;
 let history = load<HistoryEntry[]>('history', []);
@@ -214,6 +217,7 @@ async function run(text: string, lang: string): Promise<RunResult> {
   setStatus('running…');
   byId<HTMLButtonElement>('run').disabled = true;
   const started = performance.now();
+  const id = ++runs;
   lastText = text;
   try {
     const answer = await post(route.path, route.body(text));
@@ -254,6 +258,7 @@ async function run(text: string, lang: string): Promise<RunResult> {
       `${rows.toLocaleString('en')} rows · ${Math.round(answer.ms)} ms${firstFrameMs !== undefined ? ` · drawn in ${Math.round(firstFrameMs)} ms` : ''}`,
     );
     lastResult = {
+      id,
       language: lang,
       text,
       ok: true,
@@ -272,6 +277,7 @@ async function run(text: string, lang: string): Promise<RunResult> {
     setStatus('failed');
     remember({ language: lang, text });
     lastResult = {
+      id,
       language: lang,
       text,
       ok: false,
@@ -362,7 +368,9 @@ function showProperties(kind: 'node' | 'edge' | null, id: string | null): void {
   const box = byId('properties');
   const element = kind === 'node' ? graphView.nodes.get(id!) : kind === 'edge' ? graphView.edges.get(id!) : undefined;
   if (element === undefined) {
-    box.hidden = true;
+    box.replaceChildren(
+      h('p', { class: 'muted' }, 'Click a node or relationship to see its properties; double-click a node to add its neighbours.'),
+    );
     return;
   }
   const title =
@@ -374,7 +382,6 @@ function showProperties(kind: 'node' | 'edge' | null, id: string | null): void {
     h('table', {}, ...Object.entries(element.properties).map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', {}, cellText(v))))),
     kind === 'node' ? h('p', { class: 'muted' }, 'Double-click the node to add its neighbours.') : '',
   );
-  box.hidden = false;
 }
 
 function renderLegend(): void {

@@ -17,11 +17,16 @@ import { RedisLimiter } from './limiter.js';
 import { GatewayMetrics } from './metrics.js';
 import { throttledWarn } from './throttled-log.js';
 import { messageOf } from '../core/errors.js';
+import { explorerRoutes, loadExplorerFiles } from '../server/explorer-files.js';
+import { REQUEST_ID_HEADER } from '../observe/log.js';
+import { gatewayDocument } from './openapi.js';
 
 export interface RunningGateway {
   readonly port: number;
   close(): Promise<void>;
 }
+
+const OPENAPI_PATH = '/openapi.json';
 
 /** How long start-up waits for Redis before serving anyway (failing closed until it is there). */
 const REDIS_WAIT_MS = 2000;
@@ -77,14 +82,46 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     return { status: 200, headers: { 'content-type': contentType }, body };
   };
 
+  /** The database server's OpenAPI document, restated for the gateway (openapi.ts): a key with any grant, no token. */
+  const openApiRoute = async (req: HttpRequest): Promise<HttpResponse> => {
+    const a = admission.check(req);
+    if ('status' in a) return a;
+    const request = { method: 'GET' as const, path: OPENAPI_PATH, headers: { [REQUEST_ID_HEADER]: a.requestId }, body: Buffer.alloc(0) };
+    const outcome = await forwarder.read(backends.get(a.database.id)!, request, a.started + a.database.attemptBudgetMs);
+    if (outcome.kind === 'answer' && outcome.answer.status === 200) {
+      const doc = gatewayDocument(
+        JSON.parse(outcome.answer.body.toString('utf8')) as Record<string, unknown>,
+        config.mode,
+        config.explorer,
+      );
+      return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' }, body: JSON.stringify(doc) };
+    }
+    if (outcome.kind === 'answer')
+      return {
+        status: outcome.answer.status,
+        headers: { 'content-type': outcome.answer.contentType ?? 'application/json' },
+        body: outcome.answer.body,
+      };
+    if (outcome.kind === 'timeout')
+      return gatewayError('query_timeout', `no answer from database "${clip(a.database.id)}" within its budget`);
+    return gatewayError('backend_unavailable', outcome.msg);
+  };
+
+  // The explorer's page and files need no key: the page asks for one before it queries.
+  const explorer = new Map(config.explorer ? explorerRoutes(loadExplorerFiles()).map((r) => [r.path, r.handler]) : []);
+
   const handler: Handler = (req) => {
     if (req.method === 'POST') return pipeline.handle(req);
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (req.path === '/healthz') return health(false);
       if (req.path === '/readyz') return health(true);
       if (req.path === '/metrics') return metricsRoute(req);
+      if (req.path === OPENAPI_PATH) return openApiRoute(req);
+      const file = explorer.get(req.path);
+      if (file !== undefined) return file(req);
     }
-    const known = routeOf(req.path) !== undefined ? 'POST' : GET_ROUTES.has(req.path) ? 'GET, HEAD' : undefined;
+    const getPath = GET_ROUTES.has(req.path) || req.path === OPENAPI_PATH || explorer.has(req.path);
+    const known = routeOf(req.path) !== undefined ? 'POST' : getPath ? 'GET, HEAD' : undefined;
     if (known === undefined) return gatewayError('not_found', `no route for ${clip(req.method)} ${clip(req.path)}`);
     return gatewayError('method_not_allowed', `${clip(req.method)} is not allowed for ${clip(req.path)}; allowed: ${known}`, {
       allow: known,
