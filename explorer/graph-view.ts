@@ -126,6 +126,8 @@ export class GraphView {
       if (this.graph.hasEdge(edge.id)) this.graph.dropEdge(edge.id);
       this.graph.addDirectedEdgeWithKey(edge.id, edge.source, edge.target, { size: 2, ...this.edgeStyle(edge) });
     }
+    // Past a few thousand nodes, edge captions cost more than they tell.
+    this.sigma.setSetting('renderEdgeLabels', this.graph.size <= 2000);
     if (this.graph.order > 0) this.layout.start(this.graph.order > 2000 ? 15_000 : 8_000);
     return added;
   }

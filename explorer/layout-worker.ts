@@ -1,9 +1,10 @@
 /**
  * ForceAtlas2 in a worker (graphology-layout-forceatlas2's iteration), so the page stays
  * responsive while a large graph settles. The page sends the node and edge matrices once;
- * the worker answers positions after each batch of iterations and waits for the page's
- * `next` before running more (the page draws between batches), and says `settled` when
- * the nodes have almost stopped moving or the time budget is spent.
+ * the worker answers positions after each batch of iterations (as many as fit in
+ * `batchMs`, at most 50) and waits for the page's `next` before running more (the page
+ * draws between batches), and says `settled` when the nodes have almost stopped moving or
+ * the time budget is spent.
  */
 import iterate from 'graphology-layout-forceatlas2/iterate.js';
 
@@ -14,6 +15,8 @@ interface Start {
   readonly settings: Record<string, unknown>;
   /** Stop after this long even if the nodes still move (ms). */
   readonly budgetMs: number;
+  /** Iterate this long before sending positions (ms): each batch costs the page a redraw. */
+  readonly batchMs: number;
 }
 
 /** Fields per node in the matrix (graphology-layout-forceatlas2's PPN). */
@@ -25,14 +28,18 @@ let settings: Record<string, unknown> = {};
 let started = 0;
 let budget = 0;
 let iterations = 0;
+let batchMs = 30;
 
 /** Mean movement per node in the last batch, relative to the graph's extent. */
 function batch(): number {
   const n = nodes!.length / PPN;
   const before = Float32Array.from(nodes!);
-  // Small graphs afford more iterations per batch; a batch of a large one takes ~30 ms.
-  const count = n < 500 ? 20 : n < 5000 ? 5 : 1;
-  for (let i = 0; i < count; i++) iterate(settings, nodes!, edges!);
+  const until = performance.now() + batchMs;
+  let count = 0;
+  do {
+    iterate(settings, nodes!, edges!);
+    count++;
+  } while (performance.now() < until && count < 50);
   iterations += count;
   let moved = 0;
   let minX = Infinity;
@@ -72,6 +79,7 @@ onmessage = (event: MessageEvent<Start | { type: 'next' } | { type: 'stop' }>) =
     edges = message.edges;
     settings = message.settings;
     budget = message.budgetMs;
+    batchMs = message.batchMs;
     started = performance.now();
     iterations = 0;
     step();

@@ -51,7 +51,9 @@ export class Layout {
     worker.onerror = () => {
       if (this.worker === worker) this.finish();
     };
-    worker.postMessage({ type: 'start', nodes: matrices.nodes, edges: matrices.edges, settings, budgetMs }, [
+    // A redraw of a large graph costs far more than a few iterations: fewer, longer batches.
+    const batchMs = this.graph.order > 2000 ? 500 : this.graph.order > 500 ? 100 : 30;
+    worker.postMessage({ type: 'start', nodes: matrices.nodes, edges: matrices.edges, settings, budgetMs, batchMs }, [
       matrices.nodes.buffer,
       matrices.edges.buffer,
     ]);
