@@ -39,13 +39,14 @@ export class ApiError extends Error {
   describe(): string {
     const hint =
       this.status === 401
-        ? ' Check the API key in the key field.'
+        ? 'Check the API key in the key field.'
         : this.code === 'database_id_required'
-          ? ' Enter the database id next to the key.'
+          ? 'Enter the database id next to the key.'
           : this.code === 'invalid_request' && /authorization/i.test(this.message)
-            ? ' This server is a gateway: enter an API key.'
+            ? 'This server is a gateway: enter an API key.'
             : '';
-    return `${this.status} ${this.code}: ${this.message}${hint}`;
+    const text = `${this.status} ${this.code}: ${this.message}`;
+    return hint === '' ? text : `${text}${/[.!?]$/.test(text) ? '' : '.'} ${hint}`;
   }
 }
 
