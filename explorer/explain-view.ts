@@ -19,7 +19,7 @@ function operator(op: Record<string, unknown>): HTMLLIElement {
       value.forEach((v, i) => {
         if (isPlan(v)) nested.push(h('li', {}, h('span', { class: 'muted' }, `${key}[${i}]:`), plan(v)));
       });
-    } else details.push(`${key}=${JSON.stringify(value)}`);
+    } else details.push(`${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
   }
   return h(
     'li',

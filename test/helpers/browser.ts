@@ -85,4 +85,6 @@ export async function typeQuery(page: Page, text: string): Promise<void> {
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Delete');
   await page.keyboard.insertText(text);
+  // Typing may open the completion list: closed, as a user who is done typing would.
+  await page.keyboard.press('Escape');
 }
