@@ -92,7 +92,7 @@ module.exports = {
     {
       name: 'gateway-uses-only-the-transport',
       comment:
-        'src/gateway imports from src/server only the HTTP transport (uws.ts, http-types.ts, routes.ts, headers.ts) and the explorer\'s files (explorer-files.ts)',
+        "src/gateway imports from src/server only the HTTP transport (uws.ts, http-types.ts, routes.ts, headers.ts) and the explorer's files (explorer-files.ts)",
       severity: 'error',
       from: { path: '^src/gateway/' },
       to: { path: '^src/server/', pathNot: '^src/server/(uws|http-types|routes|headers|explorer-files)[.]ts$' },

@@ -46,7 +46,6 @@ import { VERSION } from './version.js';
 
 const MCP_PATH = '/mcp';
 
-
 /** The request headers the transport reads; the others stay with our request (options for the query). */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id'];
 

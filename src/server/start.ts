@@ -99,7 +99,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ];
     routes.push(openApiRoute(() => ({ version: VERSION, routes, queries })));
     const named = namedQueryRoutes(service, options.queries, queries);
-    served = [...routes.map(({ method, path }) => ({ method, path })), ...[...queries.keys()].map((name) => ({ method: 'POST', path: `/${name}` }))];
+    served = [
+      ...routes.map(({ method, path }) => ({ method, path })),
+      ...[...queries.keys()].map((name) => ({ method: 'POST', path: `/${name}` })),
+    ];
     http = await startHttpServer({
       host: options.host,
       port: options.port,

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { chromiumSkip, launchChromium, openPage } from '../helpers/browser.js';
 import { killOnExit } from '../helpers/reap.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-import { frameTimes, loadPairs, median } from '../helpers/large-graph.js';
+import { frameTimes, loadPairs, median } from '../../bench/lib/explorer-page.js';
 
 interface Explorer {
   graph: { order: number; size: number };

@@ -7,24 +7,14 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, launchChromium } from '../../bench/lib/explorer-page.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { launchChromium };
 
 // The functions passed to the page run there: its globals.
 declare const document: any;
 declare const window: any;
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--enable-unsafe-swiftshader',
-];
 
 /** The `skip` option of a test that needs Chromium. */
 export function chromiumSkip(): false | string {
@@ -34,10 +24,6 @@ export function chromiumSkip(): false | string {
   } catch {
     return `${CHROMIUM} is not installed (.ci/run installs Debian's chromium)`;
   }
-}
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
 }
 
 export interface WatchedPage {

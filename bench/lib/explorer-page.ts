@@ -1,5 +1,26 @@
-/** A large graph for the explorer's tests and bench: pairs of nodes joined by one relationship, and frame timing in a page. */
-import type { Page } from 'playwright-core';
+/**
+ * The explorer in real headless Chromium, for its tests and its bench: Debian's `chromium`
+ * driven by playwright-core with SwiftShader (WebGL without a GPU), a large graph of pairs
+ * of nodes, and frame timing in a page.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--enable-unsafe-swiftshader',
+];
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 60_000 });
+}
 
 /** Writes `pairs` pairs `(:Big {i})-[:PAIR]->(:Big {i})` through POST /v2/cypher (2 x pairs nodes). */
 export async function loadPairs(url: string, pairs: number): Promise<void> {
