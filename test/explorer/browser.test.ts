@@ -7,7 +7,7 @@
  * Screenshots for docs/explorer.md are taken on the way (test/helpers/browser.ts says where).
  */
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { SAMPLE_CYPHER } from '../../explorer/sample.js';
@@ -162,6 +162,53 @@ describe('the explorer in Chromium', { skip }, () => {
     const json = (await page.getByTestId('json').textContent()) ?? '';
     assert.match(json, /"\$type": "path"/);
     assert.match(json, /"born": 1815/);
+  });
+
+  test('exports: PNG of the graph, CSV of the table, JSON as received', async () => {
+    const saved = async (testId: string) => {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
+      const path = await download.path();
+      return { name: download.suggestedFilename(), bytes: readFileSync(path) };
+    };
+    await page.getByTestId('tab-graph').click();
+    const png = await saved('export-png');
+    assert.equal(png.name, 'trellis-graph.png');
+    assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG file');
+    assert.ok(png.bytes.length > 2000, `${png.bytes.length} bytes`);
+    await page.getByTestId('tab-table').click();
+    const csv = await saved('export-csv');
+    assert.equal(csv.name, 'trellis-result.csv');
+    assert.match(csv.bytes.toString(), /^p\r\n"?<\(#\d+\)-\[:KNOWS\]->\(#\d+\)>"?\r\n$/);
+    await page.getByTestId('tab-json').click();
+    const json = await saved('export-json');
+    assert.equal(json.name, 'trellis-result.json');
+    assert.equal(JSON.parse(json.bytes.toString()).columns[0], 'p');
+  });
+
+  test('dragging a node moves it and it stays there', async () => {
+    await page.getByTestId('tab-graph').click();
+    await settled();
+    const id = await page.evaluate(() => window.__trellisExplorer.graph.nodes()[0]!);
+    const at = () =>
+      page.evaluate((node) => {
+        const s = window.__trellisExplorer.sigma as {
+          getNodeDisplayData(id: string): { x: number; y: number };
+          framedGraphToViewport(p: { x: number; y: number }): { x: number; y: number };
+          getContainer(): HTMLElement;
+        };
+        const p = s.framedGraphToViewport(s.getNodeDisplayData(node));
+        const box = s.getContainer().getBoundingClientRect();
+        return { x: box.left + p.x, y: box.top + p.y };
+      }, id);
+    const before = await at();
+    const graphBefore = await page.evaluate((node) => (window.__trellisExplorer.graph as any).getNodeAttributes(node), id);
+    await page.mouse.move(before.x, before.y);
+    await page.mouse.down();
+    await page.mouse.move(before.x + 40, before.y + 30, { steps: 5 });
+    await page.mouse.up();
+    const graphAfter = await page.evaluate((node) => (window.__trellisExplorer.graph as any).getNodeAttributes(node), id);
+    assert.ok(Math.hypot(graphAfter.x - graphBefore.x, graphAfter.y - graphBefore.y) > 0, 'the node moved in the graph');
+    assert.equal(graphAfter.fixed, true, 'and the layout leaves it where it was put');
   });
 
   test('a JSON body runs on /v2/query and its elements are drawn', async () => {
