@@ -231,6 +231,9 @@ async function run(text: string, lang: string): Promise<RunResult> {
     let firstFrameMs: number | undefined;
     let capped = false;
     byId('cap-prompt').hidden = true;
+    // What described the previous result goes with it.
+    showProperties(null, null);
+    byId('expand-status').textContent = '';
     if (data.nodes.size > settings.renderCap) {
       capped = true;
       pending = data;
@@ -531,12 +534,14 @@ function connection(): void {
 
 /** Reads what depends on the connection: the named queries and version (OpenAPI), the schema. */
 async function start(): Promise<void> {
+  let unread: string | null = null;
   try {
     const doc = JSON.parse((await get('/openapi.json')).text) as { info?: { version?: string } };
     panel.version = doc.info?.version ?? '';
     named = new Map(namedQueriesOf(doc).map((q) => [q.name, q]));
-  } catch {
+  } catch (err) {
     named = new Map();
+    unread = describe(err).text;
   }
   const select = byId<HTMLSelectElement>('language');
   select.replaceChildren(
@@ -552,7 +557,10 @@ async function start(): Promise<void> {
       return li;
     }),
   );
-  if (named.size === 0) byId('named-list').replaceChildren(h('li', { class: 'muted' }, 'none (start the server with --project)'));
+  if (named.size === 0) {
+    const why = unread === null ? 'none (start the server with --project)' : `cannot read them: ${unread}`;
+    byId('named-list').replaceChildren(h('li', { class: 'muted', title: why }, why));
+  }
   await refreshSchema();
 }
 

@@ -1,6 +1,6 @@
 /**
- * Colour and caption per label (and colour per relationship type), chosen by the user and
- * remembered in local storage; a label gets the first palette colour no other label has, when it is first seen.
+ * Colour and caption per label, chosen by the user and remembered in local storage; a label
+ * gets the first palette colour no other label has, when it is first seen.
  */
 import { load, save } from './storage.js';
 
