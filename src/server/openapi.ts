@@ -56,18 +56,8 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
 }
 
 const ALL_CODES = Object.keys(ERROR_REGISTRY) as ErrorCode[];
-/** What a route that runs queries can answer: every code but the gateway's own. */
-const GATEWAY_ONLY = new Set<string>([
-  'unauthorized',
-  'forbidden',
-  'database_id_required',
-  'database_id_not_allowed',
-  'tenant_disabled',
-  'rate_limited',
-  'rate_limit_unavailable',
-  'backend_unavailable',
-]);
-const QUERY_CODES = ALL_CODES.filter((c) => !GATEWAY_ONLY.has(c));
+/** What a route that runs queries can answer: every code but the gateway's own (the registry's "Gateway: ..." entries). */
+const QUERY_CODES = ALL_CODES.filter((c) => !ERROR_REGISTRY[c].meaning.startsWith('Gateway'));
 const ROUTING_CODES: ErrorCode[] = ['not_found', 'method_not_allowed'];
 
 function ok(description: string, schema: JsonSchema, type = 'application/json'): Record<string, unknown> {

@@ -110,23 +110,21 @@ test('every error code of the registry is in the document, and query routes list
   const codes = Object.keys(ERROR_REGISTRY);
   assert.deepEqual([...doc.components.schemas.ErrorCode.enum].sort(), [...codes].sort());
   const query = doc.paths['/v2/query'].post;
+  // The gateway's own refusals are not the server's answers: they appear in the gateway's document only.
+  const gatewayOnly = [
+    'unauthorized',
+    'forbidden',
+    'database_id_required',
+    'database_id_not_allowed',
+    'tenant_disabled',
+    'rate_limited',
+    'rate_limit_unavailable',
+    'backend_unavailable',
+  ];
   for (const code of codes) {
-    if (
-      [
-        'unauthorized',
-        'forbidden',
-        'database_id_required',
-        'database_id_not_allowed',
-        'tenant_disabled',
-        'rate_limited',
-        'rate_limit_unavailable',
-        'backend_unavailable',
-      ].includes(code)
-    )
-      continue;
     const status = String(ERROR_REGISTRY[code as keyof typeof ERROR_REGISTRY].status);
-    const listed = query.responses[status]?.content['application/json'].schema.allOf[1].properties.error.enum as string[];
-    assert.ok(listed?.includes(code), `${code} (${status}) on POST /v2/query`);
+    const listed = (query.responses[status]?.content['application/json'].schema.allOf[1].properties.error.enum ?? []) as string[];
+    assert.equal(listed.includes(code), !gatewayOnly.includes(code), `${code} (${status}) on POST /v2/query`);
   }
 });
 
