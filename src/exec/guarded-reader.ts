@@ -25,7 +25,7 @@ import type {
   TextHit,
   VectorHit,
   Candidates,
-} from '../store/types.js';
+} from '../store/index.js';
 
 const CHECK_EVERY = 64;
 

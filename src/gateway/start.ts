@@ -3,15 +3,14 @@
  * connection, and the HTTP front end (the server's uWS transport, with the head checks
  * run before any body is read). docs/gateway.md describes what it does.
  */
-import { clip } from '../core/clip.js';
 import { requestIdOf, type Logger } from '../observe/log.js';
 import type { Handler, HttpRequest, HttpResponse } from '../server/http-types.js';
 import { startHttpServer } from '../server/uws.js';
 import { Admission } from './admission.js';
-import { gatewayError } from './answers.js';
+import { errorResponse } from '../server/http-errors.js';
 import { DatabaseBackends, Forwarder } from './backends.js';
 import type { GatewayConfig } from './config.js';
-import { GET_ROUTES, observeAnswers, Pipeline, routeOf } from './handler.js';
+import { observeAnswers, OPENAPI_PATH, Pipeline, refuseRoute } from './handler.js';
 import { KeyRing } from './keys.js';
 import { RedisLimiter } from './limiter.js';
 import { GatewayMetrics } from './metrics.js';
@@ -20,13 +19,13 @@ import { messageOf } from '../core/errors.js';
 import { explorerRoutes, loadExplorerFiles } from '../server/explorer-files.js';
 import { REQUEST_ID_HEADER } from '../observe/log.js';
 import { gatewayDocument } from './openapi.js';
+import { notFound } from '../server/routes.js';
+import { clip } from '../core/clip.js';
 
 export interface RunningGateway {
   readonly port: number;
   close(): Promise<void>;
 }
-
-const OPENAPI_PATH = '/openapi.json';
 
 /** How long start-up waits for Redis before serving anyway (failing closed until it is there). */
 const REDIS_WAIT_MS = 2000;
@@ -74,10 +73,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
 
   const metricsRoute = async (req: HttpRequest): Promise<HttpResponse> => {
     if (metrics === undefined)
-      return gatewayError('not_found', 'metrics are turned off in this gateway\'s configuration ("metrics": false)');
+      return errorResponse('not_found', 'metrics are turned off in this gateway\'s configuration ("metrics": false)');
     const key = admission.key(req);
     if ('status' in key) return key;
-    if (!key.metrics) return gatewayError('forbidden', 'this API key may not read metrics ("metrics": true in its configuration)');
+    if (!key.metrics) return errorResponse('forbidden', 'this API key may not read metrics ("metrics": true in its configuration)');
     const { contentType, body } = await metrics.registry.render();
     return { status: 200, headers: { 'content-type': contentType }, body };
   };
@@ -103,29 +102,23 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         body: outcome.answer.body,
       };
     if (outcome.kind === 'timeout')
-      return gatewayError('query_timeout', `no answer from database "${clip(a.database.id)}" within its budget`);
-    return gatewayError('backend_unavailable', outcome.msg);
+      return errorResponse('query_timeout', `no answer from database "${clip(a.database.id)}" within its budget`);
+    return errorResponse('backend_unavailable', outcome.msg);
   };
 
   // The explorer's page and files need no key: the page asks for one before it queries.
   const explorer = new Map(config.explorer ? explorerRoutes(loadExplorerFiles()).map((r) => [r.path, r.handler]) : []);
 
   const handler: Handler = (req) => {
+    const refused = refuseRoute(req.method, req.path);
+    if (refused !== undefined) return refused;
     if (req.method === 'POST') return pipeline.handle(req);
-    if (req.method === 'GET' || req.method === 'HEAD') {
-      if (req.path === '/healthz') return health(false);
-      if (req.path === '/readyz') return health(true);
-      if (req.path === '/metrics') return metricsRoute(req);
-      if (req.path === OPENAPI_PATH) return openApiRoute(req);
-      const file = explorer.get(req.path);
-      if (file !== undefined) return file(req);
-    }
-    const getPath = GET_ROUTES.has(req.path) || req.path === OPENAPI_PATH || explorer.has(req.path);
-    const known = routeOf(req.path) !== undefined ? 'POST' : getPath ? 'GET, HEAD' : undefined;
-    if (known === undefined) return gatewayError('not_found', `no route for ${clip(req.method)} ${clip(req.path)}`);
-    return gatewayError('method_not_allowed', `${clip(req.method)} is not allowed for ${clip(req.path)}; allowed: ${known}`, {
-      allow: known,
-    });
+    if (req.path === '/healthz') return health(false);
+    if (req.path === '/readyz') return health(true);
+    if (req.path === OPENAPI_PATH) return openApiRoute(req);
+    if (req.path === '/metrics') return metricsRoute(req);
+    // The explorer's paths (refuseRoute let them through): its files, or 404 when it is off or has no such file.
+    return explorer.get(req.path)?.(req) ?? notFound(req);
   };
 
   const server = await startHttpServer({

@@ -17,21 +17,21 @@
  * has drained. The queue is in LMDB, in the writing transaction: nothing queued is lost in
  * a crash, and a rolled-back write leaves no queued work.
  */
-import type { Database } from 'lmdb';
 import { GraphError } from '../core/errors.js';
 import { describeIndex } from '../core/index-spec.js';
 import { isNumeric, toNumber, type Value, type ValueObject } from '../core/value.js';
 import { hnswConfig, insert, markDeleted, remove, search as hnswSearch, searchEf, type HnswConfig } from '../search/hnsw.js';
 import { checkVector, distanceFrom, type Metric } from '../search/vector-math.js';
-import { allocateGraphId, type CatalogDb, type IndexDef } from './index-catalog.js';
+import { allocateGraphId, type IndexDef } from './index-catalog.js';
+import type { CatalogDb } from './layout.js';
 import type { VectorFamily } from './index-families.js';
 import type { FamilyWork } from './index-work.js';
-import { HnswRecords, type HnswDb } from './hnsw-records.js';
+import { HnswRecords } from './hnsw-records.js';
+import type { HnswDb } from './layout.js';
 import { writeU64 } from './keys.js';
 import { tenantKey } from './tenant-key.js';
 import type { Candidates, VectorHit } from './types.js';
-
-export type QueueDb = Database<Buffer, Buffer>;
+import type { QueueDb } from './layout.js';
 
 /** Queued entries one graph may hold (reference: 250,000 pending entities per index). */
 export const QUEUE_MAX_ENTRIES = 250_000;

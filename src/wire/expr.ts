@@ -7,7 +7,6 @@ import {
   described,
   describe,
   fail,
-  isObject,
   list,
   name,
   oneOf,
@@ -246,4 +245,4 @@ export const elementRef: Field<ElementRef> = described(
 
 export const order = oneOf(['asc', 'desc'] as const);
 
-export { str, isObject };
+export { str };

@@ -4,13 +4,13 @@
  * in src/plan/validate.ts.
  */
 import type { Batch, Condition, Entry, QueryPlan, RequestType } from '../plan/batch.js';
+import { isObject } from '../core/json.js';
 import type { Value } from '../core/value.js';
 import {
   component,
   described,
   describe,
   fail,
-  isObject,
   list,
   name,
   oneOf,
