@@ -130,6 +130,9 @@ function checkMain(argv: readonly string[]): void {
 
 if (process.argv[2] === 'check') {
   checkMain(process.argv.slice(3));
+} else if (process.argv[2] === 'import') {
+  const { importMain } = await import('./bulk-io/cli.js');
+  process.exitCode = await importMain(process.argv.slice(3));
 } else if (process.argv[2] === 'gateway') {
   // The gateway is a mode of the same program (DECISIONS D19): `trellis gateway ...`.
   const { gatewayMain } = await import('./gateway/cli.js');

@@ -399,6 +399,22 @@ export class EdgeEdits {
     setSlotProps(block, slot, props);
   }
 
+  /** As put, with the property map already msgpack-encoded in `props[0, length)` (0: no properties); bulk-build.ts. */
+  putEncoded(id: number, labelId: number, from: number, to: number, props: Buffer, length: number): void {
+    const block = this.block(id, true)!;
+    const slot = id % EDGE_BLOCK;
+    block.labels[slot] = labelId;
+    block.from[slot] = from;
+    block.to[slot] = to;
+    if (block.arena.length - block.used < length) growArena(block, length);
+    // A few bytes per edge: a loop beats Buffer.copy's call overhead.
+    const arena = block.arena;
+    for (let k = 0, at = block.used; k < length; k++) arena[at++] = props[k]!;
+    block.propsAt[slot] = block.used;
+    block.propsLen[slot] = length;
+    block.used += length;
+  }
+
   setProps(id: number, props: ValueObject): void {
     const block = this.block(id, false);
     if (block !== undefined) setSlotProps(block, id % EDGE_BLOCK, props);
