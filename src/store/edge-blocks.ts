@@ -336,6 +336,28 @@ export class EdgeReader {
     return -1;
   }
 
+  /** Every edge, ascending, read block by block (an export reads them all). */
+  *records(): Generator<StoredEdge & { readonly id: number }> {
+    for (const { key, value } of this.db.getRange({})) {
+      const base = readU64(key, 0) * EDGE_BLOCK;
+      let offset = PROPS;
+      for (let i = 0; i < EDGE_BLOCK; i++) {
+        const len = value.readUInt32LE(LENS + 4 * i);
+        const labelId = value.readUInt32LE(LABELS + 4 * i);
+        if (labelId !== 0) {
+          yield {
+            id: base + i,
+            labelId,
+            from: value.readDoubleLE(FROM + 8 * i),
+            to: value.readDoubleLE(TO + 8 * i),
+            props: decodeProps(value.subarray(offset, offset + len)),
+          };
+        }
+        offset += len;
+      }
+    }
+  }
+
   /** Ids of every edge (with `labelId`, of that label only) from id `from` on, ascending. */
   *ids(labelId?: number, from = 0): Generator<number> {
     for (const { key, value } of this.db.getRange(from === 0 ? {} : { start: rangeStart(Math.floor(from / EDGE_BLOCK)) })) {

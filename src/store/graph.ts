@@ -14,7 +14,7 @@ import { AdjacencyEdits, AdjacencyReader, type BlockDb, type ListDb, type Pairs 
 import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
 import { BatchDictionary, type Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type EdgeDb, type StoredEdge } from './edge-blocks.js';
-import { scratchIdKey as idKey } from './keys.js';
+import { readU64, scratchIdKey as idKey } from './keys.js';
 import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dir, type StoredNode } from './layout.js';
 import type { Adjacent, Candidates, Direction, EdgeRecord, GraphReader, GraphWriter, NodeRecord, TextHit, VectorHit } from './types.js';
 import {
@@ -190,6 +190,16 @@ export class GraphReadView implements GraphReader {
     return labelId === undefined ? [] : this.edgeReader.ids(labelId, from);
   }
 
+  *nodeRecords(): Iterable<NodeRecord> {
+    for (const { key, value } of this.dbs.nodes.getRange({})) {
+      yield { id: readU64(key, 0), label: this.dict.name('label', value[0]), props: value[1] as ValueObject };
+    }
+  }
+
+  *edgeRecords(): Iterable<EdgeRecord> {
+    for (const e of this.edgeReader.records()) yield { id: e.id, label: this.dict.name('label', e.labelId), from: e.from, to: e.to, props: e.props };
+  }
+
   labelId(label: string): number | undefined {
     return this.dict.id('label', label);
   }
@@ -346,6 +356,11 @@ export class GraphWriteView extends GraphReadView implements GraphWriter {
   override edgeIds(): Iterable<number> {
     this.edgeEdits.flush();
     return super.edgeIds();
+  }
+
+  override edgeRecords(): Iterable<EdgeRecord> {
+    this.edgeEdits.flush();
+    return super.edgeRecords();
   }
 
   override edgeIdsByLabel(label: string, from = 0): Iterable<number> {

@@ -21,7 +21,7 @@ import { DB, FORMAT_VERSION, META } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
-import type { GraphReader, GraphWriter, Store, StoreOptions, WriteOptions } from './types.js';
+import type { GraphWriter, SnapshotReader, Store, StoreOptions, WriteOptions } from './types.js';
 import { Committer, type CommitStats } from './committer.js';
 import { messageOf } from '../core/errors.js';
 
@@ -124,7 +124,7 @@ class LmdbStore implements Store {
     return new GraphWriteView(this.dbs, this.dictionary, this.ids, this.slots, () => this.newVersion(), this.index);
   }
 
-  read<T>(fn: (r: GraphReader) => T): T {
+  read<T>(fn: (r: SnapshotReader) => T): T {
     if (this.closed) throw new Error(`store ${this.path} is closed`);
     // lmdb-js renews and releases its shared read snapshot on a later event turn (a timer); a
     // pooled worker blocked in Atomics.wait runs no timers, so each read takes a fresh
