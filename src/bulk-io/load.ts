@@ -15,10 +15,12 @@ import { Rejects } from './rejects.js';
 import { groupBytes, readGroup, type FileGroup } from './sources.js';
 
 export interface Sink {
-  /** Loads nodes of one label; resolves with the first id (the others follow one by one). */
-  addNodes(label: string, count: number, columns: BulkColumn[]): Promise<number>;
-  /** Loads edges of one label between node ids. */
+  /** Loads nodes of one label; resolves with each row's id. */
+  addNodes(label: string, count: number, columns: BulkColumn[]): Promise<ArrayLike<number>>;
+  /** Loads edges of one label between node ids (maybe still in flight when it resolves). */
   addEdges(label: string, from: Float64Array, to: Float64Array, count: number, columns: BulkColumn[]): Promise<void>;
+  /** Waits for everything in flight; throws its first failure. */
+  flush(): Promise<void>;
 }
 
 export interface Summary {
@@ -150,8 +152,8 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
         }
         for (const [label, rows] of byLabel(kept, group, group.files[0]!)) {
           const part = rows === null ? kept : selectRows(kept, rows);
-          const first = await sink.addNodes(label, part.count, part.columns);
-          if (ids !== null) for (let i = 0; i < part.count; i++) ids.add(part.keys![i]!, first + i);
+          const created = await sink.addNodes(label, part.count, part.columns);
+          if (ids !== null) for (let i = 0; i < part.count; i++) ids.add(part.keys![i]!, created[i]!);
           summary.nodes += part.count;
         }
         progress.advance(bytes, batch.count);
@@ -205,6 +207,7 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
       }
       progress.done();
     }
+    await sink.flush();
   } finally {
     rejects.close();
   }

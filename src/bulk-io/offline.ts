@@ -18,8 +18,12 @@ export async function importOffline(plan: ImportPlan, progress: Progress, interr
     const summary = await runImport(
       plan,
       {
-        addNodes: (label, count, columns) => Promise.resolve(build.addNodes(label, count, columns)),
+        addNodes: (label, count, columns) => {
+          const first = build.addNodes(label, count, columns);
+          return Promise.resolve(idsFrom(first, count));
+        },
         addEdges: (label, from, to, count, columns) => Promise.resolve(void build.addEdges(label, from, to, count, columns)),
+        flush: () => Promise.resolve(),
       },
       progress,
       interrupted,
@@ -33,6 +37,13 @@ export async function importOffline(plan: ImportPlan, progress: Progress, interr
     await build.abort();
     throw err;
   }
+}
+
+/** The ids first, first + 1, ... of `count` rows. */
+function idsFrom(first: number, count: number): Float64Array {
+  const ids = new Float64Array(count);
+  for (let i = 0; i < count; i++) ids[i] = first + i;
+  return ids;
 }
 
 /** An index build that cannot finish (a unique key twice, a bad vector): the import fails. */
