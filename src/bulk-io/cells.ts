@@ -186,6 +186,8 @@ const describe = (v: unknown): string => {
 
 /** One scalar from a value a JSON or Parquet reader made (strings are read as text). */
 export function scalarFromNative(v: unknown, scalar: ScalarType): Value {
+  // A json member holds the tagged value itself, and the tagged null is the string "null".
+  if (scalar === 'json' && v === 'null') return null;
   if (typeof v === 'string') return scalarFromText(v, scalar);
   switch (scalar) {
     case 'int':
@@ -231,9 +233,13 @@ export function scalarFromNative(v: unknown, scalar: ScalarType): Value {
   throw new CellError(`${describe(v)} is not a ${scalar}`);
 }
 
-/** A value of `type` from a JSON or Parquet value; arrays from arrays (or typed arrays). */
-export function fromNative(v: unknown, type: ValueType): Value {
+/**
+ * A value of `type` from a JSON or Parquet value; arrays from arrays (or typed arrays), or
+ * from text split at the array delimiter (a Parquet export writes arrays as text cells).
+ */
+export function fromNative(v: unknown, type: ValueType, arrayDelimiter = ';'): Value {
   if (!type.array) return scalarFromNative(v, type.scalar);
+  if (typeof v === 'string') return fromText(v, type, arrayDelimiter);
   const items = ArrayBuffer.isView(v) ? Array.from(v as unknown as ArrayLike<unknown>) : v;
   if (!Array.isArray(items)) throw new CellError(`${describe(v)} is not an array (type ${type.scalar}[])`);
   return arrayOf(

@@ -484,7 +484,7 @@ export function convertObjects(
             break;
           }
           case 'property':
-            builder(field.name, 'value').setValue(r, fromNative(v, field.type));
+            builder(field.name, 'value').setValue(r, fromNative(v, field.type, ctx.arrayDelimiter));
             break;
         }
       } catch (err) {

@@ -65,11 +65,31 @@ export async function dump(path: string): Promise<Dump> {
   }
 }
 
-/** A dump with node ids replaced by each node's position (ids differ between two loads of the same data). */
+/** A stable text of a value (typed arrays and date-times by kind, -0 and NaN apart), for sorting. */
+function key(v: unknown): string {
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'undefined';
+  if (ArrayBuffer.isView(v)) return `${v.constructor.name}[${Array.from(v as unknown as ArrayLike<unknown>, key).join(',')}]`;
+  if (Array.isArray(v)) return `[${v.map(key).join(',')}]`;
+  return `${v.constructor.name}{${Object.entries(v)
+    .map(([k, x]) => `${k}:${key(x)}`)
+    .join(',')}}`;
+}
+
+/**
+ * A dump without ids (they differ between two loads of the same data): nodes in order of
+ * their label and properties, edges by their ends' places in that order.
+ */
 export function canonical(d: Dump): { nodes: unknown[]; edges: unknown[] } {
-  const position = new Map(d.nodes.map((n, i) => [n.id, i]));
-  return {
-    nodes: d.nodes.map((n) => ({ label: n.label, props: n.props })),
-    edges: d.edges.map((e) => ({ from: position.get(e.from), to: position.get(e.to), label: e.label, props: e.props })),
-  };
+  const nodes = d.nodes.map((n) => ({ n, k: `${n.label}|${key(n.props)}` })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  const position = new Map(nodes.map(({ n }, i) => [n.id, i]));
+  const edges = d.edges
+    .map((e) => ({ from: position.get(e.from), to: position.get(e.to), label: e.label, props: e.props }))
+    .sort((a, b) => {
+      const x = key(a);
+      const y = key(b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+  return { nodes: nodes.map(({ n }) => ({ label: n.label, props: n.props })), edges };
 }
