@@ -353,7 +353,7 @@ function csvProperty(
       column.setValue(r, type.array || scalar !== 'string' ? fromText(t, type, ctx.arrayDelimiter) : t);
     } catch (err) {
       if (!(err instanceof CellError)) throw err;
-      bad(ctx, places, filter, r, c, `${name} (${typeName(type)}): ${err.message}`);
+      bad(ctx, places, filter, r, c, `${name}: ${err.message}`);
     }
   }
   return column;

@@ -179,8 +179,8 @@ function snapshot(path: string): string {
 
 const ERRORS: [string, string[], string[], RegExp][] = [
   ['a malformed row', ['uid:ID,name', '1,a', '2,"b'], [':START_ID,:END_ID'], /users\.csv:3:3: a quoted field is never closed/],
-  ['a type that does not parse', ['uid:ID,age:int', '1,12', '2,twelve'], [':START_ID,:END_ID'], /users\.csv:3:3: age \(int\): "twelve" is not an integer/],
-  ['a value out of range', ['uid:ID,age:byte', '1,300'], [':START_ID,:END_ID'], /users\.csv:2:3: age \(byte\): 300 is outside the range of byte/],
+  ['a type that does not parse', ['uid:ID,age:int', '1,12', '2,twelve'], [':START_ID,:END_ID'], /users\.csv:3:3: age: "twelve" is not an integer \(type int\)/],
+  ['a value out of range', ['uid:ID,age:byte', '1,300'], [':START_ID,:END_ID'], /users\.csv:2:3: age: 300 is outside the range of byte/],
   ['a row of the wrong width', ['uid:ID,name', '1,a,extra'], [':START_ID,:END_ID'], /users\.csv:2:1: the row has 3 fields, the header has 2/],
   ['an edge whose end does not exist', ['uid:ID', '1', '2'], [':START_ID,:END_ID', '1,2', '2,9'], /follows\.csv:3:1: the edge's end "9" is no node's key in the global id space/],
   ['a duplicate key', ['uid:ID', '1', '2', '1'], [':START_ID,:END_ID'], /users\.csv:4:1: duplicate key "1" in the global id space/],
