@@ -36,6 +36,9 @@ const LAYERS = {
   // (the rule gateway-uses-only-the-transport below).
   'src/gateway': ['src/server', 'src/observe', 'src/core'],
   workers: ['src/database.ts', 'src/protocol', 'src/store', 'src/plan', 'src/core'],
+  // `trellis import` and `trellis export` (docs/import-export.md): files read and written,
+  // the store's bulk build offline, /v2/query batches online; values as the wire has them.
+  'src/bulk-io': ['src/wire', 'src/store', 'src/core'],
 };
 
 const escapeDots = (path) => path.replace(/[.]/g, '\\.');
@@ -56,6 +59,7 @@ const SRC = [
   'src/observe',
   'src/server',
   'src/gateway',
+  'src/bulk-io',
   'src/index.ts',
   'src/cli.ts',
   'workers',
