@@ -55,7 +55,8 @@ export async function importMain(argv: readonly string[], cwd = process.cwd()): 
   process.on('SIGTERM', onSignal);
   const progress = progressReport(plan.progress);
   try {
-    const summary = plan.data !== undefined ? await importOffline(plan, progress, () => stop) : await importOnline(plan, progress, () => stop);
+    const summary =
+      plan.data !== undefined ? await importOffline(plan, progress, () => stop) : await importOnline(plan, progress, () => stop);
     progress.done();
     console.log(summaryLine(summary));
     return 0;
@@ -120,12 +121,20 @@ export async function exportMain(argv: readonly string[], cwd = process.cwd()): 
   };
   if (raw.data === undefined || raw.out === undefined) return usage('give --data DIR and --out DIR');
   const format = raw.format ?? 'csv';
-  if (!['csv', 'jsonl', 'parquet', 'cypher'].includes(format)) return usage(`--format must be csv, jsonl, parquet or cypher, got "${format}"`);
+  if (!['csv', 'jsonl', 'parquet', 'cypher'].includes(format))
+    return usage(`--format must be csv, jsonl, parquet or cypher, got "${format}"`);
   const progressMode = raw.progress ?? 'auto';
-  if (!['auto', 'bars', 'lines', 'none'].includes(progressMode)) return usage(`--progress must be auto, bars, lines or none, got "${progressMode}"`);
+  if (!['auto', 'bars', 'lines', 'none'].includes(progressMode))
+    return usage(`--progress must be auto, bars, lines or none, got "${progressMode}"`);
   const arrayDelimiter = raw.arrayDelimiter ?? ';';
   if (arrayDelimiter.length !== 1) return usage('--array-delimiter must be one character');
-  const list = (text: string | undefined) => (text === undefined ? null : text.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const list = (text: string | undefined) =>
+    text === undefined
+      ? null
+      : text
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
   const { exportDatabase } = await import('./export.js');
   const progress = progressReport(progressMode as 'auto');
   try {

@@ -219,7 +219,6 @@ export function convertCsv(batch: CsvBatch, fields: readonly Field[], file: stri
   }
   const out = emptyBatch(places);
   const quote = ctx.quote;
-  const bytes = batch.bytes;
   fields.forEach((field, c) => {
     const at = (r: number) => batch.rowField[r]! + c;
     const text = (r: number) => batch.text(at(r), quote);

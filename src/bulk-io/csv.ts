@@ -207,7 +207,13 @@ export class CsvParser {
           if (pos < n) {
             const b = bytes[pos]!;
             if (b !== delimiter && b !== LF && b !== CR) {
-              throw this.errorAt(bytes, rowStart, rowLine, pos, 'text after the closing quote of a field (a quote inside a field is written twice)');
+              throw this.errorAt(
+                bytes,
+                rowStart,
+                rowLine,
+                pos,
+                'text after the closing quote of a field (a quote inside a field is written twice)',
+              );
             }
           }
         } else {
@@ -215,7 +221,14 @@ export class CsvParser {
           while (i < n) {
             const b = bytes[i]!;
             if (b === delimiter || b === LF || b === CR) break;
-            if (b === quote) throw this.errorAt(bytes, rowStart, rowLine, i, 'a quote inside an unquoted field (quote the whole field, and write the quote twice)');
+            if (b === quote)
+              throw this.errorAt(
+                bytes,
+                rowStart,
+                rowLine,
+                i,
+                'a quote inside an unquoted field (quote the whole field, and write the quote twice)',
+              );
             i++;
           }
           if (i >= n && !last) break rows;

@@ -19,6 +19,7 @@ import { ColumnTypes } from './column-types.js';
 import { cellText, csvField, cypherLiteral, cypherMap, cypherName, jsonMember } from './formats.js';
 import { typeName, type ValueType } from './header.js';
 import type { Progress } from './progress.js';
+import type * as HyparquetWriter from 'hyparquet-writer';
 
 export type ExportFormat = 'csv' | 'jsonl' | 'parquet' | 'cypher';
 
@@ -129,7 +130,7 @@ export async function exportDatabase(plan: ExportPlan, progress: Progress): Prom
   }
 }
 
-type ParquetWriter = typeof import('hyparquet-writer');
+type ParquetWriter = typeof HyparquetWriter;
 
 function exportSnapshot(r: SnapshotReader, plan: ExportPlan, progress: Progress, parquet: ParquetWriter | null): ExportSummary {
   const ext = EXTENSION[plan.format];

@@ -99,11 +99,7 @@ export function cypherName(name: string): string {
 
 /** A string as a Cypher literal. */
 function cypherString(s: string): string {
-  return (
-    "'" +
-    s.replace(/[\\'\n\r\t]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : '\\' + c)) +
-    "'"
-  );
+  return "'" + s.replace(/[\\'\n\r\t]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : '\\' + c)) + "'";
 }
 
 /** A value as a Cypher expression (NaN and infinities as divisions, date-times as datetime()). */

@@ -95,7 +95,8 @@ export function parseField(text: string, element: 'node' | 'edge', idType: IdTyp
     const space = (role[2] ?? GLOBAL_SPACE).trim();
     const type = idValueType(idType);
     if (which === 'ID') {
-      if (element !== 'node') throw new HeaderError(`${where}: ID belongs in a node file; an edge file names its ends with :START_ID and :END_ID`);
+      if (element !== 'node')
+        throw new HeaderError(`${where}: ID belongs in a node file; an edge file names its ends with :START_ID and :END_ID`);
       return { role: 'id', name: name.trim(), space, type };
     }
     if (element !== 'edge') throw new HeaderError(`${where}: ${which} belongs in an edge file`);
@@ -113,7 +114,10 @@ export function parseField(text: string, element: 'node' | 'edge', idType: IdTyp
   }
   const type = parseValueType(kind);
   if (type === null) {
-    const base = kind.toLowerCase().replace(/\[\]$/, '').replace(/\{.*\}$/, '');
+    const base = kind
+      .toLowerCase()
+      .replace(/\[\]$/, '')
+      .replace(/\{.*\}$/, '');
     const why = NEO4J_ONLY.includes(base) ? `Trellis has no ${base} type` : `unknown type "${kind}"`;
     throw new HeaderError(`${where}: ${why}; the types are ${SCALAR_TYPES.join(', ')}, each also as an array (type[])`);
   }

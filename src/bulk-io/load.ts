@@ -75,7 +75,9 @@ function byLabel(batch: ParsedBatch, group: FileGroup, file: string): Map<string
   if (batch.labels === null) {
     if (group.label === undefined) {
       const what =
-        group.element === 'node' ? 'label: give one (--nodes Label=FILE) or a :LABEL column' : 'type: give one (--edges Type=FILE) or a :TYPE column';
+        group.element === 'node'
+          ? 'label: give one (--nodes Label=FILE) or a :LABEL column'
+          : 'type: give one (--edges Type=FILE) or a :TYPE column';
       throw new ImportError(file, 1, 1, `the rows have no ${what}`);
     }
     out.set(group.label, null);
@@ -126,7 +128,10 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
     for (const group of plan.nodes) {
       progress.phase(`nodes ${group.label ?? ''}`.trim(), groupBytes(group));
       let bytes = 0;
-      for await (const batch of readGroup(group, options((n) => (bytes += n)))) {
+      for await (const batch of readGroup(
+        group,
+        options((n) => (bytes += n)),
+      )) {
         if (interrupted()) throw new ImportInterrupted();
         const ids = batch.keys === null ? null : spaces.of(batch.spaces.id);
         // Duplicate keys leave the batch before anything of it is loaded.
@@ -164,7 +169,10 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
     for (const group of plan.edges) {
       progress.phase(`edges ${group.label ?? ''}`.trim(), groupBytes(group));
       let bytes = 0;
-      for await (const batch of readGroup(group, options((n) => (bytes += n)))) {
+      for await (const batch of readGroup(
+        group,
+        options((n) => (bytes += n)),
+      )) {
         if (interrupted()) throw new ImportInterrupted();
         const startSpace = spaces.of(batch.spaces.start);
         const endSpace = spaces.of(batch.spaces.end);
@@ -216,4 +224,3 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
   summary.ms = performance.now() - started;
   return summary;
 }
-

@@ -64,7 +64,9 @@ async function waitForIndexes(store: Store, interrupted: () => boolean): Promise
         const op = r.indexOperation(def.operation);
         if (op?.status === 'blocked') {
           const blocker = op.blocker as { message?: string } | undefined;
-          throw new IndexBuildFailed(`the index ${def.spec.kind} on ${def.spec.label}.${def.spec.property} cannot be built: ${blocker?.message ?? 'blocked'}`);
+          throw new IndexBuildFailed(
+            `the index ${def.spec.kind} on ${def.spec.label}.${def.spec.property} cannot be built: ${blocker?.message ?? 'blocked'}`,
+          );
         }
         open.push(def.spec.kind);
       }

@@ -43,7 +43,8 @@ function jsonValue(v: Value): string {
     case 'boolean':
       return String(v);
     case 'number':
-      if (!Number.isFinite(v)) throw new OnlineImportError(`${doubleText(v)} cannot be sent online (JSON numbers are finite); use the offline import`);
+      if (!Number.isFinite(v))
+        throw new OnlineImportError(`${doubleText(v)} cannot be sent online (JSON numbers are finite); use the offline import`);
       return doubleText(v);
     case 'string':
       return JSON.stringify(v);
@@ -192,7 +193,7 @@ class OnlineSink implements Sink {
         for (const cell of cells) text += (text === '' ? '' : ',') + cell(i);
         return asParams ? text : `{${text}}`;
       };
-      for (let at = 0; at < rows.length; ) {
+      for (let at = 0; at < rows.length;) {
         // One request: the first row named, the others in the for_each, under the body limit.
         const firstRow = rows[at]!;
         const first = rowText(firstRow, true);

@@ -142,7 +142,9 @@ function groupFromFlag(text: string, element: 'node' | 'edge', cwd: string): Fil
   const eq = text.indexOf('=');
   const label = eq < 0 ? undefined : text.slice(0, eq).trim();
   if (label !== undefined && label.includes(':')) {
-    throw new UsageError(`--${element === 'node' ? 'nodes' : 'edges'} ${text}: a Trellis ${element} has one label; give one name before "="`);
+    throw new UsageError(
+      `--${element === 'node' ? 'nodes' : 'edges'} ${text}: a Trellis ${element} has one label; give one name before "="`,
+    );
   }
   const files = (eq < 0 ? text : text.slice(eq + 1))
     .split(',')
@@ -159,7 +161,8 @@ const CHARACTER_NAMES: Record<string, string> = { TAB: '\t', '\\t': '\t', COMMA:
 function character(text: string | undefined, fallback: string, flag: string): string {
   if (text === undefined) return fallback;
   const c = CHARACTER_NAMES[text.toUpperCase()] ?? CHARACTER_NAMES[text] ?? text;
-  if (c.length !== 1 || c.charCodeAt(0) > 127) throw new UsageError(`${flag} must be one ASCII character (or TAB), got ${JSON.stringify(text)}`);
+  if (c.length !== 1 || c.charCodeAt(0) > 127)
+    throw new UsageError(`${flag} must be one ASCII character (or TAB), got ${JSON.stringify(text)}`);
   return c;
 }
 
@@ -211,9 +214,11 @@ function readMapping(path: string): { groups: FileGroup[]; options: Record<strin
       const where = `${element}s[${i}]`;
       if (typeof g !== 'object' || g === null) fail(`${where} must be an object`);
       const allowed = ['label', 'type', 'files', 'format', 'header', 'headerLine', 'columns'];
-      for (const key of Object.keys(g)) if (!allowed.includes(key)) fail(`${where}: unknown key "${key}"; known keys: ${allowed.join(', ')}`);
+      for (const key of Object.keys(g))
+        if (!allowed.includes(key)) fail(`${where}: unknown key "${key}"; known keys: ${allowed.join(', ')}`);
       const label = element === 'node' ? g.label : g.type;
-      if (label !== undefined && (typeof label !== 'string' || label === '')) fail(`${where}.${element === 'node' ? 'label' : 'type'} must be a name`);
+      if (label !== undefined && (typeof label !== 'string' || label === ''))
+        fail(`${where}.${element === 'node' ? 'label' : 'type'} must be a name`);
       if (!Array.isArray(g.files) || g.files.length === 0 || !g.files.every((f) => typeof f === 'string')) {
         fail(`${where}.files must be a list of file names`);
       }
@@ -229,7 +234,8 @@ function readMapping(path: string): { groups: FileGroup[]; options: Record<strin
       if (g.headerLine !== undefined && typeof g.headerLine !== 'boolean') fail(`${where}.headerLine must be true or false`);
       const columns = new Map<string, string>();
       if (g.columns !== undefined) {
-        if (typeof g.columns !== 'object' || g.columns === null || Array.isArray(g.columns)) fail(`${where}.columns must map member names to fields`);
+        if (typeof g.columns !== 'object' || g.columns === null || Array.isArray(g.columns))
+          fail(`${where}.columns must map member names to fields`);
         for (const [name, f] of Object.entries(g.columns as Record<string, unknown>)) {
           if (typeof f !== 'string') fail(`${where}.columns.${name} must be a header field such as ":long" or "uid:ID(User)"`);
           columns.set(name, f as string);
@@ -267,7 +273,8 @@ export function importPlan(argv: readonly string[], cwd: string): ImportPlan & {
   const idType = opt('idType', raw.idType) ?? 'string';
   if (idType !== 'string' && idType !== 'integer') throw new UsageError(`--id-type must be "string" or "integer", got "${idType}"`);
   const progress = raw.progress ?? 'auto';
-  if (!['auto', 'bars', 'lines', 'none'].includes(progress)) throw new UsageError(`--progress must be auto, bars, lines or none, got "${progress}"`);
+  if (!['auto', 'bars', 'lines', 'none'].includes(progress))
+    throw new UsageError(`--progress must be auto, bars, lines or none, got "${progress}"`);
   const groups = [...(mapping?.groups ?? [])];
   for (const text of raw.nodes) groups.push(groupFromFlag(text, 'node', cwd));
   for (const text of raw.edges) groups.push(groupFromFlag(text, 'edge', cwd));
@@ -289,7 +296,8 @@ export function importPlan(argv: readonly string[], cwd: string): ImportPlan & {
     batchRows: positive(raw.batchRows, 50_000, '--batch-rows', 1),
   };
   if (plan.help) return plan;
-  if ((plan.data === undefined) === (plan.url === undefined)) throw new UsageError('give exactly one of --data DIR (offline) and --url URL (a running server)');
+  if ((plan.data === undefined) === (plan.url === undefined))
+    throw new UsageError('give exactly one of --data DIR (offline) and --url URL (a running server)');
   if (plan.key !== undefined && plan.url === undefined) throw new UsageError('--key is for --url (a gateway)');
   if (plan.nodes.length + plan.edges.length === 0) throw new UsageError('nothing to import: give --nodes, --edges or --mapping');
   if (plan.delimiter === plan.quote) throw new UsageError('the delimiter and the quote character must differ');
@@ -300,6 +308,8 @@ function parseIndexFlag(text: string): unknown {
   try {
     return parseJson(text);
   } catch (err) {
-    throw new UsageError(`--index ${text}: not JSON (${messageOf(err)}); give a create_index spec such as {"node_equality":{"label":"User","property":"uid","unique":true}}`);
+    throw new UsageError(
+      `--index ${text}: not JSON (${messageOf(err)}); give a create_index spec such as {"node_equality":{"label":"User","property":"uid","unique":true}}`,
+    );
   }
 }

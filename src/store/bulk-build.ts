@@ -258,7 +258,7 @@ export class BulkBuild {
    */
   private fillColumn(propertyId: number, column: BulkColumn, firstId: number, from: number, count: number): void {
     let fill = this.columns.get(propertyId);
-    for (let i = 0; i < count; ) {
+    for (let i = 0; i < count;) {
       const id = firstId + i;
       const block = Math.floor(id / COLUMN_BLOCK);
       const slot = id % COLUMN_BLOCK;
@@ -312,7 +312,14 @@ export class BulkBuild {
       // The adjacency: sorted once, then written in key order, a few thousand blocks per commit.
       const blocks = this.adjacency.prepare(this.nextNode);
       for (let from = 0; from < blocks; from += ADJACENCY_BLOCKS_PER_COMMIT) {
-        this.txn(() => this.adjacency.writeBlocks(from, Math.min(blocks, from + ADJACENCY_BLOCKS_PER_COMMIT), this.dbs.adjacency, this.dbs.adjacencyLists));
+        this.txn(() =>
+          this.adjacency.writeBlocks(
+            from,
+            Math.min(blocks, from + ADJACENCY_BLOCKS_PER_COMMIT),
+            this.dbs.adjacency,
+            this.dbs.adjacencyLists,
+          ),
+        );
       }
       this.txn(() => this.writeMeta());
       await this.env.close();
@@ -356,7 +363,11 @@ export class BulkBuild {
     try {
       renameSync(built, join(this.target, DATA_FILE));
     } catch (err) {
-      throw fsFailure(`cannot move the imported database into ${this.target}`, err, 'the folder is unchanged; fix the cause and import again');
+      throw fsFailure(
+        `cannot move the imported database into ${this.target}`,
+        err,
+        'the folder is unchanged; fix the cause and import again',
+      );
     }
     syncFile(this.target);
     rmSync(this.temp, { recursive: true, force: true });

@@ -197,7 +197,8 @@ export class GraphReadView implements GraphReader {
   }
 
   *edgeRecords(): Iterable<EdgeRecord> {
-    for (const e of this.edgeReader.records()) yield { id: e.id, label: this.dict.name('label', e.labelId), from: e.from, to: e.to, props: e.props };
+    for (const e of this.edgeReader.records())
+      yield { id: e.id, label: this.dict.name('label', e.labelId), from: e.from, to: e.to, props: e.props };
   }
 
   labelId(label: string): number | undefined {

@@ -40,17 +40,24 @@ test('kill -9 during an offline import: the folder holds nothing of it; the next
   try {
     bigFiles(dir.path, 20_000, 400_000);
     const target = join(dir.path, 'db');
-    const child = spawn(process.execPath, [CLI, 'import', '--data', target, '--nodes', 'N=n.csv', '--edges', 'E=e.csv', '--progress', 'none'], {
-      cwd: dir.path,
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'import', '--data', target, '--nodes', 'N=n.csv', '--edges', 'E=e.csv', '--progress', 'none'],
+      {
+        cwd: dir.path,
+        stdio: 'ignore',
+      },
+    );
     const exited = new Promise((r) => child.once('exit', r));
     // Killed once its build is under way, in its temporary folder.
     for (let i = 0; i < 400 && !(existsSync(target) && readdirSync(target).some((f) => f.startsWith('.import-'))); i++) await sleep(10);
     await sleep(150);
     child.kill('SIGKILL');
     await exited;
-    assert.ok(readdirSync(target).some((f) => f.startsWith('.import-')), 'killed while building');
+    assert.ok(
+      readdirSync(target).some((f) => f.startsWith('.import-')),
+      'killed while building',
+    );
     assert.equal(existsSync(join(target, 'data.mdb')), false, 'nothing moved into place');
     assert.deepEqual(await counts(target), [0, 0]);
     const again = await runImportCli(['--data', 'db', '--nodes', 'N=n.csv', '--edges', 'E=e.csv'], dir.path);
@@ -82,7 +89,12 @@ test('kill -9 of the server during an online import: the folder opens with whole
     for (let i = 0; i < 500; i++) {
       const res = await fetch(`${server.url}/v2/query`, {
         method: 'POST',
-        body: JSON.stringify({ request_type: 'read', query: { read: { entries: [{ query: { name: 'r', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['r'] } } }),
+        body: JSON.stringify({
+          request_type: 'read',
+          query: {
+            read: { entries: [{ query: { name: 'r', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['r'] },
+          },
+        }),
       });
       if (((await res.json()) as { r: number[] }).r[0]! >= 1000) break;
       await sleep(10);

@@ -24,13 +24,13 @@ function parse(text: string, step = Infinity): { rows: string[][]; lines: number
     rows.push(...rowsOf(b));
     for (let r = 0; r < b.rows; r++) lines.push(b.rowLine[r]!);
   };
-  for (let at = 0; at < bytes.length; at += Math.min(step, bytes.length)) take(parser.feed(bytes.subarray(at, at + Math.min(step, bytes.length))));
+  for (let at = 0; at < bytes.length; at += Math.min(step, bytes.length))
+    take(parser.feed(bytes.subarray(at, at + Math.min(step, bytes.length))));
   take(parser.finish());
   return { rows, lines };
 }
 
-const SAMPLE =
-  'id,name,note\r\n1,"Smith, Ann","said ""hi""\nand left"\r\n\n2,,""\n3,😀 non-BMP,plain\n4,"",\n"5",last,"no newline at end"';
+const SAMPLE = 'id,name,note\r\n1,"Smith, Ann","said ""hi""\nand left"\r\n\n2,,""\n3,😀 non-BMP,plain\n4,"",\n"5",last,"no newline at end"';
 
 test('RFC 4180: quoted delimiters, doubled quotes, line breaks in fields, CRLF, empty lines, missing against empty', () => {
   const { rows, lines } = parse(SAMPLE);
@@ -55,7 +55,10 @@ test('a trailing delimiter makes an empty last field; another delimiter and quot
   assert.deepEqual(parse('a,b,\n').rows, [['a', 'b', '<missing>']]);
   const parser = new CsvParser({ delimiter: 9, quote: 39 });
   const batch = parser.feed(Buffer.from("x\t'a\tb'\t'it''s'\n"));
-  assert.deepEqual(rowsOf(batch).map((r) => r.map((_, f) => batch.text(batch.rowField[0]! + f, 39))), [['x', 'a\tb', "it's"]]);
+  assert.deepEqual(
+    rowsOf(batch).map((r) => r.map((_, f) => batch.text(batch.rowField[0]! + f, 39))),
+    [['x', 'a\tb', "it's"]],
+  );
 });
 
 test('syntax errors name the line and the column', () => {

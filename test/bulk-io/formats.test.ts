@@ -45,7 +45,10 @@ test('Parquet written by another tool: keys by column name, types from the schem
         since: arrow.vectorFromArray([1833, 1950], new arrow.Int32()),
       }),
     );
-    const run = await runImportCli(['--data', 'db', '--id-type', 'integer', '--nodes', 'Person=people.parquet', '--edges', 'KNOWS=knows.parquet'], dir.path);
+    const run = await runImportCli(
+      ['--data', 'db', '--id-type', 'integer', '--nodes', 'Person=people.parquet', '--edges', 'KNOWS=knows.parquet'],
+      dir.path,
+    );
     assert.equal(run.code, 0, run.err);
     const { nodes, edges } = await dump(join(dir.path, 'db'));
     assert.deepStrictEqual(
@@ -107,7 +110,10 @@ test('JSON Lines: undeclared members as untyped values, declared ones by the map
     });
     assert.deepStrictEqual(nodes[1]!.props, { id: 'b', n: 9007199254740993n });
     assert.deepEqual(edges[0]!.props, { w: 2n });
-    const bad = await runImportCli(['--data', 'db2', '--nodes', 'D=bad.jsonl'], (writeLines(dir.path, 'bad.jsonl', ['{"id:ID": 1}', '[1]']), dir.path));
+    const bad = await runImportCli(
+      ['--data', 'db2', '--nodes', 'D=bad.jsonl'],
+      (writeLines(dir.path, 'bad.jsonl', ['{"id:ID": 1}', '[1]']), dir.path),
+    );
     assert.equal(bad.code, 1);
     assert.match(bad.err, /bad\.jsonl:2:1: each line must hold one JSON object/);
   } finally {

@@ -19,14 +19,18 @@ const users = (dir: string) =>
     '2,"Babbage, Charles",79,-0.0,false,1791-12-26,engines,1;2,junk',
     '3,,,NaN,,,"",,',
   ]);
-const follows = (dir: string) => writeLines(dir, 'follows.csv', [':START_ID(User),:END_ID(User),since:long', '1,2,1833', '2,1,1834', '3,3,']);
+const follows = (dir: string) =>
+  writeLines(dir, 'follows.csv', [':START_ID(User),:END_ID(User),since:long', '1,2,1833', '2,1,1834', '3,3,']);
 
 test('nodes and edges from neo4j-admin headers: types, arrays, vectors, missing against empty, :IGNORE', async () => {
   const dir = tempDir();
   try {
     users(dir.path);
     follows(dir.path);
-    const run = await runImportCli(['--data', 'db', '--nodes', 'User=users.csv', '--edges', 'FOLLOWS=follows.csv', '--id-type', 'integer'], dir.path);
+    const run = await runImportCli(
+      ['--data', 'db', '--nodes', 'User=users.csv', '--edges', 'FOLLOWS=follows.csv', '--id-type', 'integer'],
+      dir.path,
+    );
     assert.equal(run.code, 0, run.err);
     assert.match(run.out, /3 nodes and 3 edges in .*no row rejected/);
     const { nodes, edges } = await dump(join(dir.path, 'db'));
@@ -96,7 +100,11 @@ test('a header file and data files in one group, :LABEL and :TYPE columns, id sp
     writeLines(dir.path, 'people-1.tsv.gz', ['1\tAda\tPerson', '2\tAlan\tScientist']);
     writeLines(dir.path, 'people-2.tsv', ['3\tGrace\tPerson']);
     writeLines(dir.path, 'cities.tsv', ['cid:ID(City)\tname', '1\tLondon']);
-    writeLines(dir.path, 'rels.tsv', [':START_ID(Person)\t:END_ID(City)\t:TYPE\tyears:int[]', '1\t1\tLIVED_IN\t1815;1852', '3\t1\tVISITED\t']);
+    writeLines(dir.path, 'rels.tsv', [
+      ':START_ID(Person)\t:END_ID(City)\t:TYPE\tyears:int[]',
+      '1\t1\tLIVED_IN\t1815;1852',
+      '3\t1\tVISITED\t',
+    ]);
     const run = await runImportCli(
       [
         '--data',
@@ -125,7 +133,12 @@ test('a header file and data files in one group, :LABEL and :TYPE columns, id sp
     );
     // Person 1 and City 1 are different keys: the edges reach the city.
     assert.deepEqual(
-      edges.map((e) => [e.label, nodes.find((n) => n.id === e.from)!.props.name, nodes.find((n) => n.id === e.to)!.props.name, e.props.years]),
+      edges.map((e) => [
+        e.label,
+        nodes.find((n) => n.id === e.from)!.props.name,
+        nodes.find((n) => n.id === e.to)!.props.name,
+        e.props.years,
+      ]),
       [
         ['LIVED_IN', 'Ada', 'London', BigInt64Array.from([1815n, 1852n])],
         ['VISITED', 'Grace', 'London', undefined],
@@ -179,12 +192,32 @@ function snapshot(path: string): string {
 
 const ERRORS: [string, string[], string[], RegExp][] = [
   ['a malformed row', ['uid:ID,name', '1,a', '2,"b'], [':START_ID,:END_ID'], /users\.csv:3:3: a quoted field is never closed/],
-  ['a type that does not parse', ['uid:ID,age:int', '1,12', '2,twelve'], [':START_ID,:END_ID'], /users\.csv:3:3: age: "twelve" is not an integer \(type int\)/],
+  [
+    'a type that does not parse',
+    ['uid:ID,age:int', '1,12', '2,twelve'],
+    [':START_ID,:END_ID'],
+    /users\.csv:3:3: age: "twelve" is not an integer \(type int\)/,
+  ],
   ['a value out of range', ['uid:ID,age:byte', '1,300'], [':START_ID,:END_ID'], /users\.csv:2:3: age: 300 is outside the range of byte/],
-  ['a row of the wrong width', ['uid:ID,name', '1,a,extra'], [':START_ID,:END_ID'], /users\.csv:2:1: the row has 3 fields, the header has 2/],
-  ['an edge whose end does not exist', ['uid:ID', '1', '2'], [':START_ID,:END_ID', '1,2', '2,9'], /follows\.csv:3:1: the edge's end "9" is no node's key in the global id space/],
+  [
+    'a row of the wrong width',
+    ['uid:ID,name', '1,a,extra'],
+    [':START_ID,:END_ID'],
+    /users\.csv:2:1: the row has 3 fields, the header has 2/,
+  ],
+  [
+    'an edge whose end does not exist',
+    ['uid:ID', '1', '2'],
+    [':START_ID,:END_ID', '1,2', '2,9'],
+    /follows\.csv:3:1: the edge's end "9" is no node's key in the global id space/,
+  ],
   ['a duplicate key', ['uid:ID', '1', '2', '1'], [':START_ID,:END_ID'], /users\.csv:4:1: duplicate key "1" in the global id space/],
-  ['an unknown type', ['uid:ID,where:point'], [':START_ID,:END_ID'], /users\.csv:1:1: header field "where:point": Trellis has no point type/],
+  [
+    'an unknown type',
+    ['uid:ID,where:point'],
+    [':START_ID,:END_ID'],
+    /users\.csv:1:1: header field "where:point": Trellis has no point type/,
+  ],
 ];
 
 for (const [name, nodeLines, edgeLines, message] of ERRORS) {
@@ -197,7 +230,12 @@ for (const [name, nodeLines, edgeLines, message] of ERRORS) {
       const db = await open(join(dir.path, 'db'));
       await db.query({
         request_type: 'write',
-        query: { write: { entries: [{ query: { root: { create_index: { spec: { node_equality: { label: 'U', property: 'uid', unique: false } } } } } }], returns: [] } },
+        query: {
+          write: {
+            entries: [{ query: { root: { create_index: { spec: { node_equality: { label: 'U', property: 'uid', unique: false } } } } } }],
+            returns: [],
+          },
+        },
       });
       await db.close();
       const before = snapshot(join(dir.path, 'db'));

@@ -18,7 +18,9 @@ const count = async (url: string, root: unknown): Promise<number> => {
   });
   return ((await res.json()) as { r: number[] }).r[0]!;
 };
-const nodes = (label: string) => ({ count: { input: { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: label } } } } } } } });
+const nodes = (label: string) => ({
+  count: { input: { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: label } } } } } } },
+});
 const edges = (label: string) => ({ count: { input: { out_e: { input: { nodes: { reference: 'all' } }, label } } } });
 
 describe('online import', () => {
@@ -51,7 +53,10 @@ describe('online import', () => {
   });
 
   test('into a running server in batches: every row, missing properties kept missing', async () => {
-    const run = await runImportCli(['--url', server.url, '--batch-rows', '64', '--nodes', 'Person=people.csv', '--edges', 'KNOWS=knows.csv'], dir.path);
+    const run = await runImportCli(
+      ['--url', server.url, '--batch-rows', '64', '--nodes', 'Person=people.csv', '--edges', 'KNOWS=knows.csv'],
+      dir.path,
+    );
     assert.equal(run.code, 0, run.err);
     assert.match(run.out, /300 nodes and 1,000 edges/);
     assert.equal(await count(server.url, nodes('Person')), 300);

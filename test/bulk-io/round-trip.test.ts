@@ -80,7 +80,10 @@ for (const format of ['csv', 'jsonl', 'parquet'] as const) {
       if (format === 'csv') {
         const header = readFileSync(join(dir.path, 'out', 'nodes-1-Person.csv'), 'utf8').split('\n')[0]!;
         assert.match(header, /^:ID,name:string,emoji:string,empty:string,big:long,small:long,f:json,negZero:double,/);
-        assert.match(header, /vec:float\[\],f64s:double\[\],i64s:long\[\],tags:string\[\],flags:boolean\[\],yes:boolean,dates:datetime\[\],nothing:json/);
+        assert.match(
+          header,
+          /vec:float\[\],f64s:double\[\],i64s:long\[\],tags:string\[\],flags:boolean\[\],yes:boolean,dates:datetime\[\],nothing:json/,
+        );
       }
     } finally {
       dir.remove();
@@ -114,7 +117,7 @@ test('the Cypher script recreates the graph in a Cypher database (here Trellis i
   try {
     const db = await open(join(dir.path, 'a'));
     await db.store.write((w) => {
-      const a = w.createNode('Person', { name: "O'Hara \\ \"q\"\nx", n: 5n, f: 2.5, ok: true, tags: ['x', 'y'] });
+      const a = w.createNode('Person', { name: 'O\'Hara \\ "q"\nx', n: 5n, f: 2.5, ok: true, tags: ['x', 'y'] });
       const b = w.createNode('Robot model', { name: 'R2' });
       w.createEdge('KNOWS', a, b, { since: 1977n });
       w.createEdge('KNOWS', b, b, {});
@@ -133,10 +136,7 @@ test('the Cypher script recreates the graph in a Cypher database (here Trellis i
       query: { read: { entries: [{ query: { name: 'r', root: { nodes: { reference: 'all' } } } }], returns: ['r'] } },
     })) as { r: { $label: string; name: string; __trellis_id?: unknown }[] };
     await target.close();
-    assert.deepEqual(
-      canonical(await dump(join(dir.path, 'b'))),
-      canonical(await dump(join(dir.path, 'a'))),
-    );
+    assert.deepEqual(canonical(await dump(join(dir.path, 'b'))), canonical(await dump(join(dir.path, 'a'))));
     assert.equal(rows.r.length, 2);
   } finally {
     dir.remove();
