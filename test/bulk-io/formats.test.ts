@@ -139,7 +139,7 @@ test('progress: a bar per phase when asked (a terminal gets them by default), pl
     const plain = await run(['--data', 'a']);
     assert.match(plain, /^nodes N: 2,000 rows in [\d.]+ s$/m, 'not a terminal: plain lines');
     assert.match(plain, /^adjacency: 0 rows in [\d.]+ s$/m);
-    assert.match(plain, /^trellis import: 2,000 nodes and 0 edges in [\d.]+ s \([\d,]+ rows\/s\), no row rejected$/m);
+    assert.match(plain, /^trellis import: 2,000 nodes and 0 edges in [\d.]+ s \([\d,]+ rows\/s, peak RSS \d+ MiB\), no row rejected$/m);
     const bars = await run(['--data', 'b', '--progress', 'bars']);
     assert.match(bars, /nodes N\s+[█░]+ 100% \| [\d.]+ MiB \| 2,000 rows \| [\d,]+ rows\/s \| ETA/);
     const none = await run(['--data', 'c', '--progress', 'none']);
