@@ -62,13 +62,15 @@ async function check(path: string, size: SizeName, seed: number): Promise<void> 
     const { nodes, edges } = SIZES[size];
     const list = generateEdges(seed, SIZES[size]);
     const expected = new Map<number, number[]>();
-    for (let k = 0; k < list.from.length; k++) if (list.from[k]! < 10) (expected.get(list.from[k]!) ?? expected.set(list.from[k]!, []).get(list.from[k]!)!).push(list.to[k]!);
+    for (let k = 0; k < list.from.length; k++)
+      if (list.from[k]! < 10) (expected.get(list.from[k]!) ?? expected.set(list.from[k]!, []).get(list.from[k]!)!).push(list.to[k]!);
     db.store.read((r) => {
       if (r.nodeCount() !== nodes || r.edgeCount() !== edges) throw new Error(`${path}: ${r.nodeCount()} nodes, ${r.edgeCount()} edges`);
       for (let uid = 0; uid < 10; uid++) {
         const got = r.neighbourIds(uid, 'out', 'FOLLOWS').map((id) => Number(r.getNode(id)!.props.uid));
         const want = [...new Set(expected.get(uid) ?? [])].sort((a, b) => a - b);
-        if (JSON.stringify(got.sort((a, b) => a - b)) !== JSON.stringify(want)) throw new Error(`${path}: user ${uid} follows ${got}, expected ${want}`);
+        if (JSON.stringify(got.sort((a, b) => a - b)) !== JSON.stringify(want))
+          throw new Error(`${path}: user ${uid} follows ${got}, expected ${want}`);
       }
     });
   } finally {
@@ -80,7 +82,11 @@ async function kuzu(files: DatasetFiles): Promise<Run> {
   const r = await child([KUZU_COPY, '--users', files.users, '--follows', files.follows]);
   if (r.code !== 0) throw new Error(`kuzu-copy failed: ${r.out}`);
   const line = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, number>;
-  return { ms: line.copyFrom!, rssMb: line.rssMb!, detail: { copyNodes: line.copyNodes!, copyEdges: line.copyEdges!, processMs: Math.round(r.ms) } };
+  return {
+    ms: line.copyFrom!,
+    rssMb: line.rssMb!,
+    detail: { copyNodes: line.copyNodes!, copyEdges: line.copyEdges!, processMs: Math.round(r.ms) },
+  };
 }
 
 async function trellisOffline(files: DatasetFiles, size: SizeName, seed: number): Promise<Run> {
@@ -98,7 +104,7 @@ async function trellisOffline(files: DatasetFiles, size: SizeName, seed: number)
 
 /** A server on a fresh folder; stop() returns its peak RSS (MB). */
 async function server(dir: string): Promise<{ url: string; stop(): Promise<number> }> {
-  const proc = spawn(process.execPath, [CLI, '--port', '0', '--data', dir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [CLI, '--port', '0', '--data', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
     proc.stdout.on('data', (d: Buffer) => {
@@ -150,7 +156,8 @@ async function main(argv: string[]): Promise<void> {
   const rounds = Number(get('--rounds', '3'));
   const systems = get('--systems', 'kuzu,trellis,trellis-http').split(',');
   const seed = Number(get('--seed', String(DEFAULT_SEED)));
-  if (systems.includes('kuzu') && !existsSync(KUZU_COPY)) throw new Error(`${KUZU_COPY} is missing: run npm run bench:peers once (it installs and builds bench/peers)`);
+  if (systems.includes('kuzu') && !existsSync(KUZU_COPY))
+    throw new Error(`${KUZU_COPY} is missing: run npm run bench:peers once (it installs and builds bench/peers)`);
   const results: Record<string, Record<string, { medianMs: number; medianRssMb: number; runs: Run[] }>> = {};
   for (const size of sizes) {
     const dir = mkdtempSync(join(tmpdir(), 'bench-import-files-'));
@@ -163,9 +170,15 @@ async function main(argv: string[]): Promise<void> {
         const order = systems.map((_, i) => systems[(i + round) % systems.length]!);
         for (const system of order) {
           const run =
-            system === 'kuzu' ? await kuzu(files) : system === 'trellis' ? await trellisOffline(files, size, seed) : await trellisOnline(files, size, seed);
+            system === 'kuzu'
+              ? await kuzu(files)
+              : system === 'trellis'
+                ? await trellisOffline(files, size, seed)
+                : await trellisOnline(files, size, seed);
           (runs[system] ??= []).push(run);
-          process.stderr.write(`[${size} round ${round + 1}] ${system}: ${run.ms} ms, peak RSS ${run.rssMb} MB ${JSON.stringify(run.detail)}\n`);
+          process.stderr.write(
+            `[${size} round ${round + 1}] ${system}: ${run.ms} ms, peak RSS ${run.rssMb} MB ${JSON.stringify(run.detail)}\n`,
+          );
         }
       }
       results[size] = Object.fromEntries(

@@ -39,16 +39,30 @@ const same = (a: ValueType, b: ValueType) => a.scalar === b.scalar && a.array ==
 
 /** Folds the types of one property's values: one type for all, or json. */
 export class ColumnTypes {
-  readonly types = new Map<string, ValueType>();
+  private readonly seen = new Map<string, ValueType>();
+  /** Properties holding an empty plain array somewhere: it reads back from "" as any plain array type. */
+  private readonly emptyLists = new Set<string>();
   /** Property names in first-seen order. */
   readonly names: string[] = [];
 
   see(name: string, v: Value, arrayDelimiter: string): void {
+    if (!this.seen.has(name) && !this.emptyLists.has(name)) this.names.push(name);
+    if (Array.isArray(v) && v.length === 0) {
+      this.emptyLists.add(name);
+      return;
+    }
     const type = typeOfValue(v, arrayDelimiter);
-    const known = this.types.get(name);
-    if (known === undefined) {
-      this.types.set(name, type);
-      this.names.push(name);
-    } else if (!same(known, type)) this.types.set(name, JSON_TYPE);
+    const known = this.seen.get(name);
+    if (known === undefined) this.seen.set(name, type);
+    else if (!same(known, type)) this.seen.set(name, JSON_TYPE);
+  }
+
+  /** The type of a property seen. */
+  typeOf(name: string): ValueType {
+    const type = this.seen.get(name);
+    if (!this.emptyLists.has(name)) return type!;
+    if (type === undefined) return { scalar: 'string', array: true };
+    const plainList = type.array && (type.scalar === 'string' || type.scalar === 'boolean' || type.scalar === 'datetime');
+    return plainList ? type : JSON_TYPE;
   }
 }

@@ -242,7 +242,7 @@ interface FormatWriter {
 function formatWriter(plan: ExportPlan, parquet: ParquetWriter | null): FormatWriter {
   const out = (g: Group) => join(plan.out, g.file);
   const d = plan.arrayDelimiter;
-  const typeOf = (g: Group, name: string) => g.types.types.get(name)!;
+  const typeOf = (g: Group, name: string) => g.types.typeOf(name);
   switch (plan.format) {
     case 'csv':
       return {
@@ -356,7 +356,7 @@ function manifest(plan: ExportPlan, nodeGroups: Map<string, Group>, edgeGroups: 
   const columns = (g: Group) => {
     // CSV headers carry their types; JSON Lines and Parquet members are declared here.
     if (plan.format === 'csv') return undefined;
-    return Object.fromEntries(g.types.names.map((n) => [n, `:${typeName(g.types.types.get(n)!)}`]));
+    return Object.fromEntries(g.types.names.map((n) => [n, `:${typeName(g.types.typeOf(n))}`]));
   };
   const entry = (g: Group, key: 'label' | 'type') => ({ [key]: g.label, files: [g.file], columns: columns(g) });
   return {
