@@ -130,18 +130,17 @@ async function trellisOnline(files: DatasetFiles, size: SizeName, seed: number):
   const dir = mkdtempSync(join(tmpdir(), 'bench-import-http-'));
   try {
     const s = await server(join(dir, 'db'));
-    let r;
+    let r: Awaited<ReturnType<typeof child>>;
+    let serverRss: number;
     try {
       r = await child([CLI, 'import', '--url', s.url, '--mapping', files.mapping, '--progress', 'none']);
     } finally {
-      const serverRss = await s.stop();
-      if (r !== undefined && r.code === 0) {
-        const summary = summaryOf(r.out);
-        await check(join(dir, 'db'), size, seed);
-        return { ms: Math.round(r.ms), rssMb: summary.rssMb, detail: { reported: summary.ms, serverRssMb: serverRss } };
-      }
+      serverRss = await s.stop();
     }
-    throw new Error(`trellis import --url failed: ${r.out}`);
+    if (r.code !== 0) throw new Error(`trellis import --url failed: ${r.out}`);
+    const summary = summaryOf(r.out);
+    await check(join(dir, 'db'), size, seed);
+    return { ms: Math.round(r.ms), rssMb: summary.rssMb, detail: { reported: summary.ms, serverRssMb: serverRss } };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -143,7 +143,12 @@ export class CsvParser {
   private line = 1;
   private readonly batch = new CsvBatch();
 
-  constructor(private readonly options: CsvOptions) {}
+  /** 1 for the bytes that end an unquoted field's scan: the delimiter, the quote, CR and LF. */
+  private readonly special = new Uint8Array(256);
+
+  constructor(private readonly options: CsvOptions) {
+    for (const b of [options.delimiter, options.quote, LF, CR]) this.special[b] = 1;
+  }
 
   feed(chunk: Buffer): CsvBatch {
     const bytes = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
@@ -158,6 +163,7 @@ export class CsvParser {
     const batch = this.batch;
     batch.reset(bytes);
     const { delimiter, quote } = this.options;
+    const special = this.special;
     const n = bytes.length;
     let line = this.line;
     let pos = 0;
@@ -217,19 +223,17 @@ export class CsvParser {
             }
           }
         } else {
+          // One table look-up per byte: the delimiter, the quote and line breaks stop the scan.
           let i = pos;
-          while (i < n) {
-            const b = bytes[i]!;
-            if (b === delimiter || b === LF || b === CR) break;
-            if (b === quote)
-              throw this.errorAt(
-                bytes,
-                rowStart,
-                rowLine,
-                i,
-                'a quote inside an unquoted field (quote the whole field, and write the quote twice)',
-              );
-            i++;
+          while (i < n && special[bytes[i]!] === 0) i++;
+          if (i < n && bytes[i] === quote) {
+            throw this.errorAt(
+              bytes,
+              rowStart,
+              rowLine,
+              i,
+              'a quote inside an unquoted field (quote the whole field, and write the quote twice)',
+            );
           }
           if (i >= n && !last) break rows;
           batch.start[f] = pos;

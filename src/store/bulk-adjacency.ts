@@ -17,13 +17,33 @@ class U32Log {
   n = 0;
   values = new Uint32Array(1 << 16);
 
-  push(v: number): void {
-    if (this.n === this.values.length) {
-      const grown = new Uint32Array(this.values.length * 2);
-      grown.set(this.values);
-      this.values = grown;
+  /** Room for `more` values. */
+  private reserve(more: number): void {
+    if (this.n + more <= this.values.length) return;
+    let size = this.values.length * 2;
+    while (size < this.n + more) size *= 2;
+    const grown = new Uint32Array(size);
+    grown.set(this.values.subarray(0, this.n));
+    this.values = grown;
+  }
+
+  /** Values [from, from + count) of a list (converted to u32 by the typed-array copy). */
+  append(values: ArrayLike<number>, from: number, count: number): void {
+    this.reserve(count);
+    if (ArrayBuffer.isView(values)) {
+      const view = values as unknown as Float64Array;
+      this.values.set(view.subarray(from, from + count), this.n);
+    } else {
+      for (let i = 0; i < count; i++) this.values[this.n + i] = values[from + i]!;
     }
-    this.values[this.n++] = v;
+    this.n += count;
+  }
+
+  /** The numbers first, first + 1, ..., count of them. */
+  sequence(first: number, count: number): void {
+    this.reserve(count);
+    for (let i = 0; i < count; i++) this.values[this.n + i] = first + i;
+    this.n += count;
   }
 }
 
@@ -47,15 +67,16 @@ export const BULK_ID_LIMIT = 2 ** 32 - 1;
 export class AdjacencyBuild {
   private readonly byLabel = new Map<number, LabelEdges>();
 
-  add(labelId: number, from: number, to: number, edge: number): void {
+  /** Logs edges [at, at + count) of the lists, whose ids are first, first + 1, ... */
+  add(labelId: number, from: ArrayLike<number>, to: ArrayLike<number>, at: number, count: number, first: number): void {
     let log = this.byLabel.get(labelId);
     if (log === undefined) {
       log = { from: new U32Log(), to: new U32Log(), ids: new U32Log() };
       this.byLabel.set(labelId, log);
     }
-    log.from.push(from);
-    log.to.push(to);
-    log.ids.push(edge);
+    log.from.append(from, at, count);
+    log.to.append(to, at, count);
+    log.ids.sequence(first + at, count);
   }
 
   private sorted: { labelId: number; out: Lists; in: Lists }[] = [];

@@ -208,12 +208,9 @@ export class BulkBuild {
         for (let i = at; i < end; i++) {
           writer.reset();
           const length = columns.length > 0 && writer.map(i) > 0 ? writer.length : 0;
-          const id = first + i;
-          const a = from[i]!;
-          const b = to[i]!;
-          this.edges.putEncoded(id, labelId, a, b, writer.buffer, length);
-          this.adjacency.add(labelId, a, b, id);
+          this.edges.putEncoded(first + i, labelId, from[i]!, to[i]!, writer.buffer, length);
         }
+        this.adjacency.add(labelId, from, to, at, end - at, first);
         this.edges.flush();
       });
       at = end;
