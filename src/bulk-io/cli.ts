@@ -11,9 +11,7 @@ import { HeaderError } from './header.js';
 import { ImportInterrupted, type Summary } from './load.js';
 import { importOffline, IndexBuildFailed } from './offline.js';
 import { IMPORT_USAGE, importPlan, UsageError, type ImportPlan } from './plan.js';
-import { progressReport, seconds } from './progress.js';
-
-const count = (n: number) => n.toLocaleString('en-US');
+import { count, progressReport, seconds } from './progress.js';
 
 function summaryLine(s: Summary): string {
   const rate = s.ms > 0 ? Math.round(((s.nodes + s.edges) * 1000) / s.ms) : 0;

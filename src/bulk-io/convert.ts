@@ -11,6 +11,9 @@ import { CellError, fromNative, fromText, isIntType, parseDouble, parseFloat32, 
 import { PLAIN, type CsvBatch } from './csv.js';
 import { GLOBAL_SPACE, parseField, typeName, type Field, type IdType, type ValueType } from './header.js';
 
+/** The read batch's row of kept row i. */
+export const rowIndex = (batch: ParsedBatch, i: number): number => (batch.rowOf === null ? i : batch.rowOf[i]!);
+
 /** A key of an id space: integer keys as numbers (or bigints), others as text. */
 export type Key = string | number | bigint;
 
@@ -56,8 +59,11 @@ export interface ParsedBatch {
   ends: Key[] | null;
   /** The id spaces of the keys, the starts and the ends (header.ts GLOBAL_SPACE: none named). */
   spaces: { id: string; start: string; end: string };
-  /** Where each kept row is (for errors found later: a duplicate key, a missing end). */
-  readonly rowOf: number[];
+  /**
+   * The row of the read batch each kept row was (for errors found later: a duplicate key,
+   * a missing end); null when every row was kept (row i is row i).
+   */
+  readonly rowOf: readonly number[] | null;
   readonly places: RowPlaces;
 }
 
@@ -286,8 +292,17 @@ function csvKeys(
     try {
       let key: Key;
       if (ints) {
-        const quick = kind[f] === PLAIN ? quickNumber(bytes, start[f]!, end[f]!, false) : NaN;
-        key = quick === quick ? quick : parseInteger(batch.text(f, ctx.quote), 'long');
+        // Plain digits (up to 15) straight from the bytes; anything else by the text.
+        let v = 0;
+        let s = start[f]!;
+        const e = end[f]!;
+        const plain = kind[f] === PLAIN && e - s <= 15;
+        for (; plain && s < e; s++) {
+          const d = bytes[s]! - 48;
+          if (d < 0 || d > 9) break;
+          v = v * 10 + d;
+        }
+        key = plain && s === e ? v : parseInteger(batch.text(f, ctx.quote), 'long');
       } else key = batch.text(f, ctx.quote);
       keys[r] = key;
       if (column !== null) {
@@ -361,6 +376,7 @@ function csvProperty(
 /** A batch under construction. */
 interface Building extends ParsedBatch {
   builders: ColumnBuilder[];
+  rowOf: number[] | null;
 }
 
 function emptyBatch(places: RowPlaces): Building {
@@ -372,7 +388,7 @@ function emptyBatch(places: RowPlaces): Building {
     starts: null,
     ends: null,
     spaces: { id: GLOBAL_SPACE, start: GLOBAL_SPACE, end: GLOBAL_SPACE },
-    rowOf: [],
+    rowOf: null,
     places,
     builders: [],
   };
@@ -386,7 +402,11 @@ function finishBatch(out: Building, rows: number, filter: RowFilter): ParsedBatc
   if (out.labels !== null) out.labels = filter.compact(out.labels);
   if (out.starts !== null) out.starts = filter.compact(out.starts);
   if (out.ends !== null) out.ends = filter.compact(out.ends);
-  for (let r = 0; r < rows; r++) if (filter.kept(r)) out.rowOf.push(r);
+  if (filter.keep !== null) {
+    const rowOf: number[] = [];
+    for (let r = 0; r < rows; r++) if (filter.kept(r)) rowOf.push(r);
+    out.rowOf = rowOf;
+  }
   return out;
 }
 

@@ -33,11 +33,16 @@ export class IdSpace {
   }
 
   get(key: Key): number | undefined {
-    const k = normal(key);
-    if (typeof k === 'number' && k >= 0 && k < this.dense.length) {
-      const v = this.dense[k]!;
-      if (v !== 0) return v - 1;
+    // Numbers first: every edge end is looked up here.
+    if (typeof key === 'number') {
+      if (key >= 0 && key < this.dense.length) {
+        const v = this.dense[key]!;
+        if (v !== 0) return v - 1;
+      }
+      return this.map.get(key);
     }
+    const k = normal(key);
+    if (typeof k === 'number') return this.get(k);
     return this.map.get(k);
   }
 

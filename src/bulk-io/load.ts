@@ -6,7 +6,7 @@
  * import at its row, or is a reject with --skip-bad-rows.
  */
 import type { BulkColumn } from '../store/bulk-build.js';
-import { ImportError, type Key, type ParsedBatch } from './convert.js';
+import { ImportError, rowIndex, type Key, type ParsedBatch } from './convert.js';
 import { GLOBAL_SPACE } from './header.js';
 import { IdSpaces } from './id-spaces.js';
 import type { ImportPlan } from './plan.js';
@@ -60,7 +60,7 @@ export function selectRows(batch: ParsedBatch, rows: readonly number[]): ParsedB
     labels: pick(batch.labels),
     starts: pick(batch.starts),
     ends: pick(batch.ends),
-    rowOf: rows.map((r) => batch.rowOf[r]!),
+    rowOf: rows.map((r) => rowIndex(batch, r)),
     spaces: batch.spaces,
     places: batch.places,
   };
@@ -86,7 +86,7 @@ function byLabel(batch: ParsedBatch, group: FileGroup, file: string): Map<string
   for (let i = 0; i < batch.count; i++) {
     const label = batch.labels[i] ?? group.label;
     if (label === undefined) {
-      const { line } = batch.places.position(batch.rowOf[i]!, -1);
+      const { line } = batch.places.position(rowIndex(batch, i), -1);
       throw new ImportError(
         batch.places.file,
         line,
@@ -118,7 +118,7 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
     onBytes,
   });
   const rowFailed = (batch: ParsedBatch, i: number, reason: string): void => {
-    const r = batch.rowOf[i]!;
+    const r = rowIndex(batch, i);
     const { line } = batch.places.position(r, -1);
     const reject = { file: batch.places.file, line, column: 1, reason, row: batch.places.raw(r) };
     if (rejects.handler === undefined) throw new ImportError(reject.file, line, 1, reason);

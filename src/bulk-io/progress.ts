@@ -20,7 +20,8 @@ export type Mode = 'auto' | 'bars' | 'lines' | 'none';
 /** Seconds between plain lines. */
 const LINE_EVERY_MS = 2000;
 
-const count = (n: number) => Math.round(n).toLocaleString('en-US');
+/** A count with thousands separators (toLocaleString loads ICU's data: 0.2 s on its first call). */
+export const count = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
 
 export function seconds(ms: number): string {
