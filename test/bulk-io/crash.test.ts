@@ -73,6 +73,30 @@ test('kill -9 during an offline import: the folder holds nothing of it; the next
   }
 });
 
+test('Ctrl+C during an offline import: it stops, says so, exits 130, and the folder is as it was', async () => {
+  const dir = tempDir();
+  try {
+    bigFiles(dir.path, 20_000, 400_000);
+    const target = join(dir.path, 'db');
+    const child = spawn(process.execPath, [CLI, 'import', '--data', target, '--nodes', 'N=n.csv', '--edges', 'E=e.csv', '--progress', 'none'], {
+      cwd: dir.path,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    for (let i = 0; i < 400 && !(existsSync(target) && readdirSync(target).some((f) => f.startsWith('.import-'))); i++) await sleep(10);
+    child.kill('SIGINT');
+    const code = await exited;
+    assert.equal(code, 130, err);
+    assert.match(err, /interrupted; .*db is as it was before the import/);
+    assert.deepEqual(readdirSync(target), [], 'the temporary folder and the lock are gone');
+    assert.deepEqual(await counts(target), [0, 0]);
+  } finally {
+    dir.remove();
+  }
+});
+
 test('kill -9 of the server during an online import: the folder opens with whole batches only', async () => {
   const dir = tempDir();
   try {
