@@ -63,10 +63,8 @@ async function waitForIndexes(store: Store, interrupted: () => boolean): Promise
         if (def.state !== 'building') continue;
         const op = r.indexOperation(def.operation);
         if (op?.status === 'blocked') {
-          const blocker = op.blocker as { message?: string } | undefined;
-          throw new IndexBuildFailed(
-            `the index ${def.spec.kind} on ${def.spec.label}.${def.spec.property} cannot be built: ${blocker?.message ?? 'blocked'}`,
-          );
+          const why = typeof op.message === 'string' ? op.message : 'blocked';
+          throw new IndexBuildFailed(`the index ${def.spec.kind} on ${def.spec.label}.${def.spec.property} cannot be built: ${why}`);
         }
         open.push(def.spec.kind);
       }

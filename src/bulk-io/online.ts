@@ -17,6 +17,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { DateTime, type Value } from '../core/value.js';
+import type { IndexSpec } from '../core/index-spec.js';
 import { cellOf, type BulkColumn } from '../store/bulk-columns.js';
 import { doubleText } from './formats.js';
 import { runImport, type Sink, type Summary } from './load.js';
@@ -250,15 +251,58 @@ class OnlineSink implements Sink {
   }
 }
 
+/** How often an index build is polled. */
+const POLL_MS = 50;
+
+/** One read or write through /v2/query; the answer's `r`. */
+async function query(client: Client, type: 'read' | 'write', root: object, what: string): Promise<Record<string, unknown>> {
+  const reply = await client.post(
+    JSON.stringify({ request_type: type, query: { [type]: { entries: [{ query: { name: 'r', root } }], returns: ['r'] } } }),
+  );
+  if (reply.status !== 200) throw refused(reply, what);
+  return (JSON.parse(reply.body) as { r: Record<string, unknown> }).r;
+}
+
+/**
+ * The import's indexes, created after its data (so the server builds each once, over all
+ * of it, in the background) and waited for; one that cannot be built fails the import.
+ */
+async function buildIndexes(client: Client, specs: readonly IndexSpec[]): Promise<void> {
+  for (const spec of specs) {
+    const { kind, ...fields } = spec;
+    const what = `the index ${kind} on ${spec.label}.${spec.property}`;
+    const receipt = await query(client, 'write', { create_index: { spec: { [kind]: fields }, if_not_exists: true } }, what);
+    const operation = receipt.operation_id;
+    if (typeof operation !== 'string') continue; // already active
+    for (;;) {
+      const status = await query(client, 'read', { get_index_operation: { operation_id: operation } }, what);
+      if (status.status === 'succeeded') break;
+      if (status.status === 'blocked' || status.status === 'aborted') {
+        throw new OnlineImportError(
+          `${what} cannot be built: ${typeof status.message === 'string' ? status.message : String(status.status)}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}
+
 export async function importOnline(plan: ImportPlan, progress: Progress, interrupted: () => boolean): Promise<Summary> {
   const client = new Client(plan.url!, plan.key);
   try {
     const sink = new OnlineSink(client, plan.key !== undefined, plan.batchRows);
+    let summary: Summary;
     try {
-      return await runImport(plan, sink, progress, interrupted);
+      summary = await runImport(plan, sink, progress, interrupted);
     } finally {
       await sink.flush().catch(() => undefined);
     }
+    if (plan.indexes.length > 0) {
+      progress.phase(`${plan.indexes.length} index${plan.indexes.length === 1 ? '' : 'es'}`, 0);
+      await buildIndexes(client, plan.indexes);
+      progress.done();
+    }
+    return summary;
   } finally {
     client.close();
   }

@@ -78,10 +78,14 @@ test('Ctrl+C during an offline import: it stops, says so, exits 130, and the fol
   try {
     bigFiles(dir.path, 20_000, 400_000);
     const target = join(dir.path, 'db');
-    const child = spawn(process.execPath, [CLI, 'import', '--data', target, '--nodes', 'N=n.csv', '--edges', 'E=e.csv', '--progress', 'none'], {
-      cwd: dir.path,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'import', '--data', target, '--nodes', 'N=n.csv', '--edges', 'E=e.csv', '--progress', 'none'],
+      {
+        cwd: dir.path,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<number | null>((r) => child.once('exit', r));

@@ -181,6 +181,20 @@ test('a mapping file gives headers to files that have their own, and the indexes
   }
 });
 
+test('an index that cannot be built fails the import, naming the element, and nothing is kept', async () => {
+  const dir = tempDir();
+  try {
+    writeLines(dir.path, 'u.csv', ['uid:ID,email', '1,a@x', '2,a@x']);
+    const unique = JSON.stringify({ node_equality: { label: 'U', property: 'email', unique: true } });
+    const run = await runImportCli(['--data', 'db', '--nodes', 'U=u.csv', '--index', unique], dir.path);
+    assert.equal(run.code, 1);
+    assert.match(run.err, /the index node_equality on U\.email cannot be built: node 1: .*; nothing was imported/);
+    assert.equal(existsSync(join(dir.path, 'db', 'data.mdb')), false);
+  } finally {
+    dir.remove();
+  }
+});
+
 /** The folder's files and their sizes: what "left as it was" compares. */
 function snapshot(path: string): string {
   if (!existsSync(path)) return '(none)';

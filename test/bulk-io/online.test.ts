@@ -67,6 +67,44 @@ describe('online import', () => {
     assert.equal(scored, 300 - Math.ceil(300 / 7));
   });
 
+  test('indexes of the import are built after its data, and waited for', async () => {
+    writeLines(dir.path, 'tagged.csv', ['uid:ID,tag', '1,a', '2,b', '3,a']);
+    const spec = (unique: boolean) => JSON.stringify({ node_equality: { label: 'Tagged', property: 'tag', unique } });
+    const run = await runImportCli(['--url', server.url, '--nodes', 'Tagged=tagged.csv', '--index', spec(false)], dir.path);
+    assert.equal(run.code, 0, run.err);
+    const found = await count(server.url, {
+      count: {
+        input: {
+          nodes_where: {
+            predicate: {
+              and: {
+                predicates: [
+                  { eq: { left: { property: '$label' }, right: { constant: { string: 'Tagged' } } } },
+                  { eq: { left: { property: 'tag' }, right: { constant: { string: 'a' } } } },
+                ],
+              },
+            },
+          },
+        },
+      },
+    });
+    assert.equal(found, 2);
+    writeLines(dir.path, 'tagged2.csv', ['uid:ID,tag', '1,z', '2,z']);
+    const blocked = await runImportCli(
+      [
+        '--url',
+        server.url,
+        '--nodes',
+        'Tagged2=tagged2.csv',
+        '--index',
+        JSON.stringify({ node_equality: { label: 'Tagged2', property: 'tag', unique: true } }),
+      ],
+      dir.path,
+    );
+    assert.equal(blocked.code, 1);
+    assert.match(blocked.err, /the index node_equality on Tagged2\.tag cannot be built: /);
+  });
+
   test('through the gateway with an API key', async () => {
     const run = await runImportCli(
       ['--url', gateway.url, '--key', key.key, '--nodes', 'Member=people.csv', '--edges', 'LIKES=knows.csv'],
