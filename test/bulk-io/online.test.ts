@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { startTestGateway, testKey } from '../helpers/gateway.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-import { runImportCli, writeLines } from '../helpers/bulk-io.js';
+import { runExportCli, runImportCli, writeLines } from '../helpers/bulk-io.js';
 
 const count = async (url: string, root: unknown): Promise<number> => {
   const res = await fetch(`${url}/v2/query`, {
@@ -138,4 +138,48 @@ describe('online import', () => {
     assert.equal(down.code, 1);
     assert.match(down.err, /cannot reach http:\/\/127\.0\.0\.1:1/);
   });
+});
+
+test('an export of a folder a server is writing to is one snapshot: whole batches only', async () => {
+  const dir = tempDir();
+  const server = await startTestServer(['--data', join(dir.path, 'db')]);
+  try {
+    // Batches of ten nodes, each with a chain of nine edges between them, stream in while the export reads.
+    let stop = false;
+    let batches = 0;
+    const writer = (async () => {
+      while (!stop) {
+        const entries = [];
+        for (let k = 0; k < 10; k++)
+          entries.push({ query: { name: `n${k}`, root: { add_n: { label: 'B', properties: [['k', { value: { i64: k } }]] } } } });
+        for (let k = 1; k < 10; k++) {
+          entries.push({
+            query: {
+              root: {
+                add_e: { input: { nodes: { reference: { var: `n${k - 1}` } } }, to: { var: `n${k}` }, label: 'NEXT', properties: [] },
+              },
+            },
+          });
+        }
+        const res = await fetch(`${server.url}/v2/query`, {
+          method: 'POST',
+          body: JSON.stringify({ request_type: 'write', query: { write: { entries, returns: [] } } }),
+        });
+        assert.equal(res.status, 200, await res.text());
+        batches++;
+      }
+    })();
+    while (batches < 5) await new Promise((r) => setTimeout(r, 10));
+    const run = await runExportCli(['--data', 'db', '--out', 'out', '--format', 'jsonl'], dir.path);
+    stop = true;
+    await writer;
+    assert.equal(run.code, 0, run.err);
+    const m = /(\d+) nodes and (\d+) edges/.exec(run.out.replace(/,/g, ''))!;
+    const [nodes, edges] = [Number(m[1]), Number(m[2])];
+    assert.ok(nodes >= 50 && nodes % 10 === 0, `whole batches of nodes: ${nodes}`);
+    assert.equal(edges, (nodes / 10) * 9, 'the edges of exactly those batches');
+  } finally {
+    await server.stop();
+    dir.remove();
+  }
 });
