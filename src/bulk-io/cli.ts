@@ -185,7 +185,7 @@ function exportFlags(argv: readonly string[]): Record<string, string | undefined
     const key = EXPORT_FLAGS[flag];
     if (key === undefined) throw new UsageError(arg.startsWith('--') ? `unknown option ${flag}` : `unexpected argument "${arg}"`);
     const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new UsageError(`${flag} needs a value`);
     out[key] = value;
   }
   return out;

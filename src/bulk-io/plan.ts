@@ -126,7 +126,7 @@ export function parseFlags(argv: readonly string[]): Raw {
     if (eq >= 0) value = arg.slice(eq + 1);
     else {
       const next = argv[i + 1];
-      if (next === undefined) throw new UsageError(`${flag} needs a value`);
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value`);
       value = next;
       i++;
     }

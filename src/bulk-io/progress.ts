@@ -29,10 +29,10 @@ export function seconds(ms: number): string {
 }
 
 /** A progress report on `out` (stdout) in the given mode; `auto` picks bars on a terminal. */
-export function progressReport(mode: Mode, out: NodeJS.WriteStream = process.stdout): Progress {
+export function progressReport(mode: Mode, out: NodeJS.WriteStream = process.stdout, lineEveryMs = LINE_EVERY_MS): Progress {
   const chosen = mode === 'auto' ? (out.isTTY ? 'bars' : 'lines') : mode;
   if (chosen === 'none') return { phase() {}, advance() {}, done() {} };
-  return chosen === 'bars' ? new Bars(out) : new Lines(out);
+  return chosen === 'bars' ? new Bars(out) : new Lines(out, lineEveryMs);
 }
 
 /** cli-progress, loaded when bars are drawn (a script's import pays nothing for it). */
@@ -97,7 +97,10 @@ class Lines implements Progress {
   private started = 0;
   private lastLine = 0;
 
-  constructor(private readonly out: NodeJS.WriteStream) {}
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly every: number,
+  ) {}
 
   phase(name: string, total: number): void {
     this.done();
@@ -112,7 +115,7 @@ class Lines implements Progress {
     this.rows += rows;
     this.bytes += bytes;
     const now = performance.now();
-    if (now - this.lastLine >= LINE_EVERY_MS) {
+    if (now - this.lastLine >= this.every) {
       this.lastLine = now;
       this.line(now);
     }

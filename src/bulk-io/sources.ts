@@ -150,7 +150,7 @@ async function* readCsv(group: FileGroup, options: ReadOptions): AsyncGenerator<
           }
         }
       }
-      if (fields === null) throw new ImportError(file, 1, 1, 'no header: the first file of a group starts with its header line');
+      if (fields === null) return null; // no row yet: the header comes with the first
       const rows = skipRows(batch, skip);
       return rows.rows === 0 ? null : convertCsv(rows, fields, file, ctx);
     };
