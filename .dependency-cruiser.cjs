@@ -15,7 +15,9 @@ const LAYERS = {
   // openCypher: parsed to a syntax tree with byte spans, checked, and lowered to table plans.
   'src/cypher': ['src/plan', 'src/core'],
   'src/exec': ['src/plan', 'src/store', 'src/search', 'src/core'],
-  'src/database.ts': ['src/wire', 'src/cypher', 'src/plan', 'src/exec', 'src/store', 'src/core'],
+  // Plans of prepared requests (named queries): decoded and validated once per thread.
+  'src/prepared-plans.ts': ['src/wire', 'src/plan', 'src/core'],
+  'src/database.ts': ['src/prepared-plans.ts', 'src/protocol', 'src/wire', 'src/cypher', 'src/plan', 'src/exec', 'src/store', 'src/core'],
   'src/protocol': ['src/plan', 'src/core'],
   'src/pool': ['src/protocol', 'src/core'],
   'src/config.ts': ['src/plan', 'src/core'],
@@ -41,6 +43,9 @@ const LAYERS = {
   'src/bulk-io': ['src/wire', 'src/store', 'src/core'],
 };
 
+/** The three files that declare the plan's recursive type. */
+const PLAN_TYPES = '^src/plan/(expr|ops|table)[.]ts$';
+
 const escapeDots = (path) => path.replace(/[.]/g, '\\.');
 const prefix = (path) => `^${escapeDots(path)}${path.endsWith('.ts') ? '$' : '/'}`;
 const SRC = [
@@ -52,6 +57,7 @@ const SRC = [
   'src/hql',
   'src/cypher',
   'src/exec',
+  'src/prepared-plans.ts',
   'src/database.ts',
   'src/protocol',
   'src/pool',
@@ -89,10 +95,10 @@ module.exports = {
     soleImporter('uWebSockets.js', 'src/server/uws.ts'),
     {
       name: 'gateway-uses-only-the-transport',
-      comment: 'src/gateway imports from src/server only the HTTP transport: uws.ts, http-types.ts, routes.ts, headers.ts',
+      comment: 'src/gateway imports from src/server only the HTTP transport: uws.ts, http-types.ts, http-errors.ts, routes.ts, headers.ts',
       severity: 'error',
       from: { path: '^src/gateway/' },
-      to: { path: '^src/server/', pathNot: '^src/server/(uws|http-types|routes|headers)[.]ts$' },
+      to: { path: '^src/server/', pathNot: '^src/server/(uws|http-types|http-errors|routes|headers)[.]ts$' },
     },
     soleImporter('pino', 'src/observe'),
     soleImporter('prom-client', 'src/observe'),
@@ -100,14 +106,49 @@ module.exports = {
     soleImporter('undici', 'src/gateway'),
     soleImporter('@modelcontextprotocol/sdk', 'src/server/mcp-endpoint.ts'),
     {
-      // Type-only imports may form a cycle: the compiler erases them, so no module can run
-      // before another it needs. Expressions and operations are one recursive type (a
-      // traversal expression holds an operation tree) declared in two files of src/plan.
-      name: 'no-circular',
-      comment: 'no import cycles, except through type-only imports',
+      // The store's modules are its own: every other layer imports its entry point. The
+      // read worker's loader alone also checks the data folder (store/folder.ts, plain
+      // node:fs) before anything loads lmdb (workers/read-worker-entry.cts says why).
+      name: 'store-through-its-entry-point',
+      comment: 'outside src/store, only src/store/index.ts is imported (and folder.ts by the read worker loader)',
       severity: 'error',
-      from: { path: '^src/' },
-      to: { circular: true, via: { dependencyTypesNot: ['type-only'] } },
+      from: { path: '^(src|workers)/', pathNot: '^src/store/' },
+      to: {
+        path: '^src/store/',
+        pathNot: ['^src/store/index[.]ts$', '^src/store/folder[.]ts$'],
+      },
+    },
+    {
+      name: 'store-folder-only-for-the-read-worker-loader',
+      comment: 'src/store/folder.ts is imported outside src/store only by workers/read-worker-entry.cts',
+      severity: 'error',
+      from: { path: '^(src|workers)/', pathNot: ['^src/store/', '^workers/read-worker-entry[.]cts$'] },
+      to: { path: '^src/store/folder[.]ts$' },
+    },
+    {
+      // Expressions and operations are one recursive type (a traversal expression holds an
+      // operation tree; a Cypher table plan is an operation), declared in three files of
+      // src/plan; their imports of each other are type-only, which the compiler erases.
+      // Any other cycle is an error.
+      name: 'no-circular',
+      comment: 'no import cycles, except the type-only recursion of src/plan/(expr|ops|table).ts',
+      severity: 'error',
+      from: { path: '^(src|workers)/', pathNot: PLAN_TYPES },
+      to: { circular: true },
+    },
+    {
+      name: 'no-circular-plan-types',
+      comment: 'the plan type recursion is type-only and stays within src/plan/(expr|ops|table).ts',
+      severity: 'error',
+      from: { path: PLAN_TYPES },
+      to: { circular: true, via: { pathNot: PLAN_TYPES } },
+    },
+    {
+      name: 'plan-type-recursion-is-type-only',
+      comment: 'the imports among src/plan/(expr|ops|table).ts are type-only',
+      severity: 'error',
+      from: { path: PLAN_TYPES },
+      to: { path: PLAN_TYPES, dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

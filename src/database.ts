@@ -4,26 +4,40 @@
  * the same steps split across threads (src/pool); the embedded API runs them in-process.
  */
 import { errorReply, GraphError, messageOf, toErrorBody } from './core/errors.js';
-import { checkOptionsForRequestType, type PipelineOptions } from './core/request-options.js';
-import { JsonSyntaxError, parseJson, parseJsonBytes, stringifyJson, type ParseJsonOptions } from './core/json.js';
-import { MIN_TABLE_ROWS, tableArray } from './core/row-table.js';
+import { checkOptionsForRequestType, fromOptionFlags, type PipelineOptions } from './core/request-options.js';
+import { JsonSyntaxError, parseJson, parseJsonBytes, type ParseJsonOptions } from './core/json.js';
+import { MIN_TABLE_ROWS, tableArray, tabulate } from './core/row-table.js';
+import { jsonValueOf, type JsonValueOptions } from './core/json-value.js';
+import type { Value } from './core/value.js';
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan } from './plan/validate.js';
 import { decodeRequest } from './wire/request.js';
 import { executePlan, type ExecOptions } from './exec/batch.js';
 import { Preempted } from './exec/guarded-reader.js';
 import { LIMITS } from './plan/limits.js';
-import { openStore } from './store/index.js';
+import { openStore, type Store } from './store/index.js';
 import { PreparedPlans } from './prepared-plans.js';
-import type { Store } from './store/types.js';
 import type { CompiledCypher } from './cypher/compile.js';
 import { compileCached } from './cypher/plan-cache.js';
 import { explainJson } from './cypher/explain.js';
 import { decodeCypherRequest, type CypherRequest } from './cypher/request.js';
 import { CypherError } from './core/errors.js';
+import { encodeMessage, toPlanMessage } from './protocol/codec.js';
+import type { AnswerToEncode, RequestFrame } from './protocol/frames.js';
+import type { RequestRoute } from './protocol/messages.js';
 
 /** Bulk-load rows in a request are parsed as row tables (src/core/row-table.ts). */
 const REQUEST_JSON: ParseJsonOptions = { tables: { minRows: MIN_TABLE_ROWS, make: tableArray } };
+/** The same for an embedded caller's request object. */
+const REQUEST_OBJECT: JsonValueOptions = {
+  tables: {
+    minRows: MIN_TABLE_ROWS,
+    make: (items) => {
+      const table = tabulate(items as Value[]);
+      return table === null ? items : tableArray(table);
+    },
+  },
+};
 
 /** Request text, bytes, or (embedded callers) a plain object, to a validated plan. */
 export function preparePlan(request: string | Uint8Array | object): QueryPlan {
@@ -37,9 +51,9 @@ function parseRequest(request: string | Uint8Array | object): unknown {
   try {
     if (typeof request === 'string') return parseJson(request, REQUEST_JSON);
     if (request instanceof Uint8Array) return parseJsonBytes(request, REQUEST_JSON);
-    // A JS object has lost the integer/float token distinction; a round trip through
-    // our JSON text restores "integer-valued numbers are integers".
-    return parseJson(stringifyJson(request), REQUEST_JSON);
+    // A JS object has lost the integer/float token distinction: read it as its JSON text
+    // would be read ("integer-valued numbers are integers"), without making the text.
+    return jsonValueOf(request, REQUEST_OBJECT);
   } catch (err) {
     if (err instanceof GraphError) throw err;
     if (err instanceof JsonSyntaxError && err.tooDeep) throw new GraphError('limit_exceeded', `JSON ${err.message}`);
@@ -123,20 +137,47 @@ export function answerCypher(
   }
 }
 
-/**
- * A body of any route (protocol/frames.ts RequestRoute) through its pipeline: the one
- * switch the read workers and the server's inline reads share.
- */
-export function answerRoute(
-  route: 'query' | 'cypher' | 'cypher_explain',
+/** A body of any route through its pipeline. */
+function answerRoute(
+  route: RequestRoute,
   body: Uint8Array,
   options: PipelineOptions,
   readerMode: boolean,
   read: (plan: QueryPlan) => string,
-  paramsAt = 0,
+  paramsAt: number,
 ): QueryAnswer {
   if (route === 'query') return answerQuery(body, options, readerMode, read, paramsAt);
   return answerCypher(body, options, readerMode, read, route === 'cypher_explain');
+}
+
+/** What a thread answers requests with: its read-only store, the server's mode, the query budget. */
+export interface Answerer {
+  readonly store: Store;
+  readonly readerMode: boolean;
+  readonly timeoutMs: number;
+}
+
+/**
+ * One request through its route's pipeline, the one answering function of the read
+ * workers and of the main thread's inline path: a read runs here on a fresh snapshot
+ * (stopping past `sliceMs` when it is not 0, answered `preempted` with the time it has
+ * had), and a write comes back as the encoded plan for the writer thread.
+ */
+export function answerRequest(answerer: Answerer, request: RequestFrame, sliceMs: number): AnswerToEncode {
+  const start = performance.now();
+  const { spentMs } = request;
+  const exec: ExecOptions = { timeoutMs: answerer.timeoutMs, spentMs, sliceMs };
+  const read = (plan: QueryPlan) => runRead(answerer.store, plan, exec);
+  const options = fromOptionFlags(request.flags);
+  const answer = answerRoute(request.route, request.body, options, answerer.readerMode, read, request.paramsAt);
+  switch (answer.kind) {
+    case 'done':
+      return { kind: 'response', status: answer.status, text: answer.body };
+    case 'preempted':
+      return { kind: 'preempted', spentMs: spentMs + (performance.now() - start) };
+    case 'write':
+      return { kind: 'write', awaitDurable: answer.awaitDurable, plan: encodeMessage(toPlanMessage(answer.plan)) };
+  }
 }
 
 /** This thread's plans of named-query requests (prepared-plans.ts). */

@@ -16,7 +16,7 @@ import { GraphError } from './core/errors.js';
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan, validatePlanNoting } from './plan/validate.js';
 import { decodeParameters, decodeRequest } from './wire/request.js';
-import { isObject } from './wire/schema.js';
+import { isObject } from './core/json.js';
 
 /** Distinct requests kept per thread; past it the cache starts over (a project has a few hundred queries at most). */
 const MAX_PLANS = 1024;

@@ -12,7 +12,9 @@
  * Error::ThrowAsJavaScriptException napi_throw`) instead of letting it exit 1 with its
  * one line.
  */
-type Handler = (task: Uint8Array | 'stats') => unknown;
+import type { ReadTask } from '../src/protocol/messages.js';
+
+type Handler = (task: ReadTask) => unknown;
 
 let handler: Promise<Handler> | undefined;
 
@@ -25,7 +27,7 @@ async function load(): Promise<Handler> {
   return worker.default;
 }
 
-module.exports = function runReadTask(task: Uint8Array | 'stats'): Promise<unknown> {
+module.exports = function runReadTask(task: ReadTask): Promise<unknown> {
   handler ??= load();
   return handler.then((run) => run(task));
 };

@@ -12,17 +12,17 @@
  * not held up. The pool can also ask for this thread's statistics (a `stats` task).
  */
 import { workerData } from 'node:worker_threads';
-import { answerRoute, runRead, type QueryAnswer } from '../src/database.js';
-import { encodeMessage, toPlanMessage } from '../src/protocol/codec.js';
-import { decodeTask, encodeAnswers, type RequestFrame } from '../src/protocol/frames.js';
-import type { WorkerSettings, WorkerStats } from '../src/protocol/messages.js';
-import { fromOptionFlags } from '../src/core/request-options.js';
-import type { QueryPlan } from '../src/plan/batch.js';
+import { answerRequest, type Answerer } from '../src/database.js';
+import { decodeTask, encodeAnswers } from '../src/protocol/frames.js';
+import type { ReadTask, WorkerSettings, WorkerStats } from '../src/protocol/messages.js';
 import { openStore } from '../src/store/index.js';
 
 const settings = workerData as WorkerSettings;
-const store = await openStore({ path: settings.dataDir, readOnly: true });
-const readerMode = settings.mode === 'reader';
+const answerer: Answerer = {
+  store: await openStore({ path: settings.dataDir, readOnly: true }),
+  readerMode: settings.mode === 'reader',
+  timeoutMs: settings.queryTimeoutMs,
+};
 
 function stats(): WorkerStats {
   const resources = process.getActiveResourcesInfo();
@@ -32,28 +32,8 @@ function stats(): WorkerStats {
   };
 }
 
-export default function runReadTask(task: Uint8Array | 'stats'): Uint8Array | WorkerStats {
+export default function runReadTask(task: ReadTask): Uint8Array | WorkerStats {
   if (task === 'stats') return stats();
   const { sliceMs, requests } = decodeTask(task);
-  const answers = requests.map((request) => {
-    const start = performance.now();
-    const { spentMs } = request;
-    const answer = answerRequest(request, { timeoutMs: settings.queryTimeoutMs, spentMs, sliceMs });
-    switch (answer.kind) {
-      case 'done':
-        return { kind: 'response' as const, status: answer.status, text: answer.body };
-      case 'preempted':
-        return { kind: 'preempted' as const, spentMs: spentMs + (performance.now() - start) };
-      default:
-        return { kind: 'write' as const, awaitDurable: answer.awaitDurable, plan: encodeMessage(toPlanMessage(answer.plan)) };
-    }
-  });
-  return encodeAnswers(answers);
-}
-
-/** One request through its route's pipeline. */
-function answerRequest({ flags, paramsAt, route, body }: RequestFrame, exec: Parameters<typeof runRead>[2]): QueryAnswer {
-  const options = fromOptionFlags(flags);
-  const read = (plan: QueryPlan) => runRead(store, plan, exec);
-  return answerRoute(route ?? 'query', body, options, readerMode, read, paramsAt);
+  return encodeAnswers(requests.map((request) => answerRequest(answerer, request, sliceMs)));
 }

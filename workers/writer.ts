@@ -10,8 +10,7 @@ import { runWrite } from '../src/database.js';
 import { messageOf, toErrorBody } from '../src/core/errors.js';
 import { decodeMessage, encodeMessage, fromPlanMessage } from '../src/protocol/codec.js';
 import type { PlanMessage, Reply, WorkerSettings, WriterEvent, WriterRequest } from '../src/protocol/messages.js';
-import { openStore } from '../src/store/index.js';
-import type { Store } from '../src/store/types.js';
+import { openStore, type Store } from '../src/store/index.js';
 
 const port = parentPort!;
 const send = (event: WriterEvent) => port.postMessage(encodeMessage(event));

@@ -5,7 +5,7 @@
  * and column, or with --skip-bad-rows a reject (the row is left out and the load goes on).
  */
 import type { Value } from '../core/value.js';
-import type { BulkColumn } from '../store/bulk-build.js';
+import type { BulkColumn } from '../store/index.js';
 import { untypedValue } from '../wire/values.js';
 import { CellError, fromNative, fromText, isIntType, parseDouble, parseFloat32, parseInteger } from './cells.js';
 import { PLAIN, type CsvBatch } from './csv.js';

@@ -13,7 +13,7 @@
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Value } from '../core/value.js';
-import type { GraphReader, SnapshotReader } from '../store/types.js';
+import type { GraphReader, SnapshotReader } from '../store/index.js';
 import { openStore } from '../store/index.js';
 import { ColumnTypes } from './column-types.js';
 import { cellText, csvField, cypherLiteral, cypherMap, cypherName, jsonMember } from './formats.js';

@@ -5,7 +5,7 @@
  * server (online.ts). A key twice in a space, or an edge end that no node has, stops the
  * import at its row, or is a reject with --skip-bad-rows.
  */
-import type { BulkColumn } from '../store/bulk-build.js';
+import type { BulkColumn } from '../store/index.js';
 import { ImportError, rowIndex, type Key, type ParsedBatch } from './convert.js';
 import { GLOBAL_SPACE } from './header.js';
 import { IdSpaces } from './id-spaces.js';

@@ -3,8 +3,8 @@
  * target folder, then the indexes, built once over the loaded data. On any error or Ctrl+C
  * the build is dropped and the folder stays as it was.
  */
-import { BulkBuild } from '../store/bulk-build.js';
-import type { Store } from '../store/types.js';
+import { BulkBuild } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import type { ImportPlan } from './plan.js';
 import type { Progress } from './progress.js';
 import { ImportInterrupted, runImport, type Summary } from './load.js';

@@ -18,7 +18,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { DateTime, type Value } from '../core/value.js';
 import type { IndexSpec } from '../core/index-spec.js';
-import { cellOf, type BulkColumn } from '../store/bulk-columns.js';
+import { cellOf, type BulkColumn } from '../store/index.js';
 import { doubleText } from './formats.js';
 import { runImport, type Sink, type Summary } from './load.js';
 import type { ImportPlan } from './plan.js';

@@ -1,9 +1,13 @@
 /** Renders docs/errors.md from the error registry (scripts/gen-errors-doc.ts writes it; a test compares). */
-import { ERROR_REGISTRY } from './errors.js';
+import { ERROR_REGISTRY, type ErrorSpec } from './errors.js';
 
 export function renderErrorsDoc(): string {
   const rows = Object.entries(ERROR_REGISTRY)
-    .map(([code, spec]) => `| \`${code}\` | ${spec.status} | ${spec.retryable ? 'yes' : 'no'} | ${spec.meaning} |`)
+    .map(([code, spec]: [string, ErrorSpec]) => {
+      const status =
+        spec.namedQueryStatus === undefined ? `${spec.status}` : `${spec.status} (${spec.namedQueryStatus} on \`POST /<QueryName>\`)`;
+      return `| \`${code}\` | ${status} | ${spec.retryable ? 'yes' : 'no'} | ${spec.meaning} |`;
+    })
     .join('\n');
   return `# Error codes
 
@@ -41,5 +45,17 @@ ${rows}
   \`400 invalid_request_option\` (HelixDB uses the first value); the same value repeated is accepted.
 - \`Content-Length\` sent twice with different values, or a \`Transfer-Encoding\` other than
   \`chunked\`, is \`400 invalid_request_framing\` and the connection is closed.
+
+## HelixDB codes Trellis never answers
+
+- \`invalid_request_body\` (HelixDB: an unreadable body, or one over the limit): a body over the
+  limit is \`413 payload_too_large\`, and a body that cannot be read means the client left, so
+  no answer reaches it.
+- \`invalid_node_id\`: an id that is not an unsigned 64-bit integer is \`400 invalid_query_json\`
+  naming its JSON path, like any other value of the wrong shape; a well-formed id that names
+  no node is \`node_not_found\` where the query needs the node, and skipped where the contract
+  says missing ids are dropped.
+- \`transaction_conflict\` (409): one writer thread applies every write batch in order, so no
+  two writes can conflict and no request would succeed by being replayed.
 `;
 }

@@ -11,6 +11,8 @@ export interface ErrorSpec {
   readonly status: number;
   readonly retryable: boolean;
   readonly meaning: string;
+  /** The status on `POST /<QueryName>`, where it differs (D16: an element addressed by id that does not exist is 404 there). */
+  readonly namedQueryStatus?: number;
 }
 
 function spec(status: number, meaning: string, retryable = false): ErrorSpec {
@@ -22,7 +24,6 @@ export const ERROR_REGISTRY = {
   not_found: spec(404, 'No route matches the request path.'),
   method_not_allowed: spec(405, 'The route exists but not for this HTTP method.'),
   payload_too_large: spec(413, 'The body is larger than the limit (16 MiB local, 2 MiB gateway); rejected before parsing.'),
-  invalid_request_body: spec(400, 'The request body could not be read (client disconnected or sent a malformed body).'),
   invalid_request_framing: spec(
     400,
     'The body framing is ambiguous: Content-Length sent twice with different values, or a Transfer-Encoding other than chunked; the connection is closed after this answer.',
@@ -102,9 +103,14 @@ export const ERROR_REGISTRY = {
   limit_exceeded: spec(400, 'The request exceeds a documented limit (nesting depth, repeat depth, result size).'),
   // Execution: client mistakes found while running (D11: 400, not 500)
   invalid_query: spec(400, 'A runtime query error: unbound parameter or variable, wrong value shape, bad arithmetic operand.'),
-  node_not_found: spec(400, 'A node the query needs (for example an add_e endpoint) does not exist; 404 from POST /<QueryName> (D16).'),
-  edge_not_found: spec(400, 'An edge the query needs does not exist; 404 from POST /<QueryName> (D16).'),
-  invalid_node_id: spec(400, 'A supplied node id is not a valid unsigned 64-bit id.'),
+  node_not_found: {
+    ...spec(400, 'A node the query needs (for example an add_e endpoint) does not exist; 404 from POST /<QueryName> (D16).'),
+    namedQueryStatus: 404,
+  },
+  edge_not_found: {
+    ...spec(400, 'An edge the query needs does not exist; 404 from POST /<QueryName> (D16).'),
+    namedQueryStatus: 404,
+  },
   active_text_mutation_limit_exceeded: spec(
     400,
     'A write exceeds a per-document text bound; nothing commits; retrying the same write does not help.',
@@ -144,7 +150,6 @@ export const ERROR_REGISTRY = {
     "The query ran past its execution budget (--query-timeout-ms, 30 s by default) and was stopped; a write kept nothing. From the gateway: the answer did not come within the database's attempt budget; a write's outcome is unknown.",
   ),
   // Concurrency and availability
-  transaction_conflict: spec(409, 'The transaction conflicted with concurrent work; replaying the whole request is safe.', true),
   // Cypher (/v2/cypher, reference/cypher.md): the body adds `details` {detail, phase, span}
   syntax_error: spec(
     400,
@@ -223,12 +228,12 @@ export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERROR_REGISTRY, code);
 }
 
-/** Any thrown value as an error body; foreign errors become internal_error without a stack. */
 /** The message of anything thrown: an Error's message, anything else as text. */
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** Any thrown value as an error body; foreign errors become internal_error without a stack. */
 export function toErrorBody(err: unknown): ErrorBody {
   if (err instanceof CypherError) return { error: err.code, msg: err.msg, details: err.details };
   if (err instanceof GraphError) return { error: err.code, msg: err.msg };
@@ -245,11 +250,15 @@ export function errorJson(body: ErrorBody): string {
   return JSON.stringify({ error: body.error, msg: body.msg });
 }
 
-export function statusOf(code: ErrorCode): number {
-  return ERROR_REGISTRY[code].status;
+/** Where an answer goes: most routes answer a code with its status, named queries some with another (D16). */
+export type AnswerRoute = 'any' | 'named_query';
+
+export function statusOf(code: ErrorCode, route: AnswerRoute = 'any'): number {
+  const entry: ErrorSpec = ERROR_REGISTRY[code];
+  return (route === 'named_query' ? entry.namedQueryStatus : undefined) ?? entry.status;
 }
 
-/** An error as an HTTP answer: its registry status and its `{"error", "msg"}` body. */
-export function errorReply(body: ErrorBody): { status: number; body: string } {
-  return { status: statusOf(body.error), body: errorJson(body) };
+/** An error as an HTTP answer: its registry status (on `route`) and its `{"error", "msg"}` body. */
+export function errorReply(body: ErrorBody, route: AnswerRoute = 'any'): { status: number; body: string } {
+  return { status: statusOf(body.error, route), body: errorJson(body) };
 }

@@ -55,6 +55,11 @@ let end = 0;
 let depthLimit = DEFAULT_MAX_DEPTH;
 let tables: ParseJsonOptions['tables'] | undefined;
 
+/** A parsed JSON object: not null, not an array. */
+export function isObject(json: unknown): json is Record<string, unknown> {
+  return typeof json === 'object' && json !== null && !Array.isArray(json);
+}
+
 export function parseJson(text: string, options?: ParseJsonOptions): unknown {
   if (!(text as unknown as WellFormed).isWellFormed()) {
     const at = firstLoneSurrogate(text);

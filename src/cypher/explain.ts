@@ -15,6 +15,7 @@
  * `subqueries` for the pattern predicates and comprehensions of its expressions, which the
  * text names `subquery[i]`. `from_traversal` lists its traversal's operations, source first.
  */
+import { isScalar, nonFiniteName, scalarText, type ScalarStyle } from '../core/scalar-text.js';
 import { clip } from '../core/clip.js';
 import { floatText, stringifyJson } from '../core/json-stringify.js';
 import type { PlanNode } from '../plan/ops.js';
@@ -295,18 +296,15 @@ class Explainer {
 
 const STRING_OPS = { startsWith: 'STARTS WITH', endsWith: 'ENDS WITH', contains: 'CONTAINS', regex: '=~' } as const;
 
+/** Literals as Cypher writes them: strings quoted, floats with a fraction, NaN and the infinities named. */
+const CYPHER_LITERALS: ScalarStyle = {
+  string: (s) => JSON.stringify(s),
+  number: (n) => (Number.isFinite(n) ? floatText(n) : nonFiniteName(n)),
+};
+
 function literalText(v: PlanLiteral): string {
   if (v === null) return 'null';
-  switch (typeof v) {
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'bigint':
-      return v.toString();
-    case 'number':
-      return Number.isFinite(v) ? floatText(v) : Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
-    case 'string':
-      return JSON.stringify(v);
-  }
+  if (isScalar(v)) return scalarText(v, CYPHER_LITERALS);
   return `[${(v as readonly PlanLiteral[]).map(literalText).join(', ')}]`;
 }
 

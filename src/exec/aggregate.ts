@@ -6,6 +6,7 @@
  * before "9", and a missing value falls into the group of the string "null". The group
  * shows the first value seen.
  */
+import { scalarText, type ScalarStyle } from '../core/scalar-text.js';
 import { GraphError } from '../core/errors.js';
 import type { Value, ValueObject } from '../core/value.js';
 import { setOwn } from '../core/value.js';
@@ -41,18 +42,11 @@ export function floatDisplay(n: number): string {
 /** The display string groups are keyed and ordered by. */
 export function displayString(v: Value | undefined): string {
   if (v === undefined || v === null) return 'null';
-  switch (typeof v) {
-    case 'string':
-      return v;
-    case 'bigint':
-      return v.toString();
-    case 'number':
-      return floatDisplay(v);
-    case 'boolean':
-      return v ? 'true' : 'false';
-  }
-  return encodeValue(v);
+  return typeof v === 'object' ? encodeValue(v) : scalarText(v, DISPLAY_SCALARS);
 }
+
+/** Group keys: strings as they are, floats as floatDisplay writes them. */
+const DISPLAY_SCALARS: ScalarStyle = { string: (s) => s, number: floatDisplay };
 
 interface Group {
   readonly value: Value;

@@ -6,7 +6,7 @@
 import { GraphError } from '../core/errors.js';
 import type { Condition, Entry, QueryPlan } from '../plan/batch.js';
 import { LIMITS } from '../plan/limits.js';
-import type { GraphReader, GraphWriter } from '../store/types.js';
+import type { GraphReader, GraphWriter } from '../store/index.js';
 import { isValueObject, type Value, type ValueObject } from '../core/value.js';
 import { bulkInsertOf, GENERIC, objectRows, tableRows } from './bulk.js';
 import { cellValue, tableOf, type RowTable } from '../core/row-table.js';

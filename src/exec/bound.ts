@@ -7,7 +7,8 @@ import { Derived, type Exec, type Executor } from './context.js';
 import { totalOrder } from './compare.js';
 import { evalExpr, resolveProperty } from './eval.js';
 import { rowFlow, type Flow, type RowFlow } from './flow.js';
-import { scanOf, scanTopRows } from './scan.js';
+import { scanOf } from './scan/recognise.js';
+import { scanTopRows } from './scan/top-k.js';
 import { NONE, Row } from './row.js';
 
 const NO_ROW = new Row(NONE, -1);

@@ -5,11 +5,11 @@
  */
 import { GraphError } from '../core/errors.js';
 import type { OpKind, OpOf, PlanNode } from '../plan/ops.js';
-import type { Catalog, EdgeRecord, GraphReader, GraphWriter, NodeRecord } from '../store/types.js';
+import type { Catalog, EdgeRecord, GraphReader, GraphWriter, NodeRecord } from '../store/index.js';
 import type { Value } from '../core/value.js';
 import { LIMITS } from '../plan/limits.js';
 import type { Flow, RowFlow } from './flow.js';
-import { ScanCache } from './label-view.js';
+import { ScanCache } from './scan/label-view.js';
 import { EDGE, NODE, type Row } from './row.js';
 import { clip } from '../core/clip.js';
 

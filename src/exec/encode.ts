@@ -8,22 +8,17 @@ import { GraphError } from '../core/errors.js';
 import { LIMITS } from '../plan/limits.js';
 import { formatRfc3339 } from '../core/datetime.js';
 import { floatText } from '../core/json-stringify.js';
+import { scalarText, type ScalarStyle } from '../core/scalar-text.js';
 import { DateTime, type Value } from '../core/value.js';
 import type { Flow } from './flow.js';
 import { EDGE, NODE, keyKind, keyId, type ElementKey, type Row } from './row.js';
 
+/** Scalars in responses: strings as JSON strings, floats that still read as floats (`3.0`). */
+const JSON_SCALARS: ScalarStyle = { string: (s) => JSON.stringify(s), number: floatText };
+
 export function encodeValue(v: Value): string {
   if (v === null) return 'null';
-  switch (typeof v) {
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'bigint':
-      return v.toString();
-    case 'number':
-      return floatText(v);
-    case 'string':
-      return JSON.stringify(v);
-  }
+  if (typeof v !== 'object') return scalarText(v, JSON_SCALARS);
   if (v instanceof DateTime) {
     const text = formatRfc3339(v.ms);
     if (text === null) throw new GraphError('serialization_error', `date_time ${v.ms} ms cannot be printed as RFC 3339`);

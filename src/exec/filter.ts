@@ -2,7 +2,9 @@
 import { GraphError } from '../core/errors.js';
 import type { Predicate } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
-import { hasKeyPredicate, hasPredicate, scanOf, scanRows } from './scan.js';
+import { hasKeyPredicate, hasPredicate } from '../plan/catalog.js';
+import { scanOf } from './scan/recognise.js';
+import { scanRows } from './scan/rows.js';
 import type { Value } from '../core/value.js';
 import type { Exec, Executor } from './context.js';
 import { valueEquals } from './compare.js';

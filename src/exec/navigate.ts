@@ -4,7 +4,7 @@
  * order, an unlabelled one is sorted. Rows without a current element are skipped, and
  * out/in/both on an edge row act like out_n/in_n/other_n, as in the reference.
  */
-import type { GraphReader } from '../store/types.js';
+import type { GraphReader } from '../store/index.js';
 import type { Exec, Executor } from './context.js';
 import { rowFlow } from './flow.js';
 import { EDGE, NODE, keyKind, keyId, type Row } from './row.js';

@@ -5,7 +5,7 @@
  * shares everything else with its parent.
  */
 import type { Value } from '../core/value.js';
-import type { NodeRecord, EdgeRecord } from '../store/types.js';
+import type { NodeRecord, EdgeRecord } from '../store/index.js';
 
 export const NODE = 0;
 export const EDGE = 1;

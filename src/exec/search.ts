@@ -14,13 +14,12 @@ import type { Value } from '../core/value.js';
 import { checkVector } from '../search/vector-math.js';
 import type { PropertyInput } from '../plan/expr.js';
 import type { PlanNode, SearchOp } from '../plan/ops.js';
-import type { Candidates, IndexDef } from '../store/types.js';
+import { type Candidates, type IndexDef, vectorValues } from '../store/index.js';
 import { boundValue } from './bound.js';
 import type { Exec } from './context.js';
 import { evalExpr } from './eval.js';
 import { EMPTY_ROWS, rowFlow, type Flow, type RowFlow } from './flow.js';
 import { EDGE, edgeKey, NODE, nodeKey, NONE, Row } from './row.js';
-import { vectorValues } from '../store/vector-index.js';
 
 /** Effective k is capped here (reference §4.5: search result cap). */
 export const MAX_SEARCH_K = 800;

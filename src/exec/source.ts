@@ -8,9 +8,9 @@ import type { Executor } from './context.js';
 import { evalPredicate } from './eval.js';
 import { EMPTY_ROWS, kept, rowFlow } from './flow.js';
 import { resolveRef, type RefMode } from './refs.js';
-import { scanRows } from './scan.js';
-import { indexedCandidates } from './index-scan.js';
-import { conjunctsOf, labelPinnedBy } from './conjuncts.js';
+import { scanRows } from './scan/rows.js';
+import { indexedCandidates } from './scan/index-scan.js';
+import { conjunctsOf, labelPinnedBy } from './scan/conjuncts.js';
 import { EDGE, NODE, startRow, type Row } from './row.js';
 
 function* toRows(ids: Iterable<number>, kind: typeof NODE | typeof EDGE, trackPath: boolean): Generator<Row> {

@@ -6,7 +6,8 @@ import type { RowFlow } from './flow.js';
 import { evalExpr, labelValue, resolveProperty } from './eval.js';
 import { setOwn } from '../core/value.js';
 import { EDGE, NODE, type Row } from './row.js';
-import { scanCount, scanOf } from './scan.js';
+import { scanOf } from './scan/recognise.js';
+import { scanCount } from './scan/rows.js';
 
 export const count: Executor<'count'> = (node, x, ctx) => ({ t: 'count', n: countOf(x, node.input, ctx, node) });
 

@@ -20,7 +20,7 @@ import type { RequestOptions } from '../core/request-options.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../observe/log.js';
 import { parseRequestOptions } from '../server/headers.js';
 import type { HttpRequest, HttpResponse } from '../server/http-types.js';
-import { gatewayError } from './answers.js';
+import { errorResponse } from '../server/http-errors.js';
 import type { DatabaseConfig, GatewayMode, KeyConfig, Permission } from './config.js';
 import { bearerToken, type KeyRing } from './keys.js';
 
@@ -46,9 +46,9 @@ export class Admission {
     const token = bearerToken(req.headers.get('authorization'));
     if (token === undefined) {
       const what = req.headers.has('authorization') ? 'is malformed' : 'is missing';
-      return gatewayError('invalid_request', `the Authorization header ${what}; send "Authorization: Bearer <API key>"`);
+      return errorResponse('invalid_request', `the Authorization header ${what}; send "Authorization: Bearer <API key>"`);
     }
-    return this.keys.find(token) ?? gatewayError('unauthorized', 'the API key is not valid');
+    return this.keys.find(token) ?? errorResponse('unauthorized', 'the API key is not valid');
   }
 
   /** The request's id, key and database, or the error answer. */
@@ -61,14 +61,14 @@ export class Admission {
     try {
       options = parseRequestOptions(req.headers, req.repeated);
     } catch (err) {
-      if (err instanceof GraphError) return gatewayError(err.code, err.msg);
+      if (err instanceof GraphError) return errorResponse(err.code, err.msg);
       throw err;
     }
     const database = this.databaseOf(req, options);
     if (!('id' in database)) return database;
     const grants = key.databases.get(database.id);
     if (grants === undefined || grants.size === 0) {
-      return gatewayError('forbidden', `this API key has no access to database "${clip(database.id)}"`);
+      return errorResponse('forbidden', `this API key has no access to database "${clip(database.id)}"`);
     }
     return { requestId, started, key, database, grants, options };
   }
@@ -76,7 +76,7 @@ export class Admission {
   private databaseOf(req: HttpRequest, options: RequestOptions): DatabaseConfig | HttpResponse {
     if (this.mode === 'cluster') {
       if (hasIdHeader(req)) {
-        return gatewayError(
+        return errorResponse(
           'database_id_not_allowed',
           'X-Svc-Database-Id and X-Svc-Tenant-Id are not allowed by this gateway: it serves one database (cluster mode)',
         );
@@ -85,17 +85,17 @@ export class Admission {
     }
     const { databaseId, tenantId } = options;
     if (databaseId !== undefined && tenantId !== undefined && databaseId !== tenantId) {
-      return gatewayError(
+      return errorResponse(
         'invalid_request',
         `the database id header says "${clip(databaseId)}" and the tenant id header "${clip(tenantId)}"; send one, or the same id in both`,
       );
     }
     const id = databaseId ?? tenantId;
     if (id === undefined) {
-      return gatewayError('database_id_required', 'X-Svc-Database-Id is required by this gateway (shared mode): name the database');
+      return errorResponse('database_id_required', 'X-Svc-Database-Id is required by this gateway (shared mode): name the database');
     }
     // An unknown database is answered like one the key may not use: no probing.
-    return this.databases.get(id) ?? gatewayError('forbidden', `this API key has no access to database "${clip(id)}"`);
+    return this.databases.get(id) ?? errorResponse('forbidden', `this API key has no access to database "${clip(id)}"`);
   }
 }
 

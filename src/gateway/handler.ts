@@ -17,7 +17,8 @@ import { codeOf } from '../observe/metrics.js';
 import type { HttpRequest, HttpResponse } from '../server/http-types.js';
 import type { AnswerListener } from '../server/uws.js';
 import type { Admission, Admitted } from './admission.js';
-import { gatewayError } from './answers.js';
+import { errorResponse } from '../server/http-errors.js';
+import { methodNotAllowed, notFound } from '../server/routes.js';
 import type { DatabaseBackends, ForwardOutcome, Forwarder, OutgoingRequest } from './backends.js';
 import { cypherMayWrite } from './cypher-kind.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -74,7 +75,7 @@ interface Decoded {
 }
 
 function decodeError(msg: string): HttpResponse {
-  return gatewayError('invalid_query_json', `invalid query JSON: ${msg}`);
+  return errorResponse('invalid_query_json', `invalid query JSON: ${msg}`);
 }
 
 /** The outer JSON decode: just enough to know the request type. The server checks the rest. */
@@ -112,8 +113,13 @@ function decode(route: Route, body: Buffer): Decoded | HttpResponse {
 export class Pipeline {
   constructor(private readonly parts: PipelineParts) {}
 
-  /** The transport's beforeBody hook: the head's checks; on success the request's context. */
+  /**
+   * The transport's beforeBody hook: the route (docs/gateway.md "Order of checks", step 1:
+   * 404 or 405 without a key too), then the head's checks; on success the request's context.
+   */
   readonly beforeBody = (req: HttpRequest): HttpResponse | undefined => {
+    const refused = refuseRoute(req.method, req.path);
+    if (refused !== undefined) return refused;
     const checked = this.parts.admission.check(req);
     if ('status' in checked) return checked;
     req.context = checked;
@@ -126,12 +132,12 @@ export class Pipeline {
 
   private async run(req: HttpRequest, a: Admitted): Promise<HttpResponse> {
     const route = routeOf(req.path);
-    if (route === undefined) return gatewayError('not_found', `no route for POST ${clip(req.path)}`);
+    if (route === undefined) return notFound(req);
     const decoded = decode(route, req.body);
     if ('status' in decoded) return decoded;
     const needed = decoded.type === 'write' ? 'write' : 'read';
     if (!a.grants.has(needed)) {
-      return gatewayError(
+      return errorResponse(
         'forbidden',
         `this API key may not ${needed === 'write' ? 'write to' : 'read'} database "${clip(a.database.id)}"`,
       );
@@ -139,7 +145,7 @@ export class Pipeline {
     try {
       checkOptionsForRequestType(a.options, decoded.type);
     } catch (err) {
-      if (err instanceof GraphError) return gatewayError(err.code, err.msg);
+      if (err instanceof GraphError) return errorResponse(err.code, err.msg);
       throw err;
     }
 
@@ -160,7 +166,7 @@ export class Pipeline {
       case 'admitted':
         return undefined;
       case 'rate_limited':
-        return gatewayError(
+        return errorResponse(
           'rate_limited',
           `rate limit exceeded for database "${clip(a.database.id)}"; retry after ${result.retryAfterS} s`,
           {
@@ -168,13 +174,16 @@ export class Pipeline {
           },
         );
       case 'disabled':
-        return gatewayError('tenant_disabled', `queries of database "${clip(a.database.id)}" are disabled because its credit is exhausted`);
+        return errorResponse(
+          'tenant_disabled',
+          `queries of database "${clip(a.database.id)}" are disabled because its credit is exhausted`,
+        );
       case 'unavailable':
         this.parts.warnUnavailable(
           { req_id: a.requestId, db: a.database.id, reason: result.reason },
           'rate limiter unavailable; failing closed',
         );
-        return gatewayError(
+        return errorResponse(
           'rate_limit_unavailable',
           'the rate limiter is unavailable, so the request was not admitted; retry with backoff',
         );
@@ -208,18 +217,36 @@ export class Pipeline {
         return { status: answer.status, headers, body: answer.body };
       }
       case 'timeout':
-        return gatewayError(
+        return errorResponse(
           'query_timeout',
           `no answer from database "${clip(a.database.id)}" within its budget of ${a.database.attemptBudgetMs} ms; a write's outcome is unknown (it may still commit)`,
         );
       case 'unavailable':
-        return gatewayError('backend_unavailable', outcome.msg);
+        return errorResponse('backend_unavailable', outcome.msg);
     }
   }
 }
 
 /** The gateway's GET (and HEAD) routes, served by start.ts. */
 export const GET_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The methods a path is served with (the `Allow` header's list), or undefined when no route serves it. */
+function allowedMethods(path: string): string | undefined {
+  // Before routeOf: `/healthz` would also pass for a query name.
+  if (GET_ROUTES.has(path)) return 'GET, HEAD';
+  return routeOf(path) === undefined ? undefined : 'POST';
+}
+
+/**
+ * Step 1 of the order of checks: 404 for a path no route serves and 405 (naming the
+ * path's methods) for another method on one; undefined when the route serves the request.
+ */
+export function refuseRoute(method: string, path: string): HttpResponse | undefined {
+  const allow = allowedMethods(path);
+  if (allow === undefined) return notFound({ method, path });
+  const served = allow === 'POST' ? method === 'POST' : method === 'GET' || method === 'HEAD';
+  return served ? undefined : methodNotAllowed({ method, path }, allow);
+}
 
 /**
  * The metrics and log label of a path: a fixed route, never the raw path. The GET routes

@@ -3,15 +3,14 @@
  * connection, and the HTTP front end (the server's uWS transport, with the head checks
  * run before any body is read). docs/gateway.md describes what it does.
  */
-import { clip } from '../core/clip.js';
 import { requestIdOf, type Logger } from '../observe/log.js';
 import type { Handler, HttpRequest, HttpResponse } from '../server/http-types.js';
 import { startHttpServer } from '../server/uws.js';
 import { Admission } from './admission.js';
-import { gatewayError } from './answers.js';
+import { errorResponse } from '../server/http-errors.js';
 import { DatabaseBackends, Forwarder } from './backends.js';
 import type { GatewayConfig } from './config.js';
-import { GET_ROUTES, observeAnswers, Pipeline, routeOf } from './handler.js';
+import { observeAnswers, Pipeline, refuseRoute } from './handler.js';
 import { KeyRing } from './keys.js';
 import { RedisLimiter } from './limiter.js';
 import { GatewayMetrics } from './metrics.js';
@@ -69,26 +68,21 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
 
   const metricsRoute = async (req: HttpRequest): Promise<HttpResponse> => {
     if (metrics === undefined)
-      return gatewayError('not_found', 'metrics are turned off in this gateway\'s configuration ("metrics": false)');
+      return errorResponse('not_found', 'metrics are turned off in this gateway\'s configuration ("metrics": false)');
     const key = admission.key(req);
     if ('status' in key) return key;
-    if (!key.metrics) return gatewayError('forbidden', 'this API key may not read metrics ("metrics": true in its configuration)');
+    if (!key.metrics) return errorResponse('forbidden', 'this API key may not read metrics ("metrics": true in its configuration)');
     const { contentType, body } = await metrics.registry.render();
     return { status: 200, headers: { 'content-type': contentType }, body };
   };
 
   const handler: Handler = (req) => {
+    const refused = refuseRoute(req.method, req.path);
+    if (refused !== undefined) return refused;
     if (req.method === 'POST') return pipeline.handle(req);
-    if (req.method === 'GET' || req.method === 'HEAD') {
-      if (req.path === '/healthz') return health(false);
-      if (req.path === '/readyz') return health(true);
-      if (req.path === '/metrics') return metricsRoute(req);
-    }
-    const known = routeOf(req.path) !== undefined ? 'POST' : GET_ROUTES.has(req.path) ? 'GET, HEAD' : undefined;
-    if (known === undefined) return gatewayError('not_found', `no route for ${clip(req.method)} ${clip(req.path)}`);
-    return gatewayError('method_not_allowed', `${clip(req.method)} is not allowed for ${clip(req.path)}; allowed: ${known}`, {
-      allow: known,
-    });
+    if (req.path === '/healthz') return health(false);
+    if (req.path === '/readyz') return health(true);
+    return metricsRoute(req);
   };
 
   const server = await startHttpServer({

@@ -36,7 +36,7 @@ export interface ParseResult {
 }
 
 /** Thrown inside the parser to unwind to the next item; never escapes `parse`. */
-class SyntaxError_ extends Error {
+class ParseUnwind extends Error {
   constructor(
     readonly pos: SourcePos,
     message: string,
@@ -128,7 +128,7 @@ class Parser {
     return t.kind === 'word' && (text === undefined || t.text === text);
   }
   private fail(message: string, at: Token = this.peek()): never {
-    throw new SyntaxError_(at.pos, message);
+    throw new ParseUnwind(at.pos, message);
   }
   private shown(t: Token): string {
     return t.kind === 'eof' ? 'the end of the file' : `"${t.text}"`;
@@ -191,7 +191,7 @@ class Parser {
       try {
         this.item(types, queries);
       } catch (err) {
-        if (!(err instanceof SyntaxError_)) throw err;
+        if (!(err instanceof ParseUnwind)) throw err;
         this.errors.push({ pos: err.pos, message: err.message });
         if (this.i === start) this.i++;
         this.recover();

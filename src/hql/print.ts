@@ -23,6 +23,7 @@
  * constant), empty AND/OR/GROUP_BY lists, a math call of the wrong arity. Values that no
  * source text can spell (NaN, infinities) throw a RangeError.
  */
+import { isScalar, scalarText, type ScalarStyle } from '../core/scalar-text.js';
 import type {
   DefaultValue,
   EdgeTypeDef,
@@ -248,19 +249,10 @@ function printProjectionField(field: ProjectionField): string {
 
 /** A literal as the lexer reads it back: strings escaped, floats with a `.`, NONE for null. */
 export function printLiteral(value: LiteralValue): string {
-  switch (typeof value) {
-    case 'string':
-      return printString(value);
-    case 'bigint':
-      return value.toString();
-    case 'number':
-      return printFloat(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    default:
-      return 'NONE';
-  }
+  return isScalar(value) ? scalarText(value, LITERALS) : 'NONE';
 }
+
+const LITERALS: ScalarStyle = { string: (s) => printString(s), number: (n) => printFloat(n) };
 
 const ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\0': '\\0' };
 

@@ -5,8 +5,9 @@
  * from, so errors found at run time still point into the request.
  *
  * Adding an operation: add its interface and kind here; the compiler then demands its
- * wire schema (src/wire/ops/), its catalogue entry (src/plan/catalog.ts) and its executor
- * (src/exec/registry.ts), because each of those is a Record over `OpKind`.
+ * wire schema (src/wire/ops.ts), its catalogue entry (src/plan/catalog.ts), its payload
+ * checks (src/plan/validate.ts) and its executor (src/exec/registry.ts), because each of
+ * those is a table over `OpKind` (test/plan/kind-tables.test.ts).
  */
 import type { Value } from '../core/value.js';
 import type { IndexSpec } from '../core/index-spec.js';

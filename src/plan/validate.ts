@@ -10,11 +10,11 @@
 import { GraphError, type ErrorCode } from '../core/errors.js';
 import { DateTime, type Value } from '../core/value.js';
 import type { Entry, QueryPlan } from './batch.js';
-import { CATALOG, inputOf, subTraversalsOf } from './catalog.js';
-import { heldBy, walkExprs } from './exprs.js';
+import { CATALOG, heldBy, inputOf, subTraversalsOf, type Elements, type OpTraits } from './catalog.js';
+import { walkExprs } from './expr-walk.js';
 import type { Expr, Predicate } from './expr.js';
 import { LIMITS } from './limits.js';
-import type { OpKind, PlanNode } from './ops.js';
+import type { OpKind, OpOf, PlanNode } from './ops.js';
 import { walkEntries, walkPlan } from './walk.js';
 import { clip } from '../core/clip.js';
 
@@ -22,21 +22,6 @@ function reject(code: ErrorCode, path: string, msg: string): never {
   throw new GraphError(code, `${path}: ${msg}`);
 }
 
-/** Steps that may follow a list-yielding terminal (they work on scalar lists too). */
-const LIST_STEPS: ReadonlySet<OpKind> = new Set(['limit', 'skip', 'range', 'dedup', 'count']);
-/** Operations rejected once the stream carries bind bindings (reference §5.5). */
-const NOT_AFTER_BIND: ReadonlySet<OpKind> = new Set([
-  'order_by',
-  'order_by_multiple',
-  'choose',
-  'repeat',
-  'id',
-  'label',
-  'values',
-  'value_map',
-  'project',
-  'edge_properties',
-]);
 /**
  * Property names a mutation cannot assign: they name the element's identity or a search
  * hit's virtual property, which every read resolves before stored properties (§6.2), and
@@ -51,39 +36,6 @@ interface StreamInfo {
   readonly kind: ElementKind;
 }
 const UNKNOWN: StreamInfo = { bound: false, kind: 'any' };
-
-const NODE_OUTPUT: ReadonlySet<OpKind> = new Set([
-  'nodes',
-  'nodes_where',
-  'add_n',
-  'out',
-  'in',
-  'both',
-  'out_n',
-  'in_n',
-  'other_n',
-  'drop',
-  'drop_edge',
-  'drop_edge_labeled',
-  'drop_edge_by_id',
-  'vector_search_nodes',
-  'text_search_nodes',
-  'vector_search_nodes_within',
-  'text_search_nodes_within',
-]);
-const EDGE_OUTPUT: ReadonlySet<OpKind> = new Set([
-  'edges',
-  'edges_where',
-  'add_e',
-  'out_e',
-  'in_e',
-  'both_e',
-  'vector_search_edges',
-  'text_search_edges',
-  'vector_search_edges_within',
-  'text_search_edges_within',
-]);
-const FRESH_OUTPUT: ReadonlySet<OpKind> = new Set(['select', 'inject']);
 
 interface Scope {
   readonly write: boolean;
@@ -224,7 +176,7 @@ class Checker {
     if (input !== null) {
       incoming = this.node(input, scope, depth + 1);
       const producer = CATALOG[input.op].yields;
-      if (yieldsValues(input) && !(producer !== 'scalar' && LIST_STEPS.has(node.op))) {
+      if (yieldsValues(input) && !(producer !== 'scalar' && traits.onLists)) {
         reject('internal_planner_error', node.path, `"${node.op}" cannot follow "${input.op}", which ends the traversal`);
       }
       this.afterBind(node, incoming);
@@ -240,7 +192,7 @@ class Checker {
       }
       return info;
     });
-    const out = outputOf(node, incoming, branches);
+    const out = outputOf(traits, incoming, branches);
     if (node.op === 'union' && out.bound && mixesKinds(branches)) {
       reject(
         'invalid_after_bind_operation',
@@ -258,8 +210,9 @@ class Checker {
   /** The after-bind rules (reference §5.5). */
   private afterBind(node: PlanNode, incoming: StreamInfo): void {
     if (!incoming.bound) return;
-    if (NOT_AFTER_BIND.has(node.op)) reject('invalid_after_bind_operation', node.path, `"${node.op}" cannot be used after bind`);
-    if ((node.op === 'edge_has' || node.op === 'edge_has_label') && incoming.kind !== 'edge') {
+    const rule = CATALOG[node.op].afterBind;
+    if (rule === 'refused') reject('invalid_after_bind_operation', node.path, `"${node.op}" cannot be used after bind`);
+    if (rule === 'edges_only' && incoming.kind !== 'edge') {
       reject('invalid_after_bind_operation', node.path, `"${node.op}" after bind needs a stream of edges`);
     }
   }
@@ -361,18 +314,29 @@ function mixesKinds(branches: readonly StreamInfo[]): boolean {
   return branches.some((b) => b.kind === 'node') && branches.some((b) => b.kind === 'edge');
 }
 
-function outputOf(node: PlanNode, incoming: StreamInfo | null, branches: readonly StreamInfo[]): StreamInfo {
-  const bound = (incoming?.bound ?? false) || node.op === 'bind' || branches.some((b) => b.bound);
-  let kind: ElementKind;
-  if (NODE_OUTPUT.has(node.op)) kind = 'node';
-  else if (EDGE_OUTPUT.has(node.op)) kind = 'edge';
-  else if (FRESH_OUTPUT.has(node.op)) kind = 'any';
-  else if (branches.length > 0) {
-    // optional passes rows whose branch is empty; repeat may emit or end on its input.
-    const passThrough = node.op === 'optional' || node.op === 'repeat';
-    kind = joinKinds([...branches.map((b) => b.kind), ...(passThrough && incoming ? [incoming.kind] : [])]);
-  } else kind = incoming?.kind ?? 'any';
-  return { bound, kind };
+function outputOf(traits: Pick<OpTraits, 'binds' | 'elements'>, incoming: StreamInfo | null, branches: readonly StreamInfo[]): StreamInfo {
+  const bound = (incoming?.bound ?? false) || traits.binds || branches.some((b) => b.bound);
+  return { bound, kind: elementsOf(traits.elements, incoming, branches) };
+}
+
+function elementsOf(elements: Elements, incoming: StreamInfo | null, branches: readonly StreamInfo[]): ElementKind {
+  switch (elements) {
+    case 'node':
+    case 'edge':
+      return elements;
+    case 'fresh':
+      return 'any';
+    case 'branches':
+    case 'branches_or_input':
+      // (A union or coalesce without branches is refused by its payload check.)
+      if (branches.length > 0) {
+        const passed = elements === 'branches_or_input' && incoming ? [incoming.kind] : [];
+        return joinKinds([...branches.map((b) => b.kind), ...passed]);
+      }
+      return incoming?.kind ?? 'any';
+    case 'input':
+      return incoming?.kind ?? 'any';
+  }
 }
 
 function orderFamily(v: Value): string | null {
@@ -406,126 +370,199 @@ function duplicates(names: readonly string[], path: string, code: ErrorCode, wha
   });
 }
 
-function checkPayload(node: PlanNode): void {
-  const p = node.path;
-  switch (node.op) {
-    case 'add_n':
-    case 'add_e':
-      duplicates(
-        node.properties.map(([k]) => k),
-        `${p}.properties`,
-        'duplicate_property_assignment',
-        'property',
-      );
-      node.properties.forEach(([k], i) => {
-        if (k === '$label')
-          reject('invalid_property_name', `${p}.properties[${i}][0]`, '"$label" cannot be assigned here; it is the operation\'s label');
-        if (RESERVED_PROPERTIES.has(k))
-          reject('invalid_property_name', `${p}.properties[${i}][0]`, `"${k}" is reserved and cannot be stored`);
-        checkNameLength(k, `${p}.properties[${i}][0]`);
-      });
-      return;
-    case 'set_property':
-    case 'remove_property':
-      if (node.op === 'remove_property' && node.name === '$label')
-        reject('invalid_property_name', `${p}.name`, 'the label cannot be removed');
-      if (RESERVED_PROPERTIES.has(node.name))
-        reject(
-          'invalid_property_name',
-          `${p}.name`,
-          `"${node.name}" is reserved and cannot be ${node.op === 'set_property' ? 'set' : 'removed'}`,
-        );
-      checkNameLength(node.name, `${p}.name`);
-      return;
-    case 'values':
-      if (node.properties.length === 0) reject('invalid_projection_arity', `${p}.properties`, 'values needs at least one property');
-      duplicates(node.properties, `${p}.properties`, 'duplicate_property_selection', 'property');
-      return;
-    case 'value_map':
-      if (node.properties) duplicates(node.properties, `${p}.properties`, 'duplicate_property_selection', 'property');
-      return;
-    case 'project':
-    case 'project_bindings':
-      if (node.projections.length === 0) reject('invalid_projection_arity', `${p}.projections`, 'a projection needs at least one item');
-      duplicates(
-        node.projections.map((x) => x.alias),
-        `${p}.projections`,
-        'duplicate_projection_alias',
-        'alias',
-      );
-      if (node.op === 'project_bindings') {
-        node.projections.forEach((x, i) => {
-          if (x.kind === 'coalesce' && x.refs.length === 0)
-            reject('invalid_projection_arity', `${p}.projections[${i}].coalesce.refs`, 'coalesce needs at least one ref');
-        });
-      }
-      return;
-    case 'order_by_multiple':
-      if (node.orderings.length === 0) reject('invalid_order_keys', `${p}.orderings`, 'order_by_multiple needs at least one key');
-      duplicates(
-        node.orderings.map(([k]) => k),
-        `${p}.orderings`,
-        'duplicate_order_key',
-        'sort key',
-      );
-      return;
-    case 'union':
-      if (node.traversals.length < 2)
-        reject('invalid_branch_arity', `${p}.traversals`, `union needs at least 2 branches, got ${node.traversals.length}`);
-      if (node.traversals.length > LIMITS.maxBranches)
-        reject('limit_exceeded', `${p}.traversals`, `at most ${LIMITS.maxBranches} branches`);
-      return;
-    case 'coalesce':
-      if (node.traversals.length < 1) reject('invalid_branch_arity', `${p}.traversals`, 'coalesce needs at least 1 branch');
-      if (node.traversals.length > LIMITS.maxBranches)
-        reject('limit_exceeded', `${p}.traversals`, `at most ${LIMITS.maxBranches} branches`);
-      return;
-    case 'repeat': {
-      const c = node.config;
-      if (c.times === 0) reject('invalid_repeat_count', `${p}.config.times`, 'times must be at least 1');
-      if (c.max_depth === 0) reject('invalid_repeat_count', `${p}.config.max_depth`, 'max_depth must be at least 1');
-      if (c.max_depth > LIMITS.maxRepeatDepth)
-        reject('limit_exceeded', `${p}.config.max_depth`, `max_depth is limited to ${LIMITS.maxRepeatDepth}`);
-      if (c.emit_predicate !== null && c.emit !== 'after')
-        reject('invalid_repeat_emit', `${p}.config.emit_predicate`, 'emit_predicate requires emit "after"');
-      return;
-    }
-    case 'shortest_path':
-      if (node.max_depth === 0) reject('invalid_shortest_path_count', `${p}.max_depth`, 'max_depth must be at least 1');
-      if (node.max_depth > LIMITS.maxRepeatDepth)
-        reject('limit_exceeded', `${p}.max_depth`, `max_depth is limited to ${LIMITS.maxRepeatDepth}`);
-      return;
-    case 'range':
-      if (node.start.kind === 'literal' && node.end.kind === 'literal' && node.start.n > node.end.n) {
-        reject('invalid_stream_range', p, `start ${node.start.n} is greater than end ${node.end.n}`);
-      }
-      return;
-    case 'drop_edge_by_id':
-      if (node.edges.kind === 'all') reject('unsupported_edge_all_target', `${p}.edges`, '"all" cannot be used as an edge mutation target');
-      return;
-    case 'vector_search_nodes':
-    case 'vector_search_edges':
-    case 'vector_search_nodes_within':
-    case 'vector_search_edges_within': {
-      const q = node.query_vector;
-      if (q.kind === 'value' && (!(q.value instanceof Float32Array) || q.value.length === 0 || !q.value.every(Number.isFinite))) {
-        reject('invalid_search_input', `${p}.query_vector`, 'a literal query vector must be a non-empty, finite {"f32_array": [...]}');
-      }
-      return;
-    }
-    case 'text_search_nodes':
-    case 'text_search_edges':
-    case 'text_search_nodes_within':
-    case 'text_search_edges_within': {
-      const q = node.query_text;
-      if (q.kind === 'value' && (typeof q.value !== 'string' || q.value.length === 0)) {
-        reject('invalid_search_input', `${p}.query_text`, 'a literal query text must be a non-empty string');
-      }
-      return;
-    }
-    default:
-      return;
+type PayloadCheck<K extends OpKind> = (node: OpOf<K>, path: string) => void;
+
+function checkAssignments(node: OpOf<'add_n' | 'add_e'>, p: string): void {
+  duplicates(
+    node.properties.map(([k]) => k),
+    `${p}.properties`,
+    'duplicate_property_assignment',
+    'property',
+  );
+  node.properties.forEach(([k], i) => {
+    if (k === '$label')
+      reject('invalid_property_name', `${p}.properties[${i}][0]`, '"$label" cannot be assigned here; it is the operation\'s label');
+    if (RESERVED_PROPERTIES.has(k)) reject('invalid_property_name', `${p}.properties[${i}][0]`, `"${k}" is reserved and cannot be stored`);
+    checkNameLength(k, `${p}.properties[${i}][0]`);
+  });
+}
+
+function checkPropertyName(node: OpOf<'set_property' | 'remove_property'>, p: string): void {
+  if (node.op === 'remove_property' && node.name === '$label') reject('invalid_property_name', `${p}.name`, 'the label cannot be removed');
+  if (RESERVED_PROPERTIES.has(node.name))
+    reject(
+      'invalid_property_name',
+      `${p}.name`,
+      `"${node.name}" is reserved and cannot be ${node.op === 'set_property' ? 'set' : 'removed'}`,
+    );
+  checkNameLength(node.name, `${p}.name`);
+}
+
+function checkProjections(node: OpOf<'project' | 'project_bindings'>, p: string): void {
+  if (node.projections.length === 0) reject('invalid_projection_arity', `${p}.projections`, 'a projection needs at least one item');
+  duplicates(
+    node.projections.map((x) => x.alias),
+    `${p}.projections`,
+    'duplicate_projection_alias',
+    'alias',
+  );
+  if (node.op === 'project_bindings') {
+    node.projections.forEach((x, i) => {
+      if (x.kind === 'coalesce' && x.refs.length === 0)
+        reject('invalid_projection_arity', `${p}.projections[${i}].coalesce.refs`, 'coalesce needs at least one ref');
+    });
   }
+}
+
+function checkBranchCount(node: OpOf<'union' | 'coalesce'>, p: string): void {
+  const least = node.op === 'union' ? 2 : 1;
+  if (node.traversals.length < least)
+    reject(
+      'invalid_branch_arity',
+      `${p}.traversals`,
+      node.op === 'union' ? `union needs at least 2 branches, got ${node.traversals.length}` : 'coalesce needs at least 1 branch',
+    );
+  if (node.traversals.length > LIMITS.maxBranches) reject('limit_exceeded', `${p}.traversals`, `at most ${LIMITS.maxBranches} branches`);
+}
+
+function checkQueryVector(node: OpOf<SearchKind<'vector'>>, p: string): void {
+  const q = node.query_vector;
+  if (q.kind === 'value' && (!(q.value instanceof Float32Array) || q.value.length === 0 || !q.value.every(Number.isFinite))) {
+    reject('invalid_search_input', `${p}.query_vector`, 'a literal query vector must be a non-empty, finite {"f32_array": [...]}');
+  }
+}
+
+function checkQueryText(node: OpOf<SearchKind<'text'>>, p: string): void {
+  const q = node.query_text;
+  if (q.kind === 'value' && (typeof q.value !== 'string' || q.value.length === 0)) {
+    reject('invalid_search_input', `${p}.query_text`, 'a literal query text must be a non-empty string');
+  }
+}
+
+type SearchKind<F extends 'vector' | 'text'> = `${F}_search_${'nodes' | 'edges'}${'' | '_within'}`;
+
+/**
+ * What each kind's payload must satisfy beyond its wire schema (null: nothing more). A
+ * table over every kind, so a new kind has to say whether it needs a check.
+ */
+export const PAYLOAD_CHECKS: { readonly [K in OpKind]: PayloadCheck<K> | null } = {
+  context: null,
+  nodes: null,
+  edges: null,
+  nodes_where: null,
+  edges_where: null,
+  shortest_path: (node, p) => {
+    if (node.max_depth === 0) reject('invalid_shortest_path_count', `${p}.max_depth`, 'max_depth must be at least 1');
+    if (node.max_depth > LIMITS.maxRepeatDepth)
+      reject('limit_exceeded', `${p}.max_depth`, `max_depth is limited to ${LIMITS.maxRepeatDepth}`);
+  },
+  inject: null,
+  out: null,
+  in: null,
+  both: null,
+  out_e: null,
+  in_e: null,
+  both_e: null,
+  out_n: null,
+  in_n: null,
+  other_n: null,
+  where: null,
+  has: null,
+  has_label: null,
+  has_key: null,
+  edge_has: null,
+  edge_has_label: null,
+  dedup: null,
+  within: null,
+  without: null,
+  limit: null,
+  skip: null,
+  range: (node, p) => {
+    if (node.start.kind === 'literal' && node.end.kind === 'literal' && node.start.n > node.end.n) {
+      reject('invalid_stream_range', p, `start ${node.start.n} is greater than end ${node.end.n}`);
+    }
+  },
+  order_by: null,
+  order_by_multiple: (node, p) => {
+    if (node.orderings.length === 0) reject('invalid_order_keys', `${p}.orderings`, 'order_by_multiple needs at least one key');
+    duplicates(
+      node.orderings.map(([k]) => k),
+      `${p}.orderings`,
+      'duplicate_order_key',
+      'sort key',
+    );
+  },
+  as: null,
+  store: null,
+  select: null,
+  bind: null,
+  count: null,
+  exists: null,
+  id: null,
+  label: null,
+  values: (node, p) => {
+    if (node.properties.length === 0) reject('invalid_projection_arity', `${p}.properties`, 'values needs at least one property');
+    duplicates(node.properties, `${p}.properties`, 'duplicate_property_selection', 'property');
+  },
+  value_map: (node, p) => {
+    if (node.properties) duplicates(node.properties, `${p}.properties`, 'duplicate_property_selection', 'property');
+  },
+  project: checkProjections,
+  project_bindings: checkProjections,
+  edge_properties: null,
+  group: null,
+  group_count: null,
+  aggregate_by: null,
+  add_n: checkAssignments,
+  add_e: checkAssignments,
+  set_property: checkPropertyName,
+  remove_property: checkPropertyName,
+  drop: null,
+  drop_edge: null,
+  drop_edge_labeled: null,
+  drop_edge_by_id: (node, p) => {
+    if (node.edges.kind === 'all') reject('unsupported_edge_all_target', `${p}.edges`, '"all" cannot be used as an edge mutation target');
+  },
+  union: checkBranchCount,
+  coalesce: checkBranchCount,
+  optional: null,
+  choose: null,
+  repeat: (node, p) => {
+    const c = node.config;
+    if (c.times === 0) reject('invalid_repeat_count', `${p}.config.times`, 'times must be at least 1');
+    if (c.max_depth === 0) reject('invalid_repeat_count', `${p}.config.max_depth`, 'max_depth must be at least 1');
+    if (c.max_depth > LIMITS.maxRepeatDepth)
+      reject('limit_exceeded', `${p}.config.max_depth`, `max_depth is limited to ${LIMITS.maxRepeatDepth}`);
+    if (c.emit_predicate !== null && c.emit !== 'after')
+      reject('invalid_repeat_emit', `${p}.config.emit_predicate`, 'emit_predicate requires emit "after"');
+  },
+  fold: null,
+  unfold: null,
+  path: null,
+  simple_path: null,
+  with_sack: null,
+  sack_set: null,
+  sack_add: null,
+  sack_get: null,
+  create_index: null,
+  drop_index: null,
+  get_index_operation: null,
+  retry_index_operation: null,
+  abort_index_operation: null,
+  vector_search_nodes: checkQueryVector,
+  vector_search_edges: checkQueryVector,
+  vector_search_nodes_within: checkQueryVector,
+  vector_search_edges_within: checkQueryVector,
+  text_search_nodes: checkQueryText,
+  text_search_edges: checkQueryText,
+  text_search_nodes_within: checkQueryText,
+  text_search_edges_within: checkQueryText,
+  table: null,
+};
+
+function checkPayload<K extends OpKind>(node: OpOf<K>): void {
+  const check = PAYLOAD_CHECKS[node.op as K] as PayloadCheck<K> | null;
+  check?.(node, node.path);
 }
 
 /**
@@ -550,15 +587,7 @@ function checkVariables(entries: readonly Entry[], entryNames: ReadonlySet<strin
 }
 
 function variableReads(node: PlanNode): { name: string; path: string }[] {
-  const reads = heldBy(node).refs.flatMap(({ ref, path }) => (ref.kind === 'var' ? [{ name: ref.name, path: `${path}.var` }] : []));
-  switch (node.op) {
-    case 'select':
-      return [...reads, { name: node.name, path: `${node.path}.name` }];
-    case 'inject':
-    case 'within':
-    case 'without':
-      return [...reads, { name: node.variable, path: `${node.path}.variable` }];
-    default:
-      return reads;
-  }
+  const held = heldBy(node);
+  const reads = held.refs.flatMap(({ ref, path }) => (ref.kind === 'var' ? [{ name: ref.name, path: `${path}.var` }] : []));
+  return [...reads, ...held.variables];
 }

@@ -4,7 +4,7 @@
  */
 import type { Entry } from './batch.js';
 import { inputOf, subTraversalsOf } from './catalog.js';
-import { expressionTraversalsOf } from './exprs.js';
+import { expressionTraversalsOf } from './expr-walk.js';
 import type { PlanNode } from './ops.js';
 
 export function walkPlan(node: PlanNode, visit: (node: PlanNode) => void): void {

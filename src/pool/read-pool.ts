@@ -26,8 +26,8 @@
 import { Piscina } from 'piscina';
 import { errorReply, GraphError, toErrorBody, type ErrorBody } from '../core/errors.js';
 import type { LogSink } from '../core/log-sink.js';
-import { decodeAnswers, encodeTask, type AnswerFrame, type RequestRoute } from '../protocol/frames.js';
-import type { WorkerSettings, WorkerStats } from '../protocol/messages.js';
+import { decodeAnswers, encodeTask, type AnswerFrame } from '../protocol/frames.js';
+import type { RequestRoute, WorkerSettings, WorkerStats } from '../protocol/messages.js';
 
 export interface ReadPoolOptions {
   /** Worker threads of the short lane. */

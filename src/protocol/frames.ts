@@ -16,11 +16,10 @@
  *         plan (msgpack PlanMessage) for the writer, with `status` 1 when it awaits
  *         durability, kind 2 a preempted read, with `status` its execution time so far.
  */
+import type { RequestRoute } from './messages.js';
+
 /** Count and one u32 of the whole frame (the slice of a task). */
 const HEAD = 8;
-
-/** What a request body is: a /v2/query request, a Cypher statement to run, or one to explain. */
-export type RequestRoute = 'query' | 'cypher' | 'cypher_explain';
 
 const ROUTES: readonly RequestRoute[] = ['query', 'cypher', 'cypher_explain'];
 
@@ -31,8 +30,7 @@ export interface RequestFrame {
   readonly spentMs: number;
   /** A prepared request's parameters offset (src/prepared-plans.ts); 0 for a plain request. */
   readonly paramsAt: number;
-  /** Absent: 'query'. */
-  readonly route?: RequestRoute;
+  readonly route: RequestRoute;
   readonly body: Uint8Array;
 }
 
@@ -92,7 +90,7 @@ function decodeTable(bytes: Uint8Array, fields: number): { extra: number; entrie
 
 export function encodeTask(task: TaskFrame): Uint8Array {
   return encodeTable(
-    task.requests.map((r) => ({ fields: [r.flags, r.spentMs, r.paramsAt, ROUTES.indexOf(r.route ?? 'query')], payload: r.body })),
+    task.requests.map((r) => ({ fields: [r.flags, r.spentMs, r.paramsAt, ROUTES.indexOf(r.route)], payload: r.body })),
     4,
     task.sliceMs,
   );
@@ -114,7 +112,8 @@ export function decodeTask(bytes: Uint8Array): TaskFrame {
 
 const encoder = new TextEncoder();
 
-type AnswerToEncode = AnswerFrame | { readonly kind: 'response'; readonly status: number; readonly text: string };
+/** An answer as a thread makes it: a response may still be text (encodeAnswers writes it as UTF-8). */
+export type AnswerToEncode = AnswerFrame | { readonly kind: 'response'; readonly status: number; readonly text: string };
 
 const EMPTY = new Uint8Array(0);
 

@@ -20,6 +20,12 @@ export interface PlanMessage {
   readonly tables: readonly (readonly [string, RowTable])[];
 }
 
+/** What a request body is: a /v2/query request, a Cypher statement to run, or one to explain. */
+export type RequestRoute = 'query' | 'cypher' | 'cypher_explain';
+
+/** A read worker's task: an encoded task frame (frames.ts), or a request for its statistics. */
+export type ReadTask = Uint8Array | 'stats';
+
 export type Reply = { readonly ok: true; readonly body: string } | { readonly ok: false; readonly error: ErrorBody };
 
 /** What a read worker reports of itself (for tests and diagnostics). */

@@ -4,17 +4,14 @@
  * here, the body size in the transport, then the service runs the rest of the pipeline
  * (database.ts answerQuery, answerCypher).
  */
-import { errorReply, toErrorBody, type ErrorBody } from '../core/errors.js';
+import { toErrorBody } from '../core/errors.js';
+import { errorBodyResponse, errorResponse } from './http-errors.js';
 import { parseRequestOptions, type RequestOptions } from './headers.js';
 import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
 import { createRouter, type Route } from './routes.js';
 import type { QueryReply, QueryService } from './service.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
-
-export function errorResponse(body: ErrorBody): HttpResponse {
-  return { ...errorReply(body), headers: JSON_TYPE };
-}
 
 /**
  * /v2/query or a Cypher route: the headers here (the body size was checked by the
@@ -29,12 +26,11 @@ async function handleQuery(
     const options = parseRequestOptions(req.headers, req.repeated);
     // Only start-up blocks every query; a writer thread being replaced fails writes alone
     // (the service answers not_ready for them) while reads carry on.
-    if (service.health().index_runtime !== 'ready')
-      return errorResponse({ error: 'not_ready', msg: 'the database is still opening; retry shortly' });
+    if (service.health().index_runtime !== 'ready') return errorResponse('not_ready', 'the database is still opening; retry shortly');
     const reply = await answer(options);
     return { status: reply.status, headers: JSON_TYPE, body: reply.body };
   } catch (err) {
-    return errorResponse(toErrorBody(err));
+    return errorBodyResponse(toErrorBody(err));
   }
 }
 

@@ -9,10 +9,10 @@
  * directly. Under load the lane is busy and every request goes to the workers as before,
  * which keeps the main thread for HTTP.
  */
-import { answerRoute, runRead, type QueryAnswer } from '../database.js';
-import type { RequestRoute } from '../protocol/frames.js';
-import type { PipelineOptions } from '../core/request-options.js';
-import { openStore, type Store } from '../store/index.js';
+import { answerRequest, type Answerer } from '../database.js';
+import type { AnswerToEncode } from '../protocol/frames.js';
+import type { RequestRoute } from '../protocol/messages.js';
+import { openStore, type IndexBacklog } from '../store/index.js';
 
 /** Bodies up to this size are small enough to parse on the main thread (a few µs). */
 export const INLINE_BODY_BYTES = 8 * 1024;
@@ -29,13 +29,11 @@ export class InlineQueries {
   /** At most one request per event-loop turn: a burst goes to the workers. */
   private usedThisTurn = false;
 
-  private constructor(
-    private readonly store: Store,
-    private readonly settings: InlineSettings,
-  ) {}
+  private constructor(private readonly answerer: Answerer) {}
 
   static async open(settings: InlineSettings): Promise<InlineQueries> {
-    return new InlineQueries(await openStore({ path: settings.dataDir, readOnly: true }), settings);
+    const store = await openStore({ path: settings.dataDir, readOnly: true });
+    return new InlineQueries({ store, readerMode: settings.readerMode, timeoutMs: settings.queryTimeoutMs });
   }
 
   /** Whether a body of this size may be answered here now (the caller knows the pool is idle). */
@@ -46,14 +44,17 @@ export class InlineQueries {
     return true;
   }
 
-  /** Answers a body of any route (protocol/frames.ts RequestRoute), as a read worker would. */
-  answer(body: Uint8Array, options: PipelineOptions, paramsAt = 0, route: RequestRoute = 'query'): QueryAnswer {
-    const exec = { timeoutMs: this.settings.queryTimeoutMs, sliceMs: INLINE_SLICE_MS };
-    const read = (plan: Parameters<typeof runRead>[1]) => runRead(this.store, plan, exec);
-    return answerRoute(route, body, options, this.settings.readerMode, read, paramsAt);
+  /** Answers a request as a read worker would (database.ts answerRequest), within the main thread's slice. */
+  answer(body: Uint8Array, flags: number, paramsAt: number, route: RequestRoute): AnswerToEncode {
+    return answerRequest(this.answerer, { flags, spentMs: 0, paramsAt, route, body }, INLINE_SLICE_MS);
+  }
+
+  /** Every vector index's backlog, read in a fresh snapshot (for /metrics). */
+  vectorBacklogs(): readonly IndexBacklog[] {
+    return this.answerer.store.read((r) => r.vectorBacklogs());
   }
 
   close(): Promise<void> {
-    return this.store.close();
+    return this.answerer.store.close();
   }
 }

@@ -33,7 +33,7 @@ import { clip } from '../core/clip.js';
 import { toErrorBody } from '../core/errors.js';
 import { JsonSyntaxError, parseJson, parseJsonBytes } from '../core/json.js';
 import { isSafeI64 } from '../core/value.js';
-import { isObject } from '../wire/schema.js';
+import { isObject } from '../core/json.js';
 import { countsQuery, describeIndexes, describeSchema } from '../hql/describe.js';
 import { parametersSchema } from '../hql/json-schema.js';
 import { checkParameters } from '../hql/params.js';

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { GraphError, toErrorBody } from '../core/errors.js';
 import type { Project } from '../hql/project.js';
-import { errorResponse } from './handle.js';
+import { errorBodyResponse } from './http-errors.js';
 import type { HttpRequest } from './http-types.js';
 import { parseBody, runNamedQuery, type CallableQuery } from './named-queries.js';
 import type { Route } from './routes.js';
@@ -49,7 +49,7 @@ export function mcpRoutes(service: QueryService, project: Project | undefined, q
         try {
           data = mcpData(parseBody(req.body), connections);
         } catch (err) {
-          return errorResponse(toErrorBody(err));
+          return errorBodyResponse(toErrorBody(err));
         }
         return runNamedQuery(service, q, req, () => data);
       },

@@ -12,7 +12,7 @@ import type { CompiledQuery } from '../hql/compile.js';
 import { checkParameters } from '../hql/params.js';
 import type { Project } from '../hql/project.js';
 import { shapeResponse } from '../hql/response.js';
-import { errorResponse } from './handle.js';
+import { errorBodyResponse, errorResponse } from './http-errors.js';
 import { parseRequestOptions } from './headers.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { NamedRouteFallback } from './routes.js';
@@ -51,10 +51,9 @@ export function callable(query: CompiledQuery): CallableQuery {
   return { query, request: (parameters) => ({ body: Buffer.from(`${head}${parameters}}`), paramsAt }) };
 }
 
-/** D16: an element addressed by id that does not exist is 404 on this route. */
+/** An error of a call, with its status on this route (D16: an element addressed by id that does not exist is 404). */
 function namedError(body: ErrorBody): HttpResponse {
-  const response = errorResponse(body);
-  return body.error === 'node_not_found' || body.error === 'edge_not_found' ? { ...response, status: 404 } : response;
+  return errorBodyResponse(body, undefined, 'named_query');
 }
 
 export function parseBody(body: Buffer): unknown {
@@ -79,8 +78,7 @@ export async function runNamedQuery(service: QueryService, q: CallableQuery, req
     const params = checkParameters(q.query.params, body());
     // A query with no statements (`RETURN "ok"`) is answered without the database.
     if (q.query.entries.length === 0) return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, '{}') };
-    if (service.health().index_runtime !== 'ready')
-      return errorResponse({ error: 'not_ready', msg: 'the database is still opening; retry shortly' });
+    if (service.health().index_runtime !== 'ready') return errorResponse('not_ready', 'the database is still opening; retry shortly');
     const request = q.request(params);
     const reply = await service.query(request.body, options, request.paramsAt);
     const text = utf8Text(reply.body);
@@ -114,7 +112,7 @@ export function namedQueryRoutes(
             : queries.size === 0
               ? 'the project has no queries'
               : `the project's queries: ${[...queries.keys()].sort().slice(0, 20).join(', ')}`;
-        return errorResponse({ error: 'query_not_found', msg: `no query named "${clip(name)}"; ${known}` });
+        return errorResponse('query_not_found', `no query named "${clip(name)}"; ${known}`);
       }
       return callNamedQuery(service, q, req);
     },

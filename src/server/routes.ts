@@ -7,6 +7,7 @@
  * HEAD runs the GET handler; the transport sends the head of that response without its body.
  */
 import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
+import { errorResponse } from './http-errors.js';
 import { clip } from '../core/clip.js';
 
 export type RouteMethod = 'GET' | 'POST';
@@ -27,25 +28,13 @@ export interface NamedRouteFallback {
 /** A single path segment that can name a query. */
 export const QUERY_NAME_PATH = /^\/([A-Za-z_][A-Za-z0-9_]*)$/;
 
-const JSON_TYPE = 'application/json';
-
-function notFound(req: HttpRequest): HttpResponse {
-  return {
-    status: 404,
-    headers: { 'content-type': JSON_TYPE },
-    body: JSON.stringify({ error: 'not_found', msg: `no route for ${clip(req.method)} ${clip(req.path)}` }),
-  };
+export function notFound(req: Pick<HttpRequest, 'method' | 'path'>): HttpResponse {
+  return errorResponse('not_found', `no route for ${clip(req.method)} ${clip(req.path)}`);
 }
 
-function methodNotAllowed(req: HttpRequest, allow: string): HttpResponse {
-  return {
-    status: 405,
-    headers: { 'content-type': JSON_TYPE, allow },
-    body: JSON.stringify({
-      error: 'method_not_allowed',
-      msg: `${clip(req.method)} is not allowed for ${clip(req.path)}; allowed: ${allow}`,
-    }),
-  };
+/** 405 with the `Allow` header (`allow`: the path's methods, as the header lists them). */
+export function methodNotAllowed(req: Pick<HttpRequest, 'method' | 'path'>, allow: string): HttpResponse {
+  return errorResponse('method_not_allowed', `${clip(req.method)} is not allowed for ${clip(req.path)}; allowed: ${allow}`, { allow });
 }
 
 interface PathEntry {

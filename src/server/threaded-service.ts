@@ -11,10 +11,10 @@ import { consoleLog, type LogSink } from '../core/log-sink.js';
 import { optionFlags, type PipelineOptions } from '../core/request-options.js';
 import { ReadPool, type ReadPoolCounters, type ReadPoolOptions } from '../pool/read-pool.js';
 import { WriterClient, type BatchObserver, type WriterCounters } from '../pool/writer-client.js';
-import { encodeMessage, toPlanMessage } from '../protocol/codec.js';
-import type { AnswerFrame, RequestRoute } from '../protocol/frames.js';
-import type { WorkerSettings } from '../protocol/messages.js';
-import { INLINE_SLICE_MS, InlineQueries } from './inline-queries.js';
+import type { AnswerFrame } from '../protocol/frames.js';
+import type { RequestRoute, WorkerSettings } from '../protocol/messages.js';
+import type { IndexBacklog } from '../store/index.js';
+import { InlineQueries } from './inline-queries.js';
 import type { HealthResponse, IndexRuntime, Mode, QueryReply, QueryService } from './service.js';
 
 const READ_WORKER = new URL('../../workers/read-worker-entry.cjs', import.meta.url);
@@ -33,6 +33,8 @@ export interface ServiceHooks {
 export interface ServiceCounters {
   readonly writer: WriterCounters | null;
   readonly pool: ReadPoolCounters | null;
+  /** Every vector index's queued work, read from the database (empty until it is open). */
+  readonly vectors: readonly IndexBacklog[];
 }
 
 export class ThreadedService implements QueryService {
@@ -86,7 +88,7 @@ export class ThreadedService implements QueryService {
 
   /** Plain numbers, read when /metrics is scraped. */
   counters(): ServiceCounters {
-    return { writer: this.writer?.counters() ?? null, pool: this.pool?.counters() ?? null };
+    return { writer: this.writer?.counters() ?? null, pool: this.pool?.counters() ?? null, vectors: this.inline?.vectorBacklogs() ?? [] };
   }
 
   query(body: Uint8Array, options: PipelineOptions, paramsAt = 0): Promise<QueryReply> {
@@ -100,10 +102,11 @@ export class ThreadedService implements QueryService {
   private async answer(body: Uint8Array, options: PipelineOptions, paramsAt: number, route: RequestRoute): Promise<QueryReply> {
     const pool = this.pool;
     if (pool === null) return fail('not_ready', 'the read workers are starting');
+    const flags = optionFlags(options);
     const answer =
       this.inline !== null && pool.idle && this.inline.accepts(body)
-        ? await this.answerInline(this.inline, pool, body, options, paramsAt, route)
-        : await pool.submit(body, optionFlags(options), paramsAt, route);
+        ? await this.answerInline(this.inline, pool, body, flags, paramsAt, route)
+        : await pool.submit(body, flags, paramsAt, route);
     if (answer.kind === 'response') return { status: answer.status, body: answer.body };
     if (answer.kind === 'preempted') return fail('internal_error', 'a read was preempted in the long lane');
     // Workers refuse writes in reader mode, so a write plan means a writer exists.
@@ -115,23 +118,19 @@ export class ThreadedService implements QueryService {
     return reply.ok ? { status: 200, body: reply.body } : errorReply(reply.error);
   }
 
+  /** On the main thread (inline-queries.ts); a read that outruns its slice moves to the long lane. */
   private async answerInline(
     inline: InlineQueries,
     pool: ReadPool,
     body: Uint8Array,
-    options: PipelineOptions,
+    flags: number,
     paramsAt: number,
     route: RequestRoute,
   ): Promise<AnswerFrame> {
-    const answer = inline.answer(body, options, paramsAt, route);
-    switch (answer.kind) {
-      case 'done':
-        return { kind: 'response', status: answer.status, body: Buffer.from(answer.body) };
-      case 'preempted':
-        return pool.submitLong(body, optionFlags(options), INLINE_SLICE_MS, paramsAt, route);
-      default:
-        return { kind: 'write', awaitDurable: answer.awaitDurable, plan: encodeMessage(toPlanMessage(answer.plan)) };
-    }
+    const answer = inline.answer(body, flags, paramsAt, route);
+    if (answer.kind === 'preempted') return pool.submitLong(body, flags, answer.spentMs, paramsAt, route);
+    if (answer.kind === 'response' && 'text' in answer) return { kind: 'response', status: answer.status, body: Buffer.from(answer.text) };
+    return answer;
   }
 
   async close(): Promise<void> {

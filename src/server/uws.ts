@@ -15,8 +15,10 @@
  */
 import uws from 'uWebSockets.js';
 import type { HttpRequest as UwsRequest, HttpResponse as UwsResponse, TemplatedApp } from 'uWebSockets.js';
-import { clip } from '../core/clip.js';
 import { REQUEST_ID_HEADER } from '../observe/log.js';
+import { errorResponse } from './http-errors.js';
+import { ambiguousLength, isValidResponse, methodName, unsafeTransferEncoding } from './http-framing.js';
+import { statusLine } from './http-status.js';
 import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
 
 /**
@@ -69,60 +71,8 @@ export interface HttpServer {
   close(): void;
 }
 
-const REASONS: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  204: 'No Content',
-  301: 'Moved Permanently',
-  302: 'Found',
-  304: 'Not Modified',
-  307: 'Temporary Redirect',
-  308: 'Permanent Redirect',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  402: 'Payment Required',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  410: 'Gone',
-  411: 'Length Required',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
-const statusLines = new Map<number, string>();
-for (const [code, reason] of Object.entries(REASONS)) statusLines.set(Number(code), `${code} ${reason}`);
-
-function statusLine(status: number): string {
-  let line = statusLines.get(status);
-  if (line === undefined) {
-    line = `${status} Status ${status}`;
-    statusLines.set(status, line);
-  }
-  return line;
-}
-
-const METHODS: Record<string, string> = {
-  get: 'GET',
-  post: 'POST',
-  head: 'HEAD',
-  put: 'PUT',
-  delete: 'DELETE',
-  options: 'OPTIONS',
-  patch: 'PATCH',
-};
 const EMPTY = Buffer.alloc(0);
-const INTERNAL_ERROR: HttpResponse = { status: 500, body: JSON.stringify({ error: 'internal_error', msg: 'internal error' }) };
+const INTERNAL_ERROR: HttpResponse = errorResponse('internal_error', 'internal error');
 
 // req.forEach is synchronous, so module-level sinks avoid a closure per request.
 let headerSink = new Map<string, string>();
@@ -146,17 +96,6 @@ function readHeaders(req: UwsRequest): Map<string, string> {
   repeatSink = undefined;
   req.forEach(collectHeader);
   return headers;
-}
-
-function differ(values: readonly string[]): boolean {
-  for (let i = 1; i < values.length; i++) if (values[i] !== values[0]) return true;
-  return false;
-}
-
-function isValidResponse(r: unknown): r is HttpResponse {
-  if (typeof r !== 'object' || r === null) return false;
-  const { status, body } = r as HttpResponse;
-  return Number.isInteger(status) && status >= 200 && status <= 599 && (typeof body === 'string' || body instanceof Uint8Array);
 }
 
 function byteLength(body: string | Uint8Array): number {
@@ -235,11 +174,7 @@ function send(res: UwsResponse, response: HttpResponse, head: boolean, id: strin
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 function tooLarge(msg: string): HttpResponse {
-  return { status: 413, body: JSON.stringify({ error: 'payload_too_large', msg }) };
-}
-
-function quoteAll(values: readonly string[]): string {
-  return clip(values.map((v) => `"${clip(v)}"`).join(', '));
+  return errorResponse('payload_too_large', msg);
 }
 
 /** One request whose answer is not written from inside the uWS callback. */
@@ -397,7 +332,7 @@ class Server {
     res.onData(() => undefined);
     setImmediate(() => {
       if (aborted) return;
-      const response = { status: 400, body: JSON.stringify({ error: 'invalid_request_framing', msg }) };
+      const response = errorResponse('invalid_request_framing', msg);
       this.reply(res, method, path, id, started, response, false, true);
     });
   }
@@ -423,18 +358,16 @@ class Server {
   readonly onRequest = (res: UwsResponse, req: UwsRequest): void => {
     const started = performance.now();
     const raw = req.getMethod();
-    const method = METHODS[raw] ?? raw.toUpperCase();
+    const method = methodName(raw);
     const path = req.getUrl();
     const headers = readHeaders(req);
     const repeated = repeatSink;
     const id = this.requestId === undefined ? undefined : this.requestId(headers.get(REQUEST_ID_HEADER));
     if (repeated !== undefined) {
       repeatSink = undefined;
-      const lengths = repeated.get('content-length');
-      if (lengths !== undefined && differ(lengths)) {
-        const n = lengths.length;
-        const msg = `Content-Length is sent ${n} times with different values (${quoteAll(lengths)}); the body's length is ambiguous`;
-        this.badFraming(res, method, path, id, started, msg);
+      const ambiguous = ambiguousLength(repeated);
+      if (ambiguous !== null) {
+        this.badFraming(res, method, path, id, started, ambiguous);
         return;
       }
     }
@@ -469,11 +402,9 @@ class Server {
       }
       if (!Number.isSafeInteger(expected)) expected = -1;
     } else {
-      const coding = headers.get('transfer-encoding');
-      if (coding !== undefined && (coding.toLowerCase() !== 'chunked' || repeated?.has('transfer-encoding') === true)) {
-        const sent = quoteAll(repeated?.get('transfer-encoding') ?? [coding]);
-        const msg = `Transfer-Encoding must be "chunked" alone, got ${sent}; send chunked or a Content-Length`;
-        this.badFraming(res, method, path, id, started, msg);
+      const unsafe = unsafeTransferEncoding(headers, repeated);
+      if (unsafe !== null) {
+        this.badFraming(res, method, path, id, started, unsafe);
         return;
       }
     }

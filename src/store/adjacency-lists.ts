@@ -7,13 +7,10 @@
  * Chunk value: an 8-byte header [u32 flags, u32 0] then the pairs. Flag MORE on chunk 0
  * says the list has (or had) further chunks, so single-chunk lists are read with one get.
  */
-import type { Database } from 'lmdb';
 import { adjacencyKeyParts, adjacencyRange, scratchAdjacencyKey as chunkKey } from './keys.js';
-import { ADJACENCY_CHUNK, type Dir } from './layout.js';
+import { ADJACENCY_CHUNK, type Dir, type ListDb } from './layout.js';
 import { concatPairs, decodePairs, EMPTY_PAIRS, indexOfEdge, type Pairs } from './pairs.js';
 import { scratch } from './scratch.js';
-
-export type ListDb = Database<Buffer, Buffer>;
 
 const HEADER = 8;
 const MORE = 1;

@@ -6,15 +6,14 @@
  * block it touched once, blocks in key order (neighbouring puts land on neighbouring
  * B-tree pages).
  */
-import type { Database } from 'lmdb';
 import { blockOf, buildBlock, isEmptyBlock, isLarge, largeMask, slotEnd, slotOf, slotPairs, slotStart } from './adjacency-blocks.js';
-import { ListEdits, ListReader, type ListDb } from './adjacency-lists.js';
+import { ListEdits, ListReader } from './adjacency-lists.js';
+import type { ListDb } from './layout.js';
 import { AppendLog, SortedAppends } from './append-log.js';
 import { adjacencyRange, blockKeyLabel, greatestLeadingU64, scratchBlockKey } from './keys.js';
-import { ADJACENCY_BLOCK, ADJACENCY_BLOCK_LIST, type Dir } from './layout.js';
+import { ADJACENCY_BLOCK, ADJACENCY_BLOCK_LIST, type Dir, type BlockDb } from './layout.js';
 import { concatPairs, EMPTY_PAIRS, indexOfEdge, type Pairs } from './pairs.js';
 
-export type BlockDb = Database<Buffer, Buffer>;
 export type { ListDb, Pairs };
 
 export class AdjacencyReader {

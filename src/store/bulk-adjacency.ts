@@ -7,8 +7,8 @@
  * what makes a bulk load linear in its edges.
  */
 import { buildBlock } from './adjacency-blocks.js';
-import { ListEdits, ListReader, type ListDb } from './adjacency-lists.js';
-import type { BlockDb } from './adjacency.js';
+import { ListEdits, ListReader } from './adjacency-lists.js';
+import type { BlockDb, ListDb } from './layout.js';
 import { scratchBlockKey } from './keys.js';
 import { ADJACENCY_BLOCK, ADJACENCY_BLOCK_LIST, IN, OUT, type Dir } from './layout.js';
 

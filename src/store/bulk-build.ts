@@ -31,7 +31,7 @@ import { encodeChunk, encodeLabels, encodeNumberChunk } from './columns.js';
 import { Dictionary, storableName } from './dictionary.js';
 import { EdgeEdits } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, errorCode, fsFailure } from './folder.js';
-import type { Dbs } from './graph.js';
+import type { Dbs } from './layout.js';
 import { columnKey, scratchIdKey } from './keys.js';
 import { COLUMN_BLOCK, DB, FORMAT_VERSION, LABEL_COLUMN, MAX_NAME_BYTES, META } from './layout.js';
 import { acquireWriterLock, type WriterLock } from './lock.js';

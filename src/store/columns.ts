@@ -21,11 +21,10 @@
  * ids only grow, so (key, version) names one content forever, and a reader keeps decoded
  * chunks in a cache (ChunkCache) that it checks against the version in the stored header.
  */
-import type { Database } from 'lmdb';
 import type { Value } from '../core/value.js';
 import { packStored, storePackr } from './codec.js';
 import { columnKey, readU64 } from './keys.js';
-import { COLUMN_BLOCK, LABEL_COLUMN, META } from './layout.js';
+import { COLUMN_BLOCK, LABEL_COLUMN, META, type ColumnDb, type MetaDb } from './layout.js';
 
 const packr = storePackr;
 
@@ -370,8 +369,6 @@ export class ChunkCache {
   }
 }
 
-export type ColumnDb = Database<Buffer, Buffer>;
-
 /** Column facts a reader thread keeps at most (ColumnReader.fact). */
 const FACTS_KEPT = 256;
 /** The fact key of the list of blocks; a key of GraphReader.columnsFact names its user, this cannot clash. */
@@ -381,7 +378,7 @@ const BLOCKS_FACT = '\0blocks';
 export class ColumnReader {
   constructor(
     protected readonly db: ColumnDb,
-    private readonly meta: Database<number, string>,
+    private readonly meta: MetaDb,
     private readonly cache: ChunkCache | null,
   ) {}
 
@@ -469,13 +466,13 @@ export class SlotCache {
   }
 }
 
+/** Label chunks of node ids below 64M are also kept in an array indexed by block. */
+const LISTED_BLOCKS = 65536;
+
 /**
  * A write batch's column edits: chunks are loaded on first touch, edited in memory and
  * written once by `flush` (at the end of the batch, or before the batch reads columns).
  */
-/** Label chunks of node ids below 64M are also kept in an array indexed by block. */
-const LISTED_BLOCKS = 65536;
-
 export class ColumnEdits {
   private readonly props = new Map<string, { propertyId: number; block: number; slots: (Value | undefined)[] }>();
   /** Per property id, the chunk edited last: consecutive nodes share one. */
@@ -487,7 +484,7 @@ export class ColumnEdits {
 
   constructor(
     private readonly db: ColumnDb,
-    private readonly meta: Database<number, string>,
+    private readonly meta: MetaDb,
     private readonly reader: ColumnReader,
     private readonly cache: SlotCache,
     /** A version no chunk has had: every flush writes its chunks under a new one. */

@@ -17,8 +17,8 @@
  * still acknowledged by its transaction promise, only later. test/store/commit-watch.test.ts
  * checks that writes are acknowledged before their flush.
  */
-import type { Database, RootDatabase } from 'lmdb';
-import { META } from './layout.js';
+import type { RootDatabase } from 'lmdb';
+import { META, type MetaDb } from './layout.js';
 
 interface Waiter {
   readonly seq: number;
@@ -38,7 +38,7 @@ export class CommitWatch {
 
   constructor(
     private readonly env: RootDatabase,
-    private readonly meta: Database<number, string>,
+    private readonly meta: MetaDb,
     /** The stored sequence number when the store opened. */
     start: number,
   ) {

@@ -10,10 +10,10 @@
  * succeeds: the batch that does not fit fails alone with a storage_error, the others
  * commit. Caches that may hold what the failed commit wrote are dropped first.
  */
-import type { Database, RootDatabase } from 'lmdb';
+import type { RootDatabase } from 'lmdb';
 import { GraphError, messageOf } from '../core/errors.js';
 import { CommitWatch } from './commit-watch.js';
-import { META } from './layout.js';
+import { META, type MetaDb } from './layout.js';
 import { isStorageFailure, storageFailure } from './storage-failure.js';
 
 /** What a batch leaves once its function returned inside the transaction. */
@@ -52,7 +52,7 @@ export class Committer {
 
   constructor(
     private readonly env: RootDatabase,
-    private readonly meta: Database<number, string>,
+    private readonly meta: MetaDb,
     private readonly path: string,
     /** Drops what the writer caches between batches (called after a failed commit). */
     private readonly dropCaches: () => void,

@@ -6,8 +6,7 @@
  *
  * Keys: "l:<label>" -> id, "L:<id>" -> label, and "p:" / "P:" for property names.
  */
-import type { Database } from 'lmdb';
-import { MAX_NAME_BYTES, META } from './layout.js';
+import { MAX_NAME_BYTES, META, type DictionaryDb, type MetaDb } from './layout.js';
 
 export type NameKind = 'label' | 'property';
 
@@ -26,8 +25,8 @@ export class Dictionary {
   private readonly names = { label: new Map<number, string>(), property: new Map<number, string>() };
 
   constructor(
-    private readonly db: Database<string | number, string>,
-    private readonly meta: Database<number, string>,
+    private readonly db: DictionaryDb,
+    private readonly meta: MetaDb,
   ) {}
 
   /** The id of a name in the current transaction, or undefined when it has none. */

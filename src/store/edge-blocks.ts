@@ -7,16 +7,13 @@
  * slots in order (an edge without properties has length 0).
  */
 import { endianness } from 'node:os';
-import type { Database } from 'lmdb';
 import type { ValueObject } from '../core/value.js';
 import { packStored, storePackr } from './codec.js';
 import { scratch } from './scratch.js';
 import { idKey as rangeStart, readU64, scratchIdKey as idKey } from './keys.js';
-import { EDGE_BLOCK } from './layout.js';
+import { EDGE_BLOCK, type EdgeDb } from './layout.js';
 
 const packr = storePackr;
-
-export type EdgeDb = Database<Buffer, Buffer>;
 
 const LABELS = 8;
 const FROM = LABELS + 4 * EDGE_BLOCK;

@@ -7,52 +7,42 @@
  * memory and writes each once when it finishes; its own reads of that data first write
  * out what they would read, so a batch always sees its own writes.
  */
-import type { Database } from 'lmdb';
 import type { Value, ValueObject } from '../core/value.js';
 import { markNegativeZeros } from '../core/value-msgpack.js';
-import { AdjacencyEdits, AdjacencyReader, type BlockDb, type ListDb, type Pairs } from './adjacency.js';
-import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type ColumnDb, type LabelChunk } from './columns.js';
+import { AdjacencyEdits, AdjacencyReader, type Pairs } from './adjacency.js';
+import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type LabelChunk } from './columns.js';
 import { BatchDictionary, type Dictionary, storableName, type NameKind } from './dictionary.js';
-import { EdgeEdits, EdgeReader, type EdgeDb, type StoredEdge } from './edge-blocks.js';
+import { EdgeEdits, EdgeReader, type StoredEdge } from './edge-blocks.js';
 import { readU64, scratchIdKey as idKey } from './keys.js';
-import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dir, type StoredNode } from './layout.js';
-import type { Adjacent, Candidates, Direction, EdgeRecord, GraphReader, GraphWriter, NodeRecord, TextHit, VectorHit } from './types.js';
+import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dbs, type Dir } from './layout.js';
+import type {
+  Adjacent,
+  Candidates,
+  Direction,
+  EdgeRecord,
+  GraphReader,
+  GraphWriter,
+  NodeRecord,
+  IndexBacklog,
+  TextHit,
+  VectorBacklog,
+  VectorHit,
+} from './types.js';
 import {
   CatalogWriter,
   operationStatus,
   type Catalog,
-  type CatalogDb,
   type CatalogReader,
   type IndexDef,
   type IndexOperation,
   type IndexReceipt,
 } from './index-catalog.js';
-import type { IndexSpec } from '../core/index-spec.js';
-import { IndexMaintainer, type ElementState } from './index-maintenance.js';
-import type { TextFamily, VectorFamily } from './index-families.js';
-import type { TextDb } from './text-postings.js';
-import type { HnswDb } from './hnsw-records.js';
-import type { QueueDb } from './vector-index.js';
-import { SecondaryEntries, type EntryDb, type RangeBound } from './secondary-index.js';
+import { elementOf, familyOf, type IndexSpec } from '../core/index-spec.js';
 
-export interface Dbs {
-  readonly nodes: Database<StoredNode, Buffer>;
-  readonly columns: ColumnDb;
-  readonly adjacency: BlockDb;
-  readonly adjacencyLists: ListDb;
-  readonly edges: EdgeDb;
-  readonly dictionary: Database<string | number, string>;
-  readonly meta: Database<number, string>;
-  /** The index catalogue (index-catalog.ts). */
-  readonly indexes: CatalogDb;
-  /** Secondary index entries (secondary-index.ts). */
-  readonly indexEntries: EntryDb;
-  /** Full-text indexes (text-postings.ts). */
-  readonly textIndex: TextDb;
-  /** Vector index graphs (hnsw-records.ts) and their queued work (vector-index.ts). */
-  readonly hnsw: HnswDb;
-  readonly vectorQueue: QueueDb;
-}
+import { IndexMaintainer, type ElementState } from './index-maintenance.js';
+import type { IndexWorkView } from './index-work.js';
+import type { TextFamily, VectorFamily } from './index-families.js';
+import { SecondaryEntries, type RangeBound } from './secondary-index.js';
 
 /** What a write batch needs to keep indexes current, shared by the batches of a store. */
 export interface IndexContext {
@@ -69,6 +59,11 @@ export interface IdState {
 }
 
 const dirByte = (d: Direction): Dir => (d === 'out' ? OUT : IN);
+
+/** A backlog as get_index_operation shows it (counts as decimal strings, like `progress`). */
+function backlogStatus(b: VectorBacklog): Record<string, unknown> {
+  return { queued: String(b.queued), applied: String(b.applied), applied_per_s: b.appliedPerSecond };
+}
 
 /** Ascending distinct values (parallel edges reach a neighbour once). */
 function sortedDistinct(values: ArrayLike<number>, sorted: boolean): number[] {
@@ -113,7 +108,26 @@ export class GraphReadView implements GraphReader {
 
   indexOperation(id: string): Record<string, unknown> | undefined {
     const op = this.catalogReader.operation(id);
-    return op === undefined ? undefined : operationStatus(op);
+    if (op === undefined) return undefined;
+    const status = operationStatus(op);
+    // A vector index's queued work (vector-index.ts): written and searchable, not yet linked.
+    const def = this.indexCatalog().defs.find((d) => d.id === op.indexId);
+    if (def !== undefined && familyOf(def.spec.kind) === 'vector' && this.index.vector !== null) {
+      status['backlog'] = backlogStatus(this.index.vector.backlog(def));
+    }
+    return status;
+  }
+
+  vectorBacklogs(): readonly IndexBacklog[] {
+    const vector = this.index.vector;
+    if (vector === null) return [];
+    const defs = this.indexCatalog().defs.filter((d) => familyOf(d.spec.kind) === 'vector');
+    return defs.map(({ spec }, i) => ({
+      element: elementOf(spec.kind),
+      label: spec.label,
+      property: spec.property,
+      backlog: vector.backlog(defs[i]!),
+    }));
   }
 
   secondaryEqual(indexId: number, value: Value, limit: number): number[] | null {
@@ -297,7 +311,7 @@ export class GraphReadView implements GraphReader {
  * One write batch. Counts and the id high-water marks are kept here and written to
  * `meta` once, in `finish`, inside the same child transaction as the data.
  */
-export class GraphWriteView extends GraphReadView implements GraphWriter {
+export class GraphWriteView extends GraphReadView implements GraphWriter, IndexWorkView {
   private nodeDelta = 0;
   private edgeDelta = 0;
   private idsSynced = false;

@@ -18,12 +18,10 @@
  * batch, otherwise the thread's read snapshot. Nothing is cached between calls, so a
  * record is never served from an older snapshot than the one being read.
  */
-import type { Database } from 'lmdb';
 import type { HnswRecord, HnswStorage } from '../search/hnsw.js';
 import { readU64, writeU64 } from './keys.js';
 import { scratch } from './scratch.js';
-
-export type HnswDb = Database<Buffer, Buffer>;
+import type { HnswDb } from './layout.js';
 
 /** How the store opens the sub-database of HNSW records. */
 export const HNSW_DB_OPTIONS = { keyEncoding: 'binary', encoding: 'binary' } as const;

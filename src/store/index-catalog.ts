@@ -17,9 +17,9 @@
  * the definition.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'lmdb';
 import { GraphError } from '../core/errors.js';
 import { describeIndex, elementOf, familyOf, identityOf, sameDefinition, type IndexFamily, type IndexSpec } from '../core/index-spec.js';
+import type { CatalogDb } from './layout.js';
 
 export type IndexState = 'building' | 'active' | 'dropping';
 
@@ -60,8 +60,6 @@ export type IndexReceipt =
   | { kind: 'accepted'; operation_id: string; index_id: string; generation: string }
   | { kind: 'existing_operation'; operation_id: string }
   | { kind: 'already_active'; index_id: string; generation: string };
-
-export type CatalogDb = Database<unknown, string>;
 
 /** The decoded catalogue of one version: what queries and writes consult. */
 export class Catalog {

@@ -16,15 +16,37 @@
 import { GraphError, messageOf } from '../core/errors.js';
 import { elementOf, familyOf, type IndexElement } from '../core/index-spec.js';
 import type { ValueObject } from '../core/value.js';
-import type { IndexDef, IndexOperation } from './index-catalog.js';
-import type { GraphWriteView } from './graph.js';
+import type { Catalog, IndexDef, IndexOperation } from './index-catalog.js';
+import type { EdgeRecord, NodeRecord } from './types.js';
+
+/**
+ * What background work needs of a write transaction (graph.ts GraphWriteView is one): the
+ * catalogue and its operations, the elements of a label, and the index maintainer's bulk
+ * entry point. An interface, so this module does not depend on the graph's views.
+ */
+export interface IndexWorkView {
+  indexCatalog(): Catalog;
+  operationRecord(id: string): IndexOperation | undefined;
+  saveOperation(op: IndexOperation): void;
+  activateIndex(def: IndexDef): void;
+  removeIndexDef(id: number): void;
+  /** Deletes up to `limit` entries of a secondary index; answers how many it deleted. */
+  deleteSecondaryEntries(indexId: number, limit: number): number;
+  nodeIdsByLabel(label: string, from: number): Iterable<number>;
+  edgeIdsByLabel(label: string, from: number): Iterable<number>;
+  getNode(id: number): NodeRecord | undefined;
+  getEdge(id: number): EdgeRecord | undefined;
+  readonly indexes: { build(def: IndexDef, element: IndexElement, id: number, props: ValueObject): void };
+}
 
 /** What a family (text, vector) adds to the background work. */
 export interface FamilyWork {
   /** Deletes some of a dropped index's entries; true when none are left. */
   deleteSome(def: IndexDef, deadline: number): boolean;
   /** Does some queued work; true when more is queued. */
-  drain?(w: GraphWriteView, deadline: number): boolean;
+  drain?(w: IndexWorkView, deadline: number): boolean;
+  /** Whether any work is queued (read in the step's own transaction). */
+  hasQueued?(): boolean;
 }
 
 export interface IndexWorkTargets {
@@ -46,7 +68,7 @@ const BLOCKERS: Partial<Record<string, string>> = {
 };
 
 /** One step of background work in the write transaction of `w`; true when work remains. */
-export function indexWorkStep(w: GraphWriteView, targets: IndexWorkTargets, budgetMs: number): boolean {
+export function indexWorkStep(w: IndexWorkView, targets: IndexWorkTargets, budgetMs: number): boolean {
   const deadline = performance.now() + budgetMs;
   const catalog = w.indexCatalog();
   let more = false;
@@ -56,12 +78,15 @@ export function indexWorkStep(w: GraphWriteView, targets: IndexWorkTargets, budg
     else if (def.state === 'building') more = buildSome(w, def, deadline) || more;
   }
   for (const family of [targets.vector, targets.text]) {
-    if (family?.drain !== undefined && performance.now() < deadline) more = family.drain(w, deadline) || more;
+    if (family?.drain === undefined) continue;
+    // A step out of time still reports queued work: a build that finished in this step has
+    // just queued its links, and no later write may come to schedule the next step.
+    more = (performance.now() < deadline ? family.drain(w, deadline) : (family.hasQueued?.() ?? true)) || more;
   }
   return more;
 }
 
-function dropSome(w: GraphWriteView, targets: IndexWorkTargets, def: IndexDef, deadline: number): boolean {
+function dropSome(w: IndexWorkView, targets: IndexWorkTargets, def: IndexDef, deadline: number): boolean {
   const op = w.operationRecord(def.operation);
   let done: boolean;
   switch (familyOf(def.spec.kind)) {
@@ -85,7 +110,7 @@ function dropSome(w: GraphWriteView, targets: IndexWorkTargets, def: IndexDef, d
   return false;
 }
 
-function buildSome(w: GraphWriteView, def: IndexDef, deadline: number): boolean {
+function buildSome(w: IndexWorkView, def: IndexDef, deadline: number): boolean {
   const found = w.operationRecord(def.operation);
   if (found === undefined || found.status === 'blocked' || found.status === 'aborted' || found.status === 'succeeded') return false;
   const op: IndexOperation = { ...found, status: 'running', progress: { ...found.progress } };
@@ -120,6 +145,6 @@ function buildSome(w: GraphWriteView, def: IndexDef, deadline: number): boolean 
   return false;
 }
 
-function propsOf(w: GraphWriteView, element: IndexElement, id: number): ValueObject | undefined {
+function propsOf(w: IndexWorkView, element: IndexElement, id: number): ValueObject | undefined {
   return (element === 'node' ? w.getNode(id) : w.getEdge(id))?.props;
 }

@@ -1,5 +1,22 @@
-/** The storage engine: `openStore` is the entry point; the data folder's checks and writer lock are exported for start-up. */
+/**
+ * The storage engine's entry point: the only module of src/store that the layers above
+ * import (.dependency-cruiser.cjs checks it). `openStore` opens a database; the data
+ * folder's checks and writer lock are for start-up; the rest is what the executors read.
+ */
 export { openStore } from './open.js';
 export { DataFolderError } from './folder.js';
 export { lockDataFolder, writerLockHolder, type LockHolder, type WriterLock } from './lock.js';
-export type { Adjacent, EdgeRecord, GraphReader, GraphWriter, NodeRecord, Store, StoreOptions, WriteOptions } from './types.js';
+export type * from './types.js';
+
+/**
+ * Column chunks, as scans read them (GraphReader.columnBlock): the values of one property
+ * for the slots of a block, and the chunk format a request uses for the blocks it gathers
+ * from a label's nodes (src/exec/label-view.ts).
+ */
+export { bit, chunkValue, decodeChunk, encodeChunk, type NumChunk, type StrChunk } from './columns.js';
+export { COLUMN_BLOCK } from './layout.js';
+/** A stored property as a vector, as vector indexes read it. */
+export { vectorValues } from './vector-index.js';
+// The offline import's build (src/bulk-io, docs/import-export.md).
+export { BulkBuild, type BulkColumn } from './bulk-build.js';
+export { cellOf } from './bulk-columns.js';

@@ -7,6 +7,24 @@ import type { Dir } from './layout.js';
 
 const TWO_32 = 2 ** 32;
 
+/**
+ * The kind byte that starts a secondary index's value key (secondary-index.ts): keys sort
+ * by kind first, then by value within the kind.
+ */
+export const VALUE_KEY_KIND = { bool: 0x02, number: 0x03, string: 0x04, date: 0x05 } as const;
+
+/**
+ * The kind byte after a text index's id (text-postings.ts): document rows, partition
+ * statistics, postings; `end` sorts after every kind, bounding the index's range.
+ */
+export const TEXT_KEY_KIND = { document: 1, stats: 2, posting: 3, end: 0xff } as const;
+
+/** How a text key holds a tenant (text-postings.ts): none, its bytes (short), or their SHA-256 (hashed). */
+export const TEXT_TENANT_KEY = { none: 0, short: 1, hashed: 2 } as const;
+
+/** The byte before the SHA-256 of a term too long to keep in a text key. */
+export const HASHED_TERM = 0xff;
+
 export function writeU64(buf: Buffer, offset: number, n: number): void {
   buf.writeUInt32BE(Math.floor(n / TWO_32), offset);
   buf.writeUInt32BE(n >>> 0, offset + 4);

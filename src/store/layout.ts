@@ -26,6 +26,8 @@
  * - `vector_queue`: queued vector links and unlinks [graph u32][seq u64] (vector-index.ts).
  */
 
+import type { Database } from 'lmdb';
+
 export const FORMAT_VERSION = 3;
 
 export const DB = {
@@ -89,3 +91,38 @@ export const MAX_NAME_BYTES = 1024;
 
 /** Node record value: [labelId, props]. */
 export type StoredNode = [number, Record<string, unknown>];
+
+/** Sub-database handles, by the shape of their keys and values. */
+export type NodeDb = Database<StoredNode, Buffer>;
+export type ColumnDb = Database<Buffer, Buffer>;
+export type BlockDb = Database<Buffer, Buffer>;
+export type ListDb = Database<Buffer, Buffer>;
+export type EdgeDb = Database<Buffer, Buffer>;
+export type DictionaryDb = Database<string | number, string>;
+export type MetaDb = Database<number, string>;
+export type CatalogDb = Database<unknown, string>;
+export type EntryDb = Database<Buffer, Buffer>;
+/** Full-text indexes: binary keys, binary values. */
+export type TextDb = Database<Buffer, Buffer>;
+export type HnswDb = Database<Buffer, Buffer>;
+export type QueueDb = Database<Buffer, Buffer>;
+
+/** Every sub-database of the environment (the DB names above). */
+export interface Dbs {
+  readonly nodes: NodeDb;
+  readonly columns: ColumnDb;
+  readonly adjacency: BlockDb;
+  readonly adjacencyLists: ListDb;
+  readonly edges: EdgeDb;
+  readonly dictionary: DictionaryDb;
+  readonly meta: MetaDb;
+  /** The index catalogue (index-catalog.ts). */
+  readonly indexes: CatalogDb;
+  /** Secondary index entries (secondary-index.ts). */
+  readonly indexEntries: EntryDb;
+  /** Full-text indexes (text-postings.ts). */
+  readonly textIndex: TextDb;
+  /** Vector index graphs (hnsw-records.ts) and their queued work (vector-index.ts). */
+  readonly hnsw: HnswDb;
+  readonly vectorQueue: QueueDb;
+}

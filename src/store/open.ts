@@ -11,13 +11,13 @@ import { storeEncoderOptions } from './codec.js';
 import { ChunkCache, SlotCache } from './columns.js';
 import { Dictionary } from './dictionary.js';
 import { GraphReadView, GraphWriteView } from './graph.js';
-import type { Dbs, IdState, IndexContext } from './graph.js';
+import type { IdState, IndexContext } from './graph.js';
 import { CatalogReader } from './index-catalog.js';
 import { TextIndexes } from './text-index.js';
 import { VectorIndexes } from './vector-index.js';
 import { indexWorkStep, type IndexWorkTargets } from './index-work.js';
 import { greatestLeadingU64 } from './keys.js';
-import { DB, FORMAT_VERSION, META } from './layout.js';
+import { DB, FORMAT_VERSION, META, type Dbs } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
@@ -62,6 +62,7 @@ class LmdbStore implements Store {
   /** Whether a background index step is scheduled or running. */
   private indexStepPending = false;
   private readonly log: (message: string) => void;
+  private readonly indexStepMs: number;
 
   constructor(
     options: StoreOptions,
@@ -72,6 +73,7 @@ class LmdbStore implements Store {
   ) {
     this.path = options.path;
     this.readOnly = options.readOnly ?? false;
+    this.indexStepMs = options.indexStepMs ?? INDEX_STEP_MS;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
     const catalog = new CatalogReader(dbs.indexes);
     this.index = {
@@ -99,7 +101,7 @@ class LmdbStore implements Store {
       if (this.closed) return;
       const step = this.committer!.submit(() => {
         const writer = this.newWriter();
-        const value = indexWorkStep(writer, this.indexWork, INDEX_STEP_MS);
+        const value = indexWorkStep(writer, this.indexWork, this.indexStepMs);
         writer.finish();
         return { value, onCommit: () => writer.committed() };
       }, false);

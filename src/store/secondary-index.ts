@@ -14,16 +14,10 @@
  * lookup yields candidates: the query re-checks its predicate on each, and the unique
  * check compares the stored values exactly.
  */
-import type { Database } from 'lmdb';
 import { DateTime, type Value } from '../core/value.js';
-import { readU64, writeU64 } from './keys.js';
+import { readU64, VALUE_KEY_KIND, writeU64 } from './keys.js';
+import type { EntryDb } from './layout.js';
 
-export type EntryDb = Database<Buffer, Buffer>;
-
-const BOOL = 0x02;
-const NUMBER = 0x03;
-const STRING = 0x04;
-const DATE = 0x05;
 /** String bytes kept in a key before it is cut (the rest of the key stays under LMDB's bound). */
 const MAX_STRING_KEY = 960;
 const EMPTY = Buffer.alloc(0);
@@ -41,14 +35,14 @@ function orderedDouble(n: number): Buffer {
 export function valueKey(v: Value | undefined): Buffer | null {
   switch (typeof v) {
     case 'boolean':
-      return Buffer.from([BOOL, v ? 1 : 0]);
+      return Buffer.from([VALUE_KEY_KIND.bool, v ? 1 : 0]);
     case 'number':
-      return Number.isNaN(v) ? null : Buffer.concat([Buffer.from([NUMBER]), orderedDouble(v)]);
+      return Number.isNaN(v) ? null : Buffer.concat([Buffer.from([VALUE_KEY_KIND.number]), orderedDouble(v)]);
     case 'bigint':
-      return Buffer.concat([Buffer.from([NUMBER]), orderedDouble(Number(v))]);
+      return Buffer.concat([Buffer.from([VALUE_KEY_KIND.number]), orderedDouble(Number(v))]);
     case 'string': {
       const utf8 = Buffer.from(v, 'utf8');
-      const parts: number[] = [STRING];
+      const parts: number[] = [VALUE_KEY_KIND.string];
       let cut = false;
       for (const byte of utf8) {
         if (parts.length > MAX_STRING_KEY) {
@@ -62,7 +56,7 @@ export function valueKey(v: Value | undefined): Buffer | null {
       return Buffer.from(parts);
     }
     default:
-      return v instanceof DateTime ? Buffer.concat([Buffer.from([DATE]), orderedDouble(v.ms)]) : null;
+      return v instanceof DateTime ? Buffer.concat([Buffer.from([VALUE_KEY_KIND.date]), orderedDouble(v.ms)]) : null;
   }
 }
 

@@ -14,7 +14,8 @@ import { tenantKey } from './tenant-key.js';
 import { describeTextLimitBreach } from '../search/text-analysis.js';
 import type { IndexDef } from './index-catalog.js';
 import type { TextFamily } from './index-families.js';
-import { DELETE_ROUND, TextPostings, type TextDb } from './text-postings.js';
+import { DELETE_ROUND, TextPostings } from './text-postings.js';
+import type { TextDb } from './layout.js';
 import type { TextHit } from './types.js';
 
 function tenantPropertyOf(def: IndexDef): string | null {

@@ -27,33 +27,22 @@
  * planner answers `invalid_search_tenant_value` before that.
  */
 import { createHash } from 'node:crypto';
-import type { Database } from 'lmdb';
 import { type CorpusStats, type ScoredId, TermScorer, topK } from '../search/bm25.js';
 import { analyzeDocument, checkDocumentLimits, documentUsage, queryTerms, type TextLimitBreach } from '../search/text-analysis.js';
-import { readU64, writeU64 } from './keys.js';
+import { HASHED_TERM, readU64, TEXT_KEY_KIND, TEXT_TENANT_KEY, writeU64 } from './keys.js';
+import type { TextDb } from './layout.js';
 
-/** The sub-database of text indexes: binary keys, binary values. */
-export type TextDb = Database<Buffer, Buffer>;
-
-const DOCUMENT = 1;
-const STATS = 2;
-const POSTING = 3;
-/** Past every kind: `[index][END]` bounds the index's range. */
-const END = 0xff;
-
-const NO_TENANT = 0;
-const SHORT_TENANT = 1;
-const HASHED_TENANT = 2;
 const MAX_TENANT_KEY_BYTES = 64;
 const MAX_TERM_KEY_BYTES = 256;
-const HASHED_TERM = 0xff;
 /** The longest partition and term keys: a posting key is at most 5 + 66 + 256 + 9 bytes. */
 const MAX_PARTITION_BYTES = 2 + MAX_TENANT_KEY_BYTES;
 const MAX_POSTING_KEY = 5 + MAX_PARTITION_BYTES + MAX_TERM_KEY_BYTES + 9;
 
 const STATS_BYTES = 16;
-/** Keys removed per round when deleting an index (keys are collected before removal). */
-/** Keys a drop deletes per round (a background step checks its deadline between rounds). */
+/**
+ * Keys a drop deletes per round (they are collected before removal; a background step
+ * checks its deadline between rounds).
+ */
 export const DELETE_ROUND = 4096;
 
 interface Entry {
@@ -71,10 +60,10 @@ interface StoredDocument {
 const sha256 = (bytes: Buffer): Buffer => createHash('sha256').update(bytes).digest();
 
 function partitionKey(tenant: string | null): Buffer {
-  if (tenant === null) return Buffer.of(NO_TENANT);
+  if (tenant === null) return Buffer.of(TEXT_TENANT_KEY.none);
   const bytes = Buffer.from(tenant, 'utf8');
-  if (bytes.length > MAX_TENANT_KEY_BYTES) return Buffer.concat([Buffer.of(HASHED_TENANT), sha256(bytes)]);
-  return Buffer.concat([Buffer.of(SHORT_TENANT, bytes.length), bytes]);
+  if (bytes.length > MAX_TENANT_KEY_BYTES) return Buffer.concat([Buffer.of(TEXT_TENANT_KEY.hashed), sha256(bytes)]);
+  return Buffer.concat([Buffer.of(TEXT_TENANT_KEY.short, bytes.length), bytes]);
 }
 
 function termKey(term: string): Buffer {
@@ -284,7 +273,7 @@ export class TextPostings {
   static deleteRound(db: TextDb, indexId: number): number {
     const start = Buffer.allocUnsafe(4);
     start.writeUInt32BE(indexId, 0);
-    const end = Buffer.concat([start, Buffer.of(END)]);
+    const end = Buffer.concat([start, Buffer.of(TEXT_KEY_KIND.end)]);
     // Collected first: removing under a live cursor of the same range is not safe.
     const keys: Buffer[] = [];
     for (const key of db.getKeys({ start, end, limit: DELETE_ROUND })) keys.push(Buffer.from(key));
@@ -316,7 +305,7 @@ export class TextPostings {
   private documentKey(elementId: number): Buffer {
     const key = Buffer.allocUnsafe(13);
     key.writeUInt32BE(this.indexId, 0);
-    key[4] = DOCUMENT;
+    key[4] = TEXT_KEY_KIND.document;
     writeU64(key, 5, elementId);
     return key;
   }
@@ -324,7 +313,7 @@ export class TextPostings {
   private statsKey(partition: Buffer): Buffer {
     const key = Buffer.allocUnsafe(5 + partition.length);
     key.writeUInt32BE(this.indexId, 0);
-    key[4] = STATS;
+    key[4] = TEXT_KEY_KIND.stats;
     partition.copy(key, 5);
     return key;
   }
@@ -333,7 +322,7 @@ export class TextPostings {
   private postingKey(partition: Buffer, term: Buffer, elementId: number): Buffer {
     const key = this.keyScratch;
     key.writeUInt32BE(this.indexId, 0);
-    key[4] = POSTING;
+    key[4] = TEXT_KEY_KIND.posting;
     let at = 5 + partition.copy(key, 5);
     at += term.copy(key, at);
     key[at++] = 0;

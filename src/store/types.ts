@@ -84,6 +84,8 @@ export interface GraphReader {
   indexCatalog(): Catalog;
   /** The status object of an index operation, or undefined when there is none of that id. */
   indexOperation(id: string): Record<string, unknown> | undefined;
+  /** Every vector index's queued work (for /metrics). */
+  vectorBacklogs(): readonly IndexBacklog[];
   /** Candidate ids of a secondary index for a value (the caller re-checks its predicate). */
   secondaryEqual(indexId: number, value: Value, limit: number): number[] | null;
   /** Candidate ids of a secondary index between bounds, in value order (re-check too). */
@@ -107,6 +109,24 @@ export interface Candidates {
   has(id: number): boolean;
   readonly size: number;
   keys(): Iterable<number>;
+}
+
+/** An index's queued vector work, summed over its graphs (tenant partitions). */
+export interface VectorBacklog {
+  /** Entries written and acknowledged, not yet linked into the graph (searches rank them exactly). */
+  readonly queued: number;
+  /** Entries linked (or unlinked) by background steps since the index was created. */
+  readonly applied: number;
+  /** Recent entries per second of the steps, 0 before any. */
+  readonly appliedPerSecond: number;
+}
+
+/** A vector index and its backlog. */
+export interface IndexBacklog {
+  readonly element: 'node' | 'edge';
+  readonly label: string;
+  readonly property: string;
+  readonly backlog: VectorBacklog;
 }
 
 export interface VectorHit {
@@ -171,6 +191,11 @@ export interface StoreOptions {
    * `index_backpressure` (default 250,000; vector-index.ts).
    */
   readonly vectorQueueEntries?: number;
+  /**
+   * Longest background index step, ms (default 8; index-work.ts): what a client write may
+   * wait behind. Tests shorten it to make every step run out of time.
+   */
+  readonly indexStepMs?: number;
 }
 
 export interface Store {

@@ -1,22 +1,7 @@
 /** Decoders for Expr, Predicate, PropertyInput, StreamBound and NodeRef/EdgeRef (reference §4). */
 import type { ArithOp, ElementRef, Expr, Predicate, PropertyInput, StreamBound } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
-import {
-  bool,
-  describe,
-  fail,
-  isObject,
-  list,
-  name,
-  oneOf,
-  required,
-  str,
-  struct,
-  tagged,
-  u64,
-  withDefault,
-  type Field,
-} from './schema.js';
+import { bool, describe, fail, list, name, oneOf, required, str, struct, tagged, u64, withDefault, type Field } from './schema.js';
 import { propertyValue } from './values.js';
 import { clip } from '../core/clip.js';
 
@@ -197,4 +182,4 @@ export const elementRef: Field<ElementRef> = (json, path) => {
 
 export const order = oneOf(['asc', 'desc'] as const);
 
-export { str, isObject };
+export { str };

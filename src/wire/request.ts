@@ -4,11 +4,11 @@
  * in src/plan/validate.ts.
  */
 import type { Batch, Condition, Entry, QueryPlan, RequestType } from '../plan/batch.js';
+import { isObject } from '../core/json.js';
 import type { Value } from '../core/value.js';
 import {
   describe,
   fail,
-  isObject,
   list,
   name,
   oneOf,

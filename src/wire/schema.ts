@@ -8,6 +8,7 @@
 import { GraphError, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../plan/limits.js';
 import { clip } from '../core/clip.js';
+import { isObject } from '../core/json.js';
 
 export type Field<T> = (json: unknown, path: string) => T;
 
@@ -22,10 +23,6 @@ export function describe(json: unknown): string {
   if (typeof json === 'number') return `the number ${json}`;
   if (typeof json === 'string') return `the string ${JSON.stringify(clip(json, 40))}`;
   return typeof json === 'object' ? 'an object' : `a ${typeof json}`;
-}
-
-export function isObject(json: unknown): json is Record<string, unknown> {
-  return typeof json === 'object' && json !== null && !Array.isArray(json);
 }
 
 export const str: Field<string> = (json, path) =>

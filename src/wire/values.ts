@@ -3,8 +3,9 @@
  * parameter values (§2.2) and typed parameters (`parameter_types`, contract and D6/D7).
  */
 import { DateTime, F32_MAX, I64_MAX, I64_MIN, setOwn, type Value, type ValueObject } from '../core/value.js';
+import { isObject } from '../core/json.js';
 import { MAX_DATE_MS, parseRfc3339 } from '../core/datetime.js';
-import { describe, fail, isObject, tagged, type Field } from './schema.js';
+import { describe, fail, tagged, type Field } from './schema.js';
 import { rowObject, tableOf, type RowTable } from '../core/row-table.js';
 import { clip } from '../core/clip.js';
 

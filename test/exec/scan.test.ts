@@ -10,7 +10,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { openTestDb, q, type TestDb } from '../helpers/embedded.js';
-import { scanKeysOfOneKind, type ScanSpec } from '../../src/exec/scan.js';
+import { scanKeysOfOneKind } from '../../src/exec/scan/column-facts.js';
+import type { ScanSpec } from '../../src/exec/scan/recognise.js';
 import { Exec } from '../../src/exec/context.js';
 import { EXECUTORS } from '../../src/exec/registry.js';
 

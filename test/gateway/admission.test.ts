@@ -272,6 +272,26 @@ describe('gateway admission', { skip: redisSkip() }, () => {
     assert.equal(wrong.headers.get('allow'), 'POST');
     assert.equal((await fetch(`${suite.gateway.url}/nope/here`)).status, 404);
   });
+
+  test('the route is checked before the key: 404 and 405 (naming the allowed methods) without a key', async () => {
+    const cases: [method: string, path: string, status: number, allow: string | null][] = [
+      ['POST', '/nope/here', 404, null],
+      ['DELETE', '/nope/here', 404, null],
+      ['DELETE', '/healthz', 405, 'GET, HEAD'],
+      ['POST', '/healthz', 405, 'GET, HEAD'],
+      ['POST', '/metrics', 405, 'GET, HEAD'],
+      ['PUT', '/v2/query', 405, 'POST'],
+      ['DELETE', '/SomeQuery', 405, 'POST'],
+    ];
+    for (const [method, path, status, allow] of cases) {
+      const res = await fetch(`${suite.gateway.url}${path}`, { method, body: method === 'POST' || method === 'PUT' ? '{}' : undefined });
+      const body = (await res.json()) as { error: string; msg: string };
+      assert.equal(res.status, status, `${method} ${path}`);
+      assert.equal(body.error, status === 404 ? 'not_found' : 'method_not_allowed', `${method} ${path}`);
+      assert.equal(res.headers.get('allow'), allow, `${method} ${path}`);
+      if (allow !== null) assert.match(body.msg, new RegExp(`allowed: ${allow}$`), `${method} ${path}`);
+    }
+  });
 });
 
 describe('gateway in cluster mode', { skip: redisSkip() }, () => {

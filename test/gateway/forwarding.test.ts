@@ -82,10 +82,10 @@ describe('gateway forwarding to scripted servers', () => {
   });
 
   test("a server's answer is relayed with its status, body and Retry-After", async () => {
-    const body = '{"error":"transaction_conflict","msg":"try again"}';
-    writers.busy.behave({ kind: 'answer', status: 409, body, headers: { 'retry-after': '3' } });
+    const body = '{"error":"resource_limit","msg":"narrow it"}';
+    writers.busy.behave({ kind: 'answer', status: 429, body, headers: { 'retry-after': '3' } });
     const reply = await send('busy', WRITE);
-    assert.equal(reply.status, 409);
+    assert.equal(reply.status, 429);
     assert.equal(reply.text, body);
     assert.equal(reply.headers.get('retry-after'), '3');
     writers.busy.behave(OK);

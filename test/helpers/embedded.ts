@@ -60,6 +60,31 @@ export function atPath(suffix: string, prefix = 'query.read.entries[0].query.roo
   return new RegExp(`^${esc(prefix + suffix)}[:.\\[]`);
 }
 
+/** Runs `fn` on a database of its own, closed afterwards. */
+export async function withFreshDb(fn: (db: TestDb) => Promise<void>): Promise<void> {
+  const db = await openTestDb();
+  try {
+    await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+export const WRITE_ROOT = 'query.write.entries[0].query.root';
+
+/**
+ * Asserters of a 400 for a batch of one entry whose root is `root`, on the database `db()`
+ * gives: the code, and a msg starting at `suffix` below the entry's root.
+ */
+export function rootRejects(db: () => TestDb) {
+  return {
+    badRead: (root: unknown, code: string, suffix: string, parameters?: Record<string, unknown>) =>
+      rejects400(db().read([q('r', root)], [], parameters), code, atPath(suffix)),
+    badWrite: (root: unknown, code: string, suffix: string, parameters?: Record<string, unknown>) =>
+      rejects400(db().write([q('r', root)], [], parameters), code, atPath(suffix, WRITE_ROOT)),
+  };
+}
+
 /** Asserts a 400 GraphError with exactly this code and a msg matching `where`. */
 export async function rejects400(promise: Promise<unknown>, code: string, where: RegExp): Promise<void> {
   await assert.rejects(promise, (err: unknown) => {

@@ -676,13 +676,13 @@ test('a write plan with a table statement survives the msgpack trip to the write
   assert.deepEqual(bigints, [1n, -(2n ** 63n), 2n ** 63n - 1n, 2n ** 60n], 'integers stay bigint, floats stay numbers');
 });
 
-test('read pool frames carry the route of each request; absent means /v2/query', () => {
+test('read pool frames carry the route of each request', () => {
   const body = new TextEncoder().encode('{"query":"RETURN 1"}');
   const task = decodeTask(
     encodeTask({
       sliceMs: 2,
       requests: [
-        { flags: 1, spentMs: 0, paramsAt: 0, body },
+        { flags: 1, spentMs: 0, paramsAt: 0, route: 'query', body },
         { flags: 2, spentMs: 3, paramsAt: 0, route: 'cypher', body },
         { flags: 4, spentMs: 0, paramsAt: 0, route: 'cypher_explain', body },
         { flags: 0, spentMs: 0, paramsAt: 9, route: 'query', body },

@@ -6,7 +6,7 @@ import { fromOptionFlags, optionFlags } from '../../src/core/request-options.js'
 
 test('tasks: the slice, and flags, spent time, parameter offsets and bodies of the requests, empty ones included, in order', () => {
   const bodies = ['{"a":1}', '', 'é'.repeat(1000)].map((s) => new TextEncoder().encode(s));
-  const requests = bodies.map((body, i) => ({ flags: i * 3, spentMs: i * 1000 + 7, paramsAt: 70_000 + i, body }));
+  const requests = bodies.map((body, i) => ({ flags: i * 3, spentMs: i * 1000 + 7, paramsAt: 70_000 + i, route: 'query' as const, body }));
   const decoded = decodeTask(encodeTask({ sliceMs: 5, requests }));
   assert.equal(decoded.sliceMs, 5);
   assert.deepEqual(

@@ -13,7 +13,8 @@ import fc from 'fast-check';
 import { open, type RootDatabase } from 'lmdb';
 import { scoreDocument, topK, type ScoredId } from '../../src/search/bm25.js';
 import { analyzeDocument, queryTerms } from '../../src/search/text-analysis.js';
-import { TextPostings, type TextDb } from '../../src/store/text-postings.js';
+import { TextPostings } from '../../src/store/text-postings.js';
+import type { TextDb } from '../../src/store/layout.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'trellis-text-postings-'));
 const env: RootDatabase = open({ path: dir, maxDbs: 4, noSubdir: false });

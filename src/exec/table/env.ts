@@ -6,7 +6,7 @@
  * `entity_not_found` error (TCK: DeletedEntityAccess).
  */
 import { CypherError, type ErrorCode } from '../../core/errors.js';
-import type { EdgeRecord, NodeRecord } from '../../store/types.js';
+import type { EdgeRecord, NodeRecord } from '../../store/index.js';
 import type { Where } from '../../plan/table.js';
 
 export interface ElementAccess {

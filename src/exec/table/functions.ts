@@ -25,7 +25,7 @@ import { I64_MAX, I64_MIN } from '../../core/value.js';
 import { LIMITS } from '../../plan/limits.js';
 import type { Where } from '../../plan/table.js';
 import { labelsOf, runtimeError, type ElementAccess } from './env.js';
-import { checkedInt, isNumber, scalarText } from './operators.js';
+import { checkedInt, isNumber, toStringText } from './operators.js';
 
 export interface FunctionDef {
   call(args: readonly CypherValue[], access: ElementAccess, at: Where): CypherValue;
@@ -102,7 +102,7 @@ function parseFloatText(s: string): number | null {
 
 /** Each conversion gives undefined for a value of a type it does not take; the callers decide error or null. */
 function toStringValue(v: Exclude<CypherValue, null>): CypherValue | undefined {
-  return typeof v === 'object' ? undefined : scalarText(v);
+  return typeof v === 'object' ? undefined : toStringText(v);
 }
 
 function toIntegerValue(v: Exclude<CypherValue, null>): CypherValue | undefined {

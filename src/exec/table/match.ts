@@ -6,7 +6,7 @@
  */
 import { NodeRef, PathValue, RelRef, propertiesOf, typeName, type CypherValue } from '../../core/cypher-value.js';
 import type { Expand, PatternProperties, RelDirection, TableNode, Where } from '../../plan/table.js';
-import type { Adjacent } from '../../store/types.js';
+import type { Adjacent } from '../../store/index.js';
 import { NODE } from '../row.js';
 import { runtimeError, labelsOf } from './env.js';
 import { evaluate } from './eval.js';

@@ -13,6 +13,7 @@
  * Integers are exact (bigint) and compared with floats exactly, not through a rounding
  * conversion, so 2^53 + 1 <> 2^53 as a float.
  */
+import { isScalar, nonFiniteName, scalarText, type Scalar, type ScalarStyle } from '../../core/scalar-text.js';
 import {
   NodeRef,
   PathValue,
@@ -289,7 +290,7 @@ export function arithmetic(op: ArithmeticOp, a: CypherValue, b: CypherValue, at:
   if (op === '+') {
     if (Array.isArray(a)) return Array.isArray(b) ? [...a, ...b] : [...a, b];
     if (Array.isArray(b)) return [a, ...b];
-    if ((typeof a === 'string' || typeof b === 'string') && isScalar(a) && isScalar(b)) return scalarText(a) + scalarText(b);
+    if ((typeof a === 'string' || typeof b === 'string') && isScalar(a) && isScalar(b)) return toStringText(a) + toStringText(b);
   }
   if (!isNumber(a) || !isNumber(b)) {
     // Name the operand that made the combination invalid: for 'x' + {}, the map.
@@ -329,18 +330,12 @@ function intArithmetic(op: Exclude<ArithmeticOp, '^'>, a: bigint, b: bigint, at:
   }
 }
 
-function isScalar(v: CypherValue): v is string | boolean | bigint | number {
-  return typeof v !== 'object';
-}
+/** Scalars as toString() writes them: strings as they are, floats keep a fraction (`3.0`), non-finite ones are named. */
+const TO_STRING: ScalarStyle = { string: (s) => s, number: (n) => (Number.isFinite(n) ? floatText(n) : nonFiniteName(n)) };
 
-/** A scalar as toString() writes it: floats keep a fraction (`3.0`), non-finite ones are named. */
-export function scalarText(v: string | boolean | bigint | number): string {
-  if (typeof v === 'number') {
-    if (Number.isNaN(v)) return 'NaN';
-    if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
-    return floatText(v);
-  }
-  return String(v);
+/** A scalar as Cypher's toString() writes it. */
+export function toStringText(v: Scalar): string {
+  return scalarText(v, TO_STRING);
 }
 
 /** Unary minus: integers checked for overflow (-(-2^63) does not fit). */

@@ -10,7 +10,8 @@ import { groupKey, logical, orderValues } from './operators.js';
 import { makeAggregator, type Aggregator } from './aggregates.js';
 import type { TableRow, TableRun } from './rows.js';
 import { countOf } from '../terminal.js';
-import { scanCount, type ScanSpec } from '../scan.js';
+import type { ScanSpec } from '../scan/recognise.js';
+import { scanCount } from '../scan/rows.js';
 import { topOfScan } from './top-scan.js';
 
 type Node<K extends TableNode['t']> = Extract<TableNode, { t: K }>;

@@ -9,7 +9,7 @@ import { GraphError } from '../../core/errors.js';
 import { encodeTable } from './encode.js';
 import { StatementRun } from './run.js';
 import { runtimeError, type ElementAccess } from './env.js';
-import type { EdgeRecord, NodeRecord } from '../../store/types.js';
+import type { EdgeRecord, NodeRecord } from '../../store/index.js';
 import type { Where } from '../../plan/table.js';
 
 export function run(node: TableOp, x: Exec): TableFlow {

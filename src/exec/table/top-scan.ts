@@ -19,7 +19,9 @@
 import { NodeRef, type CypherValue } from '../../core/cypher-value.js';
 import type { Order } from '../../plan/expr.js';
 import type { RowExpr, TableNode } from '../../plan/table.js';
-import { scanKeysOfOneKind, scanOf, scanTopRows } from '../scan.js';
+import { scanKeysOfOneKind } from '../scan/column-facts.js';
+import { scanOf } from '../scan/recognise.js';
+import { scanTopRows } from '../scan/top-k.js';
 import { evaluate } from './eval.js';
 import type { TableRow, TableRun } from './rows.js';
 

@@ -4,9 +4,9 @@
  * conjunct pins, which names are stored properties, and which operands are known before
  * the scan runs.
  */
-import type { Expr, Predicate } from '../plan/expr.js';
-import type { Value } from '../core/value.js';
-import type { Exec } from './context.js';
+import type { Expr, Predicate } from '../../plan/expr.js';
+import type { Value } from '../../core/value.js';
+import type { Exec } from '../context.js';
 
 /** A stored property name: not `$`-prefixed (virtual) and not a dotted path. */
 export const isPlainProperty = (name: string) => name.length > 0 && name.charCodeAt(0) !== 36 /* $ */ && !name.includes('.');

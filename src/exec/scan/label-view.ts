@@ -12,10 +12,8 @@
  * write can change, so what was gathered stays exact until the request ends, and nothing
  * outlives it. Write batches, which see their own writes, have no views.
  */
-import { chunkValue, decodeChunk, encodeChunk, type ColumnChunk } from '../store/columns.js';
-import { COLUMN_BLOCK } from '../store/layout.js';
-import type { Value } from '../core/value.js';
-import type { GraphReader } from '../store/types.js';
+import { chunkValue, decodeChunk, encodeChunk, type ColumnChunk, COLUMN_BLOCK, type GraphReader } from '../../store/index.js';
+import type { Value } from '../../core/value.js';
 
 /** Slots of a block: a stored block holds this many consecutive node ids (store/columns.ts). */
 export const SLOTS = COLUMN_BLOCK;

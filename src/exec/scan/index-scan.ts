@@ -12,10 +12,10 @@
  * 64th of the elements, at least 1024), the scan goes on without it: reading records one
  * by one is slower than scanning column chunks for that many.
  */
-import type { Predicate } from '../plan/expr.js';
-import type { Value } from '../core/value.js';
-import type { IndexDef, RangeBound } from '../store/types.js';
-import type { Exec } from './context.js';
+import type { Predicate } from '../../plan/expr.js';
+import type { Value } from '../../core/value.js';
+import type { IndexDef, RangeBound } from '../../store/index.js';
+import type { Exec } from '../context.js';
 import { conjunctsOf, FLIP, isPlainProperty, known, labelPinnedBy, type CompareOp } from './conjuncts.js';
 
 /** Candidates beyond this share of the elements are cheaper to find by scanning. */
