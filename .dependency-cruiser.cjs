@@ -43,6 +43,9 @@ const LAYERS = {
   // The explorer's browser code (docs/explorer.md): bundled by esbuild, served by
   // src/server/explorer-files.ts as files; it talks to the server over HTTP only.
   explorer: [],
+  // `trellis import` and `trellis export` (docs/import-export.md): files read and written,
+  // the store's bulk build offline, /v2/query batches online; values as the wire has them.
+  'src/bulk-io': ['src/wire', 'src/store', 'src/core'],
 };
 
 /** The three files that declare the plan's recursive type. */
@@ -67,6 +70,7 @@ const SRC = [
   'src/observe',
   'src/server',
   'src/gateway',
+  'src/bulk-io',
   'src/index.ts',
   'src/cli.ts',
   'workers',
