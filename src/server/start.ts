@@ -23,6 +23,9 @@ import { replicationRoutes } from './replication-routes.js';
 import { Follower } from '../replication/follower.js';
 import type { Store } from '../store/index.js';
 import type { ReplicaLink } from './service.js';
+import { explorerRoutes, loadExplorerFiles } from './explorer-files.js';
+import { openApiRoute } from './openapi.js';
+import { VERSION } from './version.js';
 
 export interface ServerOptions {
   readonly host: string;
@@ -54,6 +57,8 @@ export interface ServerOptions {
   readonly maxLagMs?: number;
   /** How long a replica waits for X-Trellis-Min-Lsn (ms, default 1000). */
   readonly minLsnWaitMs?: number;
+  /** Serve the explorer at `GET /` (default true; docs/explorer.md); false: its paths are 404. */
+  readonly explorer?: boolean;
 }
 
 /** A replica's state for the HTTP layer, delegating to the follower once it runs. */
@@ -81,6 +86,8 @@ class ReplicaState implements ReplicaLink {
 
 export interface RunningServer {
   readonly port: number;
+  /** Every method and path the router serves: its routes and the project's queries (the OpenAPI document lists each). */
+  readonly routes: readonly { readonly method: string; readonly path: string }[];
   /** Resolves when the database and workers are ready (rejects if they fail to start). */
   readonly ready: Promise<void>;
   close(): Promise<void>;
@@ -99,6 +106,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let service: ThreadedService | undefined;
   const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
   let http: HttpServer;
+  let served: { method: string; path: string }[];
   try {
     service = new ThreadedService(
       {
@@ -126,8 +134,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...mcpRoutes(service, options.queries, queries),
       ...endpoint,
       ...(options.mode === 'writer' ? replicationRoutes({ dataDir: options.dataDir, snapshot: (path) => snapshotOf(service!, path) }) : []),
+      ...((options.explorer ?? true) ? explorerRoutes(loadExplorerFiles()) : []),
     ];
+    routes.push(openApiRoute(() => ({ version: VERSION, routes, queries })));
     const named = namedQueryRoutes(service, options.queries, queries);
+    served = [
+      ...routes.map(({ method, path }) => ({ method, path })),
+      ...[...queries.keys()].map((name) => ({ method: 'POST', path: `/${name}` })),
+    ];
     http = await startHttpServer({
       host: options.host,
       port: options.port,
@@ -160,6 +174,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   ready.catch(() => undefined);
   return {
     port: http.port,
+    routes: served,
     ready,
     async close() {
       http.close();

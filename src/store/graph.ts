@@ -13,7 +13,7 @@ import { AdjacencyEdits, AdjacencyReader, type Pairs } from './adjacency.js';
 import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type LabelChunk } from './columns.js';
 import { BatchDictionary, type Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type StoredEdge } from './edge-blocks.js';
-import { scratchIdKey as idKey } from './keys.js';
+import { readU64, scratchIdKey as idKey } from './keys.js';
 import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dbs, type Dir } from './layout.js';
 import type {
   Adjacent,
@@ -204,6 +204,17 @@ export class GraphReadView implements GraphReader {
     return labelId === undefined ? [] : this.edgeReader.ids(labelId, from);
   }
 
+  *nodeRecords(): Iterable<NodeRecord> {
+    for (const { key, value } of this.dbs.nodes.getRange({})) {
+      yield { id: readU64(key, 0), label: this.dict.name('label', value[0]), props: value[1] as ValueObject };
+    }
+  }
+
+  *edgeRecords(): Iterable<EdgeRecord> {
+    for (const e of this.edgeReader.records())
+      yield { id: e.id, label: this.dict.name('label', e.labelId), from: e.from, to: e.to, props: e.props };
+  }
+
   labelId(label: string): number | undefined {
     return this.dict.id('label', label);
   }
@@ -360,6 +371,11 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
   override edgeIds(): Iterable<number> {
     this.edgeEdits.flush();
     return super.edgeIds();
+  }
+
+  override edgeRecords(): Iterable<EdgeRecord> {
+    this.edgeEdits.flush();
+    return super.edgeRecords();
   }
 
   override edgeIdsByLabel(label: string, from = 0): Iterable<number> {

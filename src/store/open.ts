@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { getSystemErrorName } from 'node:util';
 import { asBinary, open } from 'lmdb';
-import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
+import type { Database, Key, RootDatabase, RootDatabaseOptions, RootDatabaseOptionsWithPath } from 'lmdb';
 import { consoleLog } from '../core/log-sink.js';
 import { storeEncoderOptions } from './codec.js';
 import { ChunkCache, SlotCache } from './columns.js';
@@ -23,7 +23,7 @@ import { applyEntry, chainHash, ChangeLog, ChangeRecorder, entryHeader, type Log
 import { EdgeReader } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
-import type { GraphReader, GraphWriter, Store, StoreOptions, WriteOptions } from './types.js';
+import type { GraphWriter, SnapshotReader, Store, StoreOptions, WriteOptions } from './types.js';
 import { Committer, type BatchLog, type Committed, type CommitStats } from './committer.js';
 import { messageOf } from '../core/errors.js';
 
@@ -159,7 +159,7 @@ class LmdbStore implements Store {
     return new GraphWriteView(this.dbs, this.dictionary, this.ids, this.slots, () => this.newVersion(), this.index);
   }
 
-  read<T>(fn: (r: GraphReader) => T): T {
+  read<T>(fn: (r: SnapshotReader) => T): T {
     if (this.closed) throw new Error(`store ${this.path} is closed`);
     // lmdb-js renews and releases its shared read snapshot on a later event turn (a timer); a
     // pooled worker blocked in Atomics.wait runs no timers, so each read takes a fresh
@@ -315,6 +315,23 @@ class LmdbStore implements Store {
   }
 }
 
+/** What every open of an environment asks lmdb-js for (the bulk builder's too, bulk-build.ts). */
+export function environmentOptions(path: string, readOnly: boolean): RootDatabaseOptionsWithPath {
+  return {
+    path,
+    // lmdb-js takes a path with an extension (`graph.db`, `/tmp/tmp.XyZ`) for a file
+    // unless told otherwise; ours is always a folder.
+    noSubdir: false,
+    maxDbs: MAX_DBS,
+    readOnly,
+    pageSize: PAGE_SIZE,
+    // Writes of one event turn still share a commit (lmdb-js starts it on setImmediate),
+    // but without the turn-batching mode's own start-of-batch promise: nobody can handle
+    // that one, and when a commit failed (a full disk) its rejection ended the writer thread.
+    eventTurnBatching: false,
+  };
+}
+
 /**
  * Opens (creating unless read-only) the store in `options.path`. A writable open holds the
  * folder's writer lock (lock.ts): it takes it, or opens under the one `options.writerLock`
@@ -332,20 +349,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let env: RootDatabase;
   try {
     checkDataFile(path, !readOnly);
-    env = open({
-      path,
-      // lmdb-js takes a path with an extension (`graph.db`, `/tmp/tmp.XyZ`) for a file
-      // unless told otherwise; ours is always a folder.
-      noSubdir: false,
-      maxDbs: MAX_DBS,
-      readOnly,
-      ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
-      pageSize: PAGE_SIZE,
-      // Writes of one event turn still share a commit (lmdb-js starts it on setImmediate),
-      // but without the turn-batching mode's own start-of-batch promise: nobody can handle
-      // that one, and when a commit failed (a full disk) its rejection ended the writer thread.
-      eventTurnBatching: false,
-    });
+    env = open({ ...environmentOptions(path, readOnly), ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }) });
   } catch (err) {
     lock?.release();
     if (err instanceof DataFolderError) throw err;
@@ -429,7 +433,8 @@ function sub<V, K extends Key>(env: RootDatabase, path: string, name: string, ki
   }
 }
 
-function openDbs(env: RootDatabase, path: string): Dbs {
+/** The sub-databases of an environment, with the encodings of layout.ts (the bulk builder opens them too). */
+export function openDbs(env: RootDatabase, path: string): Dbs {
   const dbs: Record<string, unknown> = {};
   for (const [name, kind] of Object.entries(DB_KINDS)) dbs[name] = sub(env, path, DB[name as keyof Dbs], kind);
   return dbs as unknown as Dbs;

@@ -188,3 +188,16 @@ export function folderDigest(path: string): Record<string, string> {
     void env.close();
   }
 }
+
+/**
+ * A write batch that changes nothing (one count): it is answered with the writer's current
+ * LSN in X-Trellis-Lsn, background index steps included (an empty batch is refused).
+ */
+export const LSN_PROBE = write([q('c', { count: { input: { nodes: { reference: 'all' } } } })], ['c']);
+
+/** The writer's current LSN (LSN_PROBE); NaN when the writer does not answer 200. */
+export async function writerLsn(url: string): Promise<number> {
+  const res = await fetch(`${url}/v2/query`, { method: 'POST', body: JSON.stringify(LSN_PROBE) });
+  await res.text();
+  return res.status === 200 ? Number(res.headers.get('x-trellis-lsn')) : NaN;
+}
