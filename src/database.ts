@@ -272,7 +272,8 @@ export class Database {
   ) {}
 
   static async open(path: string, options: OpenOptions = {}): Promise<Database> {
-    const store = await openStore({ path, readOnly: options.readOnly ?? false });
+    // The embedded API publishes nothing: its batches record no change-log entries (docs/replication.md, "Cost").
+    const store = await openStore({ path, readOnly: options.readOnly ?? false, unlogged: true });
     return new Database(store, { timeoutMs: options.queryTimeoutMs ?? LIMITS.defaultQueryTimeoutMs });
   }
 

@@ -28,6 +28,8 @@ try {
     ...(settings.writerLock === undefined ? {} : { writerLock: settings.writerLock }),
     log: (message) => send({ kind: 'log', message }),
     keepLog: settings.replication !== undefined,
+    // Without a publisher the change log costs nothing (docs/replication.md, "Cost").
+    unlogged: settings.replication === undefined,
     onLogged: () => publisher?.notify(),
   });
   if (settings.replication !== undefined) {

@@ -68,6 +68,15 @@ export function chainHash(previous: Uint8Array, entry: Uint8Array): Buffer {
   return createHash('sha256').update(previous).update(entry).digest();
 }
 
+/**
+ * A reset entry (ChangeLog.appendReset): the writer's data was replaced outside the log, so
+ * whoever follows the log needs a snapshot taken at or after it. Every other entry has at
+ * least one change (a batch that changed nothing has no entry).
+ */
+export function isReset(header: EntryHeader): boolean {
+  return header.count === 0;
+}
+
 export function entryHeader(entry: Uint8Array): EntryHeader {
   const b = Buffer.from(entry.buffer, entry.byteOffset, entry.byteLength);
   if (b.length < ENTRY_HEADER || b[0] !== ENTRY_FORMAT) throw new Error(`not a change-log entry of format ${ENTRY_FORMAT}`);
@@ -228,15 +237,60 @@ export class ChangeLog {
     private readonly keep: boolean,
   ) {}
 
-  /** The position in the current transaction (or the current snapshot). */
+  /**
+   * The writer's position as its batches left it, kept between batches so a batch does not
+   * read it back (one value fewer to read and decode per batch). Dropped (`forget`) when a
+   * batch or a commit rolls back.
+   */
+  private cached: LogPosition | null = null;
+
+  /** The position in the current transaction (or the current snapshot), read from `meta`. */
   position(): LogPosition {
-    const hash = this.meta.get(META.logHash) as Uint8Array | undefined;
+    const raw = this.meta.get(META.logPosition) as Uint8Array | undefined;
+    if (raw === undefined) return { lsn: 0, hash: ZERO_HASH, epoch: 1, time: 0 };
+    const b = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     return {
-      lsn: (this.meta.get(META.logLsn) as number | undefined) ?? 0,
-      hash: hash === undefined ? ZERO_HASH : Buffer.from(hash),
-      epoch: (this.meta.get(META.logEpoch) as number | undefined) ?? 1,
-      time: (this.meta.get(META.logTime) as number | undefined) ?? 0,
+      lsn: Number(b.readBigUInt64LE(0)),
+      hash: Buffer.from(b.subarray(8, 8 + HASH_BYTES)),
+      epoch: b.readUInt32LE(8 + HASH_BYTES),
+      time: b.readDoubleLE(12 + HASH_BYTES),
     };
+  }
+
+  /** A batch or a commit rolled back: the next batch reads the position again. */
+  forget(): void {
+    this.cached = null;
+    this.skipKnown = false;
+  }
+
+  /** Whether `meta` is known to hold the skipped mark in this transaction. */
+  private skipKnown = false;
+
+  /**
+   * Inside a batch of a writer that records no entries (no publisher: docs/replication.md,
+   * "Cost"): marks the history as having skipped batches (once; the mark is cached) and
+   * returns the current LSN, which the batch's answer carries.
+   */
+  skip(): number {
+    if (!this.skipKnown) {
+      if (this.meta.get(META.logSkipped) === undefined) this.meta.putSync(META.logSkipped, true);
+      this.skipKnown = true;
+    }
+    this.cached ??= this.position();
+    return this.cached.lsn;
+  }
+
+  /**
+   * At the open of a writer that records entries, in a write transaction: if batches were
+   * committed without entries since the last one, the history continues with a reset entry
+   * (replicas take a new snapshot, a replay stops there). Returns whether it wrote one.
+   */
+  resumeAfterSkipped(): boolean {
+    if (this.meta.get(META.logSkipped) === undefined) return false;
+    this.appendReset(this.position());
+    this.meta.removeSync(META.logSkipped);
+    this.skipKnown = false;
+    return true;
   }
 
   /**
@@ -245,7 +299,7 @@ export class ChangeLog {
    * one for a batch that changed nothing (its answer is visible at that LSN).
    */
   append(entry: Buffer | null, count: number, now = Date.now()): number {
-    const at = this.position();
+    const at = this.cached ?? this.position();
     if (entry === null) return at.lsn;
     const lsn = at.lsn + 1;
     entry[0] = ENTRY_FORMAT;
@@ -259,12 +313,37 @@ export class ChangeLog {
     return lsn;
   }
 
+  /**
+   * Inside a write transaction of a database whose data was replaced outside the log (the
+   * offline import, bulk-build.ts), continuing the history `from` (the replaced database's
+   * position): a reset entry, one with no change, at `from.lsn + 1`, chained to `from.hash`,
+   * kept as a row whatever `keep` says (a publisher ships it whenever one runs). A replica
+   * that meets it takes a new snapshot; a replay stops at it (docs/replication.md).
+   */
+  appendReset(from: LogPosition, now = Date.now()): LogPosition {
+    const lsn = from.lsn + 1;
+    const entry = Buffer.alloc(ENTRY_HEADER);
+    entry[0] = ENTRY_FORMAT;
+    entry.writeUInt32LE(from.epoch, 1);
+    entry.writeBigUInt64LE(BigInt(lsn), 5);
+    entry.writeDoubleLE(now, 13);
+    entry.writeUInt32LE(0, 21);
+    const hash = chainHash(from.hash, entry);
+    this.log.putSync(lsnKey(lsn), Buffer.concat([hash, entry]));
+    const position = { lsn, hash, epoch: from.epoch, time: now };
+    this.record(position);
+    return position;
+  }
+
   /** Writes the position (a replica records what it applied, a promotion its new epoch). */
   record(position: LogPosition): void {
-    this.meta.putSync(META.logLsn, position.lsn);
-    this.meta.putSync(META.logHash, position.hash);
-    this.meta.putSync(META.logEpoch, position.epoch);
-    this.meta.putSync(META.logTime, position.time);
+    const b = Buffer.allocUnsafe(20 + HASH_BYTES);
+    b.writeBigUInt64LE(BigInt(position.lsn), 0);
+    b.set(position.hash, 8);
+    b.writeUInt32LE(position.epoch, 8 + HASH_BYTES);
+    b.writeDoubleLE(position.time, 12 + HASH_BYTES);
+    this.meta.putSync(META.logPosition, b);
+    this.cached = position;
   }
 
   /** Logged entries from `from` on, in order, at most `limit` (the current snapshot). */

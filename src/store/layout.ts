@@ -66,12 +66,13 @@ export const META = {
   columnsGeneration: 'columns_generation',
   /** Sequence number of the last write batch committed (commit-watch.ts). */
   commitSeq: 'commit_seq',
-  /** The change log's position (change-log.ts): last LSN, its chain hash, the writer's epoch. */
-  logLsn: 'log_lsn',
-  logHash: 'log_hash',
-  logEpoch: 'log_epoch',
-  /** Commit time (ms since 1970) of the last logged batch. */
-  logTime: 'log_time',
+  /**
+   * The change log's position (change-log.ts), one value of 52 bytes: last LSN (u64), its
+   * chain hash (32), the writer's epoch (u32) and the last logged batch's commit time (f64, ms).
+   */
+  logPosition: 'log_position',
+  /** Set by a batch of a writer that logs nothing (no publisher): the next logging open writes a reset entry. */
+  logSkipped: 'log_skipped',
 } as const;
 
 /**
@@ -79,7 +80,7 @@ export const META = {
  * and its replicas: the commit sequence of this process's committer, and the log position
  * (a replica records the position it applied; the log writes it itself).
  */
-export const LOCAL_META: readonly string[] = [META.commitSeq, META.logLsn, META.logHash, META.logEpoch, META.logTime];
+export const LOCAL_META: readonly string[] = [META.commitSeq, META.logPosition, META.logSkipped];
 
 /** Node slots per column chunk. */
 export const COLUMN_BLOCK = 1024;

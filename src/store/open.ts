@@ -19,7 +19,16 @@ import { VectorIndexes } from './vector-index.js';
 import { indexWorkStep, type IndexWorkTargets } from './index-work.js';
 import { greatestLeadingU64 } from './keys.js';
 import { DB, DB_KINDS, FORMAT_VERSION, META, READABLE_FORMATS, type Dbs, type DbKind } from './layout.js';
-import { applyEntry, chainHash, ChangeLog, ChangeRecorder, entryHeader, type LogPosition, type LoggedEntry } from './change-log.js';
+import {
+  applyEntry,
+  chainHash,
+  ChangeLog,
+  ChangeRecorder,
+  entryHeader,
+  isReset,
+  type LogPosition,
+  type LoggedEntry,
+} from './change-log.js';
 import { EdgeReader } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
@@ -105,16 +114,22 @@ class LmdbStore implements Store {
     this.log = log;
     this.changeLog = new ChangeLog(handles.typed.meta, handles.log, options.keepLog ?? false);
     const recorder = handles.recorder;
+    const changeLog = this.changeLog;
     const batchLog: BatchLog | null =
       recorder === null
-        ? null
+        ? this.readOnly || this.replica
+          ? null
+          : { begin: () => undefined, end: () => changeLog.skip(), abort: () => changeLog.forget(), committed: () => undefined }
         : {
             begin: () => recorder.begin(),
             end: () => {
               const changes = recorder.changes;
               return this.changeLog.append(recorder.finish(), changes);
             },
-            abort: () => void recorder.finish(),
+            abort: () => {
+              recorder.finish();
+              this.changeLog.forget();
+            },
             committed: (lsn) => options.onLogged?.(lsn),
           };
     this.committer = this.readOnly ? null : new Committer(env, handles.typed.meta, this.path, () => this.dropWriterCaches(), log, batchLog);
@@ -203,6 +218,7 @@ class LmdbStore implements Store {
   private dropWriterCaches(): void {
     this.dictionary.forget();
     this.slots.clear();
+    this.changeLog.forget();
   }
 
   /**
@@ -249,6 +265,11 @@ class LmdbStore implements Store {
         if (!expected.equals(hash)) {
           throw new LogMismatch(
             `entry ${header.lsn} does not chain: its hash is ${Buffer.from(hash).toString('hex')}, the applied history at ${at.lsn} (${at.hash.toString('hex')}) gives ${expected.toString('hex')}`,
+          );
+        }
+        if (isReset(header)) {
+          throw new LogMismatch(
+            `entry ${header.lsn} replaced the writer's data outside the log (an offline import): a new snapshot is needed`,
           );
         }
         applyEntry(this.handles.typed, entry);
@@ -361,12 +382,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, path, typed);
     if (readOnly) checkVersion(path, readVersion(typed));
     const replica = options.replica ?? false;
-    // A writer records every batch through wrapped handles; a replica applies entries.
+    const unlogged = options.unlogged ?? false;
+    // A writer records every batch through wrapped handles (unless it logs nothing); a replica applies entries.
     const handles: Handles = {
       typed,
       log: sub(env, path, DB.log, 'binary'),
-      recorder: readOnly || replica ? null : new ChangeRecorder(typed),
+      recorder: readOnly || replica || unlogged ? null : new ChangeRecorder(typed),
     };
+    if (handles.recorder !== null && typed.meta.get(META.logSkipped) !== undefined) {
+      const log = new ChangeLog(typed.meta, handles.log, true);
+      env.transactionSync(() => log.resumeAfterSkipped());
+    }
     // Opening read through lmdb-js's shared snapshot; release it now, or a read worker that
     // then sees only writes would pin it and LMDB could reuse no page freed afterwards.
     env.resetReadTxn();
@@ -453,6 +479,22 @@ function openCopy(file: string): RootDatabase {
     rmSync(`${file}-lock`, { force: true });
   };
   return env;
+}
+
+/**
+ * After the offline import built a database in `path` (closed), whose data no log entry
+ * holds: its history continues `from`, the replaced database's position, with a reset entry
+ * (ChangeLog.appendReset), so LSNs never go back for the folder and a replica or a replay
+ * that reaches the import knows a snapshot is needed (docs/replication.md).
+ */
+export async function continueHistory(path: string, from: LogPosition): Promise<LogPosition> {
+  const env = open(environmentOptions(path, false));
+  try {
+    const log = new ChangeLog(sub(env, path, DB.meta, 'plain'), sub(env, path, DB.log, 'binary'), true);
+    return env.transactionSync(() => log.appendReset(from));
+  } finally {
+    await env.close();
+  }
 }
 
 /** The change-log position a snapshot file (`Store.backup`) holds. */

@@ -204,6 +204,12 @@ export interface StoreOptions {
    */
   readonly keepLog?: boolean;
   /**
+   * Record no change-log entries (a writer without a publisher, the embedded API): batches
+   * cost nothing for the log; they only mark the history as having skipped batches, and the
+   * next open that records entries continues it with a reset entry (docs/replication.md).
+   */
+  readonly unlogged?: boolean;
+  /**
    * A replica's copy (docs/replication.md): writable, but only through `applyEntry`; it
    * logs nothing and runs no background index work of its own (the writer's steps arrive
    * as entries).

@@ -145,7 +145,7 @@ export function searchRequests(): object[] {
 }
 
 /** `meta` keys that are each copy's own (src/store/layout.ts LOCAL_META). */
-const LOCAL_META = new Set(['commit_seq', 'log_lsn', 'log_hash', 'log_epoch', 'log_time']);
+const LOCAL_META = new Set(['commit_seq', 'log_position']);
 /** Sub-databases that are each copy's own: the change log. */
 const LOCAL_DBS = new Set(['replication_log']);
 const SUB_DATABASES = [

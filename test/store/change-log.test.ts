@@ -210,3 +210,39 @@ test('a format 3 database opens as it is, and a writer stamps it 4', async () =>
   await check.close();
   dir.remove();
 });
+
+test('a writer that logs nothing only marks the history; the next logging open continues it with one reset entry', async () => {
+  const dir = tempDir();
+  try {
+    const logged = await openStore({ path: dir.path });
+    await logged.write((w) => void w.createNode('A', {}));
+    const before = logged.logPosition();
+    await logged.close();
+    assert.equal(before.lsn, 1);
+    const quiet = await openStore({ path: dir.path, unlogged: true });
+    for (let i = 0; i < 3; i++) {
+      const done = await quiet.writeLogged((w) => w.createNode('B', {}));
+      assert.equal(done.lsn, 1, 'an unlogged batch answers the current LSN');
+    }
+    assert.deepEqual(quiet.logPosition(), before, 'the position stays');
+    assert.deepEqual(quiet.logEntries(1, 10), [], 'no entry is recorded');
+    await quiet.close();
+    const again = await openStore({ path: dir.path });
+    try {
+      const position = again.logPosition();
+      assert.equal(position.lsn, 2, 'one reset entry for the skipped batches');
+      const [reset] = again.logEntries(2, 10);
+      assert.equal(entryHeader(reset!.entry).count, 0);
+      assert.deepEqual(reset!.hash, chainHash(before.hash, reset!.entry));
+      assert.equal((await again.writeLogged((w) => w.createNode('C', {}))).lsn, 3);
+    } finally {
+      await again.close();
+    }
+    // The mark is gone: opening again writes no second reset.
+    const third = await openStore({ path: dir.path });
+    assert.equal(third.logPosition().lsn, 3);
+    await third.close();
+  } finally {
+    dir.remove();
+  }
+});
