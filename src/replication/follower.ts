@@ -7,12 +7,12 @@
  * holds the next entry) or a mismatch it logs why and takes a new snapshot, loaded in one
  * transaction, so readers go on reading the old copy until the new one is whole.
  */
-import { existsSync, mkdirSync, openSync, closeSync, writeSync, statSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../core/errors.js';
 import { LogMismatch, type LogPosition, type Store } from '../store/index.js';
 import { LogStream, type LogMessage } from './nats.js';
-import { fileSha256, PIECE_BYTES, snapshotFolder, type SnapshotInfo } from './snapshot.js';
+import { downloadSnapshot, snapshotFolder } from './snapshot.js';
 
 export interface FollowerOptions {
   readonly store: Store;
@@ -113,32 +113,14 @@ export class Follower {
     this.waiters = keep;
   }
 
-  /** The stream sequence to follow from: the first message of entry `lsn`+1, or the stream's end. */
-  private async startSeq(stream: LogStream, lsn: number): Promise<number | 'gap'> {
-    const state = await stream.state();
-    if (state.messages === 0 || state.lastSeq === 0) return state.lastSeq + 1;
-    const first = await stream.at(state.firstSeq);
-    if (first !== null && (first.lsn > lsn + 1 || (first.lsn === lsn + 1 && first.part > 0))) return 'gap';
-    let lo = state.firstSeq;
-    let hi = state.lastSeq + 1;
-    // The first message whose LSN is above `lsn` (messages are in LSN order).
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      const m = await stream.at(mid);
-      if (m === null || m.lsn <= lsn) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   private async follow(): Promise<void> {
     const stream = this.stream!;
-    let start = await this.startSeq(stream, this.applied.lsn);
+    let start = await stream.seqAfter(this.applied.lsn);
     if (start === 'gap') {
       this.options.log(`the stream no longer holds entry ${this.applied.lsn + 1}, the next this replica needs: taking a new snapshot`);
       this.counts.resnapshots++;
       await this.snapshot();
-      start = await this.startSeq(stream, this.applied.lsn);
+      start = await stream.seqAfter(this.applied.lsn);
       if (start === 'gap') throw new Error(`the stream does not hold the entries after the writer's snapshot (LSN ${this.applied.lsn})`);
     }
     this.parts = [];
@@ -234,36 +216,9 @@ export class Follower {
 
   /** Downloads a snapshot from the writer (resuming a partial download), checks it, loads it. */
   private async snapshot(): Promise<void> {
-    const base = this.options.writerUrl.replace(/\/+$/, '');
-    const res = await fetch(`${base}/v2/replication/snapshot`, { method: 'POST' });
-    if (!res.ok) throw new Error(`the writer at ${base} answered ${res.status} to a snapshot request: ${await res.text()}`);
-    const info = (await res.json()) as SnapshotInfo;
     const folder = snapshotFolder(this.options.dataDir);
     mkdirSync(folder, { recursive: true });
-    const file = join(folder, `incoming-${info.id}.mdb`);
-    let have = existsSync(file) ? statSync(file).size : 0;
-    const fd = openSync(file, have > 0 ? 'r+' : 'w');
-    try {
-      while (have < info.bytes) {
-        const piece = await fetch(`${base}/v2/replication/snapshot/piece`, {
-          method: 'POST',
-          body: JSON.stringify({ id: info.id, offset: have, length: PIECE_BYTES }),
-        });
-        if (!piece.ok)
-          throw new Error(`the writer answered ${piece.status} for snapshot ${info.id} at byte ${have}: ${await piece.text()}`);
-        const bytes = Buffer.from(await piece.arrayBuffer());
-        if (bytes.length === 0) throw new Error(`snapshot ${info.id} ended at byte ${have} of ${info.bytes}`);
-        writeSync(fd, bytes, 0, bytes.length, have);
-        have += bytes.length;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    const sha = await fileSha256(file);
-    if (sha !== info.sha256) {
-      rmSync(file, { force: true });
-      throw new Error(`snapshot ${info.id} arrived with SHA-256 ${sha}, the writer announced ${info.sha256}`);
-    }
+    const { info, file } = await downloadSnapshot(this.options.writerUrl, (id) => join(folder, `incoming-${id}.mdb`));
     let position: LogPosition;
     try {
       position = await this.options.store.loadSnapshot(file, { lsn: info.lsn, hash: info.hash });

@@ -100,6 +100,27 @@ export class LogStream {
   }
 
   /**
+   * The stream sequence of the first message of entry `lsn`+1 (binary search: messages are
+   * in LSN order), the stream's end + 1 when it holds nothing after `lsn`, or 'gap' when the
+   * stream no longer holds entry `lsn`+1 whole (trimmed past it).
+   */
+  async seqAfter(lsn: number): Promise<number | 'gap'> {
+    const state = await this.state();
+    if (state.messages === 0 || state.lastSeq === 0) return state.lastSeq + 1;
+    const first = await this.at(state.firstSeq);
+    if (first !== null && (first.lsn > lsn + 1 || (first.lsn === lsn + 1 && first.part > 0))) return 'gap';
+    let lo = state.firstSeq;
+    let hi = state.lastSeq + 1;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const m = await this.at(mid);
+      if (m === null || m.lsn <= lsn) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
    * Publishes one part. `expectLast`: the message id the stream must end with, or null when
    * the stream is new to this writer's history. A duplicate (the id is already in the
    * stream's window) is acknowledged as such, without the check.

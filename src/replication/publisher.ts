@@ -44,6 +44,8 @@ export class Publisher {
   private closed = false;
   private fenced: string | null = null;
   private lastTrim = 0;
+  /** What the next trim may remove: what was published at the last one. */
+  private trimNext = 0;
   private retry: NodeJS.Timeout | null = null;
   private reported = false;
 
@@ -202,14 +204,40 @@ export class Publisher {
         }
       }
       if (Date.now() - this.lastTrim >= TRIM_EVERY_MS && this.published > 0) {
+        // Rows stay a trim period after they were published: a NATS server killed right
+        // after acknowledging may come back without its last messages (recheck).
         this.lastTrim = Date.now();
-        await store.trimLog(this.published);
+        const upTo = Math.min(this.trimNext, this.published);
+        this.trimNext = this.published;
+        if (upTo > 0) await store.trimLog(upTo);
       }
       this.reported = false;
     } catch (err) {
-      if (err instanceof WrongLastMessage || err instanceof HistoryMismatch) return this.fence(messageOf(err));
+      if (err instanceof WrongLastMessage) return this.recheck(stream, messageOf(err));
+      if (err instanceof HistoryMismatch) return this.fence(messageOf(err));
       if (this.closed) return;
       this.report(`publishing to NATS failed (${messageOf(err)}); writes go on and are published when it answers`);
+      this.schedule(RETRY_MS);
+    }
+  }
+
+  /**
+   * The stream does not end where this writer left it. Either it lost its last messages (a
+   * NATS server killed before it wrote them: the stream is a prefix of this history), and
+   * the missing entries are published again; or another writer moved it on (it is ahead,
+   * or holds another hash), and this writer is fenced.
+   */
+  private async recheck(stream: LogStream, why: string): Promise<void> {
+    try {
+      const whole = await this.reconcile(stream);
+      if (whole >= this.published) return this.fence(why);
+      this.options.log(
+        `the stream holds entries up to LSN ${whole} only, this writer had published up to ${this.published}; publishing them again`,
+      );
+      this.published = whole;
+      this.schedule(0);
+    } catch (err) {
+      if (err instanceof HistoryMismatch) return this.fence(err.message);
       this.schedule(RETRY_MS);
     }
   }

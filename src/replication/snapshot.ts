@@ -7,7 +7,7 @@
  * writer announced before it uses it.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { open as openFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -75,4 +75,41 @@ export async function readPiece(dataDir: string, id: string, offset: number, len
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Downloads a fresh snapshot of the writer at `writerUrl` into the file `fileFor(id)` (a
+ * partial file of the same snapshot is resumed), by pieces, and checks its SHA-256 against
+ * the announced one (a mismatch removes the file and throws). The LSN and hash the copy
+ * holds are the loader's to check (Store.loadSnapshot, or the restore).
+ */
+export async function downloadSnapshot(writerUrl: string, fileFor: (id: string) => string): Promise<{ info: SnapshotInfo; file: string }> {
+  const base = writerUrl.replace(/\/+$/, '');
+  const res = await fetch(`${base}/v2/replication/snapshot`, { method: 'POST' });
+  if (!res.ok) throw new Error(`the writer at ${base} answered ${res.status} to a snapshot request: ${await res.text()}`);
+  const info = (await res.json()) as SnapshotInfo;
+  const file = fileFor(info.id);
+  let have = existsSync(file) ? statSync(file).size : 0;
+  const fd = openSync(file, have > 0 ? 'r+' : 'w');
+  try {
+    while (have < info.bytes) {
+      const piece = await fetch(`${base}/v2/replication/snapshot/piece`, {
+        method: 'POST',
+        body: JSON.stringify({ id: info.id, offset: have, length: PIECE_BYTES }),
+      });
+      if (!piece.ok) throw new Error(`the writer answered ${piece.status} for snapshot ${info.id} at byte ${have}: ${await piece.text()}`);
+      const bytes = Buffer.from(await piece.arrayBuffer());
+      if (bytes.length === 0) throw new Error(`snapshot ${info.id} ended at byte ${have} of ${info.bytes}`);
+      writeSync(fd, bytes, 0, bytes.length, have);
+      have += bytes.length;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const sha = await fileSha256(file);
+  if (sha !== info.sha256) {
+    rmSync(file, { force: true });
+    throw new Error(`snapshot ${info.id} arrived with SHA-256 ${sha}, the writer announced ${info.sha256}`);
+  }
+  return { info, file };
 }

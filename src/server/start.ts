@@ -104,7 +104,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const replica = options.mode === 'replica' ? new ReplicaState(options.maxLagMs ?? 5000, options.minLsnWaitMs ?? 1000) : null;
   const stream = options.stream ?? 'trellis';
   let service: ThreadedService | undefined;
-  const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
+  const metrics =
+    (options.metrics ?? true)
+      ? new ServerMetrics(() => service!.counters(), replica === null ? undefined : () => replica.follower?.counters() ?? null)
+      : null;
   let http: HttpServer;
   let served: { method: string; path: string }[];
   try {
