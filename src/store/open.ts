@@ -17,7 +17,7 @@ import { TextIndexes } from './text-index.js';
 import { VectorIndexes } from './vector-index.js';
 import { indexWorkStep, type IndexWorkTargets } from './index-work.js';
 import { greatestLeadingU64 } from './keys.js';
-import { DB, FORMAT_VERSION, META, type Dbs } from './layout.js';
+import { DB, FORMAT_VERSION, META, TEXT_FORMAT, type Dbs } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
@@ -233,7 +233,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     if (!readOnly) checkNotForeign(env, path);
     const dbs = openDbs(env, path);
     const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, path, dbs);
-    if (readOnly) checkVersion(path, readVersion(dbs));
+    if (readOnly) {
+      checkVersion(path, readVersion(dbs));
+      checkTextFormat(path, dbs, false);
+    }
     // Opening read through lmdb-js's shared snapshot; release it now, or a read worker that
     // then sees only writes would pin it and LMDB could reuse no page freed afterwards.
     env.resetReadTxn();
@@ -327,6 +330,25 @@ function checkVersion(path: string, version: number | undefined): void {
 }
 
 /**
+ * The text index layout must be this build's (layout.ts TEXT_FORMAT). A database without
+ * text index keys takes the stamp (a writer writes it); one with keys of another layout is
+ * refused, saying how to move on: its text indexes are rebuilt from the stored elements by
+ * dropping them with the build that wrote them and creating them again with this one.
+ */
+function checkTextFormat(path: string, dbs: Dbs, stamp: boolean): void {
+  const format = dbs.meta.get(META.textFormat);
+  if (format === TEXT_FORMAT) return;
+  const empty = dbs.textIndex.getKeysCount({ limit: 1 }) === 0;
+  if (format === undefined && empty) {
+    if (stamp) dbs.meta.putSync(META.textFormat, TEXT_FORMAT);
+    return;
+  }
+  throw new DataFolderError(
+    `the database in ${path} holds full-text indexes in text format ${format ?? 1}, this build reads text format ${TEXT_FORMAT}; with the build that wrote them, drop its text indexes (drop_index), then create them again with this build, which rebuilds them from the stored elements`,
+  );
+}
+
+/**
  * Stamps a new database and reads the id high-water marks. The last stored key is a
  * second witness, should `meta` ever lag behind the data.
  */
@@ -339,6 +361,7 @@ function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
     } else {
       checkVersion(path, version);
     }
+    checkTextFormat(path, dbs, true);
     return {
       nextNode: Math.max(dbs.meta.get(META.nextNode) ?? 0, greatestLeadingU64(dbs.nodes) + 1),
       nextEdge: Math.max(dbs.meta.get(META.nextEdge) ?? 0, new EdgeReader(dbs.edges).lastId() + 1),
