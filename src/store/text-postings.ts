@@ -41,6 +41,7 @@ import { analyzeDocument, checkDocumentLimits, documentUsage, queryTerms, type T
 import { HASHED_TERM, readU64, TEXT_KEY_KIND, TEXT_TENANT_KEY, writeU64 } from './keys.js';
 import type { TextDb } from './layout.js';
 import { decodeHead } from './text-blocks.js';
+import { ChangeLog } from './text-change-log.js';
 import { TermPostingsCursor } from './text-cursor.js';
 import { packPosting, REMOVED, TermWriter } from './text-term-writer.js';
 
@@ -121,14 +122,7 @@ interface PendingPartition {
   readonly stored: CorpusStats | undefined;
   documents: number;
   length: number;
-  readonly terms: Map<string, PendingTerm>;
-}
-
-/** One term's changes in a batch, in the order made; `ordered` while ids only grew. */
-interface PendingTerm {
-  readonly ids: number[];
-  readonly changes: number[];
-  ordered: boolean;
+  readonly changes: ChangeLog;
 }
 
 export class TextPostings {
@@ -291,15 +285,7 @@ export class TextBatch {
     const writer = new TermWriter(this.db);
     for (const p of this.pending.values()) {
       if (p.documents !== 0 || p.length !== 0) writeStats(this.db, statsKey(this.indexId, p.partition), p.stored, p.documents, p.length);
-      // In about key order (JS string order differs from UTF-8 byte order only past the
-      // BMP): neighbouring heads share B-tree pages.
-      const terms = [...p.terms.keys()].sort();
-      for (const term of terms) {
-        const changes = p.terms.get(term)!;
-        const key = headKey(this.indexId, p.partition, termKey(term));
-        if (changes.ordered) writer.apply(key, changes.ids, changes.changes);
-        else writer.apply(key, ...lastChanges(changes));
-      }
+      for (const run of p.changes.terms()) writer.apply(headKey(this.indexId, p.partition, termKey(run.term)), run.ids, run.changes);
     }
     this.pending.clear();
   }
@@ -333,30 +319,15 @@ export class TextBatch {
     let p = this.pending.get(name);
     if (p === undefined) {
       const stored = readStats(this.db, statsKey(this.indexId, partition));
-      p = { partition, stored, documents: 0, length: 0, terms: new Map() };
+      p = { partition, stored, documents: 0, length: 0, changes: new ChangeLog() };
       this.pending.set(name, p);
     }
     return p;
   }
 
   private change(p: PendingPartition, term: string, elementId: number, packed: number): void {
-    const pending = p.terms.get(term);
-    if (pending === undefined) {
-      p.terms.set(term, { ids: [elementId], changes: [packed], ordered: true });
-      return;
-    }
-    if (elementId <= pending.ids[pending.ids.length - 1]!) pending.ordered = false;
-    pending.ids.push(elementId);
-    pending.changes.push(packed);
+    p.changes.add(term, elementId, packed);
   }
-}
-
-/** The last change of each element, by ascending id. */
-function lastChanges(pending: PendingTerm): [number[], number[]] {
-  const last = new Map<number, number>();
-  for (let i = 0; i < pending.ids.length; i++) last.set(pending.ids[i]!, pending.changes[i]!);
-  const ids = [...last.keys()].sort((a, b) => a - b);
-  return [ids, ids.map((id) => last.get(id)!)];
 }
 
 function readStats(db: TextDb, key: Buffer): CorpusStats | undefined {

@@ -50,7 +50,7 @@ interface Applied {
  * Merges changes [from, to) of `ids`/`changes` (ascending ids, one change each) into a
  * sorted list; `added` collects the (tf, length) pairs of the postings put.
  */
-function applyChanges(list: PostingList, ids: readonly number[], changes: readonly number[], from: number, to: number, added: number[]): Applied {
+function applyChanges(list: PostingList, ids: ArrayLike<number>, changes: ArrayLike<number>, from: number, to: number, added: number[]): Applied {
   const out = new PostingList();
   let dfDelta = 0;
   let i = 0;
@@ -92,7 +92,7 @@ export class TermWriter {
   constructor(private readonly db: TextDb) {}
 
   /** Applies changes (ascending ids, one change each) to the term whose head is at `headKey`. */
-  apply(headKey: Buffer, ids: readonly number[], changes: readonly number[]): void {
+  apply(headKey: Buffer, ids: ArrayLike<number>, changes: ArrayLike<number>): void {
     const raw = this.db.get(headKey);
     const head: TermHead =
       raw === undefined ? { df: 0, blocks: 0, blocksEnd: 0, impacts: [], tail: new PostingList() } : decodeHead(raw);
@@ -125,7 +125,7 @@ export class TermWriter {
   }
 
   /** Applies changes [0, to) (all below the head's blocks end) to the full blocks; returns the df change. */
-  private applyToBlocks(headKey: Buffer, head: TermHead, ids: readonly number[], changes: readonly number[], to: number, added: number[]): number {
+  private applyToBlocks(headKey: Buffer, head: TermHead, ids: ArrayLike<number>, changes: ArrayLike<number>, to: number, added: number[]): number {
     const loaded: LoadedBlock[] = [];
     for (let j = 0; j < to; j++) {
       const id = ids[j]!;
