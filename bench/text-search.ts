@@ -5,6 +5,7 @@
  *
  *   npm run bench:text -- [--docs 100000] [--queries 100] [--rounds 5] [--builds 3]
  *        [--batch 5000] [--seed 20260131] [--sets rare,frequent,...] [--http yes|no]
+ *        [--systems trellis,fts5]
  *
  * - **Build until searchable.** Trellis: open a fresh folder, create the `node_text` index
  *   through `/v2/query` DDL and wait for it to succeed, then insert the documents with
@@ -28,18 +29,21 @@
  *   idfs and summed; Trellis's top 10 must equal that ranking up to ties, and its scores
  *   must equal those sums (relative 1e-5, Trellis's are f32). For a single term the
  *   re-weighting is one positive factor, so this is FTS5's own ranking. How often FTS5's
- *   own OR ranking has the same top 10 is reported too.
+ *   own OR ranking has the same top 10 is reported too. Without FTS5 (`--systems trellis`,
+ *   as the smoke test runs it), Trellis's answers are checked against BM25 computed from the
+ *   corpus itself (src/search/bm25.ts's scoreDocument over every matching document).
  *
  * Prints one JSON document; progress goes to stderr.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { open, type Database } from '../src/index.js';
-import { idf } from '../src/search/bm25.js';
+import { idf, scoreDocument } from '../src/search/bm25.js';
+import { analyzeDocument, type DocumentAnalysis } from '../src/search/text-analysis.js';
 import { startChild } from './lib/child.js';
 import { machine, positiveInt, progress, runBench } from './lib/cli.js';
 import { RawConnection } from './lib/raw-client.js';
@@ -62,15 +66,19 @@ interface Args {
   seed: number;
   sets: QuerySetName[];
   http: boolean;
+  fts5: boolean;
 }
 
 function parse(argv: string[]): Args {
-  const names = ['docs', 'queries', 'rounds', 'builds', 'batch', 'seed', 'sets', 'http'];
+  const names = ['docs', 'queries', 'rounds', 'builds', 'batch', 'seed', 'sets', 'http', 'systems'];
   const options = Object.fromEntries(names.map((n) => [n, { type: 'string' as const }]));
   const { values: v } = parseArgs({ args: argv, options, strict: true });
   const sets = (v.sets?.split(',') ?? QUERY_SET_NAMES) as QuerySetName[];
   for (const s of sets) if (!QUERY_SET_NAMES.includes(s)) throw new Error(`--sets: unknown set ${s}; known: ${QUERY_SET_NAMES.join(', ')}`);
   if (v.http !== undefined && v.http !== 'yes' && v.http !== 'no') throw new Error('--http must be yes or no');
+  const systems = v.systems?.split(',') ?? ['trellis', 'fts5'];
+  if (!systems.includes('trellis') || systems.some((n) => n !== 'trellis' && n !== 'fts5'))
+    throw new Error('--systems: trellis, and optionally fts5');
   return {
     docs: positiveInt(v.docs, DEFAULT_CORPUS.documents, 'docs'),
     queries: positiveInt(v.queries, DEFAULT_CORPUS.queries, 'queries'),
@@ -80,6 +88,7 @@ function parse(argv: string[]): Args {
     seed: positiveInt(v.seed, DEFAULT_CORPUS.seed, 'seed'),
     sets,
     http: v.http !== 'no',
+    fts5: systems.includes('fts5'),
   };
 }
 
@@ -104,7 +113,7 @@ function loadSqlite(): SqliteCtor {
   try {
     return peers('better-sqlite3') as SqliteCtor;
   } catch (err) {
-    throw new Error(`better-sqlite3 is not installed in bench/peers (npm run bench:text installs it): ${String(err)}`);
+    throw new Error(`better-sqlite3 is not installed in bench/peers (npm run bench:text installs it): ${String(err)}`, { cause: err });
   }
 }
 
@@ -267,6 +276,35 @@ function reference(fts: Fts5, terms: readonly string[], documents: number): Map<
   return scores;
 }
 
+/** BM25 from the corpus itself (scoreDocument over every document holding a query term). */
+class CorpusReference {
+  private readonly analyses: DocumentAnalysis[];
+  private readonly postings = new Map<string, number[]>();
+  private readonly stats: { documents: number; totalLength: number };
+
+  constructor(corpus: TextCorpus) {
+    this.analyses = corpus.documents.map(analyzeDocument);
+    let total = 0;
+    this.analyses.forEach((a, d) => {
+      total += a.length;
+      for (const term of a.terms.keys()) {
+        const list = this.postings.get(term) ?? [];
+        list.push(d);
+        this.postings.set(term, list);
+      }
+    });
+    this.stats = { documents: corpus.documents.length, totalLength: total };
+  }
+
+  scores(terms: readonly string[]): Map<number, number> {
+    const dfs = new Map(terms.map((t) => [t, this.postings.get(t)?.length ?? 0]));
+    const scores = new Map<number, number>();
+    for (const t of terms)
+      for (const d of this.postings.get(t) ?? []) scores.set(d, scoreDocument(this.stats, terms, dfs, this.analyses[d]!));
+    return scores;
+  }
+}
+
 const near = (a: number, b: number): boolean => Math.abs(a - b) <= SCORE_TOLERANCE * Math.max(1, Math.abs(b));
 
 /**
@@ -287,15 +325,17 @@ function compareTop(got: readonly Hit[], want: Map<number, number>): string | nu
   return null;
 }
 
-async function crossCheck(db: Database, fts: Fts5, corpus: TextCorpus, set: QuerySetName): Promise<CheckFigures> {
+async function crossCheck(db: Database, against: Fts5 | CorpusReference, corpus: TextCorpus, set: QuerySetName): Promise<CheckFigures> {
   const figures: CheckFigures = { queries: 0, equal: 0, sameAsFts5Ranking: 0, failures: [] };
   for (const terms of corpus.queries[set]) {
     figures.queries++;
     const got = hitsOf(await db.query(searchRequest(terms.join(' '))));
-    const problem = compareTop(got, reference(fts, terms, corpus.documents.length));
+    const want = against instanceof Fts5 ? reference(against, terms, corpus.documents.length) : against.scores(terms);
+    const problem = compareTop(got, want);
     if (problem === null) figures.equal++;
     else if (figures.failures.length < 5) figures.failures.push(`${set} [${terms.join(' ')}]: ${problem}`);
-    const own = new Set(fts.top(terms).map((h) => h.id));
+    if (!(against instanceof Fts5)) continue;
+    const own = new Set(against.top(terms).map((h) => h.id));
     if (got.every((h) => own.has(h.id)) && own.size === got.length) figures.sameAsFts5Ranking++;
   }
   return figures;
@@ -306,7 +346,12 @@ async function checkIds(db: Database, corpus: TextCorpus): Promise<void> {
   for (const d of [0, corpus.documents.length >> 1, corpus.documents.length - 1]) {
     const answer = await db.query({
       request_type: 'read',
-      query: { read: { entries: [{ query: { name: 'b', root: { values: { input: { nodes: { reference: { ids: [d] } } }, properties: [PROPERTY] } } } }], returns: ['b'] } },
+      query: {
+        read: {
+          entries: [{ query: { name: 'b', root: { values: { input: { nodes: { reference: { ids: [d] } } }, properties: [PROPERTY] } } } }],
+          returns: ['b'],
+        },
+      },
     });
     const body = (answer['b'] as { body: string }[])[0]?.body;
     if (body !== corpus.documents[d]) throw new Error(`node ${d} is not document ${d}`);
@@ -359,9 +404,41 @@ function ratios(
   return Object.fromEntries(sets.map((s) => [s, round(figures[system]![s] / figures[peer]![s], 2)]));
 }
 
+/** The query sets over HTTP: the server CLI on the built folder, one keep-alive connection, in rounds with FTS5. */
+async function timeHttp(
+  folder: string,
+  corpus: TextCorpus,
+  args: Args,
+  fts: Fts5 | null,
+  children: { stop(): Promise<void> }[],
+): Promise<Record<string, Record<QuerySetName, number>>> {
+  const server = await startChild(
+    'trellis',
+    [],
+    CLI,
+    ['--port', '0', '--data', folder],
+    /listening on http:\/\/[^:]+:(\d+)/,
+    /trellis ready/,
+  );
+  children.push(server);
+  const connection = await RawConnection.open(server.port);
+  try {
+    const systems: Record<string, Runner> = {
+      'trellis-http': async (terms) => {
+        const answer = await connection.post(JSON.stringify(searchRequest(terms.join(' '))));
+        if (answer.status !== 200) throw new Error(`HTTP search failed: ${answer.status} ${answer.body}`);
+      },
+    };
+    if (fts !== null) systems['fts5'] = (terms) => fts.top(terms);
+    return await timeRounds(systems, corpus, args);
+  } finally {
+    connection.close();
+  }
+}
+
 async function main(): Promise<void> {
   const args = parse(process.argv.slice(2));
-  const Sqlite = loadSqlite();
+  const Sqlite = args.fts5 ? loadSqlite() : null;
   progress(`generating ${args.docs} documents`);
   const corpus = textCorpus({ ...DEFAULT_CORPUS, documents: args.docs, queries: args.queries, seed: args.seed });
   const tokens = corpus.documents.reduce((n, d) => n + d.split(' ').length, 0);
@@ -373,21 +450,24 @@ async function main(): Promise<void> {
   };
   const children: { stop(): Promise<void> }[] = [];
   try {
-    // Builds, alternating; the last of each is searched.
+    // Builds, alternating; the last of each is searched, the folders of the others removed.
     const buildMs: Record<'trellis' | 'fts5', number[]> = { trellis: [], fts5: [] };
     let db: Database | null = null;
     let fts: Fts5 | null = null;
     let trellisDir = '';
+    const systems = args.fts5 ? (['fts5', 'trellis'] as const) : (['trellis'] as const);
     for (let b = 0; b < args.builds; b++) {
-      for (const system of b % 2 === 0 ? (['fts5', 'trellis'] as const) : (['trellis', 'fts5'] as const)) {
+      for (const system of b % 2 === 0 ? systems : [...systems].reverse()) {
         const dir = fresh();
         if (system === 'fts5') {
           fts?.close();
-          const built = Fts5.build(Sqlite, dir, corpus, args.batch);
+          if (fts !== null) rmSync(dirname(fts.file), { recursive: true, force: true });
+          const built = Fts5.build(Sqlite!, dir, corpus, args.batch);
           fts = built.fts;
           buildMs.fts5.push(built.ms);
         } else {
           await db?.close();
+          if (trellisDir !== '') rmSync(dirname(trellisDir), { recursive: true, force: true });
           const built = await buildTrellis(dir, corpus, args.batch);
           db = built.db;
           trellisDir = join(dir, 'trellis');
@@ -396,48 +476,38 @@ async function main(): Promise<void> {
         progress(`build ${b + 1}/${args.builds} ${system}: ${round(buildMs[system].at(-1)!, 0)} ms`);
       }
     }
-    if (db === null || fts === null) throw new Error('no build ran');
+    if (db === null) throw new Error('no build ran');
     const trellisDb = db;
     const ftsDb = fts;
 
     await checkIds(trellisDb, corpus);
+    const against = ftsDb ?? new CorpusReference(corpus);
     const check: Record<string, CheckFigures> = {};
     for (const set of args.sets) {
-      check[set] = await crossCheck(trellisDb, ftsDb, corpus, set);
+      check[set] = await crossCheck(trellisDb, against, corpus, set);
       progress(`cross-check ${set}: ${check[set].equal}/${check[set].queries} equal`);
     }
 
-    const embedded = await timeRounds(
-      {
-        trellis: async (terms) => hitsOf(await trellisDb.query(searchRequest(terms.join(' ')))),
-        fts5: (terms) => ftsDb.top(terms),
-      },
-      corpus,
-      args,
-    );
+    const embeddedSystems: Record<string, Runner> = {
+      trellis: async (terms) => hitsOf(await trellisDb.query(searchRequest(terms.join(' ')))),
+    };
+    if (ftsDb !== null) embeddedSystems['fts5'] = (terms) => ftsDb.top(terms);
+    const embedded = await timeRounds(embeddedSystems, corpus, args);
+    progress(`embedded q/s: ${JSON.stringify(embedded)}`);
     await trellisDb.close();
 
     let http: Record<string, Record<QuerySetName, number>> | null = null;
+    let httpError: string | null = null;
     if (args.http) {
-      const server = await startChild('trellis', [], CLI, ['--port', '0', '--data', trellisDir], /listening on http:\/\/[^:]+:(\d+)/, /trellis ready/);
-      children.push(server);
-      const connection = await RawConnection.open(server.port);
-      const first = await connection.post(JSON.stringify(searchRequest(corpus.queries[args.sets[0]!][0]!.join(' '))));
-      if (first.status !== 200) throw new Error(`HTTP search failed: ${first.status} ${first.body}`);
-      http = await timeRounds(
-        {
-          'trellis-http': async (terms) => {
-            const answer = await connection.post(JSON.stringify(searchRequest(terms.join(' '))));
-            if (answer.status !== 200) throw new Error(`HTTP search failed: ${answer.status} ${answer.body}`);
-          },
-          fts5: (terms) => ftsDb.top(terms),
-        },
-        corpus,
-        args,
-      );
-      connection.close();
+      try {
+        http = await timeHttp(trellisDir, corpus, args, ftsDb, children);
+      } catch (err) {
+        // A server another process stopped, say: the embedded figures still stand.
+        httpError = String(err);
+        progress(`HTTP phase failed: ${httpError}`);
+      }
     }
-    ftsDb.close();
+    ftsDb?.close();
 
     const report = {
       bench: 'text-search',
@@ -447,15 +517,16 @@ async function main(): Promise<void> {
       batch: args.batch,
       build_ms: {
         trellis: round(median(buildMs.trellis), 0),
-        fts5: round(median(buildMs.fts5), 0),
+        fts5: ftsDb === null ? null : round(median(buildMs.fts5), 0),
         runs: { trellis: buildMs.trellis.map((m) => round(m, 0)), fts5: buildMs.fts5.map((m) => round(m, 0)) },
-        ratio_trellis_over_fts5: round(median(buildMs.trellis) / median(buildMs.fts5), 2),
+        ratio_trellis_over_fts5: ftsDb === null ? null : round(median(buildMs.trellis) / median(buildMs.fts5), 2),
       },
       cross_check: check,
       qps_embedded: embedded,
-      ratio_embedded: ratios(embedded, 'trellis', 'fts5', args.sets),
+      ratio_embedded: ftsDb === null ? null : ratios(embedded, 'trellis', 'fts5', args.sets),
       qps_http: http,
-      ratio_http: http === null ? null : ratios(http, 'trellis-http', 'fts5', args.sets),
+      ratio_http: http === null || ftsDb === null ? null : ratios(http, 'trellis-http', 'fts5', args.sets),
+      http_error: httpError,
     };
     console.log(JSON.stringify(report, null, 2));
     const failed = Object.values(check).some((c) => c.equal !== c.queries);

@@ -50,7 +50,14 @@ interface Applied {
  * Merges changes [from, to) of `ids`/`changes` (ascending ids, one change each) into a
  * sorted list; `added` collects the (tf, length) pairs of the postings put.
  */
-function applyChanges(list: PostingList, ids: ArrayLike<number>, changes: ArrayLike<number>, from: number, to: number, added: number[]): Applied {
+function applyChanges(
+  list: PostingList,
+  ids: ArrayLike<number>,
+  changes: ArrayLike<number>,
+  from: number,
+  to: number,
+  added: number[],
+): Applied {
   const out = new PostingList();
   let dfDelta = 0;
   let i = 0;
@@ -94,8 +101,7 @@ export class TermWriter {
   /** Applies changes (ascending ids, one change each) to the term whose head is at `headKey`. */
   apply(headKey: Buffer, ids: ArrayLike<number>, changes: ArrayLike<number>): void {
     const raw = this.db.get(headKey);
-    const head: TermHead =
-      raw === undefined ? { df: 0, blocks: 0, blocksEnd: 0, impacts: [], tail: new PostingList() } : decodeHead(raw);
+    const head: TermHead = raw === undefined ? { df: 0, blocks: 0, blocksEnd: 0, impacts: [], tail: new PostingList() } : decodeHead(raw);
     const added: number[] = [];
     let split = 0;
     if (head.blocks > 0) while (split < ids.length && ids[split]! < head.blocksEnd) split++;
@@ -125,7 +131,14 @@ export class TermWriter {
   }
 
   /** Applies changes [0, to) (all below the head's blocks end) to the full blocks; returns the df change. */
-  private applyToBlocks(headKey: Buffer, head: TermHead, ids: ArrayLike<number>, changes: ArrayLike<number>, to: number, added: number[]): number {
+  private applyToBlocks(
+    headKey: Buffer,
+    head: TermHead,
+    ids: ArrayLike<number>,
+    changes: ArrayLike<number>,
+    to: number,
+    added: number[],
+  ): number {
     const loaded: LoadedBlock[] = [];
     for (let j = 0; j < to; j++) {
       const id = ids[j]!;

@@ -325,7 +325,9 @@ test('text writes are searchable within their own batch, at once after it, and a
   try {
     await makeIndex(t, TEXT);
     // Enough documents for full posting blocks of "common" (a batch applies its postings once, before it commits).
-    const docs = Array.from({ length: 300 }, (_, n) => q(`d${n}`, { add_n: { label: 'Doc', properties: [['body', s(n % 7 === 0 ? 'common rare' : 'common')]] } }));
+    const docs = Array.from({ length: 300 }, (_, n) =>
+      q(`d${n}`, { add_n: { label: 'Doc', properties: [['body', s(n % 7 === 0 ? 'common rare' : 'common')]] } }),
+    );
     const inBatch = (await t.write([...docs, q('x', tsearch('rare', 100))], ['x'])).x;
     assert.equal(inBatch.length, 43);
     assert.equal((await t.read([q('x', tsearch('common rare', 800))], ['x'])).x.length, 300);

@@ -70,7 +70,12 @@ class ArrayCursor implements TermCursor {
 }
 
 /** Every document scored, its terms summed in query order (as scoreDocument does). */
-function exhaustive(lists: readonly (readonly Posting[])[], scorers: readonly TermScorer[], k: number, accept?: (id: number) => boolean): ScoredId[] {
+function exhaustive(
+  lists: readonly (readonly Posting[])[],
+  scorers: readonly TermScorer[],
+  k: number,
+  accept?: (id: number) => boolean,
+): ScoredId[] {
   const scores = new Map<number, number>();
   const ids = [...new Set(lists.flatMap((l) => l.map((p) => p.id)))].sort((a, b) => a - b);
   for (const id of ids) {

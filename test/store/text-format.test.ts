@@ -57,7 +57,8 @@ test('text index keys of the earlier layout (no stamp) or of another stamp are r
     await metaOf(env).remove('text_format');
     await textOf(env).put(Buffer.from([0, 0, 0, 1, 3, 0, 0x61, 0, 0, 0, 0, 0, 0, 0, 0, 7]), Buffer.from([1, 5]));
   });
-  const refusal = /text format 1, this build reads text format 2; with the build that wrote them, drop its text indexes \(drop_index\), then create them again/;
+  const refusal =
+    /text format 1, this build reads text format 2; with the build that wrote them, drop its text indexes \(drop_index\), then create them again/;
   await assert.rejects(openStore({ path }), refusal);
   await assert.rejects(openStore({ path, readOnly: true }), refusal);
   await edit(path, async (env) => void (await metaOf(env).put('text_format', 3)));

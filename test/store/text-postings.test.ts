@@ -453,7 +453,10 @@ test('with full blocks, batched random writes keep searches equal to a brute-for
     .array(fc.constantFrom(...words, ...words.slice(0, 3), 'alpha'), { minLength: 1, maxLength: 6 })
     .map((ws) => ws.join(' '));
   const opArb: fc.Arbitrary<Op> = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ put: fc.constant(true as const), id: fc.nat(600), tenant: fc.constantFrom('a', 'b'), text: docTextArb }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({ put: fc.constant(true as const), id: fc.nat(600), tenant: fc.constantFrom('a', 'b'), text: docTextArb }),
+    },
     { weight: 1, arbitrary: fc.record({ put: fc.constant(false as const), id: fc.nat(600) }) },
   );
   fc.assert(
@@ -530,7 +533,8 @@ test('a term grows past one block in one batch and across batches; the blocks ho
     batch.flush();
   });
   read(() => {
-    for (const query of ['common', 'rewritten', 'odd even']) assert.deepEqual(index.search(null, query, 50), bruteForce(docs, null, query, 50));
+    for (const query of ['common', 'rewritten', 'odd even'])
+      assert.deepEqual(index.search(null, query, 50), bruteForce(docs, null, query, 50));
   });
 });
 
@@ -554,7 +558,8 @@ test('blocks below the first are re-keyed, emptied blocks deleted, overgrown one
   };
   const check = () =>
     read(() => {
-      for (const query of ['word', 'other', 'word other']) assert.deepEqual(index.search(null, query, 2000), bruteForce(docs, null, query, 2000));
+      for (const query of ['word', 'other', 'word other'])
+        assert.deepEqual(index.search(null, query, 2000), bruteForce(docs, null, query, 2000));
     });
   // Every tenth id: one full block of 128 spanning 0..1270, and a tail.
   batchOf(() => {
