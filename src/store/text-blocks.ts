@@ -64,24 +64,21 @@ export type Impacts = number[];
  * most as great.
  */
 export function impactsOf(pairs: readonly number[]): Impacts {
-  // The shortest length of each tf, then tf descending: a pair is kept when shorter than
-  // every pair of a greater tf. Few distinct tfs, so no sort of all the pairs.
-  const shortestByTf = new Map<number, number>();
+  // Each pair goes into a list kept Pareto-best (tf descending, length descending): few
+  // pairs survive, so each insertion scans a short list and no sort of all pairs is needed.
+  const out: Impacts = [];
   for (let i = 0; i < pairs.length; i += 2) {
     const tf = pairs[i]!;
     const length = pairs[i + 1]!;
-    const known = shortestByTf.get(tf);
-    if (known === undefined || length < known) shortestByTf.set(tf, length);
-  }
-  const tfs = [...shortestByTf.keys()].sort((a, b) => b - a);
-  const out: Impacts = [];
-  let shortest = Infinity;
-  for (const tf of tfs) {
-    const length = shortestByTf.get(tf)!;
-    if (length < shortest) {
-      out.push(tf, length);
-      shortest = length;
-    }
+    let at = 0;
+    while (at < out.length && out[at]! > tf) at += 2;
+    // A kept pair of at least this tf and at most this length dominates it.
+    if (at > 0 && out[at - 1]! <= length) continue;
+    if (at < out.length && out[at] === tf && out[at + 1]! <= length) continue;
+    // It dominates the pairs from `at` on whose length is at least its own.
+    let end = at;
+    while (end < out.length && out[end + 1]! >= length) end += 2;
+    out.splice(at, end - at, tf, length);
   }
   // Kept pairs run tf descending, length descending. Merge neighbours (the larger tf, the
   // smaller length) until few enough are left.
@@ -128,6 +125,23 @@ export class ByteWriter {
   byte(value: number): void {
     this.room(1);
     this.bytes[this.length++] = value;
+  }
+
+  /** The text's UTF-8, after its byte count. */
+  utf8(text: string): void {
+    this.room(8 + 3 * text.length);
+    // Written one byte past the count, which takes one byte below 128 (moved along otherwise).
+    const bytes = this.bytes.write(text, this.length + 1, 'utf8');
+    if (bytes < 0x80) {
+      this.bytes[this.length] = bytes;
+      this.length += 1 + bytes;
+      return;
+    }
+    const start = this.length + 1;
+    const copy = Buffer.from(this.bytes.subarray(start, start + bytes));
+    this.varint(bytes);
+    this.room(bytes);
+    this.length += copy.copy(this.bytes, this.length);
   }
 
   impacts(impacts: Impacts): void {
@@ -177,6 +191,13 @@ export class ByteReader {
       scale *= 0x80;
     } while (b >= 0x80);
     return value;
+  }
+
+  utf8(): string {
+    const bytes = this.varint();
+    const text = Buffer.prototype.toString.call(this.bytes, 'utf8', this.at, this.at + bytes);
+    this.at += bytes;
+    return text;
   }
 
   impacts(): Impacts {

@@ -54,7 +54,7 @@ export class ChangeLog {
     this.changeOf = changeOf;
   }
 
-  /** Each term's changes, terms in string order (neighbouring keys, for the B-tree's sake). */
+  /** Each term's changes, terms in the order first changed (sorting them by key measured no faster). */
   *terms(): Iterable<TermRun> {
     const n = this.names.length;
     // A counting sort by term keeps each term's changes in the order they were made.
@@ -69,8 +69,7 @@ export class ChangeLog {
       ids[at] = this.idOf[i]!;
       changes[at] = this.changeOf[i]!;
     }
-    const order = this.names.map((_, t) => t).sort((a, b) => (this.names[a]! < this.names[b]! ? -1 : 1));
-    for (const t of order) {
+    for (let t = 0; t < n; t++) {
       const from = start[t]!;
       const to = start[t + 1]!;
       let ascending = true;

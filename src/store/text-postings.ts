@@ -40,7 +40,7 @@ import { topKOr, type TermCursor } from '../search/text-topk.js';
 import { analyzeDocument, checkDocumentLimits, documentUsage, queryTerms, type TextLimitBreach } from '../search/text-analysis.js';
 import { HASHED_TERM, readU64, TEXT_KEY_KIND, TEXT_TENANT_KEY, writeU64 } from './keys.js';
 import type { TextDb } from './layout.js';
-import { decodeHead } from './text-blocks.js';
+import { ByteReader, ByteWriter, decodeHead } from './text-blocks.js';
 import { ChangeLog } from './text-change-log.js';
 import { TermPostingsCursor } from './text-cursor.js';
 import { packPosting, REMOVED, TermWriter } from './text-term-writer.js';
@@ -81,36 +81,33 @@ function termKey(term: string): Buffer {
   return bytes.length <= MAX_TERM_KEY_BYTES ? bytes : Buffer.concat([Buffer.of(HASHED_TERM), sha256(bytes)]);
 }
 
-/** Row: [partition length u8][partition][length u32][count u32], then per term [tf u32][UTF-8 length u32][UTF-8]. */
+/** Encodes document rows (one thread, one row at a time). */
+const rowWriter = new ByteWriter();
+
+/** Row: [partition length u8][partition], then varints: length, count, and per term tf and its UTF-8 (byte count first). */
 function encodeDocument(doc: StoredDocument): Buffer {
-  let size = 1 + doc.partition.length + 8;
-  for (const e of doc.entries) size += 8 + 3 * e.term.length;
-  const row = Buffer.allocUnsafe(size);
-  row[0] = doc.partition.length;
-  let at = 1 + doc.partition.copy(row, 1);
-  at = row.writeUInt32BE(doc.length, at);
-  at = row.writeUInt32BE(doc.entries.length, at);
+  const w = rowWriter;
+  w.byte(doc.partition.length);
+  for (const byte of doc.partition) w.byte(byte);
+  w.varint(doc.length);
+  w.varint(doc.entries.length);
   for (const e of doc.entries) {
-    at = row.writeUInt32BE(e.tf, at);
-    const bytes = row.write(e.term, at + 4, 'utf8');
-    row.writeUInt32BE(bytes, at);
-    at += 4 + bytes;
+    w.varint(e.tf);
+    w.utf8(e.term);
   }
-  return row.subarray(0, at);
+  return w.done();
 }
 
 function decodeDocument(row: Buffer): StoredDocument {
   const partitionEnd = 1 + row[0]!;
   const partition = row.subarray(1, partitionEnd);
-  const length = row.readUInt32BE(partitionEnd);
-  const count = row.readUInt32BE(partitionEnd + 4);
+  const r = new ByteReader(row, partitionEnd);
+  const length = r.varint();
+  const count = r.varint();
   const entries: Entry[] = new Array<Entry>(count);
-  let at = partitionEnd + 8;
   for (let i = 0; i < count; i++) {
-    const tf = row.readUInt32BE(at);
-    const bytes = row.readUInt32BE(at + 4);
-    entries[i] = { tf, term: row.toString('utf8', at + 8, at + 8 + bytes) };
-    at += 8 + bytes;
+    const tf = r.varint();
+    entries[i] = { tf, term: r.utf8() };
   }
   return { partition, length, entries };
 }

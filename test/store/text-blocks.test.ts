@@ -2,7 +2,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decodeBlock, decodeHead, encodeBlock, encodeHead, impactsOf, MAX_IMPACTS, PostingList } from '../../src/store/text-blocks.js';
+import {
+  ByteReader,
+  ByteWriter,
+  decodeBlock,
+  decodeHead,
+  encodeBlock,
+  encodeHead,
+  impactsOf,
+  MAX_IMPACTS,
+  PostingList,
+} from '../../src/store/text-blocks.js';
 
 const pairsArb = fc.array(fc.tuple(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 5000 })), { maxLength: 200 });
 
@@ -44,5 +54,26 @@ test('heads and blocks round-trip, ids up to 2^52', () => {
       },
     ),
     { numRuns: 100 },
+  );
+});
+
+test('texts round-trip after their byte count, short and past 127 bytes', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.constant('é'.repeat(200))), { maxLength: 5 }),
+      (texts) => {
+        const w = new ByteWriter();
+        for (const t of texts) {
+          w.utf8(t);
+          w.varint(7);
+        }
+        const r = new ByteReader(w.done());
+        for (const t of texts) {
+          assert.equal(r.utf8(), t);
+          assert.equal(r.varint(), 7);
+        }
+      },
+    ),
+    { numRuns: 200 },
   );
 });
