@@ -421,11 +421,21 @@ async function timeHttp(
     /trellis ready/,
   );
   children.push(server);
-  const connection = await RawConnection.open(server.port);
+  let connection = await RawConnection.open(server.port);
+  // The server closes a connection idle for a while (while FTS5 runs a slow set, say): open another.
+  const post = async (body: string) => {
+    try {
+      return await connection.post(body);
+    } catch {
+      connection.close();
+      connection = await RawConnection.open(server.port);
+      return connection.post(body);
+    }
+  };
   try {
     const systems: Record<string, Runner> = {
       'trellis-http': async (terms) => {
-        const answer = await connection.post(JSON.stringify(searchRequest(terms.join(' '))));
+        const answer = await post(JSON.stringify(searchRequest(terms.join(' '))));
         if (answer.status !== 200) throw new Error(`HTTP search failed: ${answer.status} ${answer.body}`);
       },
     };

@@ -136,7 +136,7 @@ export function topKOr(cursors: readonly TermCursor[], terms: number, k: number,
           while (essential < n && Math.fround(prefix[essential]!) <= threshold) essential++;
         }
       }
-      shares.fill(0);
+      for (let i = 0; i < n; i++) shares[sorted[i]!.term] = 0;
     }
     for (let i = essential; i < n; i++) {
       const c = sorted[i]!;

@@ -133,16 +133,38 @@ export class TermPostingsCursor implements TermCursor {
       }
       return;
     }
-    const reader = new ByteReader(this.blockBytes, this.blockPayload);
+    const bytes = this.blockBytes;
+    const reader = new ByteReader(bytes, this.blockPayload);
     const count = reader.varint();
     this.fit(count);
     this.count = count;
+    const { ids, tfs, lengths } = this;
+    let at = reader.at;
     let id = this.blockFirst;
+    // The varints inline: a frequent term's search decodes tens of thousands of postings.
     for (let i = 0; i < count; i++) {
-      id += reader.varint();
-      this.ids[i] = id;
-      this.tfs[i] = reader.varint();
-      this.lengths[i] = reader.varint();
+      let b = bytes[at++]!;
+      if (b < 0x80) id += b;
+      else {
+        reader.at = at - 1;
+        id += reader.varint();
+        at = reader.at;
+      }
+      ids[i] = id;
+      b = bytes[at++]!;
+      if (b < 0x80) tfs[i] = b;
+      else {
+        reader.at = at - 1;
+        tfs[i] = reader.varint();
+        at = reader.at;
+      }
+      b = bytes[at++]!;
+      if (b < 0x80) lengths[i] = b;
+      else {
+        reader.at = at - 1;
+        lengths[i] = reader.varint();
+        at = reader.at;
+      }
     }
   }
 
