@@ -14,7 +14,8 @@
  *   `synchronous = NORMAL` (commits are not flushed to disk one by one, as Trellis
  *   acknowledges a write once visible, before its flush), one transaction of `--batch`
  *   prepared inserts at a time. Builds alternate between the systems, `--builds` times
- *   each; medians.
+ *   each; medians. With FTS5, the same Trellis inserts without the text index are timed
+ *   too (`trellis_without_index`): what the index itself adds.
  * - **Queries.** Trellis embedded through its whole pipeline (`db.query` with the
  *   request as an object and the text as a parameter: planning, search, encoding and
  *   parsing the answer back), and over HTTP (the server CLI as a child process on the
@@ -231,11 +232,11 @@ interface TrellisHit {
 
 const hitsOf = (answer: Record<string, unknown>): Hit[] => (answer['hits'] as TrellisHit[]).map((h) => ({ id: h.$id, score: h.$score }));
 
-async function buildTrellis(dir: string, corpus: TextCorpus, batch: number): Promise<{ db: Database; ms: number }> {
+async function buildTrellis(dir: string, corpus: TextCorpus, batch: number, index = true): Promise<{ db: Database; ms: number }> {
   const start = performance.now();
   const db = await open(join(dir, 'trellis'));
-  const receipt = (await db.query(createIndexRequest))['r'] as { operation_id: string };
-  for (let polls = 0; ; polls++) {
+  const receipt = index ? ((await db.query(createIndexRequest))['r'] as { operation_id: string }) : null;
+  for (let polls = 0; receipt !== null; polls++) {
     const status = (await db.query(operationRequest(receipt.operation_id)))['r'] as { status: string };
     if (status.status === 'succeeded') break;
     if (polls > 10_000) throw new Error(`the text index build did not succeed: ${JSON.stringify(status)}`);
@@ -461,11 +462,11 @@ async function main(): Promise<void> {
   const children: { stop(): Promise<void> }[] = [];
   try {
     // Builds, alternating; the last of each is searched, the folders of the others removed.
-    const buildMs: Record<'trellis' | 'fts5', number[]> = { trellis: [], fts5: [] };
+    const buildMs: Record<'trellis' | 'fts5' | 'trellis-no-index', number[]> = { trellis: [], fts5: [], 'trellis-no-index': [] };
     let db: Database | null = null;
     let fts: Fts5 | null = null;
     let trellisDir = '';
-    const systems = args.fts5 ? (['fts5', 'trellis'] as const) : (['trellis'] as const);
+    const systems = args.fts5 ? (['fts5', 'trellis', 'trellis-no-index'] as const) : (['trellis'] as const);
     for (let b = 0; b < args.builds; b++) {
       for (const system of b % 2 === 0 ? systems : [...systems].reverse()) {
         const dir = fresh();
@@ -475,6 +476,12 @@ async function main(): Promise<void> {
           const built = Fts5.build(Sqlite!, dir, corpus, args.batch);
           fts = built.fts;
           buildMs.fts5.push(built.ms);
+        } else if (system === 'trellis-no-index') {
+          // The same inserts without the text index: what the index adds to the load.
+          const bare = await buildTrellis(dir, corpus, args.batch, false);
+          buildMs[system].push(bare.ms);
+          await bare.db.close();
+          rmSync(dir, { recursive: true, force: true });
         } else {
           await db?.close();
           if (trellisDir !== '') rmSync(dirname(trellisDir), { recursive: true, force: true });
@@ -528,7 +535,8 @@ async function main(): Promise<void> {
       build_ms: {
         trellis: round(median(buildMs.trellis), 0),
         fts5: ftsDb === null ? null : round(median(buildMs.fts5), 0),
-        runs: { trellis: buildMs.trellis.map((m) => round(m, 0)), fts5: buildMs.fts5.map((m) => round(m, 0)) },
+        trellis_without_index: ftsDb === null ? null : round(median(buildMs['trellis-no-index']), 0),
+        runs: Object.fromEntries(Object.entries(buildMs).map(([system, runs]) => [system, runs.map((m) => round(m, 0))])),
         ratio_trellis_over_fts5: ftsDb === null ? null : round(median(buildMs.trellis) / median(buildMs.fts5), 2),
       },
       cross_check: check,

@@ -13,6 +13,7 @@
  * frequent word is in nearly every document, rank 10 in about a third, rank 1,000 in
  * about 0.5% and ranks past 10,000 in a few dozen.
  */
+import { seededSequence } from './scenarios.js';
 
 export interface CorpusOptions {
   readonly documents: number;
@@ -76,18 +77,6 @@ export interface TextCorpus {
   readonly queries: Readonly<Record<QuerySetName, readonly (readonly string[])[]>>;
 }
 
-/** A small seeded generator (mulberry32): deterministic across runs and platforms. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 
 function vocabulary(size: number, next: () => number): string[] {
@@ -123,7 +112,7 @@ function zipfSampler(size: number, s: number, next: () => number): () => number 
 }
 
 export function textCorpus(options: CorpusOptions = DEFAULT_CORPUS): TextCorpus {
-  const next = random(options.seed);
+  const next = seededSequence(options.seed);
   const words = vocabulary(options.vocabulary, next);
   const draw = zipfSampler(words.length, options.zipf, next);
   const documents: string[] = new Array<string>(options.documents);
