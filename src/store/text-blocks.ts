@@ -17,7 +17,8 @@
  * - impacts: [n u8] then n × (tf, length), tf descending.
  * - postings: [count] then count × (id delta, tf, length); the first delta is from the
  *   list's base (a block's first id, the tail's 0).
- * - a block (key: the term's head key + first id u64): [last id − first id][impacts][postings].
+ * - a block (key: the term's head key under the block kind + first id u64): [last id −
+ *   first id][impacts][postings].
  * - a head (key `[index][3][partition][term][0]`): [df][blocks][blocks end][impacts][tail
  *   postings], where `blocks` counts the term's full blocks, `blocks end` is one past the
  *   last id any of them may hold (0 with no block), and the tail holds the postings at or

@@ -10,6 +10,7 @@ import { NO_MORE, type TermCursor } from '../search/text-topk.js';
 import { ByteReader, MAX_BLOCK, type PostingList, type TermHead } from './text-blocks.js';
 import { readU64 } from './keys.js';
 import type { TextDb } from './layout.js';
+import { blockKey, blockPrefix } from './text-term-writer.js';
 
 const EMPTY_IDS = new Float64Array(0);
 const EMPTY_COUNTS = new Uint32Array(0);
@@ -91,8 +92,8 @@ export class TermPostingsCursor implements TermCursor {
     if (this.blocksSeen < this.head.blocks) {
       this.blocksSeen++;
       if (this.blocks === null) {
-        const start = Buffer.concat([this.headKey, Buffer.alloc(8)]);
-        const end = Buffer.concat([this.headKey, BLOCK_RANGE_END]);
+        const start = blockKey(this.headKey, 0);
+        const end = Buffer.concat([blockPrefix(this.headKey), BLOCK_RANGE_END]);
         this.blocks = this.db.getRange({ start, end })[Symbol.iterator]();
       }
       const next = this.blocks.next();

@@ -14,8 +14,11 @@
  *   u64. Absent when the partition holds no document (a search of it finds nothing).
  * - `[index u32][3][partition][term key][0]` → the term's head: its df, score impacts and
  *   the newest postings (text-blocks.ts).
- * - `[index u32][3][partition][term key][0][first element u64]` → a full block of the
- *   term's postings (element id, tf, the document's length), with its impacts.
+ * - `[index u32][4][partition][term key][0][first element u64]` → a full block of the
+ *   term's postings (element id, tf, the document's length), with its impacts. Blocks live
+ *   apart from the heads: a batch rewrites the head of nearly every term it touches, and
+ *   heads packed together dirty few B-tree pages (interleaved with blocks, a batch of 5,000
+ *   documents dirtied most of the index's pages).
  *
  * A partition is `[0]` (an index without a tenant property: one partition), `[1][n u8]`
  * and the n ≤ 64 bytes of the tenant value's UTF-8, or `[2]` and the SHA-256 of a longer
@@ -361,11 +364,11 @@ function statsKey(indexId: number, partition: Buffer): Buffer {
   return key;
 }
 
-/** A term's head key; its blocks' keys extend it with their first id. */
+/** A term's head key; its blocks' keys are its block prefix (text-term-writer.ts) and their first id. */
 function headKey(indexId: number, partition: Buffer, term: Buffer): Buffer {
   const key = Buffer.allocUnsafe(5 + partition.length + term.length + 1);
   key.writeUInt32BE(indexId, 0);
-  key[4] = TEXT_KEY_KIND.posting;
+  key[4] = TEXT_KEY_KIND.head;
   let at = 5 + partition.copy(key, 5);
   at += term.copy(key, at);
   key[at] = 0;

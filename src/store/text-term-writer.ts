@@ -24,7 +24,7 @@ import {
   PostingList,
   type TermHead,
 } from './text-blocks.js';
-import { readU64, writeU64 } from './keys.js';
+import { readU64, TEXT_KEY_KIND, writeU64 } from './keys.js';
 import type { TextDb } from './layout.js';
 
 /** A pending change of one element's posting: tf · LENGTH_SCALE + length, or REMOVED. */
@@ -34,10 +34,19 @@ export const LENGTH_SCALE = 2 ** 24;
 
 export const packPosting = (tf: number, length: number): number => tf * LENGTH_SCALE + length;
 
+/** The key of a term's block: its head key under the block kind, then the block's first id. */
 export function blockKey(headKey: Buffer, first: number): Buffer {
   const key = Buffer.allocUnsafe(headKey.length + 8);
   headKey.copy(key, 0);
+  key[4] = TEXT_KEY_KIND.block;
   writeU64(key, headKey.length, first);
+  return key;
+}
+
+/** What every block key of the term starts with (and sorts before all of them). */
+export function blockPrefix(headKey: Buffer): Buffer {
+  const key = Buffer.from(headKey);
+  key[4] = TEXT_KEY_KIND.block;
   return key;
 }
 
@@ -177,7 +186,7 @@ export class TermWriter {
 
   /** The block holding the greatest first id at or below `id`, or the first block. */
   private blockFor(headKey: Buffer, id: number): { first: number; list: PostingList } {
-    const floor = this.db.getRange({ start: blockKey(headKey, id), end: headKey, reverse: true, limit: 1 });
+    const floor = this.db.getRange({ start: blockKey(headKey, id), end: blockPrefix(headKey), reverse: true, limit: 1 });
     for (const { key, value } of floor) {
       const first = readU64(key, key.length - 8);
       return { first, list: decodeBlock(first, value) };
