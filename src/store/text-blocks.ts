@@ -19,8 +19,8 @@
  *   list's base (a block's first id, the tail's 0).
  * - a block (key: the term's head key under the block kind + first id u64): [last id −
  *   first id][impacts][postings].
- * - a head (key `[index][3][partition][term][0]`): [df][blocks][blocks end][impacts][tail
- *   postings], where `blocks` counts the term's full blocks, `blocks end` is one past the
+ * - a head (key `[index][3][partition][term][0]`): [df][blocks][blocks end][impacts][the
+ *   tail's last id][tail postings], where `blocks` counts the term's full blocks, `blocks end` is one past the
  *   last id any of them may hold (0 with no block), and the tail holds the postings at or
  *   past it, fewer than BLOCK_SIZE once written.
  */
@@ -126,6 +126,13 @@ export class ByteWriter {
   byte(value: number): void {
     this.room(1);
     this.bytes[this.length++] = value;
+  }
+
+  /** Bytes as they are. */
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.bytes.set(bytes, this.length);
+    this.length += bytes.length;
   }
 
   /** The text's UTF-8, after its byte count. */
@@ -234,6 +241,7 @@ export function encodeHead(head: TermHead): Buffer {
   w.varint(head.blocks);
   w.varint(head.blocksEnd);
   w.impacts(head.impacts);
+  w.varint(head.tail.size === 0 ? 0 : head.tail.ids[head.tail.size - 1]!);
   w.postings(head.tail, 0);
   return w.done();
 }
@@ -249,7 +257,40 @@ export function readHeadStart(r: ByteReader): Omit<TermHead, 'tail'> {
 export function decodeHead(bytes: Uint8Array): TermHead {
   const r = new ByteReader(bytes);
   const start = readHeadStart(r);
+  r.varint(); // the tail's last id
   return { ...start, tail: r.postings(0) };
+}
+
+/**
+ * A bulk load's common case without decoding the tail: new postings (ids past every
+ * stored one, `tfs`/`lengths` parallel to `ids`) appended to a head whose tail stays below
+ * BLOCK_SIZE. The new head, or null when the postings do not qualify.
+ */
+export function appendToHead(raw: Uint8Array, ids: ArrayLike<number>, tfs: readonly number[], lengths: readonly number[]): Buffer | null {
+  const r = new ByteReader(raw);
+  const head = readHeadStart(r);
+  const last = r.varint();
+  const count = raw[r.at]!; // below BLOCK_SIZE: one byte
+  const n = ids.length;
+  if (count + n >= BLOCK_SIZE || ids[0]! <= last || (head.blocks > 0 && ids[0]! < head.blocksEnd)) return null;
+  const pairs = [...head.impacts];
+  for (let i = 0; i < n; i++) pairs.push(tfs[i]!, lengths[i]!);
+  const w = scratch;
+  w.varint(head.df + n);
+  w.varint(head.blocks);
+  w.varint(head.blocksEnd);
+  w.impacts(impactsOf(pairs));
+  w.varint(ids[n - 1]!);
+  w.byte(count + n);
+  w.raw(raw.subarray(r.at + 1));
+  let previous = count === 0 ? 0 : last;
+  for (let i = 0; i < n; i++) {
+    w.varint(ids[i]! - previous);
+    w.varint(tfs[i]!);
+    w.varint(lengths[i]!);
+    previous = ids[i]!;
+  }
+  return w.done();
 }
 
 /** A full block: its postings (the first is the block's first id, in its key). */

@@ -14,6 +14,7 @@
  *   (removals leave them as they are: a bound may only grow looser, never wrong).
  */
 import {
+  appendToHead,
   BLOCK_SIZE,
   decodeBlock,
   decodeHead,
@@ -110,6 +111,7 @@ export class TermWriter {
   /** Applies changes (ascending ids, one change each) to the term whose head is at `headKey`. */
   apply(headKey: Buffer, ids: ArrayLike<number>, changes: ArrayLike<number>): void {
     const raw = this.db.get(headKey);
+    if (raw !== undefined && this.append(headKey, raw, ids, changes)) return;
     const head: TermHead = raw === undefined ? { df: 0, blocks: 0, blocksEnd: 0, impacts: [], tail: new PostingList() } : decodeHead(raw);
     const added: number[] = [];
     let split = 0;
@@ -137,6 +139,22 @@ export class TermWriter {
     if (added.length > 0) added.push(...head.impacts);
     const impacts = added.length === 0 ? head.impacts : impactsOf(added);
     this.db.putSync(headKey, encodeHead({ df, blocks: head.blocks, blocksEnd: head.blocksEnd, impacts, tail: rest }));
+  }
+
+  /** New postings past the stored ones into a tail that stays short: no decoding (text-blocks.ts appendToHead). */
+  private append(headKey: Buffer, raw: Buffer, ids: ArrayLike<number>, changes: ArrayLike<number>): boolean {
+    const tfs: number[] = [];
+    const lengths: number[] = [];
+    for (let i = 0; i < changes.length; i++) {
+      const packed = changes[i]!;
+      if (packed === REMOVED) return false;
+      tfs.push(Math.floor(packed / LENGTH_SCALE));
+      lengths.push(packed % LENGTH_SCALE);
+    }
+    const head = appendToHead(raw, ids, tfs, lengths);
+    if (head === null) return false;
+    this.db.putSync(headKey, head);
+    return true;
   }
 
   /** Applies changes [0, to) (all below the head's blocks end) to the full blocks; returns the df change. */

@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
+  appendToHead,
+  BLOCK_SIZE,
   ByteReader,
   ByteWriter,
   decodeBlock,
@@ -76,4 +78,46 @@ test('texts round-trip after their byte count, short and past 127 bytes', () => 
     ),
     { numRuns: 200 },
   );
+});
+
+test('appending to a head without decoding its tail equals decoding, appending and encoding', () => {
+  fc.assert(
+    fc.property(
+      fc.uniqueArray(fc.integer({ min: 0, max: 2 ** 40 }), { minLength: 1, maxLength: 140 }),
+      fc.integer({ min: 0, max: 140 }),
+      fc.integer({ min: 0, max: 3 }),
+      (ids, split, blocks) => {
+        const sorted = [...ids].sort((a, b) => a - b);
+        const cut = Math.min(split, sorted.length - 1);
+        const tail = new PostingList();
+        for (const id of sorted.slice(0, cut)) tail.push(id, 1 + (id % 3), 10 + (id % 7));
+        const added = sorted.slice(cut);
+        const tfs = added.map((id) => 2 + (id % 5));
+        const lengths = added.map((id) => 5 + (id % 11));
+        const blocksEnd = blocks === 0 ? 0 : (sorted[0] ?? 0);
+        const head = {
+          df: tail.size + 500 * blocks,
+          blocks,
+          blocksEnd,
+          impacts: impactsOf([1, 50, ...tail.tfs.flatMap((tf, i) => [tf, tail.lengths[i]!])]),
+          tail,
+        };
+        const appended = appendToHead(encodeHead(head), added, tfs, lengths);
+        if (tail.size + added.length >= BLOCK_SIZE) {
+          assert.equal(appended, null);
+          return;
+        }
+        const expected = new PostingList();
+        for (let i = 0; i < tail.size; i++) expected.push(tail.ids[i]!, tail.tfs[i]!, tail.lengths[i]!);
+        added.forEach((id, i) => expected.push(id, tfs[i]!, lengths[i]!));
+        const impacts = impactsOf([...head.impacts, ...added.flatMap((_, i) => [tfs[i]!, lengths[i]!])]);
+        assert.deepEqual(decodeHead(appended!), { df: head.df + added.length, blocks, blocksEnd, impacts, tail: expected });
+      },
+    ),
+    { numRuns: 200 },
+  );
+  // Not past the stored ids: the caller takes the general path.
+  const tail = new PostingList();
+  tail.push(10, 1, 5);
+  assert.equal(appendToHead(encodeHead({ df: 1, blocks: 0, blocksEnd: 0, impacts: [1, 5], tail }), [10], [1], [5]), null);
 });
