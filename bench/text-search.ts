@@ -391,7 +391,8 @@ async function timeRounds(
   const out: Record<string, Record<QuerySetName, number>> = {};
   for (const n of names) {
     out[n] = {} as Record<QuerySetName, number>;
-    for (const set of args.sets) out[n][set] = round(median(samples[n]![set]!), 0);
+    // Three significant digits: FTS5 answers some sets a few times a second, and ratios divide these.
+    for (const set of args.sets) out[n][set] = Number(median(samples[n]![set]!).toPrecision(3));
   }
   return out;
 }
