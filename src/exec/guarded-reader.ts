@@ -24,6 +24,7 @@ import type {
   RangeBound,
   TextHit,
   VectorHit,
+  IndexBacklog,
   Candidates,
 } from '../store/index.js';
 
@@ -133,6 +134,9 @@ export class GuardedReader implements GraphReader {
   }
   indexOperation(id: string): Record<string, unknown> | undefined {
     return this.inner.indexOperation(id);
+  }
+  vectorBacklogs(): readonly IndexBacklog[] {
+    return this.inner.vectorBacklogs();
   }
   secondaryEqual(indexId: number, value: Value, limit: number): number[] | null {
     this.tick();

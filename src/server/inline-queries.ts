@@ -12,7 +12,7 @@
 import { answerRequest, type Answerer } from '../database.js';
 import type { AnswerToEncode } from '../protocol/frames.js';
 import type { RequestRoute } from '../protocol/messages.js';
-import { openStore } from '../store/index.js';
+import { openStore, type IndexBacklog } from '../store/index.js';
 
 /** Bodies up to this size are small enough to parse on the main thread (a few µs). */
 export const INLINE_BODY_BYTES = 8 * 1024;
@@ -47,6 +47,11 @@ export class InlineQueries {
   /** Answers a request as a read worker would (database.ts answerRequest), within the main thread's slice. */
   answer(body: Uint8Array, flags: number, paramsAt: number, route: RequestRoute): AnswerToEncode {
     return answerRequest(this.answerer, { flags, spentMs: 0, paramsAt, route, body }, INLINE_SLICE_MS);
+  }
+
+  /** Every vector index's backlog, read in a fresh snapshot (for /metrics). */
+  vectorBacklogs(): readonly IndexBacklog[] {
+    return this.answerer.store.read((r) => r.vectorBacklogs());
   }
 
   close(): Promise<void> {

@@ -13,6 +13,7 @@ import { MetricsRegistry, RequestMetrics, type Counter, type Histogram } from '.
 import type { BatchObserver } from '../pool/writer-client.js';
 import type { HttpResponse } from './http-types.js';
 import type { ServiceCounters } from './threaded-service.js';
+import type { IndexBacklog } from '../store/index.js';
 
 const LANES = ['short', 'long'] as const;
 
@@ -53,6 +54,21 @@ export class ServerMetrics {
     );
     this.committed = r.counter('writer_batches_committed_total', 'Write batches committed');
     this.failed = r.counter('writer_batches_failed_total', 'Write batches that failed and kept nothing, by error code', ['code']);
+
+    // Vector indexes: writes acknowledged and searchable (ranked exactly) but not yet linked
+    // into the index's graph; what a client waits on before searches run at full speed.
+    const vectors = () => counters().vectors;
+    const indexLabels = (b: IndexBacklog) => ({ element: b.element, label: b.label, property: b.property });
+    const INDEX = ['element', 'label', 'property'];
+    r.gauge('vector_backlog_entries', 'Vector index entries written and not yet linked into the index graph', INDEX, function () {
+      for (const b of vectors()) this.set(indexLabels(b), b.backlog.queued);
+    });
+    r.counterFrom('vector_applied_entries_total', 'Vector index entries linked or unlinked by background steps', INDEX, () =>
+      vectors().map((b) => [indexLabels(b), b.backlog.applied] as const),
+    );
+    r.gauge('vector_apply_rate', 'Entries per second the background steps link while they work (smoothed)', INDEX, function () {
+      for (const b of vectors()) this.set(indexLabels(b), b.backlog.appliedPerSecond);
+    });
 
     r.gauge('read_queue_depth', 'Read requests waiting for a worker thread, by lane', ['lane'], function () {
       const pool = lanes();

@@ -13,6 +13,7 @@ import { ReadPool, type ReadPoolCounters, type ReadPoolOptions } from '../pool/r
 import { WriterClient, type BatchObserver, type WriterCounters } from '../pool/writer-client.js';
 import type { AnswerFrame } from '../protocol/frames.js';
 import type { RequestRoute, WorkerSettings } from '../protocol/messages.js';
+import type { IndexBacklog } from '../store/index.js';
 import { InlineQueries } from './inline-queries.js';
 import type { HealthResponse, IndexRuntime, Mode, QueryReply, QueryService } from './service.js';
 
@@ -32,6 +33,8 @@ export interface ServiceHooks {
 export interface ServiceCounters {
   readonly writer: WriterCounters | null;
   readonly pool: ReadPoolCounters | null;
+  /** Every vector index's queued work, read from the database (empty until it is open). */
+  readonly vectors: readonly IndexBacklog[];
 }
 
 export class ThreadedService implements QueryService {
@@ -85,7 +88,7 @@ export class ThreadedService implements QueryService {
 
   /** Plain numbers, read when /metrics is scraped. */
   counters(): ServiceCounters {
-    return { writer: this.writer?.counters() ?? null, pool: this.pool?.counters() ?? null };
+    return { writer: this.writer?.counters() ?? null, pool: this.pool?.counters() ?? null, vectors: this.inline?.vectorBacklogs() ?? [] };
   }
 
   query(body: Uint8Array, options: PipelineOptions, paramsAt = 0): Promise<QueryReply> {

@@ -13,9 +13,21 @@ import { AdjacencyEdits, AdjacencyReader, type Pairs } from './adjacency.js';
 import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type LabelChunk } from './columns.js';
 import { BatchDictionary, type Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type StoredEdge } from './edge-blocks.js';
-import { scratchIdKey as idKey } from './keys.js';
+import { readU64, scratchIdKey as idKey } from './keys.js';
 import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dbs, type Dir } from './layout.js';
-import type { Adjacent, Candidates, Direction, EdgeRecord, GraphReader, GraphWriter, NodeRecord, TextHit, VectorHit } from './types.js';
+import type {
+  Adjacent,
+  Candidates,
+  Direction,
+  EdgeRecord,
+  GraphReader,
+  GraphWriter,
+  NodeRecord,
+  IndexBacklog,
+  TextHit,
+  VectorBacklog,
+  VectorHit,
+} from './types.js';
 import {
   CatalogWriter,
   operationStatus,
@@ -25,7 +37,8 @@ import {
   type IndexOperation,
   type IndexReceipt,
 } from './index-catalog.js';
-import type { IndexSpec } from '../core/index-spec.js';
+import { elementOf, familyOf, type IndexSpec } from '../core/index-spec.js';
+
 import { IndexMaintainer, type ElementState } from './index-maintenance.js';
 import type { IndexWorkView } from './index-work.js';
 import type { TextBatchEntries, TextFamily, VectorFamily } from './index-families.js';
@@ -46,6 +59,11 @@ export interface IdState {
 }
 
 const dirByte = (d: Direction): Dir => (d === 'out' ? OUT : IN);
+
+/** A backlog as get_index_operation shows it (counts as decimal strings, like `progress`). */
+function backlogStatus(b: VectorBacklog): Record<string, unknown> {
+  return { queued: String(b.queued), applied: String(b.applied), applied_per_s: b.appliedPerSecond };
+}
 
 /** Ascending distinct values (parallel edges reach a neighbour once). */
 function sortedDistinct(values: ArrayLike<number>, sorted: boolean): number[] {
@@ -90,7 +108,26 @@ export class GraphReadView implements GraphReader {
 
   indexOperation(id: string): Record<string, unknown> | undefined {
     const op = this.catalogReader.operation(id);
-    return op === undefined ? undefined : operationStatus(op);
+    if (op === undefined) return undefined;
+    const status = operationStatus(op);
+    // A vector index's queued work (vector-index.ts): written and searchable, not yet linked.
+    const def = this.indexCatalog().defs.find((d) => d.id === op.indexId);
+    if (def !== undefined && familyOf(def.spec.kind) === 'vector' && this.index.vector !== null) {
+      status['backlog'] = backlogStatus(this.index.vector.backlog(def));
+    }
+    return status;
+  }
+
+  vectorBacklogs(): readonly IndexBacklog[] {
+    const vector = this.index.vector;
+    if (vector === null) return [];
+    const defs = this.indexCatalog().defs.filter((d) => familyOf(d.spec.kind) === 'vector');
+    return defs.map(({ spec }, i) => ({
+      element: elementOf(spec.kind),
+      label: spec.label,
+      property: spec.property,
+      backlog: vector.backlog(defs[i]!),
+    }));
   }
 
   secondaryEqual(indexId: number, value: Value, limit: number): number[] | null {
@@ -165,6 +202,17 @@ export class GraphReadView implements GraphReader {
   edgeIdsByLabel(label: string, from = 0): Iterable<number> {
     const labelId = this.labelId(label);
     return labelId === undefined ? [] : this.edgeReader.ids(labelId, from);
+  }
+
+  *nodeRecords(): Iterable<NodeRecord> {
+    for (const { key, value } of this.dbs.nodes.getRange({})) {
+      yield { id: readU64(key, 0), label: this.dict.name('label', value[0]), props: value[1] as ValueObject };
+    }
+  }
+
+  *edgeRecords(): Iterable<EdgeRecord> {
+    for (const e of this.edgeReader.records())
+      yield { id: e.id, label: this.dict.name('label', e.labelId), from: e.from, to: e.to, props: e.props };
   }
 
   labelId(label: string): number | undefined {
@@ -331,6 +379,11 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
   override edgeIds(): Iterable<number> {
     this.edgeEdits.flush();
     return super.edgeIds();
+  }
+
+  override edgeRecords(): Iterable<EdgeRecord> {
+    this.edgeEdits.flush();
+    return super.edgeRecords();
   }
 
   override edgeIdsByLabel(label: string, from = 0): Iterable<number> {

@@ -6,9 +6,11 @@ import type { Value } from '../core/value.js';
 import type { IndexDef } from './index-catalog.js';
 import type { FamilyEntries } from './index-maintenance.js';
 import type { FamilyWork } from './index-work.js';
-import type { Candidates, TextHit, VectorHit } from './types.js';
+import type { Candidates, TextHit, VectorBacklog, VectorHit } from './types.js';
 
 export interface VectorFamily extends FamilyEntries, FamilyWork {
+  /** The index's queued work, applied work and rate. */
+  backlog(def: IndexDef): VectorBacklog;
   search(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, candidates: Candidates | null): VectorHit[];
 }
 

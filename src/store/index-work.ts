@@ -45,6 +45,8 @@ export interface FamilyWork {
   deleteSome(def: IndexDef, deadline: number): boolean;
   /** Does some queued work; true when more is queued. */
   drain?(w: IndexWorkView, deadline: number): boolean;
+  /** Whether any work is queued (read in the step's own transaction). */
+  hasQueued?(): boolean;
 }
 
 export interface IndexWorkTargets {
@@ -76,7 +78,10 @@ export function indexWorkStep(w: IndexWorkView, targets: IndexWorkTargets, budge
     else if (def.state === 'building') more = buildSome(w, def, deadline) || more;
   }
   for (const family of [targets.vector, targets.text]) {
-    if (family?.drain !== undefined && performance.now() < deadline) more = family.drain(w, deadline) || more;
+    if (family?.drain === undefined) continue;
+    // A step out of time still reports queued work: a build that finished in this step has
+    // just queued its links, and no later write may come to schedule the next step.
+    more = (performance.now() < deadline ? family.drain(w, deadline) : (family.hasQueued?.() ?? true)) || more;
   }
   return more;
 }

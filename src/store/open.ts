@@ -5,7 +5,7 @@
  */
 import { getSystemErrorName } from 'node:util';
 import { open } from 'lmdb';
-import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
+import type { Database, Key, RootDatabase, RootDatabaseOptions, RootDatabaseOptionsWithPath } from 'lmdb';
 import { consoleLog } from '../core/log-sink.js';
 import { storeEncoderOptions } from './codec.js';
 import { ChunkCache, SlotCache } from './columns.js';
@@ -21,7 +21,7 @@ import { DB, FORMAT_VERSION, META, TEXT_FORMAT, type Dbs } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
-import type { GraphReader, GraphWriter, Store, StoreOptions, WriteOptions } from './types.js';
+import type { GraphWriter, SnapshotReader, Store, StoreOptions, WriteOptions } from './types.js';
 import { Committer, type CommitStats } from './committer.js';
 import { messageOf } from '../core/errors.js';
 
@@ -62,6 +62,7 @@ class LmdbStore implements Store {
   /** Whether a background index step is scheduled or running. */
   private indexStepPending = false;
   private readonly log: (message: string) => void;
+  private readonly indexStepMs: number;
 
   constructor(
     options: StoreOptions,
@@ -72,6 +73,7 @@ class LmdbStore implements Store {
   ) {
     this.path = options.path;
     this.readOnly = options.readOnly ?? false;
+    this.indexStepMs = options.indexStepMs ?? INDEX_STEP_MS;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
     const catalog = new CatalogReader(dbs.indexes);
     this.index = {
@@ -99,7 +101,7 @@ class LmdbStore implements Store {
       if (this.closed) return;
       const step = this.committer!.submit(() => {
         const writer = this.newWriter();
-        const value = indexWorkStep(writer, this.indexWork, INDEX_STEP_MS);
+        const value = indexWorkStep(writer, this.indexWork, this.indexStepMs);
         writer.finish();
         return { value, onCommit: () => writer.committed() };
       }, false);
@@ -124,7 +126,7 @@ class LmdbStore implements Store {
     return new GraphWriteView(this.dbs, this.dictionary, this.ids, this.slots, () => this.newVersion(), this.index);
   }
 
-  read<T>(fn: (r: GraphReader) => T): T {
+  read<T>(fn: (r: SnapshotReader) => T): T {
     if (this.closed) throw new Error(`store ${this.path} is closed`);
     // lmdb-js renews and releases its shared read snapshot on a later event turn (a timer); a
     // pooled worker blocked in Atomics.wait runs no timers, so each read takes a fresh
@@ -193,6 +195,23 @@ class LmdbStore implements Store {
   }
 }
 
+/** What every open of an environment asks lmdb-js for (the bulk builder's too, bulk-build.ts). */
+export function environmentOptions(path: string, readOnly: boolean): RootDatabaseOptionsWithPath {
+  return {
+    path,
+    // lmdb-js takes a path with an extension (`graph.db`, `/tmp/tmp.XyZ`) for a file
+    // unless told otherwise; ours is always a folder.
+    noSubdir: false,
+    maxDbs: MAX_DBS,
+    readOnly,
+    pageSize: PAGE_SIZE,
+    // Writes of one event turn still share a commit (lmdb-js starts it on setImmediate),
+    // but without the turn-batching mode's own start-of-batch promise: nobody can handle
+    // that one, and when a commit failed (a full disk) its rejection ended the writer thread.
+    eventTurnBatching: false,
+  };
+}
+
 /**
  * Opens (creating unless read-only) the store in `options.path`. A writable open holds the
  * folder's writer lock (lock.ts): it takes it, or opens under the one `options.writerLock`
@@ -210,20 +229,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let env: RootDatabase;
   try {
     checkDataFile(path, !readOnly);
-    env = open({
-      path,
-      // lmdb-js takes a path with an extension (`graph.db`, `/tmp/tmp.XyZ`) for a file
-      // unless told otherwise; ours is always a folder.
-      noSubdir: false,
-      maxDbs: MAX_DBS,
-      readOnly,
-      ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
-      pageSize: PAGE_SIZE,
-      // Writes of one event turn still share a commit (lmdb-js starts it on setImmediate),
-      // but without the turn-batching mode's own start-of-batch promise: nobody can handle
-      // that one, and when a commit failed (a full disk) its rejection ended the writer thread.
-      eventTurnBatching: false,
-    });
+    env = open({ ...environmentOptions(path, readOnly), ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }) });
   } catch (err) {
     lock?.release();
     if (err instanceof DataFolderError) throw err;
@@ -280,7 +286,8 @@ function checkNotForeign(env: RootDatabase, path: string): void {
   throw notTrellis(path, 'its LMDB file holds other data and no Trellis format version');
 }
 
-function openDbs(env: RootDatabase, path: string): Dbs {
+/** The sub-databases of an environment, with the encodings of layout.ts (the bulk builder opens them too). */
+export function openDbs(env: RootDatabase, path: string): Dbs {
   const sub = <V, K extends Key>(name: string, kind: 'binary' | 'records' | 'plain'): Database<V, K> => {
     try {
       // lmdb-js types `encoder` on the root options only; openDB accepts it per database.

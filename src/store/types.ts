@@ -84,6 +84,8 @@ export interface GraphReader {
   indexCatalog(): Catalog;
   /** The status object of an index operation, or undefined when there is none of that id. */
   indexOperation(id: string): Record<string, unknown> | undefined;
+  /** Every vector index's queued work (for /metrics). */
+  vectorBacklogs(): readonly IndexBacklog[];
   /** Candidate ids of a secondary index for a value (the caller re-checks its predicate). */
   secondaryEqual(indexId: number, value: Value, limit: number): number[] | null;
   /** Candidate ids of a secondary index between bounds, in value order (re-check too). */
@@ -94,11 +96,37 @@ export interface GraphReader {
   textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[];
 }
 
+/** What a store's read snapshot offers beyond the executor's reader: whole scans (an export's). */
+export interface SnapshotReader extends GraphReader {
+  /** Every node, ascending by id, read in one pass. */
+  nodeRecords(): Iterable<NodeRecord>;
+  /** Every edge, ascending by id, read block by block. */
+  edgeRecords(): Iterable<EdgeRecord>;
+}
+
 /** The elements a `_within` search may return (a Map or Set of ids). */
 export interface Candidates {
   has(id: number): boolean;
   readonly size: number;
   keys(): Iterable<number>;
+}
+
+/** An index's queued vector work, summed over its graphs (tenant partitions). */
+export interface VectorBacklog {
+  /** Entries written and acknowledged, not yet linked into the graph (searches rank them exactly). */
+  readonly queued: number;
+  /** Entries linked (or unlinked) by background steps since the index was created. */
+  readonly applied: number;
+  /** Recent entries per second of the steps, 0 before any. */
+  readonly appliedPerSecond: number;
+}
+
+/** A vector index and its backlog. */
+export interface IndexBacklog {
+  readonly element: 'node' | 'edge';
+  readonly label: string;
+  readonly property: string;
+  readonly backlog: VectorBacklog;
 }
 
 export interface VectorHit {
@@ -163,6 +191,11 @@ export interface StoreOptions {
    * `index_backpressure` (default 250,000; vector-index.ts).
    */
   readonly vectorQueueEntries?: number;
+  /**
+   * Longest background index step, ms (default 8; index-work.ts): what a client write may
+   * wait behind. Tests shorten it to make every step run out of time.
+   */
+  readonly indexStepMs?: number;
 }
 
 export interface Store {
@@ -173,7 +206,7 @@ export interface Store {
    * would otherwise keep an old snapshot forever, since lmdb-js renews it only on event
    * turns that a blocked worker never has).
    */
-  read<T>(fn: (r: GraphReader) => T): T;
+  read<T>(fn: (r: SnapshotReader) => T): T;
   /**
    * Runs `fn` in its own child write transaction. If `fn` throws, everything it wrote is
    * rolled back and the promise rejects with that error at once; otherwise the promise

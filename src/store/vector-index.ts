@@ -30,7 +30,7 @@ import { HnswRecords } from './hnsw-records.js';
 import type { HnswDb } from './layout.js';
 import { writeU64 } from './keys.js';
 import { tenantKey } from './tenant-key.js';
-import type { Candidates, VectorHit } from './types.js';
+import type { Candidates, VectorBacklog, VectorHit } from './types.js';
 import type { QueueDb } from './layout.js';
 
 /** Queued entries one graph may hold (reference: 250,000 pending entities per index). */
@@ -71,6 +71,30 @@ function graphKey(graph: number): Buffer {
 
 /** Just past every key of a graph's queue: its counters row and entries lie below it. */
 const graphEnd = (graph: number): Buffer => graphKey(graph + 1);
+
+/**
+ * The applied-work counters of each graph live past every queue, under this prefix (graph
+ * ids stay below it): `[0xFFFFFFFF][graph u32]`, kept when the queue empties.
+ */
+const APPLIED_PREFIX = 0xffffffff;
+function appliedKey(graph: number): Buffer {
+  const key = Buffer.allocUnsafe(8);
+  key.writeUInt32BE(APPLIED_PREFIX, 0);
+  key.writeUInt32BE(graph, 4);
+  return key;
+}
+
+/** What a graph's background steps have applied: entries in all, and their recent rate. */
+interface Applied {
+  total: number;
+  /** Entries per second while a step works, smoothed over the last steps. */
+  perSecond: number;
+  /** When the last step applied some (ms since the epoch). */
+  at: number;
+}
+
+/** Weight of the newest step in the smoothed rate. */
+const RATE_WEIGHT = 0.2;
 
 /** A queue's counters: entries, bytes, the next sequence number, and the graph's metric. */
 interface QueueState {
@@ -228,7 +252,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
    */
   private *queuedGraphs(): Generator<number> {
     for (let from = 0; ;) {
-      const [key] = this.queue.getKeys({ start: graphKey(from), limit: 1 });
+      const [key] = this.queue.getKeys({ start: graphKey(from), end: graphKey(APPLIED_PREFIX), limit: 1 });
       if (key === undefined) return;
       const graph = (key as Buffer).readUInt32BE(0);
       yield graph;
@@ -236,10 +260,54 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     }
   }
 
+  private applied(graph: number): Applied {
+    const raw = this.queue.get(appliedKey(graph));
+    if (raw === undefined) return { total: 0, perSecond: 0, at: 0 };
+    return { total: raw.readDoubleLE(0), perSecond: raw.readDoubleLE(8), at: raw.readDoubleLE(16) };
+  }
+
+  private noteApplied(graph: number, entries: number, ms: number): void {
+    const before = this.applied(graph);
+    const rate = (entries / Math.max(ms, 0.001)) * 1000;
+    const perSecond = before.at === 0 ? rate : RATE_WEIGHT * rate + (1 - RATE_WEIGHT) * before.perSecond;
+    const raw = Buffer.allocUnsafe(24);
+    raw.writeDoubleLE(before.total + entries, 0);
+    raw.writeDoubleLE(perSecond, 8);
+    raw.writeDoubleLE(Date.now(), 16);
+    this.queue.putSync(appliedKey(graph), raw);
+  }
+
+  /** The graphs of an index: its own, or its tenant partitions'. */
+  private graphsOf(def: IndexDef): number[] {
+    const graphs = [def.id];
+    for (const { value } of this.catalog.getRange({ start: `tenant:${def.id}:`, end: `tenant:${def.id};` })) graphs.push(value as number);
+    return graphs;
+  }
+
+  /** The index's queued work, applied work and rate, in the current transaction. */
+  backlog(def: IndexDef): VectorBacklog {
+    let queued = 0;
+    let applied = 0;
+    let latest: Applied | null = null;
+    for (const graph of this.graphsOf(def)) {
+      queued += this.state(graph)?.entries ?? 0;
+      const a = this.applied(graph);
+      applied += a.total;
+      if (a.at > (latest?.at ?? 0)) latest = a;
+    }
+    return { queued, applied, appliedPerSecond: latest?.perSecond ?? 0 };
+  }
+
+  /** Whether any graph has queued work. */
+  hasQueued(): boolean {
+    return !this.queuedGraphs().next().done;
+  }
+
   /** Links and unlinks queued work, oldest first, until the deadline; true when some is left. */
   drain(_w: unknown, deadline: number): boolean {
     for (const graph of this.queuedGraphs()) {
-      if (performance.now() >= deadline) return true;
+      const started = performance.now();
+      if (started >= deadline) return true;
       const s = this.state(graph)!;
       const config = this.config(METRICS[s.metric]!);
       const storage = new HnswRecords(this.records, graph);
@@ -254,6 +322,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
         bytes += value.length;
       }
       for (const key of done) this.queue.removeSync(key);
+      if (done.length > 0) this.noteApplied(graph, done.length, performance.now() - started);
       const left = s.entries - done.length;
       if (left > 0) {
         this.saveState(graph, { ...s, entries: left, bytes: s.bytes - bytes });
@@ -266,12 +335,8 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
 
   /** Deletes a dropped index's graphs, queues and tenant partitions, until the deadline; true when done. */
   deleteSome(def: IndexDef, deadline: number): boolean {
-    const graphs = [def.id];
-    const tenants: string[] = [];
-    for (const { key, value } of this.catalog.getRange({ start: `tenant:${def.id}:`, end: `tenant:${def.id};` })) {
-      tenants.push(key);
-      graphs.push(value as number);
-    }
+    const graphs = this.graphsOf(def);
+    const tenants = [...this.catalog.getKeys({ start: `tenant:${def.id}:`, end: `tenant:${def.id};` })] as string[];
     for (const graph of graphs) {
       while (HnswRecords.drop(this.records, graph, DELETE_ROUND) === DELETE_ROUND) {
         if (performance.now() >= deadline) return false;
@@ -279,6 +344,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       const queued = [...this.queue.getKeys({ start: graphKey(graph), end: graphEnd(graph), limit: DELETE_ROUND })];
       for (const key of queued) this.queue.removeSync(Buffer.from(key as Buffer));
       if (queued.length === DELETE_ROUND) return false;
+      this.queue.removeSync(appliedKey(graph));
     }
     for (const key of tenants) this.catalog.removeSync(key);
     return true;

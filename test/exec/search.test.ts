@@ -34,7 +34,7 @@ async function drained(t: TestDb): Promise<void> {
   for (let n = 0; n < 1000; n++) {
     let queued = 0;
     t.db.store.read((r) => {
-      queued = (r as unknown as { dbs: { vectorQueue: { getKeysCount(): number } } }).dbs.vectorQueue.getKeysCount();
+      for (const { backlog } of r.vectorBacklogs()) queued += backlog.queued;
     });
     if (queued === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -28,6 +28,7 @@ test('every thread metric reads its own field of the counters, by lane', async (
       preempted: 11,
       retried: 13,
     },
+    vectors: [],
   };
   assert.deepEqual(await threadSamples(new ServerMetrics(() => counters)), [
     'trellis_read_preempted_total 11',
@@ -48,7 +49,7 @@ test('every thread metric reads its own field of the counters, by lane', async (
 });
 
 test('parts not running (no writer in reader mode, no pool yet) read as 0, the writer as down', async () => {
-  const samples = await threadSamples(new ServerMetrics(() => ({ writer: null, pool: null })));
+  const samples = await threadSamples(new ServerMetrics(() => ({ writer: null, pool: null, vectors: [] })));
   assert.equal(samples.length, 14, samples.join('\n'));
   assert.deepEqual(
     samples.filter((s) => !s.endsWith(' 0')),
@@ -57,7 +58,7 @@ test('parts not running (no writer in reader mode, no pool yet) read as 0, the w
 });
 
 test('the batch observer: committed batches timed as commit or durable, failed ones by code, a lost one without a time', async () => {
-  const metrics = new ServerMetrics(() => ({ writer: null, pool: null }));
+  const metrics = new ServerMetrics(() => ({ writer: null, pool: null, vectors: [] }));
   metrics.batch({ ok: true, body: '{}' }, false, 0.002);
   metrics.batch({ ok: true, body: '{}' }, false, 0.003);
   metrics.batch({ ok: true, body: '{}' }, true, 0.02);
@@ -73,4 +74,29 @@ test('the batch observer: committed batches timed as commit or durable, failed o
   assert.ok(Math.abs(value('trellis_writer_commit_seconds_sum')! - 0.005) < 1e-12);
   assert.equal(value('trellis_writer_durable_seconds_count'), 1);
   assert.equal(value('trellis_writer_durable_seconds_sum'), 0.02);
+});
+
+test('vector index backlogs: queued, applied and rate per index, labelled by element, label and property', async () => {
+  const backlog = (queued: number, applied: number, appliedPerSecond: number) => ({ queued, applied, appliedPerSecond });
+  const metrics = new ServerMetrics(() => ({
+    writer: null,
+    pool: null,
+    vectors: [
+      { element: 'node', label: 'Doc', property: 'emb', backlog: backlog(120, 30, 2500.5) },
+      { element: 'edge', label: 'Cites', property: 'emb', backlog: backlog(0, 7, 0) },
+    ],
+  }));
+  const { body } = await metrics.serve();
+  const samples = parseMetrics(body as string)
+    .filter((s) => s.name.startsWith('trellis_vector_'))
+    .map((s) => `${s.name}{${s.labels.element},${s.labels.label},${s.labels.property}} ${s.value}`)
+    .sort();
+  assert.deepEqual(samples, [
+    'trellis_vector_applied_entries_total{edge,Cites,emb} 7',
+    'trellis_vector_applied_entries_total{node,Doc,emb} 30',
+    'trellis_vector_apply_rate{edge,Cites,emb} 0',
+    'trellis_vector_apply_rate{node,Doc,emb} 2500.5',
+    'trellis_vector_backlog_entries{edge,Cites,emb} 0',
+    'trellis_vector_backlog_entries{node,Doc,emb} 120',
+  ]);
 });
