@@ -34,7 +34,8 @@ export const FORMAT_VERSION = 3;
  * The layout of `text_index` (text-postings.ts), stamped in `meta` apart from FORMAT_VERSION
  * since only full-text indexes changed: 1 (no stamp) kept one key per posting, 2 keeps
  * postings in blocks with score impacts. A database with text index keys and no stamp, or
- * another stamp, is refused at open (open.ts) with what to do.
+ * another stamp, has its text indexes rebuilt from the stored elements when a writer opens
+ * it (text-migration.ts); a read-only open of it is refused until then.
  */
 export const TEXT_FORMAT = 2;
 

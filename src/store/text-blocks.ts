@@ -272,7 +272,8 @@ export function appendToHead(raw: Uint8Array, ids: ArrayLike<number>, tfs: reado
   const last = r.varint();
   const count = raw[r.at]!; // below BLOCK_SIZE: one byte
   const n = ids.length;
-  if (count + n >= BLOCK_SIZE || ids[0]! <= last || (head.blocks > 0 && ids[0]! < head.blocksEnd)) return null;
+  // With an empty tail `last` is 0 and says nothing: element 0 may come first.
+  if (count + n >= BLOCK_SIZE || (count > 0 && ids[0]! <= last) || (head.blocks > 0 && ids[0]! < head.blocksEnd)) return null;
   const pairs = [...head.impacts];
   for (let i = 0; i < n; i++) pairs.push(tfs[i]!, lengths[i]!);
   const w = scratch;
