@@ -109,6 +109,23 @@ export class ChangeRecorder {
     this.dbs = wrapped as unknown as Dbs;
   }
 
+  /** Inside `unrecorded`: the wrapped handles write straight through, recording nothing. */
+  private bypass = false;
+
+  /**
+   * Runs `fn` with the wrapped handles writing straight through, outside any entry: for
+   * derived data a copy rebuilds on its own at open (the text layout), which the caller
+   * accounts for in the log itself (a reset entry).
+   */
+  unrecorded<T>(fn: () => T): T {
+    this.bypass = true;
+    try {
+      return fn();
+    } finally {
+      this.bypass = false;
+    }
+  }
+
   begin(): void {
     this.active = true;
     this.at = ENTRY_HEADER;
@@ -191,6 +208,7 @@ export class ChangeRecorder {
     };
     const wrapper = Object.create(typed) as Record<string, unknown>;
     wrapper.putSync = (key: Key, value: unknown): void => {
+      if (recorder.bypass) return void typed.putSync(key, value);
       if (!recorder.active) recorder.outside();
       if (kind === 'binary') {
         typed.putSync(key, value);
@@ -211,12 +229,15 @@ export class ChangeRecorder {
       recorder.append(id, PUT, keyBytes(key), start > -1 ? bytes.subarray(start, bytes.end) : bytes);
     };
     wrapper.removeSync = (key: Key): void => {
+      if (recorder.bypass) return void typed.removeSync(key);
       if (!recorder.active) recorder.outside();
       typed.removeSync(key);
       recorder.append(id, REMOVE, keyBytes(key), null);
     };
     for (const name of ['put', 'remove', 'putAsync', 'ifNoExists', 'ifVersion', 'clearSync', 'dropSync', 'clearAsync', 'drop']) {
-      wrapper[name] = () => {
+      const direct = (typed as unknown as Record<string, (...args: unknown[]) => unknown>)[name]!;
+      wrapper[name] = (...args: unknown[]) => {
+        if (recorder.bypass) return direct.apply(typed, args);
         throw new Error(`storage: ${name} is not logged; write with putSync/removeSync inside a batch`);
       };
     }

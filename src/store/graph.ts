@@ -41,7 +41,7 @@ import { elementOf, familyOf, type IndexSpec } from '../core/index-spec.js';
 
 import { IndexMaintainer, type ElementState } from './index-maintenance.js';
 import type { IndexWorkView } from './index-work.js';
-import type { TextFamily, VectorFamily } from './index-families.js';
+import type { TextBatchEntries, TextFamily, VectorFamily } from './index-families.js';
 import { SecondaryEntries, type RangeBound } from './secondary-index.js';
 
 /** What a write batch needs to keep indexes current, shared by the batches of a store. */
@@ -321,6 +321,8 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
   private readonly columnEdits: ColumnEdits;
   /** Keeps the indexes current with this batch's writes. */
   readonly indexes: IndexMaintainer;
+  /** This batch's text index writes, applied in `finish` (or before a search in the batch). */
+  private readonly textBatch: TextBatchEntries | null;
   private readonly catalogWriter: CatalogWriter;
 
   constructor(
@@ -338,9 +340,10 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
     this.adjacencyEdits = new AdjacencyEdits(dbs.adjacency, dbs.adjacencyLists);
     this.edgeEdits = new EdgeEdits(dbs.edges);
     this.columnEdits = new ColumnEdits(dbs.columns, dbs.meta, this.columnReader, slots, newVersion);
+    this.textBatch = index.text?.batch() ?? null;
     this.indexes = new IndexMaintainer(index.catalog, {
       secondary: this.secondary,
-      text: index.text,
+      text: this.textBatch,
       vector: index.vector,
       valueOf: (element, id, property) => (element === 'node' ? this.getNode(id) : this.getEdge(id))?.props[property],
     });
@@ -366,6 +369,11 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
   override hasEdge(id: number): boolean {
     const edited = this.edgeEdits.edited(id);
     return edited === null ? super.hasEdge(id) : edited !== undefined;
+  }
+
+  override textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[] {
+    this.textBatch?.flush();
+    return super.textSearch(def, tenant, query, k, accept);
   }
 
   override edgeIds(): Iterable<number> {
@@ -556,6 +564,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
 
   /** Called after the batch's function returned, still inside its transaction. */
   finish(): void {
+    this.textBatch?.flush();
     this.adjacencyEdits.flush();
     this.edgeEdits.flush();
     this.columnEdits.flush();

@@ -38,6 +38,15 @@ export const FORMAT_VERSION = 4;
 /** Older formats this build opens as they are (a writer stamps them FORMAT_VERSION). */
 export const READABLE_FORMATS: readonly number[] = [3, 4];
 
+/**
+ * The layout of `text_index` (text-postings.ts), stamped in `meta` apart from FORMAT_VERSION
+ * since only full-text indexes changed: 1 (no stamp) kept one key per posting, 2 keeps
+ * postings in blocks with score impacts. A database with text index keys and no stamp, or
+ * another stamp, has its text indexes rebuilt from the stored elements when a writer opens
+ * it (text-migration.ts); a read-only open of it is refused until then.
+ */
+export const TEXT_FORMAT = 2;
+
 export const DB = {
   nodes: 'nodes',
   columns: 'node_columns',
@@ -73,6 +82,8 @@ export const META = {
   logPosition: 'log_position',
   /** Set by a batch of a writer that logs nothing (no publisher): the next logging open writes a reset entry. */
   logSkipped: 'log_skipped',
+  /** TEXT_FORMAT of the text_index keys. */
+  textFormat: 'text_format',
 } as const;
 
 /**

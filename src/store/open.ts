@@ -18,7 +18,7 @@ import { TextIndexes } from './text-index.js';
 import { VectorIndexes } from './vector-index.js';
 import { indexWorkStep, type IndexWorkTargets } from './index-work.js';
 import { greatestLeadingU64 } from './keys.js';
-import { DB, DB_KINDS, FORMAT_VERSION, META, READABLE_FORMATS, type Dbs, type DbKind } from './layout.js';
+import { DB, DB_KINDS, FORMAT_VERSION, META, READABLE_FORMATS, TEXT_FORMAT, type Dbs, type DbKind } from './layout.js';
 import {
   applyEntry,
   chainHash,
@@ -35,6 +35,7 @@ import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js
 import type { GraphWriter, SnapshotReader, Store, StoreOptions, WriteOptions } from './types.js';
 import { Committer, type BatchLog, type Committed, type CommitStats } from './committer.js';
 import { messageOf } from '../core/errors.js';
+import { rebuildTextIndexes } from './text-migration.js';
 
 /** Chunks the writer keeps decoded for editing (about 40 MiB at 1024 slots each). */
 const SLOT_CACHE_CHUNKS = 4096;
@@ -133,9 +134,50 @@ class LmdbStore implements Store {
             committed: (lsn) => options.onLogged?.(lsn),
           };
     this.committer = this.readOnly ? null : new Committer(env, handles.typed.meta, this.path, () => this.dropWriterCaches(), log, batchLog);
-    // Work a previous run left (a build, a drop, queued links) resumes now. A replica runs
-    // none: its background steps arrive as entries of the writer's log.
-    if (!this.readOnly && !this.replica) this.scheduleIndexWork(0);
+  }
+
+  /**
+   * A writer's first work, before openStore hands the store out: text indexes of an
+   * earlier layout are rebuilt (text-migration.ts), then background work a previous run
+   * left (a build, a drop, queued links) resumes. A replica runs none: its background
+   * steps arrive as entries of the writer's log.
+   */
+  start(textFormat: TextFormatState): void {
+    if (this.readOnly) return;
+    if (textFormat === 'earlier') this.rebuildTextLayout();
+    if (!this.replica) this.scheduleIndexWork(0);
+  }
+
+  /**
+   * One synchronous transaction: emptied postings, every text index rebuilt, the stamp.
+   * Derived data rebuilt outside any batch, so outside the change log: a writer that
+   * records entries continues its history with a reset entry (its replicas take a new
+   * snapshot), one that records none marks its history as having skipped batches, and a
+   * replica only rebuilds its own copy (its writer's reset follows).
+   */
+  private rebuildTextLayout(): void {
+    const started = performance.now();
+    const writer = this.newWriter();
+    const recorder = this.handles.recorder;
+    const counts = this.env.transactionSync(() => {
+      const rebuild = () => {
+        this.dbs.textIndex.clearSync();
+        const value = rebuildTextIndexes(writer);
+        writer.finish();
+        this.dbs.meta.putSync(META.textFormat, TEXT_FORMAT);
+        return value;
+      };
+      const value = recorder === null ? rebuild() : recorder.unrecorded(rebuild);
+      if (recorder !== null) this.changeLog.appendReset(this.changeLog.position());
+      else if (!this.replica) this.changeLog.skip();
+      return value;
+    });
+    this.changeLog.forget();
+    writer.committed();
+    const ms = Math.round(performance.now() - started);
+    this.log(
+      `${this.path}: full-text indexes of an earlier layout rebuilt in text format ${TEXT_FORMAT} (${counts.indexes} indexes, ${counts.documents} documents, ${ms} ms)`,
+    );
   }
 
   /**
@@ -378,25 +420,37 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   try {
     if (!readOnly) checkNotForeign(env, path);
-    const typed = openDbs(env, path);
-    const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, path, typed);
-    if (readOnly) checkVersion(path, readVersion(typed));
+    const dbs = openDbs(env, path);
+    const opened = readOnly
+      ? { ids: { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } }, textFormat: 'current' as const }
+      : initialise(env, path, dbs);
+    if (readOnly) {
+      checkVersion(path, readVersion(dbs));
+      if (textFormatOf(dbs) === 'earlier') throw earlierTextFormat(path, dbs);
+    }
     const replica = options.replica ?? false;
     const unlogged = options.unlogged ?? false;
     // A writer records every batch through wrapped handles (unless it logs nothing); a replica applies entries.
     const handles: Handles = {
-      typed,
+      typed: dbs,
       log: sub(env, path, DB.log, 'binary'),
-      recorder: readOnly || replica || unlogged ? null : new ChangeRecorder(typed),
+      recorder: readOnly || replica || unlogged ? null : new ChangeRecorder(dbs),
     };
-    if (handles.recorder !== null && typed.meta.get(META.logSkipped) !== undefined) {
-      const log = new ChangeLog(typed.meta, handles.log, true);
+    if (handles.recorder !== null && dbs.meta.get(META.logSkipped) !== undefined) {
+      const log = new ChangeLog(dbs.meta, handles.log, true);
       env.transactionSync(() => log.resumeAfterSkipped());
     }
     // Opening read through lmdb-js's shared snapshot; release it now, or a read worker that
     // then sees only writes would pin it and LMDB could reuse no page freed afterwards.
     env.resetReadTxn();
-    return new LmdbStore(options, env, handles, ids, lock);
+    const store = new LmdbStore(options, env, handles, opened.ids, lock);
+    try {
+      store.start(opened.textFormat);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
   } catch (err) {
     await env.close();
     lock?.release();
@@ -540,10 +594,33 @@ function checkVersion(path: string, version: number | undefined): void {
 }
 
 /**
+ * Whether the text index layout is this build's (layout.ts TEXT_FORMAT): stamped with it,
+ * or without text index keys at all (a new database, or one that never had a text index,
+ * which a writer then stamps); otherwise the keys are of an earlier layout, which a writer
+ * rebuilds at open (text-migration.ts).
+ */
+type TextFormatState = 'current' | 'unstamped' | 'earlier';
+
+function textFormatOf(dbs: Dbs): TextFormatState {
+  const format = dbs.meta.get(META.textFormat);
+  if (format === TEXT_FORMAT) return 'current';
+  if (format === undefined && dbs.textIndex.getKeysCount({ limit: 1 }) === 0) return 'unstamped';
+  return 'earlier';
+}
+
+/** A read-only open cannot rebuild: the folder's writer does, once, when this build opens it. */
+function earlierTextFormat(path: string, dbs: Dbs): DataFolderError {
+  const format = dbs.meta.get(META.textFormat) ?? 1;
+  return new DataFolderError(
+    `the database in ${path} holds full-text indexes in text format ${format}, this build reads text format ${TEXT_FORMAT}; open it once with a writer of this build (trellis --data ${path}), which rebuilds them from the stored elements, then start readers`,
+  );
+}
+
+/**
  * Stamps a new database and reads the id high-water marks. The last stored key is a
  * second witness, should `meta` ever lag behind the data.
  */
-function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
+function initialise(env: RootDatabase, path: string, dbs: Dbs): { ids: IdState; textFormat: TextFormatState } {
   return env.transactionSync(() => {
     const version = dbs.meta.get(META.version);
     if (version === undefined) {
@@ -554,10 +631,13 @@ function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
       // An older format this build reads: it only lacked the change log, which opened empty.
       if (version !== FORMAT_VERSION) dbs.meta.putSync(META.version, FORMAT_VERSION);
     }
-    return {
+    const textFormat = textFormatOf(dbs);
+    if (textFormat === 'unstamped') dbs.meta.putSync(META.textFormat, TEXT_FORMAT);
+    const ids = {
       nextNode: Math.max(dbs.meta.get(META.nextNode) ?? 0, greatestLeadingU64(dbs.nodes) + 1),
       nextEdge: Math.max(dbs.meta.get(META.nextEdge) ?? 0, new EdgeReader(dbs.edges).lastId() + 1),
       next: { label: dbs.meta.get(META.nextLabel) ?? 1, property: dbs.meta.get(META.nextProperty) ?? 1 },
     };
+    return { ids, textFormat };
   });
 }
