@@ -424,7 +424,9 @@ async function readTarget(target: string, lockToken: string): Promise<TargetStat
     if (errorCode(err) !== 'ENOENT') throw err;
   }
   if (size === 0) return { indexes: [], nextNode: 0, nextEdge: 0, log: { lsn: 0, hash: ZERO_HASH, epoch: 1, time: 0 } };
-  const store = await openStore({ path: target, writerLock: lockToken });
+  // Unlogged: reading the target must not change it (a logging open would continue a
+  // marked history with a reset entry, and a failed import must leave the folder as it was).
+  const store = await openStore({ path: target, writerLock: lockToken, unlogged: true });
   let indexes: IndexSpec[];
   let log: LogPosition;
   try {

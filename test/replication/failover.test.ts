@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { natsSkip, startNats, type TestNats } from '../helpers/nats.js';
 import { promoteMain } from '../../src/replication/cli.js';
+import { LogStream } from '../../src/replication/nats.js';
 
 const skip = natsSkip();
 let nats: TestNats | undefined;
@@ -79,6 +80,18 @@ test('a promoted replica takes over the stream with a higher epoch, and the old 
     const first = await write(promoted, 'New');
     assert.equal(first.status, 200, first.text);
     assert.equal(first.lsn, last + 1, 'the new writer continues the history');
+    // Whichever writer publishes LSN last + 1 first wins the stream (docs/replication.md,
+    // "Failover"): wait until the new writer's entry is there before the old one writes.
+    const logStream = await LogStream.connect(nats!.url, stream);
+    try {
+      const until = Date.now() + 60_000;
+      while ((await logStream.at((await logStream.state()).lastSeq))!.lsn < last + 1) {
+        assert.ok(Date.now() < until, 'the new writer published its first entry');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await logStream.close();
+    }
     // The old writer's next entry is refused by the stream: it is fenced.
     let fenced: { status: number; text: string } | undefined;
     for (let i = 0; i < 200 && fenced === undefined; i++) {
