@@ -8,6 +8,13 @@
  * The lowering is split by concept (lower-*.ts) around one shared context
  * (lower-context.ts); this file declares the parameters and puts the parts together.
  */
+import { GraphError } from '../core/errors.js';
+import { parseJson } from '../core/json.js';
+import { stringifyJson } from '../core/json-stringify.js';
+import { DateTime, type Value } from '../core/value.js';
+import type { Batch } from '../plan/batch.js';
+import { validatePlanNoting } from '../plan/validate.js';
+import { decodeRequest } from '../wire/request.js';
 import type { ParamDef, QueryDef, TypeExpr } from './ast.js';
 import { attempt, checkName, newLowering, ONE, type LoweringHooks } from './lower-context.js';
 import { lowerCondition } from './lower-condition.js';
@@ -19,16 +26,22 @@ import type { Problem, Schema } from './schema.js';
 import { CompileError, type ReturnShape } from './types.js';
 import type { Wire } from './wire-build.js';
 
+/**
+ * A query ready to run: plain data (it travels to the read workers as it is, src/server),
+ * whose batch is typed plan nodes, decoded through the /v2/query wire schema when the
+ * project loads, so a lowering that strayed from the wire format is caught then.
+ */
 export interface CompiledQuery {
   readonly name: string;
   readonly mcp: boolean;
   readonly params: readonly ParamDef[];
   readonly write: boolean;
-  /** The batch entries and returned names of the /v2/query request. */
-  readonly entries: readonly Wire[];
-  readonly returnNames: readonly string[];
-  /** `parameter_types` of the request, one per declared parameter. */
+  /** The batch, with the named-query response format; no entries for a query that only returns literals. */
+  readonly batch: Batch;
+  /** The /v2/query `parameter_types` of the parameters, which a call's values are decoded by. */
   readonly parameterTypes: Readonly<Record<string, unknown>>;
+  /** Validate every call's plan: its validation read a parameter's value (plan/validate.ts). */
+  readonly revalidate: boolean;
   /** How the response is built; null for `RETURN NONE` (the body is `null`). */
   readonly returns: readonly ReturnShape[] | null;
 }
@@ -50,18 +63,72 @@ export function compileQuery(query: QueryDef, schema: Schema): { compiled: Compi
   const entries = lowerStatements(l, query.body);
   const { returns, extra } = lowerReturns(l);
   if (query.mcp) attempt(l, () => checkMcpReturn(l));
+  if (l.problems.length > 0) return { compiled: null, problems: l.problems };
   const returnNames = returns === null ? [] : [...new Set(returns.flatMap((r) => (r.source === null ? [] : [r.source])))];
-  const compiled: CompiledQuery = {
-    name: query.name.text,
-    mcp: query.mcp,
-    params: query.params,
-    write: l.write,
-    entries: [...entries, ...extra],
-    returnNames,
-    parameterTypes,
-    returns,
+  const all = [...entries, ...extra];
+  const made = attempt(l, () => typedBatch(query, l.write, all, returnNames, returns));
+  if (made === null) return { compiled: null, problems: l.problems };
+  return {
+    compiled: {
+      name: query.name.text,
+      mcp: query.mcp,
+      params: query.params,
+      write: l.write,
+      batch: made.batch,
+      parameterTypes,
+      revalidate: made.revalidate,
+      returns,
+    },
+    problems: [],
   };
-  return { compiled: l.problems.length === 0 ? compiled : null, problems: l.problems };
+}
+
+/**
+ * The lowered batch decoded through the wire schema and validated as /v2/query would,
+ * with a representative value of each parameter: a problem here is a bug of the lowering,
+ * reported at the query rather than met by its first caller.
+ */
+function typedBatch(
+  query: QueryDef,
+  write: boolean,
+  entries: readonly Wire[],
+  returnNames: readonly string[],
+  returns: readonly ReturnShape[] | null,
+): { batch: Batch; revalidate: boolean } {
+  const type = write ? 'write' : 'read';
+  const format = { kind: 'hql', returns } as const;
+  if (entries.length === 0) return { batch: { entries: [], returns: [], format }, revalidate: false };
+  try {
+    // Through the text the wire would carry, so numbers read as a client's JSON reads (integers exact, floats floats).
+    const request = { request_type: type, query_name: query.name.text, query: { [type]: { entries, returns: returnNames } } };
+    const plan = decodeRequest(parseJson(stringifyJson(request)));
+    const params = new Map(query.params.map((p) => [p.name.text, sampleValue(p.type)]));
+    const { readParamValues } = validatePlanNoting({ ...plan, params });
+    return { batch: { ...plan.batch, format }, revalidate: readParamValues };
+  } catch (err) {
+    if (!(err instanceof GraphError)) throw err;
+    throw new CompileError(
+      query.name.pos,
+      `this query's plan is not valid /v2/query (a bug of Trellis's compiler; please report it): ${err.msg}`,
+    );
+  }
+}
+
+/** A value of the declared type, for validating a plan before any call. */
+function sampleValue(type: TypeExpr): Value {
+  switch (type.kind) {
+    case 'array':
+      return [];
+    case 'object':
+    case 'named':
+      return {};
+    case 'primitive':
+      if (type.name === 'String') return '';
+      if (type.name === 'Boolean') return false;
+      if (type.name === 'Date') return new DateTime(0);
+      if (type.name === 'F32' || type.name === 'F64') return 0.5;
+      return 0n;
+  }
 }
 
 function checkParamType(type: TypeExpr): void {

@@ -5,9 +5,10 @@
  */
 import type { Expr } from './ast.js';
 import type { SourcePos } from './lexer.js';
-import { attempt, lookup, ONE, typeOf, type Lowering } from './lower-context.js';
+import { attempt, lookup, ONE, typeOf, type ElementTy, type Lowering } from './lower-context.js';
+import type { HqlElement } from '../plan/hql-format.js';
 import { CompileError, type ReturnShape } from './types.js';
-import { op, type Wire } from './wire-build.js';
+import type { Wire } from './wire-build.js';
 
 export function lowerReturns(l: Lowering): { returns: ReturnShape[] | null; extra: Wire[] } {
   const items = l.query.returns;
@@ -40,17 +41,19 @@ function returnItem(l: Lowering, key: string, e: Expr): { shape: ReturnShape; en
       throw new CompileError(e.pos, `"${e.source.name.text}" is a parameter; RETURN shows variables (assign the value first)`);
     }
     if (v.ty.k === 'shaped') return { shape: { key, source: e.source.name.text, literal: null, ...v.show }, entry: null };
+    if (v.ty.k === 'element')
+      return { shape: { key, source: e.source.name.text, literal: null, ...v.show, element: elementOf(l, v.ty) }, entry: null };
   }
   const lowered = l.hooks.traversal(l, e, null);
   if (lowered.ty.k === 'param') throw new CompileError(e.pos, 'RETURN shows the results of traversals, not parameters');
   const name = `$r${key}`;
-  if (lowered.ty.k === 'element') {
-    const el = lowered.ty;
-    const root = op(el.kind === 'node' ? 'value_map' : 'edge_properties', { input: lowered.root });
-    const element = { kind: el.kind, fields: [...typeOf(l, el).fields.keys()] };
-    return { shape: { key, source: name, literal: null, ...lowered.show, element }, entry: { query: { name, root } } };
-  }
-  return { shape: { key, source: name, literal: null, ...lowered.show }, entry: { query: { name, root: lowered.root } } };
+  const element = lowered.ty.k === 'element' ? elementOf(l, lowered.ty) : null;
+  return { shape: { key, source: name, literal: null, ...lowered.show, element }, entry: { query: { name, root: lowered.root } } };
+}
+
+/** Whole elements of `el`'s type, as the response shows them. */
+function elementOf(l: Lowering, el: ElementTy): HqlElement {
+  return { kind: el.kind, fields: [...typeOf(l, el).fields.keys()] };
 }
 
 /** `#[mcp]` queries return one object or value (contract, D18). */

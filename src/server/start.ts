@@ -17,7 +17,8 @@ import { ThreadedService } from './threaded-service.js';
 import { startHttpServer, type HttpServer } from './uws.js';
 import type { Mode } from './service.js';
 import type { Project } from '../hql/project.js';
-import { callableQueries, namedQueryRoutes } from './named-queries.js';
+import { namedQueries, namedQueryRoutes } from './named-queries.js';
+import { encodeMessage } from '../protocol/codec.js';
 import { mcpRoutes } from './mcp-routes.js';
 
 export interface ServerOptions {
@@ -63,12 +64,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
   let http: HttpServer;
   try {
+    const queries = namedQueries(options.queries);
     service = new ThreadedService(
       {
         dataDir: options.dataDir,
         mode: options.mode,
         queryTimeoutMs: options.queryTimeoutMs,
         ...(lock === null ? {} : { writerLock: lock.token }),
+        ...(queries.list.length === 0 ? {} : { namedQueries: encodeMessage(queries.list) }),
       },
       {
         workers: options.workers,
@@ -77,8 +80,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         workerHeapMb: options.workerHeapMb ?? 0,
       },
       { log: logger, onBatch: metrics?.batch },
+      queries.list,
     );
-    const queries = callableQueries(options.queries);
     // The MCP SDK takes about half a second to load: only a project with MCP on loads it.
     const endpoint = options.queries?.config.mcp
       ? (await import('./mcp-endpoint.js')).mcpEndpointRoutes(service, options.queries, queries)
