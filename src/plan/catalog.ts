@@ -142,6 +142,9 @@ export const CATALOG: Catalog = {
   shortest_path: src('input', 'list', {
     held: (n) => holds({ refs: [refAt(n.source, `${n.path}.source`), refAt(n.target, `${n.path}.target`)] }),
   }),
+  weighted_shortest_path: src('input', 'list', {
+    held: (n) => holds({ exprs: [n.weight], refs: [refAt(n.source, `${n.path}.source`), refAt(n.target, `${n.path}.target`)] }),
+  }),
   inject: { ...src('fresh', 'rows', { held: variable }), position: 'optional' },
   out: step('node'),
   in: step('node'),
@@ -229,6 +232,18 @@ export const CATALOG: Catalog = {
   vector_search_edges_within: step('edge', 'rows', { held: (n) => searchHeld(n, n.query_vector) }),
   text_search_nodes_within: step('node', 'rows', { held: (n) => searchHeld(n, n.query_text) }),
   text_search_edges_within: step('edge', 'rows', { held: (n) => searchHeld(n, n.query_text) }),
+  // Rankings fused (its input's and its variables'), and maximal marginal relevance.
+  fuse: {
+    ...src('fresh', 'rows', {
+      held: (n) =>
+        holds({
+          exprs: exprsOf([n.k]),
+          variables: n.variables.map((name, i) => ({ name, path: `${n.path}.variables[${i}]` })),
+        }),
+    }),
+    position: 'optional',
+  },
+  rerank_mmr: step('input', 'rows', { held: (n) => holds({ exprs: exprsOf([n.lambda]) }) }),
   // A Cypher statement: its request type is the compiler's (effect), not this entry's.
   table: src('input', 'list'),
 };

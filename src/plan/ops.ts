@@ -78,6 +78,19 @@ export interface ShortestPathOp extends Base<'shortest_path'> {
   readonly label: string | null;
   readonly direction: Direction;
   readonly max_depth: number;
+  /** What it yields: the node ids (the contract), or one path object with the edges too (a Trellis extension). */
+  readonly result: 'ids' | 'path';
+}
+/** A path of least total weight (Dijkstra; A* with a heuristic): a Trellis extension. */
+export interface WeightedShortestPathOp extends Base<'weighted_shortest_path'> {
+  readonly source: ElementRef;
+  readonly target: ElementRef;
+  readonly label: string | null;
+  readonly direction: Direction;
+  /** The weight of an edge, evaluated on the edge (its properties, `$from.p` and `$to.p` of its ends). */
+  readonly weight: Expr;
+  /** A*: a node property estimating the weight left to the target; null for Dijkstra. */
+  readonly heuristic: string | null;
 }
 // Navigation
 export interface HopOp<K extends 'out' | 'in' | 'both' | 'out_e' | 'in_e' | 'both_e'> extends Unary<K> {
@@ -244,6 +257,24 @@ export const SEARCH_KINDS = [
   'text_search_nodes_within',
   'text_search_edges_within',
 ] as const satisfies readonly SearchOp['op'][];
+// Reranking (Trellis extensions): fusion of rankings, maximal marginal relevance
+export type FuseMethod = 'rrf' | 'score_sum';
+export interface FuseOp extends Base<'fuse'> {
+  readonly input: PlanNode | null;
+  /** Further rankings: the rows of these variables. */
+  readonly variables: readonly string[];
+  readonly method: FuseMethod;
+  /** The constant of reciprocal rank fusion, 1 / (k + rank); null: 60. */
+  readonly k: PropertyInput | null;
+}
+export type MmrMetric = 'cosine' | 'euclidean' | 'dot_product';
+export interface RerankMmrOp extends Unary<'rerank_mmr'> {
+  /** Relevance against diversity, 0 to 1. */
+  readonly lambda: PropertyInput;
+  /** The property holding each element's vector. */
+  readonly property: string;
+  readonly metric: MmrMetric;
+}
 // Sack
 export interface WithSackOp extends Unary<'with_sack'> {
   readonly initial: Value;
@@ -285,6 +316,7 @@ export type PlanNode =
   | NodesWhereOp
   | EdgesWhereOp
   | ShortestPathOp
+  | WeightedShortestPathOp
   | HopOp<'out'>
   | HopOp<'in'>
   | HopOp<'both'>
@@ -337,6 +369,8 @@ export type PlanNode =
   | IndexOperationOp<'retry_index_operation'>
   | IndexOperationOp<'abort_index_operation'>
   | SearchOp
+  | FuseOp
+  | RerankMmrOp
   | TableOp
   | InputOnlyOp;
 
