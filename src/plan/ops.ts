@@ -223,6 +223,12 @@ export interface SearchFields {
   readonly property: string;
   readonly k: StreamBound;
   readonly tenant_value: PropertyInput | null;
+  /**
+   * An index that does not exist at all: 400 index_not_found (the contract), or nothing
+   * found (a Trellis extension, for the query language, whose indexes are made with the
+   * first element they hold). An index that exists but is still building is an error either way.
+   */
+  readonly missing_index: 'error' | 'empty';
 }
 export type VectorSearchKind = 'vector_search_nodes' | 'vector_search_edges';
 export type TextSearchKind = 'text_search_nodes' | 'text_search_edges';
