@@ -18,7 +18,8 @@ import { Preempted } from './exec/guarded-reader.js';
 import { LIMITS } from './plan/limits.js';
 import { openStore, type Store } from './store/index.js';
 import type { CompiledQuery } from './hql/compile.js';
-import { checkParameters as checkNamedParameters } from './hql/params.js';
+import { checkParameters as checkNamedParameters, type ParamValue } from './hql/params.js';
+import { vectorIndexEntries, withEmbeddings, withScalarLoops } from './hql/call.js';
 import { encodeHqlResponse } from './exec/hql-encode.js';
 import type { CompiledCypher } from './cypher/compile.js';
 import { compileCached } from './cypher/plan-cache.js';
@@ -226,8 +227,9 @@ export function answerNamed(
 ): QueryAnswer {
   try {
     if (query === undefined) throw new GraphError('internal_error', 'a call of a named query this thread does not know');
-    const values = checkNamedParameters(query.params, namedBody(body));
-    const { batch } = query;
+    const values = callValues(query, namedBody(body));
+    const indexes = vectorIndexEntries(query, values);
+    const batch = indexes.length === 0 ? query.batch : { ...query.batch, entries: [...indexes, ...query.batch.entries] };
     if (batch.entries.length === 0) {
       // A query that only returns literals (`RETURN "ok"`) needs no database.
       return { kind: 'done', status: 200, body: encodeHqlResponse(null, hqlFormatOf(query), () => undefined) };
@@ -241,6 +243,20 @@ export function answerNamed(
   } catch (err) {
     return failed(err, 'named_query');
   }
+}
+
+/**
+ * A call's values: its checked parameters, with what the batch reads besides them (call.ts).
+ * A query that embeds texts is sent as `{"params": ..., "vectors": [...]}`, the vectors
+ * made by the main thread (src/server/embedding.ts).
+ */
+function callValues(query: CompiledQuery, body: unknown): Record<string, ParamValue> {
+  if (query.needs.embeds.length === 0) return withScalarLoops(query, checkNamedParameters(query.params, body));
+  const call = body as { params?: unknown; vectors?: unknown };
+  const vectors = call.vectors;
+  if (!Array.isArray(vectors)) throw new GraphError('internal_error', `a call of ${query.name} came without its embeddings`);
+  const values = checkNamedParameters(query.params, call.params);
+  return withScalarLoops(query, withEmbeddings(query, values, vectors as number[][]));
 }
 
 function hqlFormatOf(query: CompiledQuery): HqlFormat {

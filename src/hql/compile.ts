@@ -16,14 +16,15 @@ import type { Batch } from '../plan/batch.js';
 import { validatePlanNoting } from '../plan/validate.js';
 import { decodeRequest } from '../wire/request.js';
 import type { ParamDef, QueryDef, TypeExpr } from './ast.js';
-import { attempt, checkName, newLowering, ONE, type LoweringHooks } from './lower-context.js';
+import { attempt, checkName, newLowering, ONE, type CallNeeds, type LoweringHooks, type LoweringOptions } from './lower-context.js';
 import { lowerCondition } from './lower-condition.js';
 import { lowerProjection } from './lower-projection.js';
 import { checkMcpReturn, lowerReturns } from './lower-return.js';
 import { lowerStatements } from './lower-statement.js';
 import { lowerTraversal } from './lower-traversal.js';
 import type { Problem, Schema } from './schema.js';
-import { CompileError, type ReturnShape } from './types.js';
+import { CompileError } from './types.js';
+import type { HqlField, HqlValue } from '../plan/hql-format.js';
 import type { Wire } from './wire-build.js';
 
 /**
@@ -43,13 +44,23 @@ export interface CompiledQuery {
   /** Validate every call's plan: its validation read a parameter's value (plan/validate.ts). */
   readonly revalidate: boolean;
   /** How the response is built; null for `RETURN NONE` (the body is `null`). */
-  readonly returns: readonly ReturnShape[] | null;
+  readonly returns: readonly HqlField[] | null;
+  /** `#[model("...")]`: the embedding model of this query's Embed() calls; null for the project's. */
+  readonly model: string | null;
+  /** What a call needs besides its parameters (embeddings, vector indexes, text indexes, scalar loops). */
+  readonly needs: CallNeeds;
 }
+
+const DEFAULT_OPTIONS: LoweringOptions = { bm25: true };
 
 const HOOKS: LoweringHooks = { traversal: lowerTraversal, condition: lowerCondition, projection: lowerProjection };
 
-export function compileQuery(query: QueryDef, schema: Schema): { compiled: CompiledQuery | null; problems: Problem[] } {
-  const l = newLowering(query, schema, HOOKS);
+export function compileQuery(
+  query: QueryDef,
+  schema: Schema,
+  options: LoweringOptions = DEFAULT_OPTIONS,
+): { compiled: CompiledQuery | null; problems: Problem[] } {
+  const l = newLowering(query, schema, options, HOOKS);
   const parameterTypes: Record<string, unknown> = {};
   for (const p of query.params) {
     attempt(l, () => {
@@ -64,9 +75,16 @@ export function compileQuery(query: QueryDef, schema: Schema): { compiled: Compi
   const { returns, extra } = lowerReturns(l);
   if (query.mcp) attempt(l, () => checkMcpReturn(l));
   if (l.problems.length > 0) return { compiled: null, problems: l.problems };
-  const returnNames = returns === null ? [] : [...new Set(returns.flatMap((r) => (r.source === null ? [] : [r.source])))];
+  const returnNames = returns === null ? [] : [...new Set(returns.flatMap((r) => sourcesOf(r.value)))];
   const all = [...entries, ...extra];
-  const made = attempt(l, () => typedBatch(query, l.write, all, returnNames, returns));
+  for (const e of l.needs.embeds) if (e.loops.length === 0) parameterTypes[e.param] = { array: 'value' };
+  for (const s of l.needs.scalarLoops) if (s.loops.length === 0) parameterTypes[s.hidden] = { array: 'object' };
+  // The hidden parameters a call is given (embeddings, scalar loops as objects), sampled for validation.
+  const hidden = new Map<string, Value>([
+    ...l.needs.embeds.filter((e) => e.loops.length === 0).map((e) => [e.param, [0.5]] as [string, Value]),
+    ...l.needs.scalarLoops.filter((s) => s.loops.length === 0).map((s) => [s.hidden, []] as [string, Value]),
+  ]);
+  const made = attempt(l, () => typedBatch(query, l.write, all, returnNames, returns, hidden));
   if (made === null) return { compiled: null, problems: l.problems };
   return {
     compiled: {
@@ -78,6 +96,8 @@ export function compileQuery(query: QueryDef, schema: Schema): { compiled: Compi
       parameterTypes,
       revalidate: made.revalidate,
       returns,
+      model: query.model,
+      needs: l.needs,
     },
     problems: [],
   };
@@ -93,7 +113,8 @@ function typedBatch(
   write: boolean,
   entries: readonly Wire[],
   returnNames: readonly string[],
-  returns: readonly ReturnShape[] | null,
+  returns: readonly HqlField[] | null,
+  hidden: ReadonlyMap<string, Value>,
 ): { batch: Batch; revalidate: boolean } {
   const type = write ? 'write' : 'read';
   const format = { kind: 'hql', returns } as const;
@@ -102,7 +123,7 @@ function typedBatch(
     // Through the text the wire would carry, so numbers read as a client's JSON reads (integers exact, floats floats).
     const request = { request_type: type, query_name: query.name.text, query: { [type]: { entries, returns: returnNames } } };
     const plan = decodeRequest(parseJson(stringifyJson(request)));
-    const params = new Map(query.params.map((p) => [p.name.text, sampleValue(p.type)]));
+    const params = new Map([...query.params.map((p): [string, Value] => [p.name.text, sampleValue(p.type)]), ...hidden]);
     const { readParamValues } = validatePlanNoting({ ...plan, params });
     return { batch: { ...plan.batch, format }, revalidate: readParamValues };
   } catch (err) {
@@ -111,6 +132,20 @@ function typedBatch(
       query.name.pos,
       `this query's plan is not valid /v2/query (a bug of Trellis's compiler; please report it): ${err.msg}`,
     );
+  }
+}
+
+/** The batch entries a returned value shows. */
+function sourcesOf(v: HqlValue): string[] {
+  switch (v.kind) {
+    case 'entry':
+      return [v.source];
+    case 'literal':
+      return [];
+    case 'object':
+      return v.fields.flatMap((f) => sourcesOf(f.value));
+    case 'array':
+      return v.items.flatMap(sourcesOf);
   }
 }
 

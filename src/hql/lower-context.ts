@@ -6,11 +6,11 @@
  * of this context, as src/cypher's are; the ones that recurse into each other reach each
  * other through `hooks`, so no module imports one that imports it back.
  */
-import { PRIMITIVE_TYPES, type Expr, type ProjectionStep, type QueryDef, type Step, type TypeExpr } from './ast.js';
+import { PRIMITIVE_TYPES, type Expr, type IdArg, type ProjectionStep, type QueryDef, type Step, type TypeExpr } from './ast.js';
 import type { SourcePos } from './lexer.js';
-import type { EdgeType, NodeType, Problem, Schema } from './schema.js';
-import { CompileError, type ElementKind, type Presentation, type Ty } from './types.js';
-import { ID_EXPR, property, projectItem, type Wire } from './wire-build.js';
+import { integerRange, type EdgeType, type NodeType, type Problem, type Schema } from './schema.js';
+import { CompileError, describeTy, typeText, type ElementKind, type Presentation, type Ty } from './types.js';
+import { CONTEXT, ID_EXPR, property, projectItem, type Wire } from './wire-build.js';
 
 /** A traversal lowered so far: its operation tree, its static type and how it is shown. */
 export interface Lowered {
@@ -45,9 +45,16 @@ export interface ItemScope {
   readonly level: number;
 }
 
+/** What the project's configuration tells the lowering. */
+export interface LoweringOptions {
+  /** Text search (SearchBM25, SearchHybrid) is on. */
+  readonly bm25: boolean;
+}
+
 export interface Lowering {
   readonly query: QueryDef;
   readonly schema: Schema;
+  readonly options: LoweringOptions;
   readonly hooks: LoweringHooks;
   readonly problems: Problem[];
   readonly scope: Map<string, Variable>;
@@ -57,16 +64,62 @@ export interface Lowering {
   readonly items: ItemScope[];
   /** The query changes the graph (it runs as a write). */
   write: boolean;
-  /** How many hidden variables (upserts written as statements of their own) the batch has. */
+  /** How many hidden variables (upserts as statements, search parts, path ends...) the batch has. */
   hidden: number;
   /** How many traversal expressions (nested values of projections) enclose the code being lowered. */
   expressionLevel: number;
+  /** Entries the statement being lowered needs before its own (hidden variables it reads). */
+  pre: Wire[];
+  /** The FOR loops around the statement being lowered, outermost first (their array parameters). */
+  readonly loops: string[];
+  /** Loop fields by name: the loops (outermost first) down to the one that declares it. */
+  readonly loopFields: Map<string, readonly string[]>;
+  /** What the query asks of the threads that run it (compile.ts CallNeeds). */
+  readonly needs: CallNeeds;
 }
 
-export function newLowering(query: QueryDef, schema: Schema, hooks: LoweringHooks): Lowering {
+/**
+ * What a call needs besides its parameters: the texts to embed before it runs, the vector
+ * types it writes (whose index is made with the first vector, of its dimension), the text
+ * indexes its searches read, FOR loops over arrays of scalars.
+ */
+export interface CallNeeds {
+  readonly embeds: EmbedSite[];
+  readonly vectorWrites: VectorWrite[];
+  readonly textIndexes: { readonly label: string; readonly property: string }[];
+  readonly scalarLoops: ScalarLoop[];
+}
+
+/**
+ * An `Embed(text)`: the text is a literal, a parameter, or a field of the elements of the
+ * FOR loops `loops`; the vector goes in `param`, beside the text (a top-level parameter,
+ * or a field of each element of the innermost loop).
+ */
+export interface EmbedSite {
+  readonly param: string;
+  readonly text: { readonly literal: string } | { readonly name: string };
+  readonly loops: readonly string[];
+}
+
+/** A vector written into `type`, from a literal (its dimension), a parameter or field (loops as EmbedSite), or an embedding. */
+export interface VectorWrite {
+  readonly type: string;
+  readonly from: { readonly dimension: number } | { readonly name: string; readonly loops: readonly string[] };
+}
+
+/** `FOR x IN xs`, xs an array of scalars: the call gives the loop `hidden`, xs as objects `{x: value}`. */
+export interface ScalarLoop {
+  readonly param: string;
+  readonly as: string;
+  readonly hidden: string;
+  readonly loops: readonly string[];
+}
+
+export function newLowering(query: QueryDef, schema: Schema, options: LoweringOptions, hooks: LoweringHooks): Lowering {
   return {
     query,
     schema,
+    options,
     hooks,
     problems: [],
     scope: new Map(),
@@ -75,11 +128,26 @@ export function newLowering(query: QueryDef, schema: Schema, hooks: LoweringHook
     write: false,
     hidden: 0,
     expressionLevel: 0,
+    pre: [],
+    loops: [],
+    loopFields: new Map(),
+    needs: { embeds: [], vectorWrites: [], textIndexes: [], scalarLoops: [] },
   };
 }
 
-export const LIST: Presentation = { unwrap: 'list', pluck: null, nested: null, element: null, group: null };
-export const ONE: Presentation = { unwrap: 'one', pluck: null, nested: null, element: null, group: null };
+/** A fresh name for a hidden variable of the batch (`$` cannot start a name the query declares). */
+export function hiddenName(l: Lowering, what: string): string {
+  return `$${what}${++l.hidden}`;
+}
+
+/** A presentation: `unwrap` and what else is given, nothing for the rest. */
+export function shows(given: Partial<Presentation> & Pick<Presentation, 'unwrap'>): Presentation {
+  return { pluck: null, nested: null, element: null, group: null, path: null, ...given };
+}
+
+export const LIST: Presentation = shows({ unwrap: 'list' });
+export const ONE: Presentation = shows({ unwrap: 'one' });
+export const COUNT: Presentation = shows({ unwrap: 'count' });
 
 /** Names the checker refuses as variable, parameter or field names (reference §1, E105). */
 const RESERVED_NAMES = new Set<string>(['true', 'false', 'NONE', 'Uuid', '_', ...PRIMITIVE_TYPES]);
@@ -117,17 +185,30 @@ export function checkName(name: string, pos: SourcePos, what: string): void {
 // ---- schema lookups ----
 
 export function elementType(l: Lowering, kind: ElementKind, name: string, pos: SourcePos): NodeType | EdgeType {
-  const t = kind === 'node' ? l.schema.nodes.get(name) : l.schema.edges.get(name);
-  if (t === undefined) {
-    const other = kind === 'node' ? l.schema.edges.has(name) : l.schema.nodes.has(name);
-    throw new CompileError(pos, `"${name}" is not a ${kind} type${other ? ` (it is ${kind === 'node' ? 'an edge' : 'a node'} type)` : ''}`);
+  const t = kind === 'edge' ? l.schema.edges.get(name) : l.schema.nodes.get(name);
+  if (t === undefined || t.kind !== kind) {
+    const actual = l.schema.nodes.get(name)?.kind ?? (l.schema.edges.has(name) ? 'edge' : null);
+    throw new CompileError(pos, `"${name}" is not ${article(kind)} type${actual === null ? '' : ` (it is ${article(actual)} type)`}`);
   }
-  if (t.kind === 'vector') throw new CompileError(pos, `"${name}" is a vector type; vectors are not supported yet`);
   return t;
 }
 
+function article(kind: ElementKind): string {
+  return kind === 'edge' ? 'an edge' : `a ${kind}`;
+}
+
 export function typeOf(l: Lowering, el: ElementTy): NodeType | EdgeType {
-  return el.kind === 'node' ? l.schema.nodes.get(el.type)! : l.schema.edges.get(el.type)!;
+  return el.kind === 'edge' ? l.schema.edges.get(el.type)! : l.schema.nodes.get(el.type)!;
+}
+
+/** The kind of the elements of a node or vector type (an edge's end, say). */
+export function kindOfType(l: Lowering, name: string): 'node' | 'vector' {
+  return l.schema.nodes.get(name)?.kind === 'vector' ? 'vector' : 'node';
+}
+
+/** How an element kind is stored: vectors are nodes. */
+export function stored(kind: ElementKind): 'node' | 'edge' {
+  return kind === 'edge' ? 'edge' : 'node';
 }
 
 export function field(t: NodeType | EdgeType, name: string, pos: SourcePos) {
@@ -143,12 +224,27 @@ export function field(t: NodeType | EdgeType, name: string, pos: SourcePos) {
 }
 
 export function implicitFields(kind: ElementKind): string[] {
-  return kind === 'node' ? ['id', 'label'] : ['id', 'label', 'from_node', 'to_node'];
+  return kind === 'edge' ? ['id', 'label', 'from_node', 'to_node'] : ['id', 'label'];
 }
+
+/** The implicit fields a projection may read besides those shown whole: a vector's data and score. */
+const VECTOR_EXTRAS = ['data', 'score'];
+
+/** A vector's score: a reranker's $score, else twice the search's cosine $distance (HelixDB's 1 − cosine); null for neither. */
+export const SCORE_EXPR: Wire = {
+  case: {
+    when_then: [
+      { when: { is_not_null: { property: '$score' } }, then: property('$score') },
+      { when: { is_not_null: { property: '$distance' } }, then: { mul: { left: property('$distance'), right: { constant: { f64: 2 } } } } },
+    ],
+    else_expr: { constant: 'null' },
+  },
+};
 
 /** The /v2/query expression of a property as the language names it (`id`, `label`, `from_node`...). */
 export function propertyExpr(name: string, el: ElementTy): Wire {
   if (name === 'id' || name === 'ID') return ID_EXPR;
+  if (el.kind === 'vector' && name === 'score') return SCORE_EXPR;
   if (name === 'label') return property('$label');
   if (el.kind === 'edge' && name === 'from_node') return property('$from');
   if (el.kind === 'edge' && name === 'to_node') return property('$to');
@@ -187,6 +283,8 @@ export function propertyOf(l: Lowering, el: ElementTy, name: string, pos: Source
   if (name === 'label') return { expr: property('$label'), type: STRING_TYPE };
   if (el.kind === 'edge' && (name === 'from_node' || name === 'to_node'))
     return { expr: property(name === 'from_node' ? '$from' : '$to'), type: ID_TYPE };
+  if (el.kind === 'vector' && VECTOR_EXTRAS.includes(name))
+    return name === 'data' ? { expr: property('data'), type: VECTOR_TYPE } : { expr: SCORE_EXPR, type: F64_TYPE };
   const declared = field(typeOf(l, el), name, pos);
   return { expr: property(name), type: declared.type };
 }
@@ -196,3 +294,36 @@ export const ID_TYPE: TypeExpr = { kind: 'primitive', name: 'ID', pos: NO_POS };
 export const STRING_TYPE: TypeExpr = { kind: 'primitive', name: 'String', pos: NO_POS };
 export const COUNT_TYPE: TypeExpr = { kind: 'primitive', name: 'I64', pos: NO_POS };
 export const F64_TYPE: TypeExpr = { kind: 'primitive', name: 'F64', pos: NO_POS };
+export const VECTOR_TYPE: TypeExpr = { kind: 'array', of: F64_TYPE, pos: NO_POS };
+
+/** `tree` (a /v2/query operation tree) with its innermost `context` replaced by `input`. */
+export function withInput(tree: Wire, input: Wire): Wire {
+  if (tree === CONTEXT) return input;
+  if (typeof tree !== 'object') return tree;
+  const [name, body] = Object.entries(tree)[0]! as [string, Record<string, unknown>];
+  if (body === null || typeof body !== 'object' || !('input' in body)) return tree;
+  return { [name]: { ...body, input: withInput(body.input as Wire, input) } };
+}
+
+/**
+ * What `N<T>(x)`, `::From(x)` and `::To(x)` address: an ID parameter, a variable of nodes
+ * (of vectors too: they are nodes), or a literal id.
+ */
+export function idReference(l: Lowering, arg: IdArg, kind: ElementKind): Wire {
+  if (arg.kind === 'literal') {
+    if (!/^[0-9]+$/.test(arg.value) || BigInt(arg.value) >= 2n ** 64n)
+      throw new CompileError(arg.pos, `"${arg.value}" is not an id: Trellis ids are non-negative integers`);
+    return { ids: [BigInt(arg.value)] };
+  }
+  const name = arg.name.text;
+  const v = lookup(l, name, arg.name.pos);
+  if (v.ty.k === 'param') {
+    const t = v.ty.type;
+    if (t.kind !== 'primitive' || (t.name !== 'ID' && integerRange(t.name) === undefined)) {
+      throw new CompileError(arg.name.pos, `"${name}" is a parameter of type ${typeText(t)}; an id is an ID parameter`);
+    }
+    return { param: name };
+  }
+  if (v.ty.k === 'element' && stored(v.ty.kind) === stored(kind)) return { var: name };
+  throw new CompileError(arg.name.pos, `"${name}" is ${describeTy(v.ty)}, not ${kind === 'edge' ? 'edges' : `${kind}s`} or an ID`);
+}

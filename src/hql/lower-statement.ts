@@ -4,8 +4,20 @@
  * in one is reported and the next is still checked, so a file shows all its mistakes.
  */
 import type { Expr, IdArg, Statement } from './ast.js';
-import { attempt, checkName, checkNothingAfterUpsert, lookup, ONE, typeOf, type Lowered, type Lowering } from './lower-context.js';
-import { idReference, isSingleEnd } from './lower-traversal.js';
+import {
+  attempt,
+  checkName,
+  checkNothingAfterUpsert,
+  hiddenName,
+  idReference,
+  lookup,
+  ONE,
+  typeOf,
+  type Lowered,
+  type Lowering,
+} from './lower-context.js';
+import { vectorInput, VECTOR_PROPERTY } from './lower-search.js';
+import { isSingleEnd } from './lower-traversal.js';
 import { assignments } from './lower-value.js';
 import { CompileError, describeTy, typeText, type ElementKind, type Presentation, type Ty } from './types.js';
 import { compare, constant, CONTEXT, op, param, property, type Wire } from './wire-build.js';
@@ -19,9 +31,16 @@ interface Assigned {
 
 export function lowerStatements(l: Lowering, list: readonly Statement[]): Wire[] {
   const entries: Wire[] = [];
-  for (const s of list) {
-    const made = attempt(l, () => statement(l, s));
-    if (made !== null) entries.push(...made);
+  const outer = l.pre;
+  try {
+    for (const s of list) {
+      // The hidden entries a statement's lowering asks for run just before it.
+      l.pre = [];
+      const made = attempt(l, () => statement(l, s));
+      if (made !== null) entries.push(...l.pre, ...made);
+    }
+  } finally {
+    l.pre = outer;
   }
   return entries;
 }
@@ -50,7 +69,8 @@ function statement(l: Lowering, s: Statement): Wire[] {
     }
     case 'drop': {
       const lowered = topLevel(l, s.value);
-      if (lowered.ty.k !== 'element') throw new CompileError(s.value.pos, `DROP deletes nodes or edges, not ${describeTy(lowered.ty)}`);
+      if (lowered.ty.k !== 'element')
+        throw new CompileError(s.value.pos, `DROP deletes nodes, edges or vectors, not ${describeTy(lowered.ty)}`);
       l.write = true;
       return [{ query: { root: op('drop', { input: lowered.root }) } }];
     }
@@ -65,22 +85,39 @@ function forLoop(l: Lowering, s: Extract<Statement, { kind: 'for' }>): Wire {
     throw new CompileError(s.source.pos, `FOR loops over an array parameter; "${s.source.text}" is ${describeTy(source.ty)}`);
   }
   const element = source.ty.type.of;
-  if (!s.destructure || element.kind !== 'object') {
+  if (s.body.length === 0) throw new CompileError(s.pos, 'a FOR loop needs at least one statement');
+  // `FOR x IN xs`, xs an array of scalars: the call gives the loop xs as objects {x: value} (a hidden parameter).
+  const scalar = !s.destructure && element.kind !== 'object' && s.vars.length === 1;
+  if (!scalar && (!s.destructure || element.kind !== 'object')) {
     throw new CompileError(
       s.pos,
-      `FOR loops over arrays of objects, destructured: FOR {field, ...} IN ${s.source.text} (the elements of "${s.source.text}" are ${typeText(element)})`,
+      element.kind === 'object'
+        ? `FOR over an array of objects names their fields: FOR {field, ...} IN ${s.source.text} (the elements of "${s.source.text}" are ${typeText(element)})`
+        : `FOR over an array of values names one value: FOR x IN ${s.source.text}`,
     );
   }
-  for (const v of s.vars) {
-    const declared = element.fields.find((f) => f.name.text === v.text);
-    if (declared === undefined)
-      throw new CompileError(v.pos, `"${v.text}" is not a field of the elements of "${s.source.text}" (${typeText(element)})`);
-    if (l.scope.has(v.text)) throw new CompileError(v.pos, `"${v.text}" is already defined; a loop field cannot reuse the name`);
-    l.scope.set(v.text, { ty: { k: 'param', type: declared.type }, show: ONE, pos: v.pos });
+  const array = scalar ? hiddenName(l, 'loop') : s.source.text;
+  if (scalar) l.needs.scalarLoops.push({ param: s.source.text, as: s.vars[0]!.text, hidden: array, loops: [...l.loops] });
+  l.loops.push(array);
+  const declared: string[] = [];
+  try {
+    for (const v of s.vars) {
+      checkName(v.text, v.pos, 'a loop variable');
+      const type = scalar ? element : (element.kind === 'object' ? element.fields : []).find((f) => f.name.text === v.text)?.type;
+      if (type === undefined)
+        throw new CompileError(v.pos, `"${v.text}" is not a field of the elements of "${s.source.text}" (${typeText(element)})`);
+      if (l.scope.has(v.text)) throw new CompileError(v.pos, `"${v.text}" is already defined; a loop field cannot reuse the name`);
+      l.scope.set(v.text, { ty: { k: 'param', type }, show: ONE, pos: v.pos });
+      l.loopFields.set(v.text, [...l.loops]);
+      declared.push(v.text);
+    }
+    const body = lowerStatements(l, s.body);
+    if (body.length === 0 && l.problems.length === 0) throw new CompileError(s.pos, 'a FOR loop needs at least one statement');
+    return { for_each: { param: array, body } };
+  } finally {
+    l.loops.pop();
+    for (const v of declared) l.loopFields.delete(v);
   }
-  const body = lowerStatements(l, s.body);
-  if (body.length === 0) throw new CompileError(s.pos, 'a FOR loop needs at least one statement');
-  return { for_each: { param: s.source.text, body } };
 }
 
 function assigned(name: string, lowered: Lowered): Assigned {
@@ -106,11 +143,11 @@ function upsert(l: Lowering, e: Expr, name: string): Assigned | null {
   const step = e.steps[e.steps.length - 1];
   if (step === undefined || step.kind !== 'upsert') return null;
   checkNothingAfterUpsert(e.steps);
-  const kind: ElementKind = step.which === 'UpsertN' ? 'node' : 'edge';
+  const kind: ElementKind = step.which === 'UpsertN' ? 'node' : step.which === 'UpsertE' ? 'edge' : 'vector';
   const x = l.hooks.traversal(l, { ...e, steps: e.steps.slice(0, -1) }, null);
   if (x.ty.k !== 'element' || x.ty.kind !== kind) {
-    const other =
-      x.ty.k === 'element' ? ` (${kind === 'node' ? 'UpsertE' : 'UpsertN'} upserts ${x.ty.kind === 'node' ? 'a node' : 'an edge'})` : '';
+    const fitting = { node: 'UpsertN', edge: 'UpsertE', vector: 'UpsertV' } as const;
+    const other = x.ty.k === 'element' ? ` (${x.ty.kind}s are upserted with ${fitting[x.ty.kind]})` : '';
     throw new CompileError(step.pos, `${step.which} applies to ${kind}s, not to ${describeTy(x.ty)}${other}`);
   }
   const t = typeOf(l, x.ty);
@@ -118,7 +155,7 @@ function upsert(l: Lowering, e: Expr, name: string): Assigned | null {
   const create = assignments(l, t, step.fields, true);
   l.write = true;
   const entry = (root: Wire, condition?: Wire): Wire => ({ query: condition === undefined ? { name, root } : { name, root, condition } });
-  const found = op(kind === 'node' ? 'nodes' : 'edges', { reference: { var: name } });
+  const found = op(kind === 'edge' ? 'edges' : 'nodes', { reference: { var: name } });
   let updated = found;
   for (const [field, value] of update) updated = op('set_property', { input: updated, name: field, value });
   const ty: Ty = { k: 'element', kind, type: t.name, single: true };
@@ -129,6 +166,12 @@ function upsert(l: Lowering, e: Expr, name: string): Assigned | null {
   ];
   if (step.which === 'UpsertN') {
     return { entries: [entry(first(x.root)), ...rest(op('add_n', { label: t.name, properties: create }))], ty, show: ONE };
+  }
+  if (step.which === 'UpsertV') {
+    // The vector is written only when one is made: an existing vector keeps its data.
+    const data = vectorInput(l, step.vector!, t.name);
+    const made = op('add_n', { label: t.name, properties: [[VECTOR_PROPERTY, data], ...create] });
+    return { entries: [entry(first(x.root)), ...rest(made)], ty, show: ONE };
   }
   // UpsertE: the edge of this type from `from` to `to`; what `x` holds only names the type.
   if (step.from === null) throw new CompileError(step.pos, 'UpsertE needs ::From(node)');

@@ -97,6 +97,21 @@ export function assignments(l: Lowering, t: NodeType | EdgeType, fields: readonl
   return out;
 }
 
+/** The wire operators of the arithmetic the language writes as calls. */
+const ARITHMETIC: Readonly<Record<string, string>> = { ADD: 'add', SUB: 'sub', MUL: 'mul', DIV: 'div', MOD: 'mod' };
+
+/**
+ * A math call (ADD, POW, SQRT...; reference §4.8) as a wire expression of its arguments,
+ * each lowered by `arg`: the arithmetic as /v2/query's operators, the others as its `math`
+ * expression. SUM, AVG and COUNT take a list (a nested traversal's values).
+ */
+export function mathCall(e: Extract<Expr, { kind: 'math' }>, arg: (x: Expr) => Wire): Wire {
+  const args = e.args.map(arg);
+  const arithmetic = ARITHMETIC[e.fn];
+  if (arithmetic !== undefined) return { [arithmetic]: { left: args[0], right: args[1] } };
+  return { math: { function: e.fn.toLowerCase(), args } };
+}
+
 /** Whether a parameter of type `have` can stand where `want` is expected. */
 export function compatible(have: TypeExpr, want: TypeExpr): boolean {
   if (have.kind === 'array' || want.kind === 'array') return have.kind === 'array' && want.kind === 'array' && compatible(have.of, want.of);

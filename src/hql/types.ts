@@ -4,12 +4,13 @@
  */
 import type { TypeExpr } from './ast.js';
 import type { SourcePos } from './lexer.js';
-import type { HqlReturn, HqlShow } from '../plan/hql-format.js';
+import type { HqlShow } from '../plan/hql-format.js';
 
-export type ElementKind = 'node' | 'edge';
+/** Vectors are stored as nodes of their type's label, holding the vector in `data`. */
+export type ElementKind = 'node' | 'edge' | 'vector';
 
 export type Ty =
-  /** Nodes or edges of one schema type; `single`: at most one (N<T>(id), FIRST, AddN, UPDATE). */
+  /** Nodes, edges or vectors of one schema type; `single`: at most one (N<T>(id), FIRST, AddN, UPDATE). */
   | { readonly k: 'element'; readonly kind: ElementKind; readonly type: string; readonly single: boolean }
   /** The result of a projection, a property access, COUNT or a grouping; steps cannot go on from it. */
   | { readonly k: 'shaped'; readonly single: boolean; readonly what: string }
@@ -18,7 +19,6 @@ export type Ty =
 
 /** How one returned value is shown (the response format of plan/hql-format.ts). */
 export type Presentation = HqlShow;
-export type ReturnShape = HqlReturn;
 
 export class CompileError extends Error {
   constructor(

@@ -167,7 +167,7 @@ export const CATALOG: Catalog = {
   limit: step('input', 'same', { onLists: true, held: (n) => holds({ exprs: boundExprs([n.count]) }) }),
   skip: step('input', 'same', { onLists: true, held: (n) => holds({ exprs: boundExprs([n.count]) }) }),
   range: step('input', 'same', { onLists: true, held: (n) => holds({ exprs: boundExprs([n.start, n.end]) }) }),
-  order_by: step('input', 'rows', { afterBind: 'refused' }),
+  order_by: step('input', 'rows', { afterBind: 'refused', held: (n) => holds({ exprs: n.expr === null ? [] : [n.expr] }) }),
   order_by_multiple: step('input', 'rows', { afterBind: 'refused' }),
   as: step('input'),
   store: step('input'),

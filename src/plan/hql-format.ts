@@ -5,9 +5,12 @@
  * writer, writes the named-query response itself (src/exec/hql-encode.ts).
  */
 
-/** Whole elements as the language shows them: id, label (edges: from_node, to_node), then the declared fields in order. */
+/**
+ * Whole elements as the language shows them: id, label (edges: from_node, to_node; vectors:
+ * score, when they come from a search or a reranker), then the declared fields in order.
+ */
 export interface HqlElement {
-  readonly kind: 'node' | 'edge';
+  readonly kind: 'node' | 'edge' | 'vector';
   readonly fields: readonly string[];
 }
 
@@ -24,20 +27,29 @@ export interface HqlShow {
   readonly nested: Readonly<Record<string, string>> | null;
   /** The value is a stream of elements, shown whole (read from the store as the response is written). */
   readonly element: HqlElement | null;
-  /** GROUP_BY / AGGREGATE_BY (DECISIONS D17), grouped from the projected rows. */
+  /** GROUP_BY / AGGREGATE_BY (DECISIONS D17), grouped from the projected rows; `counts`: count mode. */
   readonly group: { readonly properties: readonly string[]; readonly aggregate: boolean } | null;
+  /**
+   * A shortest path (`{nodes, edges, length, weight?}` ids from the executor): shown with
+   * its nodes and edges whole, each by the type of its label; none is 404 path_not_found.
+   */
+  readonly path: { readonly types: Readonly<Record<string, HqlElement>> } | null;
 }
 
-export interface HqlReturn extends HqlShow {
-  /** The key of the response object. */
+/** A value of the response: an entry's result as `show` says, a literal, or an object or array of values. */
+export type HqlValue =
+  | ({ readonly kind: 'entry'; readonly source: string } & HqlShow)
+  | { readonly kind: 'literal'; readonly value: string | bigint | number | boolean | null }
+  | { readonly kind: 'object'; readonly fields: readonly HqlField[] }
+  | { readonly kind: 'array'; readonly items: readonly HqlValue[] };
+
+export interface HqlField {
   readonly key: string;
-  /** The batch entry whose result is shown, or null for a literal. */
-  readonly source: string | null;
-  readonly literal: string | bigint | number | boolean | null;
+  readonly value: HqlValue;
 }
 
 export interface HqlFormat {
   readonly kind: 'hql';
   /** The response object's keys in order; null for `RETURN NONE` (the body is `null`). */
-  readonly returns: readonly HqlReturn[] | null;
+  readonly returns: readonly HqlField[] | null;
 }

@@ -126,7 +126,10 @@ export interface RangeOp extends Unary<'range'> {
   readonly end: StreamBound;
 }
 export interface OrderByOp extends Unary<'order_by'> {
-  readonly property: string;
+  /** The property sorted by; null when `expr` is given instead. */
+  readonly property: string | null;
+  /** A Trellis extension: sort by an expression evaluated on each row (a count of neighbours, a sum...). */
+  readonly expr: Expr | null;
   readonly order: Order;
 }
 export interface OrderByMultipleOp extends Unary<'order_by_multiple'> {

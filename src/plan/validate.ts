@@ -483,7 +483,10 @@ export const PAYLOAD_CHECKS: { readonly [K in OpKind]: PayloadCheck<K> | null } 
       reject('invalid_stream_range', p, `start ${node.start.n} is greater than end ${node.end.n}`);
     }
   },
-  order_by: null,
+  order_by: (node, p) => {
+    if ((node.property === null) === (node.expr === null))
+      reject('invalid_order_keys', p, 'order_by sorts by a property or by an expression ("expr"): give exactly one of them');
+  },
   order_by_multiple: (node, p) => {
     if (node.orderings.length === 0) reject('invalid_order_keys', `${p}.orderings`, 'order_by_multiple needs at least one key');
     duplicates(

@@ -127,7 +127,7 @@ function toolEntries(service: QueryService, project: Project, queries: NamedQuer
     if (!q.mcp) continue;
     tools.set(name, {
       tool: queryTool(q),
-      call: async (req, args) => toolResult(await runNamedQuery(service, id, req, parameterBytes(args))),
+      call: async (req, args) => toolResult(await runNamedQuery(service, queries, id, req, parameterBytes(args))),
     });
   }
   const noArguments = { type: 'object' as const, properties: {}, additionalProperties: false };
@@ -181,7 +181,7 @@ function toolEntries(service: QueryService, project: Project, queries: NamedQuer
       schemaTool(args, async () => {
         const out = { nodes: {} as Record<string, number>, edges: {} as Record<string, number> };
         if (counts === null) return jsonResult(out);
-        const response = await runNamedQuery(service, counts.id, req, parameterBytes({}));
+        const response = await runNamedQuery(service, queries, counts.id, req, parameterBytes({}));
         if (response.status !== 200) return toolResult(response);
         const values = JSON.parse(bodyText(response)) as Record<string, number>;
         for (const { key, kind, type } of counts.query.keys) out[kind][type] = values[key]!;

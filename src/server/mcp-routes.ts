@@ -51,7 +51,7 @@ export function mcpRoutes(service: QueryService, project: Project | undefined, q
         } catch (err) {
           return errorBodyResponse(toErrorBody(err));
         }
-        return runNamedQuery(service, id, req, parameterBytes(data));
+        return runNamedQuery(service, queries, id, req, parameterBytes(data));
       },
     });
   }

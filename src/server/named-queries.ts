@@ -19,6 +19,9 @@ import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { NamedRouteFallback } from './routes.js';
 import type { QueryService } from './service.js';
 import { clip } from '../core/clip.js';
+import { embedTexts } from '../hql/call.js';
+import { checkParameters } from '../hql/params.js';
+import { openAiEmbedder, type Embedder } from './embedding.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
@@ -31,6 +34,8 @@ export interface NamedQueries {
   /** The project's queries by name (not the counts query: no route reaches it). */
   readonly byName: ReadonlyMap<string, number>;
   readonly counts: { readonly id: number; readonly query: CountsQuery } | null;
+  /** The project's embedding provider (Embed()), if it configures one. */
+  readonly embedder: Embedder | null;
 }
 
 export function namedQueries(project: Project | undefined): NamedQueries {
@@ -38,7 +43,23 @@ export function namedQueries(project: Project | undefined): NamedQueries {
   const byName = new Map(list.map((q, i) => [q.name, i]));
   const made = project?.config.mcp ? countsQuery(project.schema, SCHEMA_TOOLS.counts) : null;
   const counts = made === null || made === undefined ? null : { id: list.push(made.query) - 1, query: made };
-  return { list, byName, counts };
+  const embedding = project?.config.embedding;
+  return { list, byName, counts, embedder: embedding === undefined ? null : openAiEmbedder(embedding) };
+}
+
+/**
+ * A call's body as the thread that runs it takes it: as it is, or, for a query that
+ * embeds texts, `{"params", "vectors"}` with the vectors made here (database.ts answerNamed).
+ */
+async function callBody(queries: NamedQueries, id: number, body: Uint8Array): Promise<Uint8Array> {
+  const query = queries.list[id];
+  if (query === undefined || query.needs.embeds.length === 0) return body;
+  if (queries.embedder === null)
+    throw new GraphError('embedding_provider_error', `query ${query.name} uses Embed() and the project has no embedding provider`);
+  const params = checkParameters(query.params, parseBody(body));
+  const texts = embedTexts(query, params);
+  const vectors = texts.length === 0 ? [] : await queries.embedder.embed(texts, query.model);
+  return parameterBytes({ params, vectors: vectors.map((v) => v.map((x) => x)) });
 }
 
 /** An error of a call, with its status on this route (D16: an element addressed by id that does not exist is 404). */
@@ -68,12 +89,18 @@ export function parameterBytes(values: unknown): Uint8Array {
  * Calls named query number `id` with `body`, the JSON object of its parameters, and the
  * request's option headers; errors are answered, never thrown.
  */
-export async function runNamedQuery(service: QueryService, id: number, req: HttpRequest, body: Uint8Array): Promise<HttpResponse> {
+export async function runNamedQuery(
+  service: QueryService,
+  queries: NamedQueries,
+  id: number,
+  req: HttpRequest,
+  body: Uint8Array,
+): Promise<HttpResponse> {
   try {
     const options = parseRequestOptions(req.headers, req.repeated);
     if (service.health().index_runtime !== 'ready') return errorResponse('not_ready', 'the database is still opening; retry shortly');
     if (service.named === undefined) throw new GraphError('internal_error', 'this service does not serve named queries');
-    const reply = await service.named(id, body, options);
+    const reply = await service.named(id, await callBody(queries, id, body), options);
     return { status: reply.status, headers: JSON_TYPE, body: reply.body };
   } catch (err) {
     return namedError(err);
@@ -96,7 +123,7 @@ export function namedQueryRoutes(service: QueryService, project: Project | undef
               : `the project's queries: ${[...queries.byName.keys()].sort().slice(0, 20).join(', ')}`;
         return errorResponse('query_not_found', `no query named "${clip(name)}"; ${known}`);
       }
-      return runNamedQuery(service, id, req, req.body);
+      return runNamedQuery(service, queries, id, req, req.body);
     },
   };
 }

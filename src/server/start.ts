@@ -15,7 +15,8 @@ import { createRouter, routeLabels } from './routes.js';
 import { ServerMetrics } from './server-metrics.js';
 import { ThreadedService } from './threaded-service.js';
 import { startHttpServer, type HttpServer } from './uws.js';
-import type { Mode } from './service.js';
+import { utf8Text, type Mode } from './service.js';
+import type { CompiledQuery } from '../hql/compile.js';
 import type { Project } from '../hql/project.js';
 import { namedQueries, namedQueryRoutes } from './named-queries.js';
 import { encodeMessage } from '../protocol/codec.js';
@@ -63,8 +64,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let service: ThreadedService | undefined;
   const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
   let http: HttpServer;
+  const queries = namedQueries(options.queries);
   try {
-    const queries = namedQueries(options.queries);
     service = new ThreadedService(
       {
         dataDir: options.dataDir,
@@ -106,7 +107,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     lock?.release();
     throw err;
   }
-  const ready = service.start();
+  const started = service;
+  const ready = service.start().then(() => (options.mode === 'writer' ? makeTextIndexes(started, queries.list, logger) : undefined));
   ready.catch(() => undefined);
   return {
     port: http.port,
@@ -120,6 +122,30 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
     },
   };
+}
+
+/**
+ * The text indexes the project's text searches read (SearchBM25, SearchHybrid: one per
+ * String field of the type), made when missing before the server is ready. An index of a
+ * type with no node yet is active at once; one over existing nodes is built in the
+ * background, and a search answers index_building until it is done.
+ */
+async function makeTextIndexes(service: ThreadedService, queries: readonly CompiledQuery[], logger: Logger): Promise<void> {
+  const seen = new Set<string>();
+  const entries: unknown[] = [];
+  for (const q of queries) {
+    for (const { label, property } of q.needs.textIndexes) {
+      const key = `${label}\u0000${property}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      entries.push({ query: { root: { create_index: { spec: { node_text: { label, property } }, if_not_exists: true } } } });
+    }
+  }
+  if (entries.length === 0) return;
+  const body = JSON.stringify({ request_type: 'write', query: { write: { entries, returns: [] } } });
+  const reply = await service.query(Buffer.from(body), { warm: false, requireWriter: false, awaitDurable: true });
+  if (reply.status !== 200)
+    logger.warn({ status: reply.status, body: utf8Text(reply.body) }, 'the text indexes of the project could not all be made');
 }
 
 /**

@@ -150,7 +150,7 @@ export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
   limit: op('limit', { input, count: required(streamBound) }),
   skip: op('skip', { input, count: required(streamBound) }),
   range: op('range', { input, start: required(streamBound), end: required(streamBound) }),
-  order_by: op('order_by', { input, property: required(name), order: required(order) }),
+  order_by: op('order_by', { input, property: optional(name), expr: optional(expr), order: required(order) }),
   order_by_multiple: op('order_by_multiple', { input, orderings: required(list(tuple(name, order))) }),
   as: op('as', { input, name: required(name) }),
   store: op('store', { input, name: required(name) }),
