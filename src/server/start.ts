@@ -21,6 +21,9 @@ import type { Project } from '../hql/project.js';
 import { namedQueries, namedQueryRoutes } from './named-queries.js';
 import { encodeMessage } from '../protocol/codec.js';
 import { mcpRoutes } from './mcp-routes.js';
+import { explorerRoutes, loadExplorerFiles } from './explorer-files.js';
+import { openApiRoute } from './openapi.js';
+import { VERSION } from './version.js';
 
 export interface ServerOptions {
   readonly host: string;
@@ -44,10 +47,14 @@ export interface ServerOptions {
   readonly logger?: Logger;
   /** The query-language project whose queries are served at POST /<QueryName> (src/hql/project.ts). */
   readonly queries?: Project;
+  /** Serve the explorer at `GET /` (default true; docs/explorer.md); false: its paths are 404. */
+  readonly explorer?: boolean;
 }
 
 export interface RunningServer {
   readonly port: number;
+  /** Every method and path the router serves: its routes and the project's queries (the OpenAPI document lists each). */
+  readonly routes: readonly { readonly method: string; readonly path: string }[];
   /** Resolves when the database and workers are ready (rejects if they fail to start). */
   readonly ready: Promise<void>;
   close(): Promise<void>;
@@ -65,6 +72,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
   let http: HttpServer;
   const queries = namedQueries(options.queries);
+  let served: { method: string; path: string }[];
   try {
     service = new ThreadedService(
       {
@@ -91,8 +99,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...serverRoutes(service, { metrics: metrics?.serve, cypher: options.cypher ?? true }),
       ...mcpRoutes(service, options.queries, queries),
       ...endpoint,
+      ...((options.explorer ?? true) ? explorerRoutes(loadExplorerFiles()) : []),
     ];
+    routes.push(openApiRoute(() => ({ version: VERSION, routes, queries: options.queries?.queries ?? new Map() })));
     const named = namedQueryRoutes(service, options.queries, queries);
+    served = [
+      ...routes.map(({ method, path }) => ({ method, path })),
+      ...[...queries.byName.keys()].map((name) => ({ method: 'POST', path: `/${name}` })),
+    ];
     http = await startHttpServer({
       host: options.host,
       port: options.port,
@@ -112,6 +126,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   ready.catch(() => undefined);
   return {
     port: http.port,
+    routes: served,
     ready,
     async close() {
       http.close();

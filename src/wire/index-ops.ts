@@ -9,6 +9,8 @@ import type { Expr, PropertyInput, StreamBound } from '../plan/expr.js';
 import type { IndexOperationKind, OpKind, OpOf, PlanNode, SearchOp } from '../plan/ops.js';
 import {
   bool,
+  component,
+  described,
   describe,
   fail,
   label,
@@ -19,6 +21,7 @@ import {
   str,
   struct,
   tagged,
+  taggedSchema,
   u64,
   withDefault,
   type Field,
@@ -27,11 +30,14 @@ import {
 /** The largest vector dimension an index may declare. */
 export const MAX_VECTOR_DIMENSION = 16384;
 
-const dimension: Field<number> = (json, path) => {
-  const n = u64(json, path);
-  if (n < 1 || n > MAX_VECTOR_DIMENSION) fail(path, `dimension must be between 1 and ${MAX_VECTOR_DIMENSION}, got ${n}`);
-  return n;
-};
+const dimension: Field<number> = described(
+  (json, path) => {
+    const n = u64(json, path);
+    if (n < 1 || n > MAX_VECTOR_DIMENSION) fail(path, `dimension must be between 1 and ${MAX_VECTOR_DIMENSION}, got ${n}`);
+    return n;
+  },
+  { type: 'integer', minimum: 1, maximum: MAX_VECTOR_DIMENSION },
+);
 
 const SPEC_FIELDS = {
   equality: { label: required(label), property: required(name), unique: withDefault(bool, false) },
@@ -46,23 +52,33 @@ const SPEC_FIELDS = {
   text: { label: required(label), property: required(name), tenant_property: optional(name) },
 };
 
-export const indexSpec: Field<IndexSpec> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'an index spec');
-  if (!(INDEX_KINDS as readonly string[]).includes(tag)) {
-    return fail(path, `unknown index kind "${clip(tag)}" (expected one of ${INDEX_KINDS.join(', ')})`);
-  }
-  const family = tag.slice(tag.indexOf('_') + 1) as keyof typeof SPEC_FIELDS;
-  const fields = struct(SPEC_FIELDS[family] as Record<string, Field<unknown>>)(body, bodyPath);
-  return { kind: tag, ...fields } as IndexSpec;
-};
+const SPEC_STRUCTS = Object.fromEntries(
+  Object.entries(SPEC_FIELDS).map(([family, fields]) => [family, struct(fields as Record<string, Field<unknown>>)]),
+) as Record<keyof typeof SPEC_FIELDS, Field<Record<string, unknown>>>;
+const familyOf = (kind: string) => kind.slice(kind.indexOf('_') + 1) as keyof typeof SPEC_FIELDS;
 
-const operationId: Field<string> = (json, path) => {
-  const id = str(json, path);
-  if (!OPERATION_ID.test(id)) {
-    fail(path, `"${clip(id)}" is not a canonical lowercase, non-nil UUID`, 'invalid_index_operation_id');
-  }
-  return id;
-};
+export const indexSpec: Field<IndexSpec> = described(
+  (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'an index spec');
+    if (!(INDEX_KINDS as readonly string[]).includes(tag)) {
+      return fail(path, `unknown index kind "${clip(tag)}" (expected one of ${INDEX_KINDS.join(', ')})`);
+    }
+    const fields = SPEC_STRUCTS[familyOf(tag)](body, bodyPath);
+    return { kind: tag, ...fields } as IndexSpec;
+  },
+  component('IndexSpec', () => taggedSchema([], Object.fromEntries(INDEX_KINDS.map((kind) => [kind, SPEC_STRUCTS[familyOf(kind)]])))),
+);
+
+const operationId: Field<string> = described(
+  (json, path) => {
+    const id = str(json, path);
+    if (!OPERATION_ID.test(id)) {
+      fail(path, `"${clip(id)}" is not a canonical lowercase, non-nil UUID`, 'invalid_index_operation_id');
+    }
+    return id;
+  },
+  { type: 'string', pattern: OPERATION_ID.source, description: 'a canonical lowercase, non-nil UUID' },
+);
 
 interface Decoders {
   /** ops.ts's builder of a kind's decoder from its payload shape. */
@@ -73,7 +89,7 @@ interface Decoders {
 }
 
 type SearchKind = SearchOp['op'];
-type IndexOpKinds = 'create_index' | 'drop_index' | IndexOperationKind | SearchKind;
+type IndexOpKinds = 'create_index' | 'drop_index' | IndexOperationKind | 'list_indexes' | SearchKind;
 
 /** The decoders of every index and search kind. */
 export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
@@ -81,21 +97,24 @@ export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
    * A search's `k`: a literal of at least 1, a constant folded to one, or an expression
    * (a parameter) checked when the search runs.
    */
-  const searchCount: Field<StreamBound> = (json, path) => {
-    const { tag, body, bodyPath } = tagged(json, path, 'a result count ({"literal": n} or {"expr": ...})');
-    if (tag !== 'literal' && tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
-    const e: Expr | null = tag === 'expr' ? d.expr(body, bodyPath) : null;
-    if (e !== null && e.e !== 'constant') return { kind: 'expr', expr: e, path: bodyPath };
-    if (e !== null && typeof e.value !== 'bigint') {
-      return fail(bodyPath, `k must be a positive integer, got ${describe(e.value)}`, 'invalid_search_result_count_expression');
-    }
-    const n = e === null ? u64(body, bodyPath) : (e.value as bigint);
-    if (n === 0 || n === 0n) return fail(bodyPath, 'k must be at least 1', 'invalid_search_result_count');
-    if (typeof n === 'bigint' && (n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER))) {
-      return fail(bodyPath, `k must be a positive integer, got ${n}`, 'invalid_search_result_count_expression');
-    }
-    return { kind: 'literal', n: Number(n) };
-  };
+  const searchCount: Field<StreamBound> = described(
+    (json, path) => {
+      const { tag, body, bodyPath } = tagged(json, path, 'a result count ({"literal": n} or {"expr": ...})');
+      if (tag !== 'literal' && tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
+      const e: Expr | null = tag === 'expr' ? d.expr(body, bodyPath) : null;
+      if (e !== null && e.e !== 'constant') return { kind: 'expr', expr: e, path: bodyPath };
+      if (e !== null && typeof e.value !== 'bigint') {
+        return fail(bodyPath, `k must be a positive integer, got ${describe(e.value)}`, 'invalid_search_result_count_expression');
+      }
+      const n = e === null ? u64(body, bodyPath) : (e.value as bigint);
+      if (n === 0 || n === 0n) return fail(bodyPath, 'k must be at least 1', 'invalid_search_result_count');
+      if (typeof n === 'bigint' && (n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER))) {
+        return fail(bodyPath, `k must be a positive integer, got ${n}`, 'invalid_search_result_count_expression');
+      }
+      return { kind: 'literal', n: Number(n) };
+    },
+    taggedSchema([], { literal: { type: 'integer', minimum: 1 }, expr: d.expr }),
+  );
   const op = d.op;
   const search = (query: 'query_vector' | 'query_text', within: boolean): Record<string, Field<unknown>> => ({
     ...(within ? { input: required(d.input) } : {}),
@@ -111,6 +130,7 @@ export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
     create_index: op('create_index', { spec: required(indexSpec), if_not_exists: withDefault(bool, false) }),
     drop_index: op('drop_index', { spec: required(indexSpec) }),
     get_index_operation: op('get_index_operation', operation),
+    list_indexes: op('list_indexes', {}),
     retry_index_operation: op('retry_index_operation', operation),
     abort_index_operation: op('abort_index_operation', operation),
     vector_search_nodes: op('vector_search_nodes', search('query_vector', false)),
