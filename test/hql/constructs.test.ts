@@ -219,7 +219,11 @@ QUERY notAField() =>
     if (loaded.ok) return;
     assert.match(loaded.report, /a FOR loop needs at least one statement \(in query emptyLoop\)/);
     assert.match(loaded.report, /"Nobody" is not a node type \(in query brokenLoop\)/);
-    assert.doesNotMatch(loaded.report, /needs at least one statement \(in query brokenLoop\)/, 'the loop whose statement was refused names that cause only');
+    assert.doesNotMatch(
+      loaded.report,
+      /needs at least one statement \(in query brokenLoop\)/,
+      'the loop whose statement was refused names that cause only',
+    );
     assert.match(loaded.report, /"nobody" is not a field of node type User/);
   } finally {
     dir.remove();
