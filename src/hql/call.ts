@@ -79,23 +79,25 @@ export function withScalarLoops(query: CompiledQuery, values: Values): Values {
 /**
  * `create_index` entries (if not exists) for the vector types the call writes, each of the
  * dimension of the first vector it writes there: put before the batch, they make the
- * index in the call's transaction when it does not exist yet.
+ * index in the call's transaction when it does not exist yet. An empty vector is refused.
  */
 export function vectorIndexEntries(query: CompiledQuery, values: Values): Entry[] {
   const dims = new Map<string, number>();
   for (const w of query.needs.vectorWrites) {
-    if (dims.has(w.type)) continue;
     if ('dimension' in w.from) {
-      dims.set(w.type, w.from.dimension);
+      if (!dims.has(w.type)) dims.set(w.type, w.from.dimension);
       continue;
     }
     const name = w.from.name;
     let found: number | null = null;
     eachHolder(values, w.from.loops, (holder) => {
       const v = holder[name];
-      if (found === null && Array.isArray(v) && v.length > 0) found = v.length;
+      // An empty vector has no direction: nothing could find it (a missing optional one writes no vector).
+      if (Array.isArray(v) && v.length === 0)
+        throw new GraphError('invalid_parameter', `parameter "${name}" is an empty vector; a vector holds at least one number`);
+      if (found === null && Array.isArray(v)) found = v.length;
     });
-    if (found !== null) dims.set(w.type, found);
+    if (found !== null && !dims.has(w.type)) dims.set(w.type, found);
   }
   return [...dims].map(([label, dimension], i) => ({
     kind: 'query',

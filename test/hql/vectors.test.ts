@@ -290,6 +290,16 @@ describe('vectors, search and paths of the vectors project', () => {
       assert.equal(made.title, 'omega');
     });
 
+    test('AddV of a vector of another dimension than the type index is a client error, and nothing is written', async () => {
+      const before = ((await ok('allDocs')).docs as Obj[]).length;
+      const answer = await call('addDoc', { vec: [1, 0], title: 'short', body: 'two numbers' });
+      assert.equal(answer.status, 400, JSON.stringify(answer.body));
+      assert.match((answer.body as Obj).error as string, /^[a-z_]+$/);
+      assert.equal(((await ok('allDocs')).docs as Obj[]).length, before);
+      const empty = await call('addDoc', { vec: [], title: 'empty', body: 'no numbers' });
+      assert.equal(empty.status, 400, JSON.stringify(empty.body));
+    });
+
     test('DROP of a vector deletes it and its edges', async () => {
       assert.deepEqual(await ok('dropDoc', { id: ids.gamma }), { data: 'dropped' });
       assert.equal((await call('getDoc', { id: ids.gamma })).status, 404);
