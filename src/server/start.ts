@@ -15,9 +15,11 @@ import { createRouter, routeLabels } from './routes.js';
 import { ServerMetrics } from './server-metrics.js';
 import { ThreadedService } from './threaded-service.js';
 import { startHttpServer, type HttpServer } from './uws.js';
-import type { Mode } from './service.js';
+import { utf8Text, type Mode } from './service.js';
+import type { CompiledQuery } from '../hql/compile.js';
 import type { Project } from '../hql/project.js';
-import { callableQueries, namedQueryRoutes } from './named-queries.js';
+import { namedQueries, namedQueryRoutes } from './named-queries.js';
+import { encodeMessage } from '../protocol/codec.js';
 import { mcpRoutes } from './mcp-routes.js';
 import { replicationRoutes } from './replication-routes.js';
 import { Follower } from '../replication/follower.js';
@@ -109,6 +111,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ? new ServerMetrics(() => service!.counters(), replica === null ? undefined : () => replica.follower?.counters() ?? null)
       : null;
   let http: HttpServer;
+  const queries = namedQueries(options.queries);
   let served: { method: string; path: string }[];
   try {
     service = new ThreadedService(
@@ -118,6 +121,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         queryTimeoutMs: options.queryTimeoutMs,
         ...(lock === null || options.mode !== 'writer' ? {} : { writerLock: lock.token }),
         ...(options.mode === 'writer' && options.nats !== undefined ? { replication: { url: options.nats, stream } } : {}),
+        ...(queries.list.length === 0 ? {} : { namedQueries: encodeMessage(queries.list) }),
       },
       {
         workers: options.workers,
@@ -126,8 +130,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         workerHeapMb: options.workerHeapMb ?? 0,
       },
       { log: logger, onBatch: metrics?.batch, ...(replica === null ? {} : { replica }) },
+      queries.list,
     );
-    const queries = callableQueries(options.queries);
     // The MCP SDK takes about half a second to load: only a project with MCP on loads it.
     const endpoint = options.queries?.config.mcp
       ? (await import('./mcp-endpoint.js')).mcpEndpointRoutes(service, options.queries, queries)
@@ -139,11 +143,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...(options.mode === 'writer' ? replicationRoutes({ dataDir: options.dataDir, snapshot: (path) => snapshotOf(service!, path) }) : []),
       ...((options.explorer ?? true) ? explorerRoutes(loadExplorerFiles()) : []),
     ];
-    routes.push(openApiRoute(() => ({ version: VERSION, routes, queries })));
+    routes.push(openApiRoute(() => ({ version: VERSION, routes, queries: options.queries?.queries ?? new Map() })));
     const named = namedQueryRoutes(service, options.queries, queries);
     served = [
       ...routes.map(({ method, path }) => ({ method, path })),
-      ...[...queries.keys()].map((name) => ({ method: 'POST', path: `/${name}` })),
+      ...[...queries.byName.keys()].map((name) => ({ method: 'POST', path: `/${name}` })),
     ];
     http = await startHttpServer({
       host: options.host,
@@ -173,6 +177,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       });
     }
     await started.start();
+    if (options.mode === 'writer') await makeTextIndexes(started, queries.list, logger);
   })();
   ready.catch(() => undefined);
   return {
@@ -189,6 +194,30 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
     },
   };
+}
+
+/**
+ * The text indexes the project's text searches read (SearchBM25, SearchHybrid: one per
+ * String field of the type), made when missing before the server is ready. An index of a
+ * type with no node yet is active at once; one over existing nodes is built in the
+ * background, and a search answers index_building until it is done.
+ */
+async function makeTextIndexes(service: ThreadedService, queries: readonly CompiledQuery[], logger: Logger): Promise<void> {
+  const seen = new Set<string>();
+  const entries: unknown[] = [];
+  for (const q of queries) {
+    for (const { label, property } of q.needs.textIndexes) {
+      const key = `${label}\u0000${property}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      entries.push({ query: { root: { create_index: { spec: { node_text: { label, property } }, if_not_exists: true } } } });
+    }
+  }
+  if (entries.length === 0) return;
+  const body = JSON.stringify({ request_type: 'write', query: { write: { entries, returns: [] } } });
+  const reply = await service.query(Buffer.from(body), { warm: false, requireWriter: false, awaitDurable: true });
+  if (reply.status !== 200)
+    logger.warn({ status: reply.status, body: utf8Text(reply.body) }, 'the text indexes of the project could not all be made');
 }
 
 /**

@@ -123,6 +123,7 @@ export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
     [query]: required(d.propertyInput),
     k: required(searchCount),
     tenant_value: optional(d.propertyInput),
+    missing_index: withDefault(oneOf(['error', 'empty'] as const), 'error'),
   });
   const operation = { operation_id: required(operationId) };
   return {
