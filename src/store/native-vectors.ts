@@ -126,6 +126,24 @@ export class NativeIndex {
     return { ids, distances, found: Number(counts[0]) };
   }
 
+  /**
+   * Which of the elements just added (ids, and their vectors as the index took them) are
+   * not among the `count` nearest of their own vector: indexes into `ids`.
+   */
+  unreachable(ids: readonly number[], vectors: Float32Array, count: number, threads: number): number[] {
+    if (ids.length === 0) return [];
+    const [keys, , counts] = this.native.search(vectors, count, threads);
+    const out: number[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const key = BigInt(ids[i]!);
+      const found = Number(counts[i]);
+      let hit = false;
+      for (let j = 0; j < found && !hit; j++) hit = keys[i * count + j] === key;
+      if (!hit) out.push(i);
+    }
+    return out;
+  }
+
   save(path: string): void {
     this.native.save(path);
   }

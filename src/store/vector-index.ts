@@ -303,8 +303,15 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       }
       return nearest.hits();
     }
-    const dead = segment.tombstones;
-    const stale = dead.length === 0 ? (id: number) => pending.has(id) : (id: number) => pending.has(id) || listed(dead, id);
+    // Orphans (elements the graph cannot reach) are ranked exactly, from the side file.
+    segment.orphans.forEach((id, i) => {
+      if (!pending.has(id) && (candidates === null || candidates.has(id))) nearest.offer(id, exact(segment.vectors[i]!));
+    });
+    const { tombstones: dead, orphans } = segment;
+    const stale =
+      dead.length + orphans.length === 0
+        ? (id: number) => pending.has(id)
+        : (id: number) => pending.has(id) || listed(dead, id) || listed(orphans, id);
     const skip = candidates === null ? stale : (id: number) => stale(id) || !candidates.has(id);
     const selectivity = candidates === null ? 1 : Math.min(1, candidates.size / Math.max(1, pointer.count));
     const ef = q.ef ?? spec.ef_search ?? DEFAULT_EF;
@@ -479,7 +486,7 @@ export function newPointer(
   count: number,
   quantization: Quantization = 'f16',
 ): GraphPointer {
-  return { state, generation, nonce: 0, count, tombstones: 0, quantization, size: 0, checksum: null };
+  return { state, generation, nonce: 0, count, tombstones: 0, orphans: 0, quantization, size: 0, checksum: null };
 }
 
 /**

@@ -36,9 +36,14 @@ export interface GraphPointer {
   readonly nonce: number;
   /** Elements the state holds: live in the segment, or seen by the build scan (`scan`). */
   readonly count: number;
-  /** Deleted elements the segment still holds (its tombstone file lists them, ascending). */
+  /** Deleted elements the segment still holds, skipped by searches (listed in its side file). */
   readonly tombstones: number;
-  /** The segment's quantization, its file's size, and the SHA-256 of its file then its tombstone file (`segment` only). */
+  /**
+   * Elements of the segment its graph cannot reach (vector-builder.ts): searches rank them
+   * exactly, from their vectors in the side file.
+   */
+  readonly orphans: number;
+  /** The segment's quantization, its file's size, and the SHA-256 of its file then its side file (`segment` only). */
   readonly quantization: Quantization;
   readonly size: number;
   readonly checksum: Uint8Array | null;
@@ -55,11 +60,11 @@ export function pointerKey(graph: number): Buffer {
 }
 
 const FORMAT = 1;
-const SIZE = 72;
+const SIZE = 80;
 
 /**
  * u8 format, u8 state, u8 quantization, u8 has-checksum, u32 nonce, f64 generation,
- * f64 count, f64 file size, 32 bytes SHA-256, f64 tombstones.
+ * f64 count, f64 file size, 32 bytes SHA-256, f64 tombstones, f64 orphans.
  */
 export function encodePointer(p: GraphPointer): Buffer {
   const raw = Buffer.alloc(SIZE);
@@ -74,6 +79,7 @@ export function encodePointer(p: GraphPointer): Buffer {
   // A checksum that crossed threads arrives as a plain Uint8Array.
   if (p.checksum !== null) raw.set(p.checksum, 32);
   raw.writeDoubleLE(p.tombstones, 64);
+  raw.writeDoubleLE(p.orphans, 72);
   return raw;
 }
 
@@ -89,6 +95,7 @@ export function decodePointer(raw: Uint8Array): GraphPointer {
     size: b.readDoubleLE(24),
     checksum: b[3] === 1 ? Buffer.from(b.subarray(32, 64)) : null,
     tombstones: b.readDoubleLE(64),
+    orphans: b.readDoubleLE(72),
   };
 }
 
@@ -98,16 +105,55 @@ export const segmentDir = (dataPath: string): string => join(dataPath, 'vectors'
 export const segmentName = (graph: number, p: Pick<GraphPointer, 'generation' | 'nonce'>): string =>
   `${graph}-${p.generation}-${p.nonce.toString(16).padStart(8, '0')}.usearch`;
 
-/** The file listing a segment's tombstones: its ids as f64, ascending (absent when there are none). */
-export const tombstoneName = (segment: string): string => segment.replace(/\.usearch$/, '.tombstones');
+/**
+ * A segment's side file: its tombstones (f64 ids, ascending), then its orphans (f64 ids,
+ * ascending) and their vectors (f32, as stored, in the same order). Absent when both are
+ * empty.
+ */
+export const sideName = (segment: string): string => segment.replace(/\.usearch$/, '.side');
 
-/** Whether a file name is a segment's or its tombstones' (the builder's temporary files are not). */
-export const isSegmentName = (name: string): boolean => /^\d+-\d+-[0-9a-f]{8}\.(usearch|tombstones)$/.test(name);
+/** Whether a file name is a segment's or its side file's (the builder's temporary files are not). */
+export const isSegmentName = (name: string): boolean => /^\d+-\d+-[0-9a-f]{8}\.(usearch|side)$/.test(name);
 
-/** The files of a pointer's segment (the tombstone file only when it has tombstones). */
+/** The files of a pointer's segment (the side file only when it has tombstones or orphans). */
 export function segmentFiles(graph: number, p: GraphPointer): string[] {
   const name = segmentName(graph, p);
-  return p.tombstones > 0 ? [name, tombstoneName(name)] : [name];
+  return p.tombstones + p.orphans > 0 ? [name, sideName(name)] : [name];
+}
+
+const sideSize = (p: GraphPointer, dimension: number): number => 8 * (p.tombstones + p.orphans) + 4 * p.orphans * dimension;
+
+/** What a side file holds. */
+export interface SideEntries {
+  readonly tombstones: Float64Array;
+  readonly orphans: Float64Array;
+  /** The orphans' vectors, as stored. */
+  readonly vectors: Float32Array[];
+}
+
+export function encodeSide(tombstones: Iterable<number>, orphans: ReadonlyMap<number, Float32Array>, dimension: number): Uint8Array {
+  const dead = Float64Array.from(tombstones).sort();
+  const ids = Float64Array.from(orphans.keys()).sort();
+  const out = new Uint8Array(8 * (dead.length + ids.length) + 4 * ids.length * dimension);
+  out.set(new Uint8Array(dead.buffer), 0);
+  out.set(new Uint8Array(ids.buffer), 8 * dead.length);
+  const vectors = new Float32Array(ids.length * dimension);
+  ids.forEach((id, i) => vectors.set(orphans.get(id)!, i * dimension));
+  out.set(new Uint8Array(vectors.buffer), 8 * (dead.length + ids.length));
+  return out;
+}
+
+export function readSide(path: string, p: GraphPointer, dimension: number): SideEntries {
+  if (p.tombstones + p.orphans === 0) return { tombstones: new Float64Array(0), orphans: new Float64Array(0), vectors: [] };
+  const bytes = readFileSync(path);
+  // A copy, aligned for the typed arrays.
+  const copy = new Uint8Array(sideSize(p, dimension));
+  copy.set(bytes.subarray(0, copy.length));
+  const tombstones = new Float64Array(copy.buffer, 0, p.tombstones);
+  const orphans = new Float64Array(copy.buffer, 8 * p.tombstones, p.orphans);
+  const at = 8 * (p.tombstones + p.orphans);
+  const vectors = Array.from(orphans, (_, i) => new Float32Array(copy.buffer, at + 4 * i * dimension, dimension));
+  return { tombstones, orphans, vectors };
 }
 
 /** SHA-256 of files one after another, read in 1 MiB pieces. */
@@ -129,15 +175,6 @@ export function fileChecksum(paths: readonly string[]): Buffer {
   return hash.digest();
 }
 
-/** A segment's tombstones, ascending. */
-export function readTombstones(path: string, count: number): Float64Array {
-  if (count === 0) return new Float64Array(0);
-  const bytes = readFileSync(path);
-  const out = new Float64Array(count);
-  new Uint8Array(out.buffer).set(bytes.subarray(0, count * 8));
-  return out;
-}
-
 /** Whether an ascending list holds `id` (binary search). */
 export function listed(sorted: Float64Array, id: number): boolean {
   let lo = 0;
@@ -157,9 +194,9 @@ export function listed(sorted: Float64Array, id: number): boolean {
  * truncated or foreign file); the builder, which reads the whole file anyway to load it,
  * checks the SHA-256 too (`full`).
  */
-export function segmentProblem(dir: string, graph: number, pointer: GraphPointer, full: boolean): string | null {
+export function segmentProblem(dir: string, graph: number, pointer: GraphPointer, dimension: number, full: boolean): string | null {
   const paths = segmentFiles(graph, pointer).map((name) => join(dir, name));
-  const sizes = [pointer.size, pointer.tombstones * 8];
+  const sizes = [pointer.size, sideSize(pointer, dimension)];
   for (let i = 0; i < paths.length; i++) {
     let size: number;
     try {
@@ -180,10 +217,9 @@ export function segmentProblem(dir: string, graph: number, pointer: GraphPointer
  * when it is collected). A file that cannot be viewed is remembered as such: searches of
  * that graph fall back to an exact scan until a new generation replaces it.
  */
-/** A mapped segment and its tombstones. */
-export interface SegmentView {
+/** A mapped segment, its tombstones and its orphans. */
+export interface SegmentView extends SideEntries {
   readonly index: NativeIndex;
-  readonly tombstones: Float64Array;
 }
 
 export class SegmentViews {
@@ -200,12 +236,12 @@ export class SegmentViews {
     const name = segmentName(graph, pointer);
     const path = join(this.dir, name);
     let view: SegmentView | null = null;
-    const problem = segmentProblem(this.dir, graph, pointer, false);
+    const problem = segmentProblem(this.dir, graph, pointer, shape.dimension, false);
     if (problem === null) {
       try {
         const index = new NativeIndex({ ...shape, quantization: pointer.quantization });
         index.view(path);
-        view = { index, tombstones: readTombstones(join(this.dir, tombstoneName(name)), pointer.tombstones) };
+        view = { index, ...readSide(join(this.dir, sideName(name)), pointer, shape.dimension) };
       } catch (err) {
         this.log(
           `vector segment ${path} cannot be mapped (${(err as Error).message}); searching graph ${graph} exactly until it is rebuilt`,
