@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { open, type Database } from '../src/index.js';
 import { DEFAULT_SEED, SIZES, type DatasetSize, type SizeName, type UserProps } from './lib/dataset.js';
 import { loadRequests, loadTrellis } from './lib/load-trellis.js';
+import { writeDatasetCsv } from './lib/import-files.js';
 import {
   crossCheck,
   measurePaired,
@@ -428,12 +429,112 @@ async function runTrellisChild(args: ChildArgs): Promise<void> {
           maxRssMb: rss,
           notes,
         };
-        return [...cypher, report, cypherHttp];
+        return [...cypher, report, cypherHttp, ...(await importReports(args, adapter.version))];
       } finally {
         for (const t of [...live]) await drop(t);
       }
     },
   );
+}
+
+/** Runs `trellis import <args>` as a child process; resolves with its wall time and its summary. */
+function runImportCli(args: string[]): Promise<{ ms: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(new URL('../src/cli.js', import.meta.url)), 'import', ...args, '--progress', 'none'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) =>
+      code === 0 ? resolve({ ms: performance.now() - t0, out }) : reject(new Error(`trellis import failed: ${out}`)),
+    );
+  });
+}
+
+const importRss = (out: string) => Number(/peak RSS (\d+) MiB/.exec(out)?.[1] ?? 0);
+
+/**
+ * The import path beside the batch path: the CSV files Kùzu's COPY FROM loads
+ * (bench/lib/import-files.ts) through `trellis import`, offline into a fresh folder and
+ * online into a fresh server, each timed from the command's spawn to its exit (files to a
+ * database ready to query), repeated as the loads are; answers cross-checked after. The
+ * interleaved comparison with Kùzu is bench/import.ts.
+ */
+async function importReports(args: ChildArgs, version: string): Promise<SystemReport[]> {
+  const size = SIZES[args.size];
+  const files = mkdtempSync(join(tmpdir(), 'bench-import-csv-'));
+  const reports: SystemReport[] = [];
+  try {
+    const { mapping } = await writeDatasetCsv(files, args.seed, size);
+    for (const online of [false, true]) {
+      const system = online ? 'trellis-import-http' : 'trellis-import';
+      type Target = { dir: string; server: Server | null; rss: number };
+      const drop = async (t: Target) => {
+        await t.server?.stop();
+        rmSync(t.dir, { recursive: true, force: true });
+      };
+      const { kept, loadMs, loadPhasesMs, trialsMs } = await repeatLoads<Target>(
+        () => system,
+        args,
+        async () => {
+          const dir = mkdtempSync(join(tmpdir(), 'bench-import-db-'));
+          return { dir, server: online ? await startServer(dir) : null, rss: 0 };
+        },
+        async (t) => {
+          const run = await runImportCli([
+            ...(online ? ['--url', t.server!.url.replace('/v2/query', '')] : ['--data', t.dir]),
+            '--mapping',
+            mapping,
+          ]);
+          t.rss = importRss(run.out);
+          return { import: Math.round(run.ms), database: Math.round(run.ms) };
+        },
+        drop,
+      );
+      try {
+        const reader = online ? trellisReader(httpSender(kept.server!.url)) : null;
+        if (reader !== null) await crossCheck(system, reader, referenceAnswers(args.seed, size));
+        else {
+          const db = await open(kept.dir, { readOnly: true });
+          try {
+            await crossCheck(
+              system,
+              trellisReader((text) => db.queryText(text)),
+              referenceAnswers(args.seed, size),
+            );
+          } finally {
+            await db.close();
+          }
+        }
+      } finally {
+        await drop(kept);
+      }
+      reports.push({
+        system,
+        version,
+        size: args.size,
+        nodes: size.nodes,
+        edges: size.edges,
+        loadMs,
+        loadPhasesMs,
+        queries: {},
+        maxRssMb: kept.rss,
+        notes: [
+          `trellis import ${online ? '--url (a fresh server)' : '--data (a fresh folder)'} of the CSV files Kùzu's COPY FROM loads, timed from spawn to exit; RSS is the import process's`,
+          ...(trialsMs.length > 1 ? [`load: median of ${trialsMs.length} imports (${trialsMs.join(', ')} ms)`] : []),
+        ],
+      });
+    }
+  } finally {
+    rmSync(files, { recursive: true, force: true });
+  }
+  return reports;
 }
 
 function runChild(script: string, argv: string[], timeoutMs: number): Promise<{ code: number | null; stderr: string }> {

@@ -43,6 +43,8 @@ export interface Config {
   metrics: boolean;
   /** Serve `POST /v2/cypher` and `POST /v2/cypher/explain` (DECISIONS D21); false: both 404. */
   cypher: boolean;
+  /** Serve the explorer at `GET /` (docs/explorer.md); false: its paths are 404. */
+  explorer: boolean;
   /** The least severe level logged (pino's levels; `silent`: nothing). */
   logLevel: LogLevel;
   /** `--help` was given: print USAGE and exit; the other fields are defaults. */
@@ -90,6 +92,7 @@ const FileSchema = Type.Object(
     mcp: Type.Optional(Bool),
     metrics: Type.Optional(Bool),
     cypher: Type.Optional(Bool),
+    explorer: Type.Optional(Bool),
     logLevel: Type.Optional(LogLevelSchema),
   },
   { additionalProperties: false },
@@ -110,6 +113,7 @@ type FlagKey =
   | 'queryTimeoutMs'
   | 'metrics'
   | 'cypher'
+  | 'explorer'
   | 'logLevel';
 
 interface Setting {
@@ -178,6 +182,7 @@ const SETTINGS: readonly Setting[] = [
   },
   { key: 'metrics', flag: '--metrics', env: 'TRELLIS_METRICS', schema: Bool, expects: 'true or false', parse: 'boolean' },
   { key: 'cypher', flag: '--cypher', env: 'TRELLIS_CYPHER', schema: Bool, expects: 'true or false', parse: 'boolean' },
+  { key: 'explorer', flag: '--explorer', env: 'TRELLIS_EXPLORER', schema: Bool, expects: 'true or false', parse: 'boolean' },
   { key: 'logLevel', flag: '--log-level', env: 'TRELLIS_LOG_LEVEL', schema: LogLevelSchema, expects: LOG_LEVEL_LIST, parse: 'text' },
 ];
 const BY_FLAG = new Map(SETTINGS.map((s) => [s.flag, s]));
@@ -204,6 +209,8 @@ in the project folder (camelCase key), else its default.
                                                  execution budget of one query (30000)
   --metrics <true|false> TRELLIS_METRICS         serve GET /metrics, and count for it (true)
   --cypher <true|false>  TRELLIS_CYPHER          serve POST /v2/cypher and /v2/cypher/explain
+                                                 (true)
+  --explorer <true|false> TRELLIS_EXPLORER       serve the explorer, a graph workbench, at GET /
                                                  (true)
   --log-level <level>    TRELLIS_LOG_LEVEL       least severe level logged: fatal, error,
                                                  warn, info, debug, trace or silent (info)
@@ -316,6 +323,7 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     mcp: false,
     metrics: true,
     cypher: true,
+    explorer: true,
     logLevel: 'info',
   };
 }

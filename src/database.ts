@@ -8,7 +8,7 @@ import { checkOptionsForRequestType, fromOptionFlags, type PipelineOptions } fro
 import { JsonSyntaxError, parseJson, parseJsonBytes, type ParseJsonOptions } from './core/json.js';
 import { MIN_TABLE_ROWS, tableArray, tabulate } from './core/row-table.js';
 import { jsonValueOf, type JsonValueOptions } from './core/json-value.js';
-import type { Value } from './core/value.js';
+import { setOwn, type Value, type ValueObject } from './core/value.js';
 import type { QueryPlan } from './plan/batch.js';
 import { validatePlan } from './plan/validate.js';
 import { decodeRequest } from './wire/request.js';
@@ -318,8 +318,7 @@ function friendly(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(friendly);
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v))
-      Object.defineProperty(out, k, { value: friendly(x), enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of Object.entries(v)) setOwn(out as ValueObject, k, friendly(x) as Value);
     return out;
   }
   return v;

@@ -48,6 +48,7 @@ test('defaults with no flags, no variables, no file', () => {
     mcp: false,
     metrics: true,
     cypher: true,
+    explorer: true,
     logLevel: 'info',
     help: false,
   });
@@ -143,6 +144,13 @@ test('precedence: flag > environment > file > default, for every setting', () =>
   assert.deepEqual(observe(loadConfig([], observeEnv, dir)), [true, 'debug']);
   assert.deepEqual(observe(loadConfig(['--metrics', 'false', '--log-level=silent'], observeEnv, dir)), [false, 'silent']);
   assert.deepEqual(observe(loadConfig(['--metrics=true'], { TRELLIS_METRICS: 'false' }, dir)), [true, 'warn']);
+  // The explorer, through each source.
+  writeConfig(dir, { explorer: false });
+  assert.equal(loadConfig([], {}, dir).explorer, false);
+  assert.equal(loadConfig([], { TRELLIS_EXPLORER: 'true' }, dir).explorer, true);
+  assert.equal(loadConfig(['--explorer', 'false'], { TRELLIS_EXPLORER: 'true' }, dir).explorer, false);
+  assert.throws(() => loadConfig(['--explorer', 'no'], {}, dir), /--explorer must be true or false, got "no"/);
+  writeConfig(dir, { metrics: false, logLevel: 'warn' });
   for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
     assert.equal(loadConfig(['--log-level', level], {}, empty).logLevel, level);
   }
@@ -240,6 +248,8 @@ test('--help returns a flag and skips validation of other sources', () => {
     'TRELLIS_METRICS',
     '--cypher',
     'TRELLIS_CYPHER',
+    '--explorer',
+    'TRELLIS_EXPLORER',
     '--log-level',
     'TRELLIS_LOG_LEVEL',
   ]) {
@@ -258,7 +268,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, { port: 1, prot: 2 });
   configError(
     () => loadConfig([], {}, dir),
-    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, metrics, cypher, logLevel$/,
+    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, metrics, cypher, explorer, logLevel$/,
   );
   writeConfig(dir, { project: '.' });
   configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);

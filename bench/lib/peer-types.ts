@@ -444,6 +444,19 @@ export function summarize(reports: SystemReport[], failures: Failure[], machine:
         bestPeerValue: loadCost(bestLoad),
         ratio: sig(loadCost(bestLoad) / loadCost(t)),
       };
+    for (const [system, key] of [
+      ['trellis-import', 'import'],
+      ['trellis-import-http', 'http import'],
+    ] as const) {
+      const i = bySystem[system];
+      if (i?.loadMs && bestLoad)
+        row[key] = {
+          trellis: loadCost(i),
+          bestPeer: bestLoad.system,
+          bestPeerValue: loadCost(bestLoad),
+          ratio: sig(loadCost(bestLoad) / loadCost(i)),
+        };
+    }
     const h = bySystem['trellis-http'];
     if (h?.loadMs && bestLoad)
       row['http load'] = {
@@ -515,6 +528,21 @@ export function summarize(reports: SystemReport[], failures: Failure[], machine:
         need: '<= 3x',
         got: slower,
         met: slower <= 3,
+      });
+    }
+    for (const [key, label, need] of [
+      ['import', 'trellis import', 1],
+      ['http import', 'trellis import --url', 1.5],
+    ] as const) {
+      const got = r[key];
+      if (size !== 'medium' || !got) continue;
+      const slower = sig(got.trellis / got.bestPeerValue);
+      targets.push({
+        target: `${label} vs ${got.bestPeer} COPY FROM (Trellis time / peer time)`,
+        size,
+        need: `<= ${need}x`,
+        got: slower,
+        met: slower <= need,
       });
     }
     if (size === 'medium' && r['http load']) {

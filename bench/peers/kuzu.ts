@@ -3,30 +3,15 @@
  * files plus COPY FROM. Every QueryResult is closed before the database is, because Kùzu
  * crashes on close otherwise.
  */
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import kuzu from 'kuzu';
-import { generateEdges, userProps, type DatasetSize, type UserProps } from '../lib/dataset.js';
+import type { DatasetSize, UserProps } from '../lib/dataset.js';
+import { writeDatasetCsv } from '../lib/import-files.js';
 import { parseChildArgs, runEmbedded, type Adapter } from '../lib/peer-types.js';
 
 type Row = Record<string, unknown>;
-
-async function writeLines(path: string, header: string, count: number, line: (i: number) => string): Promise<void> {
-  const out = createWriteStream(path);
-  out.write(header + '\n');
-  let chunk: string[] = [];
-  for (let i = 0; i < count; i++) {
-    chunk.push(line(i));
-    if (chunk.length === 10_000 || i === count - 1) {
-      if (!out.write(chunk.join('\n') + '\n')) await once(out, 'drain');
-      chunk = [];
-    }
-  }
-  out.end();
-  await once(out, 'finish');
-}
 
 class KuzuAdapter implements Adapter {
   readonly system = 'kuzu';
@@ -60,14 +45,7 @@ class KuzuAdapter implements Adapter {
 
   async load(seed: number, size: DatasetSize): Promise<Record<string, number>> {
     const t0 = performance.now();
-    const users = join(this.dir, 'users.csv');
-    const follows = join(this.dir, 'follows.csv');
-    await writeLines(users, 'uid,name,age,status,score', size.nodes, (i) => {
-      const u = userProps(seed, i);
-      return `${u.uid},${u.name},${u.age},${u.status},${u.score}`;
-    });
-    const e = generateEdges(seed, size);
-    await writeLines(follows, 'from,to,since', size.edges, (k) => `${e.from[k]},${e.to[k]},${e.since[k]}`);
+    const { users, follows } = await writeDatasetCsv(this.dir, seed, size);
     const t1 = performance.now();
     await this.exec('CREATE NODE TABLE User(uid INT64 PRIMARY KEY, name STRING, age INT64, status STRING, score DOUBLE)');
     await this.exec('CREATE REL TABLE FOLLOWS(FROM User TO User, since INT64)');

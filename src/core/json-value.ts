@@ -11,6 +11,7 @@
  */
 import { clip } from './clip.js';
 import { GraphError } from './errors.js';
+import { setOwn, type Value, type ValueObject } from './value.js';
 
 export interface JsonValueOptions {
   /** Deepest allowed nesting of arrays and objects (json.ts's default: 255). */
@@ -99,8 +100,8 @@ class Converter {
       const member = this.convert(obj[k], k);
       this.keys.pop();
       if (member === SKIP) continue;
-      // defineProperty keeps a member named "__proto__" a member, as the reader does.
-      Object.defineProperty(out, wellFormed(k), { value: member, writable: true, enumerable: true, configurable: true });
+      // A member named "__proto__" stays a member, as the reader keeps it.
+      setOwn(out as ValueObject, wellFormed(k), member as Value);
     }
     return out;
   }

@@ -26,6 +26,59 @@ export interface CypherRequest {
 }
 
 const KEYS = new Set(['query', 'parameters', 'query_name']);
+const DECIMAL_I64_PATTERN = '^-?(0|[1-9][0-9]*)$';
+
+/**
+ * The JSON Schema of what decodeCypherRequest accepts, for the OpenAPI document
+ * (src/server/openapi.ts); test/cypher/request-schema.test.ts checks that the two agree on
+ * generated bodies. A schema cannot say "outside the 64-bit range", so that is a description.
+ */
+export const CYPHER_REQUEST_SCHEMA = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', description: 'one openCypher statement' },
+    parameters: {
+      anyOf: [{ type: 'object', additionalProperties: { $ref: '#/components/schemas/CypherParameter' } }, { type: 'null' }],
+    },
+    query_name: { type: ['string', 'null'] },
+  },
+  required: ['query'],
+  additionalProperties: false,
+} as const;
+
+/** A parameter value: plain JSON, with `$type` envelopes at any depth (integers within the 64-bit range). */
+export const CYPHER_PARAMETER_SCHEMA = {
+  anyOf: [
+    { type: ['null', 'boolean', 'number', 'string'] },
+    { type: 'array', items: { $ref: '#/components/schemas/CypherParameter' } },
+    {
+      type: 'object',
+      properties: { $type: { const: 'integer' }, value: { type: 'string', pattern: DECIMAL_I64_PATTERN } },
+      required: ['$type', 'value'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: {
+        $type: { const: 'float' },
+        value: { anyOf: [{ type: 'number' }, { type: 'string', enum: ['NaN', 'Infinity', '-Infinity'] }] },
+      },
+      required: ['$type', 'value'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: {
+        $type: { const: 'map' },
+        value: { type: 'object', additionalProperties: { $ref: '#/components/schemas/CypherParameter' } },
+      },
+      required: ['$type', 'value'],
+      additionalProperties: false,
+    },
+    { type: 'object', not: { required: ['$type'] }, additionalProperties: { $ref: '#/components/schemas/CypherParameter' } },
+  ],
+  description: 'plain JSON (integers are exact 64-bit integers, other numbers floats) or the lossless $type envelopes, at any depth',
+} as const;
 
 function bad(msg: string): GraphError {
   return new GraphError('invalid_query_json', msg);
@@ -88,7 +141,7 @@ function decodeMap(map: ValueObject, path: string): ValueObject {
   return out;
 }
 
-const DECIMAL_I64 = /^-?(0|[1-9][0-9]*)$/;
+const DECIMAL_I64 = new RegExp(DECIMAL_I64_PATTERN);
 const NON_FINITE: Readonly<Record<string, number>> = { NaN: Number.NaN, Infinity: Number.POSITIVE_INFINITY, '-Infinity': -Infinity };
 
 function decodeEnvelope(env: ValueObject, path: string): Value {

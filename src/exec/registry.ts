@@ -89,6 +89,7 @@ export const EXECUTORS: ExecutorTable = {
   create_index: indexOps.createIndex,
   drop_index: indexOps.dropIndex,
   get_index_operation: indexOps.getIndexOperation,
+  list_indexes: indexOps.listIndexes,
   retry_index_operation: indexOps.retryIndexOperation,
   abort_index_operation: indexOps.abortIndexOperation,
   vector_search_nodes: search.search,

@@ -24,6 +24,8 @@ export interface BackendAnswer {
 }
 
 export interface OutgoingRequest {
+  /** POST unless said otherwise (GET /openapi.json sends no body). */
+  method?: 'GET' | 'POST';
   path: string;
   /** Headers to send (lowercase names); the gateway has dropped `authorization` and hop-by-hop ones. */
   headers: Record<string, string>;
@@ -142,7 +144,14 @@ export class Forwarder {
   private async attempt(backend: Backend, req: OutgoingRequest, signal: AbortSignal): Promise<BackendAnswer> {
     backend.inFlight++;
     try {
-      const res = await backend.pool.request({ path: req.path, method: 'POST', headers: req.headers, body: req.body, signal });
+      const method = req.method ?? 'POST';
+      const res = await backend.pool.request({
+        path: req.path,
+        method,
+        headers: req.headers,
+        body: method === 'GET' ? undefined : req.body,
+        signal,
+      });
       const body = Buffer.from(await res.body.arrayBuffer());
       return {
         status: res.statusCode,

@@ -56,6 +56,8 @@ export interface GatewayConfig {
   readonly keys: readonly KeyConfig[];
   readonly logLevel: LogLevel;
   readonly metrics: boolean;
+  /** Serve the explorer's page and files (docs/explorer.md) without a key; its queries need one. */
+  readonly explorer: boolean;
 }
 
 /** HelixDB's published tiers, used when the file names a plan it does not define. */
@@ -125,6 +127,7 @@ const FileSchema = Type.Object(
     keys: Type.Array(KeySchema),
     log_level: Type.Optional(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)))),
     metrics: Type.Optional(Type.Boolean()),
+    explorer: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -235,6 +238,7 @@ export function parseGatewayConfig(file: string, text: string): GatewayConfig {
     keys,
     logLevel: raw.log_level ?? 'info',
     metrics: raw.metrics ?? true,
+    explorer: raw.explorer ?? true,
   };
 }
 

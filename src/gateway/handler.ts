@@ -228,12 +228,15 @@ export class Pipeline {
 }
 
 /** The gateway's GET (and HEAD) routes, served by start.ts. */
-export const GET_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+export const OPENAPI_PATH = '/openapi.json';
+export const GET_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics', OPENAPI_PATH]);
+/** The explorer's page and files (docs/explorer.md), served when the configuration's `explorer` is on. */
+const EXPLORER_PATH = /^\/(?:assets\/[^/]+)?$/;
 
 /** The methods a path is served with (the `Allow` header's list), or undefined when no route serves it. */
 function allowedMethods(path: string): string | undefined {
   // Before routeOf: `/healthz` would also pass for a query name.
-  if (GET_ROUTES.has(path)) return 'GET, HEAD';
+  if (GET_ROUTES.has(path) || EXPLORER_PATH.test(path)) return 'GET, HEAD';
   return routeOf(path) === undefined ? undefined : 'POST';
 }
 
@@ -253,7 +256,9 @@ export function refuseRoute(method: string, path: string): HttpResponse | undefi
  * come first, as in the server's routeLabels: `/healthz` would also pass for a query name.
  */
 export function routeLabel(path: string): string {
-  return GET_ROUTES.has(path) ? path : (routeOf(path)?.label ?? 'other');
+  if (GET_ROUTES.has(path)) return path;
+  if (EXPLORER_PATH.test(path)) return path === '/' ? '/' : '/assets/{file}';
+  return routeOf(path)?.label ?? 'other';
 }
 
 /**

@@ -10,12 +10,17 @@ import { Admission } from './admission.js';
 import { errorResponse } from '../server/http-errors.js';
 import { DatabaseBackends, Forwarder } from './backends.js';
 import type { GatewayConfig } from './config.js';
-import { observeAnswers, Pipeline, refuseRoute } from './handler.js';
+import { observeAnswers, OPENAPI_PATH, Pipeline, refuseRoute } from './handler.js';
 import { KeyRing } from './keys.js';
 import { RedisLimiter } from './limiter.js';
 import { GatewayMetrics } from './metrics.js';
 import { throttledWarn } from './throttled-log.js';
 import { messageOf } from '../core/errors.js';
+import { explorerRoutes, loadExplorerFiles } from '../server/explorer-files.js';
+import { REQUEST_ID_HEADER } from '../observe/log.js';
+import { gatewayDocument } from './openapi.js';
+import { notFound } from '../server/routes.js';
+import { clip } from '../core/clip.js';
 
 export interface RunningGateway {
   readonly port: number;
@@ -76,13 +81,44 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     return { status: 200, headers: { 'content-type': contentType }, body };
   };
 
+  /** The database server's OpenAPI document, restated for the gateway (openapi.ts): a key with any grant, no token. */
+  const openApiRoute = async (req: HttpRequest): Promise<HttpResponse> => {
+    const a = admission.check(req);
+    if ('status' in a) return a;
+    const request = { method: 'GET' as const, path: OPENAPI_PATH, headers: { [REQUEST_ID_HEADER]: a.requestId }, body: Buffer.alloc(0) };
+    const outcome = await forwarder.read(backends.get(a.database.id)!, request, a.started + a.database.attemptBudgetMs);
+    if (outcome.kind === 'answer' && outcome.answer.status === 200) {
+      const doc = gatewayDocument(
+        JSON.parse(outcome.answer.body.toString('utf8')) as Record<string, unknown>,
+        config.mode,
+        config.explorer,
+      );
+      return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' }, body: JSON.stringify(doc) };
+    }
+    if (outcome.kind === 'answer')
+      return {
+        status: outcome.answer.status,
+        headers: { 'content-type': outcome.answer.contentType ?? 'application/json' },
+        body: outcome.answer.body,
+      };
+    if (outcome.kind === 'timeout')
+      return errorResponse('query_timeout', `no answer from database "${clip(a.database.id)}" within its budget`);
+    return errorResponse('backend_unavailable', outcome.msg);
+  };
+
+  // The explorer's page and files need no key: the page asks for one before it queries.
+  const explorer = new Map(config.explorer ? explorerRoutes(loadExplorerFiles()).map((r) => [r.path, r.handler]) : []);
+
   const handler: Handler = (req) => {
     const refused = refuseRoute(req.method, req.path);
     if (refused !== undefined) return refused;
     if (req.method === 'POST') return pipeline.handle(req);
     if (req.path === '/healthz') return health(false);
     if (req.path === '/readyz') return health(true);
-    return metricsRoute(req);
+    if (req.path === OPENAPI_PATH) return openApiRoute(req);
+    if (req.path === '/metrics') return metricsRoute(req);
+    // The explorer's paths (refuseRoute let them through): its files, or 404 when it is off or has no such file.
+    return explorer.get(req.path)?.(req) ?? notFound(req);
   };
 
   const server = await startHttpServer({

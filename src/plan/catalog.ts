@@ -219,6 +219,7 @@ export const CATALOG: Catalog = {
   create_index: ddl(),
   drop_index: ddl(),
   get_index_operation: src('input', 'scalar'),
+  list_indexes: src('input', 'list'),
   retry_index_operation: ddl(),
   abort_index_operation: ddl(),
   vector_search_nodes: src('node', 'rows', { held: (n) => searchHeld(n, n.query_vector, n.ef) }),

@@ -201,6 +201,8 @@ export interface DropIndexOp extends Base<'drop_index'> {
   readonly spec: IndexSpec;
 }
 export type IndexOperationKind = 'get_index_operation' | 'retry_index_operation' | 'abort_index_operation';
+/** Every index of the catalogue with its current operation's status (read batches too). */
+export type ListIndexesOp = Base<'list_indexes'>;
 export interface IndexOperationOp<K extends IndexOperationKind> extends Base<K> {
   readonly operation_id: string;
 }
@@ -337,6 +339,7 @@ export type PlanNode =
   | IndexOperationOp<'get_index_operation'>
   | IndexOperationOp<'retry_index_operation'>
   | IndexOperationOp<'abort_index_operation'>
+  | ListIndexesOp
   | SearchOp
   | TableOp
   | InputOnlyOp;

@@ -547,6 +547,7 @@ export const PAYLOAD_CHECKS: { readonly [K in OpKind]: PayloadCheck<K> | null } 
   create_index: null,
   drop_index: null,
   get_index_operation: null,
+  list_indexes: null,
   retry_index_operation: null,
   abort_index_operation: null,
   vector_search_nodes: checkQueryVector,

@@ -52,6 +52,17 @@ export class TermScorer {
   score(tf: number, length: number): number {
     return (this.weight * tf) / (tf + this.base + this.slope * length);
   }
+
+  /**
+   * The greatest score of the (tf, length) pairs of `impacts` (flat: tf, length, tf,
+   * length...; src/store/text-blocks.ts): a score grows with tf and shrinks with length, so
+   * this bounds every posting that some pair dominates (a tf no greater, a length no less).
+   */
+  bound(impacts: readonly number[]): number {
+    let best = 0;
+    for (let i = 0; i < impacts.length; i += 2) best = Math.max(best, this.score(impacts[i]!, impacts[i + 1]!));
+    return best;
+  }
 }
 
 /**
@@ -82,20 +93,46 @@ export function compareScored(a: ScoredId, b: ScoredId): number {
  * Keeps a bounded heap, so ranking m hits costs m · log k, not a sort of all of them.
  */
 export function topK(scores: ReadonlyMap<number, number>, k: number): ScoredId[] {
-  if (k <= 0) return [];
-  // A min-heap by rank: the root is the worst of the best k so far.
-  const heap: ScoredId[] = [];
-  for (const [id, raw] of scores) {
-    const entry = { id, score: Math.fround(raw) };
-    if (heap.length < k) {
+  const best = new TopHits(k);
+  for (const [id, raw] of scores) best.offer(id, Math.fround(raw));
+  return best.sorted();
+}
+
+/** The best `k` hits offered, by compareScored; a min-heap whose root is the worst kept. */
+export class TopHits {
+  private readonly heap: ScoredId[] = [];
+
+  constructor(private readonly k: number) {}
+
+  get full(): boolean {
+    return this.heap.length >= this.k;
+  }
+
+  /** The worst score kept once full (a hit must beat it to enter), else -Infinity. */
+  get threshold(): number {
+    return this.full ? this.heap[0]!.score : -Infinity;
+  }
+
+  /** Keeps the hit if it ranks among the best `k` so far; true when kept. */
+  offer(id: number, score: number): boolean {
+    const heap = this.heap;
+    if (this.k <= 0) return false;
+    const entry = { id, score };
+    if (heap.length < this.k) {
       heap.push(entry);
       siftUp(heap, heap.length - 1);
-    } else if (compareScored(entry, heap[0]!) < 0) {
-      heap[0] = entry;
-      siftDown(heap, 0);
+      return true;
     }
+    if (compareScored(entry, heap[0]!) >= 0) return false;
+    heap[0] = entry;
+    siftDown(heap, 0);
+    return true;
   }
-  return heap.sort(compareScored);
+
+  /** The hits kept, best first. */
+  sorted(): ScoredId[] {
+    return [...this.heap].sort(compareScored);
+  }
 }
 
 /** Heap order: a parent ranks after (is worse than) its children. */

@@ -54,6 +54,8 @@ export interface DocumentAnalysis {
   readonly length: number;
   /** Term frequencies. */
   readonly terms: Map<string, number>;
+  /** Whether the text is all ASCII (so a term's UTF-8 bytes are its characters). */
+  readonly ascii?: boolean;
 }
 
 export type TextResource = 'analysis_bytes' | 'input_bytes' | 'output_operations' | 'output_bytes';
@@ -89,6 +91,9 @@ export function tokenize(text: string): string[] {
 /** Length and term frequencies of a document (no token array: a document may hold millions). */
 export function analyzeDocument(text: string): DocumentAnalysis {
   const terms = new Map<string, number>();
+  const ascii = analyzeAscii(text, terms);
+  if (ascii >= 0) return { length: ascii, terms, ascii: true };
+  terms.clear();
   let length = 0;
   TOKEN.lastIndex = 0;
   for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
@@ -97,6 +102,36 @@ export function analyzeDocument(text: string): DocumentAnalysis {
     length++;
   }
   return { length, terms };
+}
+
+/**
+ * analyzeDocument's fast path for ASCII text, where letters and digits are [A-Za-z0-9] and
+ * there are no marks: counts the terms into `terms` and returns the length, or -1 at the
+ * first non-ASCII character (the caller starts over with the full tokenizer).
+ */
+function analyzeAscii(text: string, terms: Map<string, number>): number {
+  let length = 0;
+  let start = -1;
+  let upper = false;
+  const n = text.length;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 0x20;
+    if (c >= 0x80) return -1;
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39)) {
+      if (start < 0) start = i;
+    } else if (c >= 0x41 && c <= 0x5a) {
+      if (start < 0) start = i;
+      upper = true;
+    } else if (start >= 0) {
+      const token = text.slice(start, i);
+      const term = upper ? token.toLowerCase() : token;
+      terms.set(term, (terms.get(term) ?? 0) + 1);
+      length++;
+      start = -1;
+      upper = false;
+    }
+  }
+  return length;
 }
 
 /** The terms of a query, each once, in order of first appearance; a search ORs them. */
@@ -111,12 +146,13 @@ export function queryTerms(text: string): string[] {
  * value as the store keys it (it is part of every posting key).
  */
 export function documentUsage(text: string, analysis: DocumentAnalysis, tenant: string | null = null, readBytes = 0): TextUsage {
-  const textBytes = utf8Bytes(text);
+  const ascii = analysis.ascii === true;
+  const textBytes = ascii ? text.length : utf8Bytes(text);
   const tenantBytes = tenant === null ? 0 : utf8Bytes(tenant);
   let tokenBytes = 0;
   let termBytes = 0;
   for (const [term, tf] of analysis.terms) {
-    const bytes = utf8Bytes(term);
+    const bytes = ascii ? term.length : utf8Bytes(term);
     tokenBytes += bytes * tf;
     termBytes += bytes;
   }

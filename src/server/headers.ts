@@ -36,6 +36,15 @@ const DATABASE_ID = header('database-id');
 const TENANT_ID = header('tenant-id');
 const OPTION_NAMES = [WARM, REQUIRE_WRITER, AWAIT_DURABLE, DATABASE_ID, TENANT_ID].flatMap((h) => [h.canonical, h.alias]);
 
+/** Every option header with its alias and the kind of value it takes (the OpenAPI document lists them). */
+export const OPTION_HEADERS: readonly (HeaderName & { readonly value: 'boolean' | 'id' | 'tenant' })[] = [
+  { ...WARM, value: 'boolean' },
+  { ...REQUIRE_WRITER, value: 'boolean' },
+  { ...AWAIT_DURABLE, value: 'boolean' },
+  { ...DATABASE_ID, value: 'id' },
+  { ...TENANT_ID, value: 'tenant' },
+];
+
 function checkRepeats(repeated: ReadonlyMap<string, readonly string[]>): void {
   for (const name of OPTION_NAMES) {
     const values = repeated.get(name);

@@ -28,7 +28,6 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { readFileSync } from 'node:fs';
 import { clip } from '../core/clip.js';
 import { toErrorBody } from '../core/errors.js';
 import { JsonSyntaxError, parseJson, parseJsonBytes } from '../core/json.js';
@@ -43,21 +42,9 @@ import type { HttpRequest, HttpResponse } from './http-types.js';
 import { callable, runNamedQuery, type CallableQuery } from './named-queries.js';
 import type { Route } from './routes.js';
 import { utf8Text, type QueryService } from './service.js';
+import { VERSION } from './version.js';
 
 const MCP_PATH = '/mcp';
-
-/** The package's version, which the server gives in its initialize answer. */
-const VERSION = packageVersion();
-
-function packageVersion(): string {
-  try {
-    // dist/src/server/ in the repository and in an installed package alike.
-    const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
-    return (JSON.parse(text) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
-}
 
 /** The request headers the transport reads; the others stay with our request (options for the query). */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id'];

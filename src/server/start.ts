@@ -19,6 +19,9 @@ import type { Mode } from './service.js';
 import type { Project } from '../hql/project.js';
 import { callableQueries, namedQueryRoutes } from './named-queries.js';
 import { mcpRoutes } from './mcp-routes.js';
+import { explorerRoutes, loadExplorerFiles } from './explorer-files.js';
+import { openApiRoute } from './openapi.js';
+import { VERSION } from './version.js';
 
 export interface ServerOptions {
   readonly host: string;
@@ -42,10 +45,14 @@ export interface ServerOptions {
   readonly logger?: Logger;
   /** The query-language project whose queries are served at POST /<QueryName> (src/hql/project.ts). */
   readonly queries?: Project;
+  /** Serve the explorer at `GET /` (default true; docs/explorer.md); false: its paths are 404. */
+  readonly explorer?: boolean;
 }
 
 export interface RunningServer {
   readonly port: number;
+  /** Every method and path the router serves: its routes and the project's queries (the OpenAPI document lists each). */
+  readonly routes: readonly { readonly method: string; readonly path: string }[];
   /** Resolves when the database and workers are ready (rejects if they fail to start). */
   readonly ready: Promise<void>;
   close(): Promise<void>;
@@ -62,6 +69,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let service: ThreadedService | undefined;
   const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
   let http: HttpServer;
+  let served: { method: string; path: string }[];
   try {
     service = new ThreadedService(
       {
@@ -87,8 +95,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...serverRoutes(service, { metrics: metrics?.serve, cypher: options.cypher ?? true }),
       ...mcpRoutes(service, options.queries, queries),
       ...endpoint,
+      ...((options.explorer ?? true) ? explorerRoutes(loadExplorerFiles()) : []),
     ];
+    routes.push(openApiRoute(() => ({ version: VERSION, routes, queries })));
     const named = namedQueryRoutes(service, options.queries, queries);
+    served = [
+      ...routes.map(({ method, path }) => ({ method, path })),
+      ...[...queries.keys()].map((name) => ({ method: 'POST', path: `/${name}` })),
+    ];
     http = await startHttpServer({
       host: options.host,
       port: options.port,
@@ -107,6 +121,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   ready.catch(() => undefined);
   return {
     port: http.port,
+    routes: served,
     ready,
     async close() {
       http.close();

@@ -199,7 +199,7 @@ export function encodeChunk(slots: readonly (Value | undefined)[], version = 0):
       if (typeof v === 'bigint') setBit(isInt, i);
       values[i] = Number(v);
     }
-    return Buffer.concat([header(KIND_NUM, n, 0, version), present, isInt, new Uint8Array(values.buffer)]);
+    return numChunk(n, present, isInt, values, version);
   }
   if (str) {
     const codes = new Uint16Array(pad8(n * 2) / 2);
@@ -242,6 +242,45 @@ export function encodeChunk(slots: readonly (Value | undefined)[], version = 0):
   }
   const values = Array.from({ length: n }, (_, i) => slots[i] ?? null);
   return Buffer.concat([header(KIND_GEN, n, 0, version), present, packStored(values)]);
+}
+
+function numChunk(n: number, present: Uint8Array, isInt: Uint8Array, values: Float64Array, version: number): Buffer {
+  return Buffer.concat([header(KIND_NUM, n, 0, version), present, isInt, new Uint8Array(values.buffer, values.byteOffset, n * 8)]);
+}
+
+/**
+ * The chunk of slots [from, from + count) of a numeric column held as doubles (a bulk
+ * load's: bulk-build.ts), without a Value per slot: `present[i]` 0 marks an absent slot
+ * (null: every slot present), and `ints` says the values are i64 within ±2^53, else f64.
+ * The same bytes encodeChunk makes of the same values; null when no slot has one.
+ */
+export function encodeNumberChunk(
+  values: Float64Array,
+  present: Uint8Array | null,
+  ints: boolean,
+  from: number,
+  count: number,
+  version: number,
+): Buffer | null {
+  let n = 0;
+  for (let i = count - 1; i >= 0; i--) {
+    if (present === null || present[from + i] !== 0) {
+      n = i + 1;
+      break;
+    }
+  }
+  if (n === 0) return null;
+  const presentBits = new Uint8Array(BITMAP);
+  const isInt = new Uint8Array(BITMAP);
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    if (present !== null && present[from + i] === 0) continue;
+    setBit(presentBits, i);
+    if (ints) setBit(isInt, i);
+    // An i64 -0 does not exist: the integer zero is stored as 0.
+    out[i] = ints ? values[from + i]! + 0 : values[from + i]!;
+  }
+  return numChunk(n, presentBits, isInt, out, version);
 }
 
 function header(kind: number, n: number, dictSize: number, version: number): Buffer {

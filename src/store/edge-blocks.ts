@@ -333,6 +333,28 @@ export class EdgeReader {
     return -1;
   }
 
+  /** Every edge, ascending, read block by block (an export reads them all). */
+  *records(): Generator<StoredEdge & { readonly id: number }> {
+    for (const { key, value } of this.db.getRange({})) {
+      const base = readU64(key, 0) * EDGE_BLOCK;
+      let offset = PROPS;
+      for (let i = 0; i < EDGE_BLOCK; i++) {
+        const len = value.readUInt32LE(LENS + 4 * i);
+        const labelId = value.readUInt32LE(LABELS + 4 * i);
+        if (labelId !== 0) {
+          yield {
+            id: base + i,
+            labelId,
+            from: value.readDoubleLE(FROM + 8 * i),
+            to: value.readDoubleLE(TO + 8 * i),
+            props: decodeProps(value.subarray(offset, offset + len)),
+          };
+        }
+        offset += len;
+      }
+    }
+  }
+
   /** Ids of every edge (with `labelId`, of that label only) from id `from` on, ascending. */
   *ids(labelId?: number, from = 0): Generator<number> {
     for (const { key, value } of this.db.getRange(from === 0 ? {} : { start: rangeStart(Math.floor(from / EDGE_BLOCK)) })) {
@@ -394,6 +416,22 @@ export class EdgeEdits {
     block.from[slot] = from;
     block.to[slot] = to;
     setSlotProps(block, slot, props);
+  }
+
+  /** As put, with the property map already msgpack-encoded in `props[0, length)` (0: no properties); bulk-build.ts. */
+  putEncoded(id: number, labelId: number, from: number, to: number, props: Buffer, length: number): void {
+    const block = this.block(id, true)!;
+    const slot = id % EDGE_BLOCK;
+    block.labels[slot] = labelId;
+    block.from[slot] = from;
+    block.to[slot] = to;
+    if (block.arena.length - block.used < length) growArena(block, length);
+    // A few bytes per edge: a loop beats Buffer.copy's call overhead.
+    const arena = block.arena;
+    for (let k = 0, at = block.used; k < length; k++) arena[at++] = props[k]!;
+    block.propsAt[slot] = block.used;
+    block.propsLen[slot] = length;
+    block.used += length;
   }
 
   setProps(id: number, props: ValueObject): void {

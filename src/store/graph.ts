@@ -13,7 +13,7 @@ import { AdjacencyEdits, AdjacencyReader, type Pairs } from './adjacency.js';
 import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type LabelChunk } from './columns.js';
 import { BatchDictionary, type Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type StoredEdge } from './edge-blocks.js';
-import { scratchIdKey as idKey } from './keys.js';
+import { readU64, scratchIdKey as idKey } from './keys.js';
 import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dbs, type Dir } from './layout.js';
 import type {
   Adjacent,
@@ -41,7 +41,7 @@ import { elementOf, familyOf, type IndexSpec } from '../core/index-spec.js';
 
 import { IndexMaintainer, type ElementState } from './index-maintenance.js';
 import type { IndexWorkView } from './index-work.js';
-import type { IndexedElements, TextFamily, VectorFamily } from './index-families.js';
+import type { IndexedElements, TextBatchEntries, TextFamily, VectorFamily } from './index-families.js';
 import { SecondaryEntries, type RangeBound } from './secondary-index.js';
 
 /** What a write batch needs to keep indexes current, shared by the batches of a store. */
@@ -210,6 +210,17 @@ export class GraphReadView implements GraphReader {
     return labelId === undefined ? [] : this.edgeReader.ids(labelId, from);
   }
 
+  *nodeRecords(): Iterable<NodeRecord> {
+    for (const { key, value } of this.dbs.nodes.getRange({})) {
+      yield { id: readU64(key, 0), label: this.dict.name('label', value[0]), props: value[1] as ValueObject };
+    }
+  }
+
+  *edgeRecords(): Iterable<EdgeRecord> {
+    for (const e of this.edgeReader.records())
+      yield { id: e.id, label: this.dict.name('label', e.labelId), from: e.from, to: e.to, props: e.props };
+  }
+
   labelId(label: string): number | undefined {
     return this.dict.id('label', label);
   }
@@ -316,6 +327,8 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
   private readonly columnEdits: ColumnEdits;
   /** Keeps the indexes current with this batch's writes. */
   readonly indexes: IndexMaintainer;
+  /** This batch's text index writes, applied in `finish` (or before a search in the batch). */
+  private readonly textBatch: TextBatchEntries | null;
   private readonly catalogWriter: CatalogWriter;
 
   constructor(
@@ -333,9 +346,10 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
     this.adjacencyEdits = new AdjacencyEdits(dbs.adjacency, dbs.adjacencyLists);
     this.edgeEdits = new EdgeEdits(dbs.edges);
     this.columnEdits = new ColumnEdits(dbs.columns, dbs.meta, this.columnReader, slots, newVersion);
+    this.textBatch = index.text?.batch() ?? null;
     this.indexes = new IndexMaintainer(index.catalog, {
       secondary: this.secondary,
-      text: index.text,
+      text: this.textBatch,
       vector: index.vector,
       valueOf: (element, id, property) => (element === 'node' ? this.getNode(id) : this.getEdge(id))?.props[property],
     });
@@ -363,9 +377,19 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
     return edited === null ? super.hasEdge(id) : edited !== undefined;
   }
 
+  override textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[] {
+    this.textBatch?.flush();
+    return super.textSearch(def, tenant, query, k, accept);
+  }
+
   override edgeIds(): Iterable<number> {
     this.edgeEdits.flush();
     return super.edgeIds();
+  }
+
+  override edgeRecords(): Iterable<EdgeRecord> {
+    this.edgeEdits.flush();
+    return super.edgeRecords();
   }
 
   override edgeIdsByLabel(label: string, from = 0): Iterable<number> {
@@ -546,6 +570,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
 
   /** Called after the batch's function returned, still inside its transaction. */
   finish(): void {
+    this.textBatch?.flush();
     this.adjacencyEdits.flush();
     this.edgeEdits.flush();
     this.columnEdits.flush();

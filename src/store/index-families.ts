@@ -23,6 +23,13 @@ export interface VectorFamily extends FamilyEntries, FamilyWork {
   search(def: IndexDef, query: VectorQuery, elements: IndexedElements): VectorHit[];
 }
 
-export interface TextFamily extends FamilyEntries, FamilyWork {
+/** A write batch's text index writes: collected per index, applied by `flush` before the batch commits. */
+export interface TextBatchEntries extends FamilyEntries {
+  flush(): void;
+}
+
+export interface TextFamily extends FamilyWork {
+  /** The text writes of one write batch (one per GraphWriteView). */
+  batch(): TextBatchEntries;
   search(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[];
 }

@@ -17,3 +17,6 @@ export { bit, chunkValue, decodeChunk, encodeChunk, type NumChunk, type StrChunk
 export { COLUMN_BLOCK } from './layout.js';
 /** A stored property as a vector, as vector indexes read it. */
 export { vectorValues } from './vector-index.js';
+// The offline import's build (src/bulk-io, docs/import-export.md).
+export { BulkBuild, type BulkColumn } from './bulk-build.js';
+export { cellOf } from './bulk-columns.js';

@@ -15,9 +15,10 @@ export const VALUE_KEY_KIND = { bool: 0x02, number: 0x03, string: 0x04, date: 0x
 
 /**
  * The kind byte after a text index's id (text-postings.ts): document rows, partition
- * statistics, postings; `end` sorts after every kind, bounding the index's range.
+ * statistics, term heads, full posting blocks; `end` sorts after every kind, bounding the
+ * index's range.
  */
-export const TEXT_KEY_KIND = { document: 1, stats: 2, posting: 3, end: 0xff } as const;
+export const TEXT_KEY_KIND = { document: 1, stats: 2, head: 3, block: 4, end: 0xff } as const;
 
 /** How a text key holds a tenant (text-postings.ts): none, its bytes (short), or their SHA-256 (hashed). */
 export const TEXT_TENANT_KEY = { none: 0, short: 1, hashed: 2 } as const;

@@ -30,6 +30,15 @@ import type { Database } from 'lmdb';
 
 export const FORMAT_VERSION = 3;
 
+/**
+ * The layout of `text_index` (text-postings.ts), stamped in `meta` apart from FORMAT_VERSION
+ * since only full-text indexes changed: 1 (no stamp) kept one key per posting, 2 keeps
+ * postings in blocks with score impacts. A database with text index keys and no stamp, or
+ * another stamp, has its text indexes rebuilt from the stored elements when a writer opens
+ * it (text-migration.ts); a read-only open of it is refused until then.
+ */
+export const TEXT_FORMAT = 2;
+
 export const DB = {
   nodes: 'nodes',
   columns: 'node_columns',
@@ -57,6 +66,8 @@ export const META = {
   columnsGeneration: 'columns_generation',
   /** Sequence number of the last write batch committed (commit-watch.ts). */
   commitSeq: 'commit_seq',
+  /** TEXT_FORMAT of the text_index keys. */
+  textFormat: 'text_format',
 } as const;
 
 /** Node slots per column chunk. */

@@ -5,7 +5,7 @@
  */
 import { getSystemErrorName } from 'node:util';
 import { open } from 'lmdb';
-import type { Database, Key, RootDatabase, RootDatabaseOptions } from 'lmdb';
+import type { Database, Key, RootDatabase, RootDatabaseOptions, RootDatabaseOptionsWithPath } from 'lmdb';
 import { consoleLog } from '../core/log-sink.js';
 import { storeEncoderOptions } from './codec.js';
 import { ChunkCache, SlotCache } from './columns.js';
@@ -20,13 +20,14 @@ import type { VectorSource } from './vector-builder.js';
 import { segmentFiles, type GraphPointer } from './vector-segments.js';
 import { indexWorkStep, type IndexWorkTargets } from './index-work.js';
 import { greatestLeadingU64 } from './keys.js';
-import { DB, FORMAT_VERSION, META, type Dbs } from './layout.js';
+import { DB, FORMAT_VERSION, META, TEXT_FORMAT, type Dbs } from './layout.js';
 import { EdgeReader } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
-import type { GraphReader, GraphWriter, Store, StoreOptions, WriteOptions } from './types.js';
+import type { GraphWriter, SnapshotReader, Store, StoreOptions, WriteOptions } from './types.js';
 import { Committer, type CommitStats } from './committer.js';
 import { messageOf } from '../core/errors.js';
+import { rebuildTextIndexes } from './text-migration.js';
 
 /** Chunks the writer keeps decoded for editing (about 40 MiB at 1024 slots each). */
 const SLOT_CACHE_CHUNKS = 4096;
@@ -101,19 +102,43 @@ class LmdbStore implements Store {
     this.indexWork = this.index;
     this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES), this.index);
     this.committer = this.readOnly ? null : new Committer(env, dbs.meta, this.path, () => this.dropWriterCaches(), log);
-    this.builder = this.readOnly ? null : this.startBuilder(options.segmentGraceMs ?? SEGMENT_GRACE_MS);
-    // Work a previous run left (a build, a drop, queued links) resumes now.
-    if (!this.readOnly) this.scheduleIndexWork(0);
+    this.builder = this.readOnly ? null : this.newBuilder(options.segmentGraceMs ?? SEGMENT_GRACE_MS);
   }
 
   /**
-   * The writable store's vector builder (vector-builder-client.ts): graphs of an older
-   * format become `scan` graphs first (vector-index.ts migrate), files a previous run left
-   * are swept, and the builder starts if any native index exists.
+   * A writer's first work, before openStore hands the store out: text indexes of an
+   * earlier layout are rebuilt (text-migration.ts), the vector builder starts (its
+   * read-only store needs the text layout current), then background work a previous run
+   * left (a build, a drop, queued links) resumes.
    */
-  private startBuilder(graceMs: number): VectorBuilderClient {
-    this.env.transactionSync(() => this.index.vector.migrate());
-    const builder = new VectorBuilderClient({
+  start(textFormat: TextFormatState): void {
+    if (this.readOnly) return;
+    if (textFormat === 'earlier') this.rebuildTextLayout();
+    this.startBuilder();
+    this.scheduleIndexWork(0);
+  }
+
+  /** One synchronous transaction: emptied postings, every text index rebuilt, the stamp. */
+  private rebuildTextLayout(): void {
+    const started = performance.now();
+    const writer = this.newWriter();
+    const counts = this.env.transactionSync(() => {
+      this.dbs.textIndex.clearSync();
+      const value = rebuildTextIndexes(writer);
+      writer.finish();
+      this.dbs.meta.putSync(META.textFormat, TEXT_FORMAT);
+      return value;
+    });
+    writer.committed();
+    const ms = Math.round(performance.now() - started);
+    this.log(
+      `${this.path}: full-text indexes of an earlier layout rebuilt in text format ${TEXT_FORMAT} (${counts.indexes} indexes, ${counts.documents} documents, ${ms} ms)`,
+    );
+  }
+
+  /** The writable store's vector builder (vector-builder-client.ts), started by `start`. */
+  private newBuilder(graceMs: number): VectorBuilderClient {
+    return new VectorBuilderClient({
       path: this.path,
       commit: (c) => this.commitSegment(c),
       referenced: () => this.referencedSegments(),
@@ -121,9 +146,16 @@ class LmdbStore implements Store {
       log: this.log,
       graceMs,
     });
-    builder.sweep(true);
-    if (this.hasNativeIndexes()) builder.wake();
-    return builder;
+  }
+
+  /**
+   * Graphs of an older format become `scan` graphs (vector-index.ts migrate), files a
+   * previous run left are swept, and the builder starts if any native index exists.
+   */
+  private startBuilder(): void {
+    this.env.transactionSync(() => this.index.vector.migrate());
+    this.builder!.sweep(true);
+    if (this.hasNativeIndexes()) this.builder!.wake();
   }
 
   /** Commits a segment the builder published: the pointer it replaced, or false when refused. */
@@ -199,7 +231,7 @@ class LmdbStore implements Store {
     return new GraphWriteView(this.dbs, this.dictionary, this.ids, this.slots, () => this.newVersion(), this.index);
   }
 
-  read<T>(fn: (r: GraphReader) => T): T {
+  read<T>(fn: (r: SnapshotReader) => T): T {
     if (this.closed) throw new Error(`store ${this.path} is closed`);
     // lmdb-js renews and releases its shared read snapshot on a later event turn (a timer); a
     // pooled worker blocked in Atomics.wait runs no timers, so each read takes a fresh
@@ -270,6 +302,23 @@ class LmdbStore implements Store {
   }
 }
 
+/** What every open of an environment asks lmdb-js for (the bulk builder's too, bulk-build.ts). */
+export function environmentOptions(path: string, readOnly: boolean): RootDatabaseOptionsWithPath {
+  return {
+    path,
+    // lmdb-js takes a path with an extension (`graph.db`, `/tmp/tmp.XyZ`) for a file
+    // unless told otherwise; ours is always a folder.
+    noSubdir: false,
+    maxDbs: MAX_DBS,
+    readOnly,
+    pageSize: PAGE_SIZE,
+    // Writes of one event turn still share a commit (lmdb-js starts it on setImmediate),
+    // but without the turn-batching mode's own start-of-batch promise: nobody can handle
+    // that one, and when a commit failed (a full disk) its rejection ended the writer thread.
+    eventTurnBatching: false,
+  };
+}
+
 /**
  * Opens (creating unless read-only) the store in `options.path`. A writable open holds the
  * folder's writer lock (lock.ts): it takes it, or opens under the one `options.writerLock`
@@ -297,20 +346,7 @@ async function openLmdbStore(options: StoreOptions): Promise<LmdbStore> {
   let env: RootDatabase;
   try {
     checkDataFile(path, !readOnly);
-    env = open({
-      path,
-      // lmdb-js takes a path with an extension (`graph.db`, `/tmp/tmp.XyZ`) for a file
-      // unless told otherwise; ours is always a folder.
-      noSubdir: false,
-      maxDbs: MAX_DBS,
-      readOnly,
-      ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }),
-      pageSize: PAGE_SIZE,
-      // Writes of one event turn still share a commit (lmdb-js starts it on setImmediate),
-      // but without the turn-batching mode's own start-of-batch promise: nobody can handle
-      // that one, and when a commit failed (a full disk) its rejection ended the writer thread.
-      eventTurnBatching: false,
-    });
+    env = open({ ...environmentOptions(path, readOnly), ...(options.mapSize === undefined ? {} : { mapSize: options.mapSize }) });
   } catch (err) {
     lock?.release();
     if (err instanceof DataFolderError) throw err;
@@ -319,12 +355,24 @@ async function openLmdbStore(options: StoreOptions): Promise<LmdbStore> {
   try {
     if (!readOnly) checkNotForeign(env, path);
     const dbs = openDbs(env, path);
-    const ids = readOnly ? { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } } : initialise(env, path, dbs);
-    if (readOnly) checkVersion(path, readVersion(dbs));
+    const opened = readOnly
+      ? { ids: { nextNode: 0, nextEdge: 0, next: { label: 1, property: 1 } }, textFormat: 'current' as const }
+      : initialise(env, path, dbs);
+    if (readOnly) {
+      checkVersion(path, readVersion(dbs));
+      if (textFormatOf(dbs) === 'earlier') throw earlierTextFormat(path, dbs);
+    }
     // Opening read through lmdb-js's shared snapshot; release it now, or a read worker that
     // then sees only writes would pin it and LMDB could reuse no page freed afterwards.
     env.resetReadTxn();
-    return new LmdbStore(options, env, dbs, ids, lock);
+    const store = new LmdbStore(options, env, dbs, opened.ids, lock);
+    try {
+      store.start(opened.textFormat);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
   } catch (err) {
     await env.close();
     lock?.release();
@@ -364,7 +412,8 @@ function checkNotForeign(env: RootDatabase, path: string): void {
   throw notTrellis(path, 'its LMDB file holds other data and no Trellis format version');
 }
 
-function openDbs(env: RootDatabase, path: string): Dbs {
+/** The sub-databases of an environment, with the encodings of layout.ts (the bulk builder opens them too). */
+export function openDbs(env: RootDatabase, path: string): Dbs {
   const sub = <V, K extends Key>(name: string, kind: 'binary' | 'records' | 'plain'): Database<V, K> => {
     try {
       // lmdb-js types `encoder` on the root options only; openDB accepts it per database.
@@ -414,10 +463,33 @@ function checkVersion(path: string, version: number | undefined): void {
 }
 
 /**
+ * Whether the text index layout is this build's (layout.ts TEXT_FORMAT): stamped with it,
+ * or without text index keys at all (a new database, or one that never had a text index,
+ * which a writer then stamps); otherwise the keys are of an earlier layout, which a writer
+ * rebuilds at open (text-migration.ts).
+ */
+type TextFormatState = 'current' | 'unstamped' | 'earlier';
+
+function textFormatOf(dbs: Dbs): TextFormatState {
+  const format = dbs.meta.get(META.textFormat);
+  if (format === TEXT_FORMAT) return 'current';
+  if (format === undefined && dbs.textIndex.getKeysCount({ limit: 1 }) === 0) return 'unstamped';
+  return 'earlier';
+}
+
+/** A read-only open cannot rebuild: the folder's writer does, once, when this build opens it. */
+function earlierTextFormat(path: string, dbs: Dbs): DataFolderError {
+  const format = dbs.meta.get(META.textFormat) ?? 1;
+  return new DataFolderError(
+    `the database in ${path} holds full-text indexes in text format ${format}, this build reads text format ${TEXT_FORMAT}; open it once with a writer of this build (trellis --data ${path}), which rebuilds them from the stored elements, then start readers`,
+  );
+}
+
+/**
  * Stamps a new database and reads the id high-water marks. The last stored key is a
  * second witness, should `meta` ever lag behind the data.
  */
-function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
+function initialise(env: RootDatabase, path: string, dbs: Dbs): { ids: IdState; textFormat: TextFormatState } {
   return env.transactionSync(() => {
     const version = dbs.meta.get(META.version);
     if (version === undefined) {
@@ -426,10 +498,13 @@ function initialise(env: RootDatabase, path: string, dbs: Dbs): IdState {
     } else {
       checkVersion(path, version);
     }
-    return {
+    const textFormat = textFormatOf(dbs);
+    if (textFormat === 'unstamped') dbs.meta.putSync(META.textFormat, TEXT_FORMAT);
+    const ids = {
       nextNode: Math.max(dbs.meta.get(META.nextNode) ?? 0, greatestLeadingU64(dbs.nodes) + 1),
       nextEdge: Math.max(dbs.meta.get(META.nextEdge) ?? 0, new EdgeReader(dbs.edges).lastId() + 1),
       next: { label: dbs.meta.get(META.nextLabel) ?? 1, property: dbs.meta.get(META.nextProperty) ?? 1 },
     };
+    return { ids, textFormat };
   });
 }

@@ -96,6 +96,14 @@ export interface GraphReader {
   textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[];
 }
 
+/** What a store's read snapshot offers beyond the executor's reader: whole scans (an export's). */
+export interface SnapshotReader extends GraphReader {
+  /** Every node, ascending by id, read in one pass. */
+  nodeRecords(): Iterable<NodeRecord>;
+  /** Every edge, ascending by id, read block by block. */
+  edgeRecords(): Iterable<EdgeRecord>;
+}
+
 /** The elements a `_within` search may return (a Map or Set of ids). */
 export interface Candidates {
   has(id: number): boolean;
@@ -216,7 +224,7 @@ export interface Store {
    * would otherwise keep an old snapshot forever, since lmdb-js renews it only on event
    * turns that a blocked worker never has).
    */
-  read<T>(fn: (r: GraphReader) => T): T;
+  read<T>(fn: (r: SnapshotReader) => T): T;
   /**
    * Runs `fn` in its own child write transaction. If `fn` throws, everything it wrote is
    * rolled back and the promise rejects with that error at once; otherwise the promise

@@ -1,7 +1,24 @@
 /** Decoders for Expr, Predicate, PropertyInput, StreamBound and NodeRef/EdgeRef (reference §4). */
 import type { ArithOp, ElementRef, Expr, Predicate, PropertyInput, StreamBound } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
-import { bool, describe, fail, list, name, oneOf, required, str, struct, tagged, u64, withDefault, type Field } from './schema.js';
+import {
+  bool,
+  component,
+  described,
+  describe,
+  fail,
+  list,
+  name,
+  oneOf,
+  required,
+  str,
+  struct,
+  tagged,
+  taggedSchema,
+  u64,
+  withDefault,
+  type Field,
+} from './schema.js';
 import { propertyValue } from './values.js';
 import { clip } from '../core/clip.js';
 
@@ -25,7 +42,7 @@ export interface ExpressionDecoders {
  * these with its own decoder: neither file imports the other (no import cycles).
  */
 export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDecoders {
-  const expr: Field<Expr> = (json, path) => {
+  const expr: Field<Expr> = described((json, path) => {
     const { tag, body, bodyPath } = tagged(json, path, 'an expression');
     const unit = (e: 'id' | 'timestamp' | 'date_time_now'): Expr =>
       body === undefined ? { e, path } : fail(path, `"${e}" is a bare string, not an object key`);
@@ -62,14 +79,14 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
         }
         return fail(path, `unknown expression "${clip(tag)}"`);
     }
-  };
+  }, EXPRESSION);
 
   const binary = struct({ left: required(expr), right: required(expr) });
   const neg = struct({ expr: required(expr) });
   const traversalBody = struct({ root: required(operationTree), first: withDefault(bool, false) });
   const outerBody = struct({ depth: required(u64), property: required(name) });
 
-  const predicate: Field<Predicate> = (json, path) => {
+  const predicate: Field<Predicate> = described((json, path) => {
     const { tag, body, bodyPath } = tagged(json, path, 'a predicate');
     switch (tag) {
       case 'eq':
@@ -114,7 +131,7 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
       default:
         return fail(path, `unknown predicate "${clip(tag)}"`);
     }
-  };
+  }, PREDICATE);
 
   const compareBody = struct({ left: required(expr), op: required(oneOf(COMPARE)), right: required(expr) });
   const betweenBody = struct({ value: required(expr), min: required(expr), max: required(expr) });
@@ -128,57 +145,103 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
   const whenThen = struct({ when: required(predicate), then: required(expr) });
   const caseBody = struct({
     when_then: required(list(whenThen)),
-    else_expr: (json: unknown, path: string) => (json === undefined || json === null ? null : expr(json, path)),
+    else_expr: described(
+      (json: unknown, path: string) => (json === undefined || json === null ? null : expr(json, path)),
+      { anyOf: [EXPRESSION, { type: 'null' }] },
+      true,
+    ),
   });
 
-  const propertyInput: Field<PropertyInput> = (json, path) => {
-    const { tag, body, bodyPath } = tagged(json, path, 'a property input ({"value": ...} or {"expr": ...})');
-    if (tag === 'value') return { kind: 'value', value: propertyValue(body, bodyPath) };
-    if (tag === 'expr') return { kind: 'expr', expr: expr(body, bodyPath) };
-    return fail(path, `expected "value" or "expr", got "${clip(tag)}"`);
-  };
+  component('Expression', () =>
+    taggedSchema(['id', 'timestamp', 'date_time_now'], {
+      property: name,
+      param: name,
+      constant: propertyValue,
+      neg,
+      case: caseBody,
+      traversal: traversalBody,
+      outer: outerBody,
+      ...Object.fromEntries(ARITH.map((op) => [op, binary])),
+    }),
+  );
+  component('Predicate', () =>
+    taggedSchema([], {
+      ...Object.fromEntries(COMPARE.map((op) => [op, binary])),
+      compare: compareBody,
+      between: betweenBody,
+      has_key: propertyBody,
+      is_null: propertyBody,
+      is_not_null: propertyBody,
+      starts_with: startsWith,
+      ends_with: endsWith,
+      contains,
+      is_in: isIn,
+      and: logic,
+      or: logic,
+      not: notBody,
+    }),
+  );
+
+  const propertyInput: Field<PropertyInput> = described(
+    (json, path) => {
+      const { tag, body, bodyPath } = tagged(json, path, 'a property input ({"value": ...} or {"expr": ...})');
+      if (tag === 'value') return { kind: 'value', value: propertyValue(body, bodyPath) };
+      if (tag === 'expr') return { kind: 'expr', expr: expr(body, bodyPath) };
+      return fail(path, `expected "value" or "expr", got "${clip(tag)}"`);
+    },
+    component('PropertyInput', () => taggedSchema([], { value: propertyValue, expr })),
+  );
 
   /** A stream bound; a constant i64 >= 0 folds to a literal, any other constant is rejected. */
-  const streamBound: Field<StreamBound> = (json, path) => {
-    const { tag, body, bodyPath } = tagged(json, path, 'a stream bound ({"literal": n} or {"expr": ...})');
-    if (tag === 'literal') return { kind: 'literal', n: u64(body, bodyPath) };
-    if (tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
-    const e = expr(body, bodyPath);
-    if (e.e === 'constant') {
-      if (typeof e.value === 'bigint' && e.value >= 0n) return { kind: 'literal', n: Number(e.value) };
-      return fail(bodyPath, `a constant bound must be a non-negative i64, got ${describe(e.value)}`, 'invalid_stream_bound_expression');
-    }
-    return { kind: 'expr', expr: e, path: bodyPath };
-  };
+  const streamBound: Field<StreamBound> = described(
+    (json, path) => {
+      const { tag, body, bodyPath } = tagged(json, path, 'a stream bound ({"literal": n} or {"expr": ...})');
+      if (tag === 'literal') return { kind: 'literal', n: u64(body, bodyPath) };
+      if (tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
+      const e = expr(body, bodyPath);
+      if (e.e === 'constant') {
+        if (typeof e.value === 'bigint' && e.value >= 0n) return { kind: 'literal', n: Number(e.value) };
+        return fail(bodyPath, `a constant bound must be a non-negative i64, got ${describe(e.value)}`, 'invalid_stream_bound_expression');
+      }
+      return { kind: 'expr', expr: e, path: bodyPath };
+    },
+    component('StreamBound', () => taggedSchema([], { literal: u64, expr })),
+  );
 
   return { expr, predicate, propertyInput, streamBound };
 }
 
+const EXPRESSION = { $ref: '#/components/schemas/Expression' };
+const PREDICATE = { $ref: '#/components/schemas/Predicate' };
+
 /** NodeRef / EdgeRef: `"all"`, `{"ids": [...]}`, `{"var": name}`, `{"param": name}`. */
-export const elementRef: Field<ElementRef> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'an element reference');
-  switch (tag) {
-    case 'all':
-      return body === undefined ? { kind: 'all' } : fail(path, '"all" is a bare string, not an object key');
-    case 'ids': {
-      const ids = list(u64)(body, bodyPath);
-      // Compare the exact tokens: ids beyond 2^53 all decode to Infinity ("cannot exist").
-      const seen = new Set<bigint>();
-      (body as unknown[]).forEach((token, i) => {
-        const id = token as bigint;
-        if (seen.has(id)) fail(`${bodyPath}[${i}]`, `id ${id} appears more than once`, 'duplicate_element_id');
-        seen.add(id);
-      });
-      return { kind: 'ids', ids };
+export const elementRef: Field<ElementRef> = described(
+  (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'an element reference');
+    switch (tag) {
+      case 'all':
+        return body === undefined ? { kind: 'all' } : fail(path, '"all" is a bare string, not an object key');
+      case 'ids': {
+        const ids = list(u64)(body, bodyPath);
+        // Compare the exact tokens: ids beyond 2^53 all decode to Infinity ("cannot exist").
+        const seen = new Set<bigint>();
+        (body as unknown[]).forEach((token, i) => {
+          const id = token as bigint;
+          if (seen.has(id)) fail(`${bodyPath}[${i}]`, `id ${id} appears more than once`, 'duplicate_element_id');
+          seen.add(id);
+        });
+        return { kind: 'ids', ids };
+      }
+      case 'var':
+        return { kind: 'var', name: name(body, bodyPath) };
+      case 'param':
+        return { kind: 'param', name: name(body, bodyPath), path: bodyPath };
+      default:
+        return fail(path, `unknown reference "${clip(tag)}" (expected "all", "ids", "var" or "param")`);
     }
-    case 'var':
-      return { kind: 'var', name: name(body, bodyPath) };
-    case 'param':
-      return { kind: 'param', name: name(body, bodyPath), path: bodyPath };
-    default:
-      return fail(path, `unknown reference "${clip(tag)}" (expected "all", "ids", "var" or "param")`);
-  }
-};
+  },
+  component('ElementRef', () => taggedSchema(['all'], { ids: list(u64), var: name, param: name })),
+);
 
 export const order = oneOf(['asc', 'desc'] as const);
 

@@ -10,6 +10,8 @@ import type { Expr, PropertyInput, StreamBound } from '../plan/expr.js';
 import type { IndexOperationKind, OpKind, OpOf, PlanNode, SearchOp } from '../plan/ops.js';
 import {
   bool,
+  component,
+  described,
   describe,
   fail,
   label,
@@ -20,6 +22,7 @@ import {
   str,
   struct,
   tagged,
+  taggedSchema,
   u64,
   withDefault,
   type Field,
@@ -28,20 +31,26 @@ import {
 /** The largest vector dimension an index may declare. */
 export const MAX_VECTOR_DIMENSION = 16384;
 
-const dimension: Field<number> = (json, path) => {
-  const n = u64(json, path);
-  if (n < 1 || n > MAX_VECTOR_DIMENSION) fail(path, `dimension must be between 1 and ${MAX_VECTOR_DIMENSION}, got ${n}`);
-  return n;
-};
+const dimension: Field<number> = described(
+  (json, path) => {
+    const n = u64(json, path);
+    if (n < 1 || n > MAX_VECTOR_DIMENSION) fail(path, `dimension must be between 1 and ${MAX_VECTOR_DIMENSION}, got ${n}`);
+    return n;
+  },
+  { type: 'integer', minimum: 1, maximum: MAX_VECTOR_DIMENSION },
+);
 
 /** The widest beam (ef) of an index's default or a search. */
 const MAX_SEARCH_EF = LIMITS.maxSearchEf;
 
-const efField: Field<number> = (json, path) => {
-  const n = u64(json, path);
-  if (n < 1 || n > MAX_SEARCH_EF) fail(path, `ef must be between 1 and ${MAX_SEARCH_EF}, got ${n}`);
-  return n;
-};
+const efField: Field<number> = described(
+  (json, path) => {
+    const n = u64(json, path);
+    if (n < 1 || n > MAX_SEARCH_EF) fail(path, `ef must be between 1 and ${MAX_SEARCH_EF}, got ${n}`);
+    return n;
+  },
+  { type: 'integer', minimum: 1, maximum: MAX_SEARCH_EF },
+);
 
 const SPEC_FIELDS = {
   equality: { label: required(label), property: required(name), unique: withDefault(bool, false) },
@@ -57,23 +66,33 @@ const SPEC_FIELDS = {
   text: { label: required(label), property: required(name), tenant_property: optional(name) },
 };
 
-export const indexSpec: Field<IndexSpec> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'an index spec');
-  if (!(INDEX_KINDS as readonly string[]).includes(tag)) {
-    return fail(path, `unknown index kind "${clip(tag)}" (expected one of ${INDEX_KINDS.join(', ')})`);
-  }
-  const family = tag.slice(tag.indexOf('_') + 1) as keyof typeof SPEC_FIELDS;
-  const fields = struct(SPEC_FIELDS[family] as Record<string, Field<unknown>>)(body, bodyPath);
-  return { kind: tag, ...fields } as IndexSpec;
-};
+const SPEC_STRUCTS = Object.fromEntries(
+  Object.entries(SPEC_FIELDS).map(([family, fields]) => [family, struct(fields as Record<string, Field<unknown>>)]),
+) as Record<keyof typeof SPEC_FIELDS, Field<Record<string, unknown>>>;
+const familyOf = (kind: string) => kind.slice(kind.indexOf('_') + 1) as keyof typeof SPEC_FIELDS;
 
-const operationId: Field<string> = (json, path) => {
-  const id = str(json, path);
-  if (!OPERATION_ID.test(id)) {
-    fail(path, `"${clip(id)}" is not a canonical lowercase, non-nil UUID`, 'invalid_index_operation_id');
-  }
-  return id;
-};
+export const indexSpec: Field<IndexSpec> = described(
+  (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'an index spec');
+    if (!(INDEX_KINDS as readonly string[]).includes(tag)) {
+      return fail(path, `unknown index kind "${clip(tag)}" (expected one of ${INDEX_KINDS.join(', ')})`);
+    }
+    const fields = SPEC_STRUCTS[familyOf(tag)](body, bodyPath);
+    return { kind: tag, ...fields } as IndexSpec;
+  },
+  component('IndexSpec', () => taggedSchema([], Object.fromEntries(INDEX_KINDS.map((kind) => [kind, SPEC_STRUCTS[familyOf(kind)]])))),
+);
+
+const operationId: Field<string> = described(
+  (json, path) => {
+    const id = str(json, path);
+    if (!OPERATION_ID.test(id)) {
+      fail(path, `"${clip(id)}" is not a canonical lowercase, non-nil UUID`, 'invalid_index_operation_id');
+    }
+    return id;
+  },
+  { type: 'string', pattern: OPERATION_ID.source, description: 'a canonical lowercase, non-nil UUID' },
+);
 
 interface Decoders {
   /** ops.ts's builder of a kind's decoder from its payload shape. */
@@ -84,7 +103,7 @@ interface Decoders {
 }
 
 type SearchKind = SearchOp['op'];
-type IndexOpKinds = 'create_index' | 'drop_index' | IndexOperationKind | SearchKind;
+type IndexOpKinds = 'create_index' | 'drop_index' | IndexOperationKind | 'list_indexes' | SearchKind;
 
 /** The decoders of every index and search kind. */
 export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
@@ -92,37 +111,43 @@ export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
    * A search's `k`: a literal of at least 1, a constant folded to one, or an expression
    * (a parameter) checked when the search runs.
    */
-  const searchCount: Field<StreamBound> = (json, path) => {
-    const { tag, body, bodyPath } = tagged(json, path, 'a result count ({"literal": n} or {"expr": ...})');
-    if (tag !== 'literal' && tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
-    const e: Expr | null = tag === 'expr' ? d.expr(body, bodyPath) : null;
-    if (e !== null && e.e !== 'constant') return { kind: 'expr', expr: e, path: bodyPath };
-    if (e !== null && typeof e.value !== 'bigint') {
-      return fail(bodyPath, `k must be a positive integer, got ${describe(e.value)}`, 'invalid_search_result_count_expression');
-    }
-    const n = e === null ? u64(body, bodyPath) : (e.value as bigint);
-    if (n === 0 || n === 0n) return fail(bodyPath, 'k must be at least 1', 'invalid_search_result_count');
-    if (typeof n === 'bigint' && (n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER))) {
-      return fail(bodyPath, `k must be a positive integer, got ${n}`, 'invalid_search_result_count_expression');
-    }
-    return { kind: 'literal', n: Number(n) };
-  };
+  const searchCount: Field<StreamBound> = described(
+    (json, path) => {
+      const { tag, body, bodyPath } = tagged(json, path, 'a result count ({"literal": n} or {"expr": ...})');
+      if (tag !== 'literal' && tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
+      const e: Expr | null = tag === 'expr' ? d.expr(body, bodyPath) : null;
+      if (e !== null && e.e !== 'constant') return { kind: 'expr', expr: e, path: bodyPath };
+      if (e !== null && typeof e.value !== 'bigint') {
+        return fail(bodyPath, `k must be a positive integer, got ${describe(e.value)}`, 'invalid_search_result_count_expression');
+      }
+      const n = e === null ? u64(body, bodyPath) : (e.value as bigint);
+      if (n === 0 || n === 0n) return fail(bodyPath, 'k must be at least 1', 'invalid_search_result_count');
+      if (typeof n === 'bigint' && (n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER))) {
+        return fail(bodyPath, `k must be a positive integer, got ${n}`, 'invalid_search_result_count_expression');
+      }
+      return { kind: 'literal', n: Number(n) };
+    },
+    taggedSchema([], { literal: { type: 'integer', minimum: 1 }, expr: d.expr }),
+  );
   /**
    * A vector search's beam (a Trellis extension): a literal from 1 to MAX_SEARCH_EF, a
    * constant folded to one, or an expression checked when the search runs. A wrong one is
    * a malformed request (invalid_query_json): the result-count codes are about `k`.
    */
-  const searchEf: Field<StreamBound> = (json, path) => {
-    const { tag, body, bodyPath } = tagged(json, path, 'a beam width ({"literal": n} or {"expr": ...})');
-    if (tag !== 'literal' && tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
-    const e: Expr | null = tag === 'expr' ? d.expr(body, bodyPath) : null;
-    if (e !== null && e.e !== 'constant') return { kind: 'expr', expr: e, path: bodyPath };
-    const n = e === null ? body : e.value;
-    if (typeof n !== 'bigint' || n < 1n || n > BigInt(MAX_SEARCH_EF)) {
-      return fail(bodyPath, `ef must be an integer from 1 to ${MAX_SEARCH_EF}, got ${describe(n)}`);
-    }
-    return { kind: 'literal', n: Number(n) };
-  };
+  const searchEf: Field<StreamBound> = described(
+    (json, path) => {
+      const { tag, body, bodyPath } = tagged(json, path, 'a beam width ({"literal": n} or {"expr": ...})');
+      if (tag !== 'literal' && tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
+      const e: Expr | null = tag === 'expr' ? d.expr(body, bodyPath) : null;
+      if (e !== null && e.e !== 'constant') return { kind: 'expr', expr: e, path: bodyPath };
+      const n = e === null ? body : e.value;
+      if (typeof n !== 'bigint' || n < 1n || n > BigInt(MAX_SEARCH_EF)) {
+        return fail(bodyPath, `ef must be an integer from 1 to ${MAX_SEARCH_EF}, got ${describe(n)}`);
+      }
+      return { kind: 'literal', n: Number(n) };
+    },
+    taggedSchema([], { literal: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_EF }, expr: d.expr }),
+  );
   const op = d.op;
   const search = (query: 'query_vector' | 'query_text', within: boolean): Record<string, Field<unknown>> => ({
     ...(within ? { input: required(d.input) } : {}),
@@ -138,6 +163,7 @@ export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
     create_index: op('create_index', { spec: required(indexSpec), if_not_exists: withDefault(bool, false) }),
     drop_index: op('drop_index', { spec: required(indexSpec) }),
     get_index_operation: op('get_index_operation', operation),
+    list_indexes: op('list_indexes', {}),
     retry_index_operation: op('retry_index_operation', operation),
     abort_index_operation: op('abort_index_operation', operation),
     vector_search_nodes: op('vector_search_nodes', search('query_vector', false)),

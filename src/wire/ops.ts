@@ -8,6 +8,8 @@ import { INPUT_ONLY_KINDS } from '../plan/ops.js';
 import { elementRef, expressionDecoders, order } from './expr.js';
 import {
   bool,
+  component,
+  described,
   fail,
   label,
   list,
@@ -18,26 +20,39 @@ import {
   str,
   struct,
   tagged,
+  taggedSchema,
   tuple,
   u64,
   withDefault,
   type Field,
+  type JsonSchema,
 } from './schema.js';
 import { propertyValue } from './values.js';
 import { indexOps } from './index-ops.js';
 import { clip } from '../core/clip.js';
 
+/** Kinds that are no object of the JSON wire: `context` is a bare string, `table` comes from Cypher only. */
+const NOT_OBJECTS = new Set(['context', 'table']);
+
 /** Any operation tree node. */
-export const planNode: Field<PlanNode> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'an operation');
-  if (tag === 'context') {
-    return body === undefined ? { op: 'context', path } : fail(path, '"context" is a bare string, not an object key');
-  }
-  const decode = Object.hasOwn(OPS, tag) ? OPS[tag as OpKind] : undefined;
-  if (!decode) return fail(path, `unknown operation "${clip(tag)}"`);
-  if (body === undefined) return fail(path, `operation "${tag}" needs an object payload`);
-  return decode(body, bodyPath);
-};
+export const planNode: Field<PlanNode> = described(
+  (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'an operation');
+    if (tag === 'context') {
+      return body === undefined ? { op: 'context', path } : fail(path, '"context" is a bare string, not an object key');
+    }
+    const decode = Object.hasOwn(OPS, tag) ? OPS[tag as OpKind] : undefined;
+    if (!decode) return fail(path, `unknown operation "${clip(tag)}"`);
+    if (body === undefined) return fail(path, `operation "${tag}" needs an object payload`);
+    return decode(body, bodyPath);
+  },
+  component('Operation', operationSchema),
+);
+
+function operationSchema(): JsonSchema {
+  const kinds = (Object.keys(OPS) as OpKind[]).filter((k) => !NOT_OBJECTS.has(k)).sort();
+  return taggedSchema(['context'], Object.fromEntries(kinds.map((k) => [k, OPS[k]])));
+}
 
 const { expr, predicate, propertyInput, streamBound } = expressionDecoders(planNode);
 const input = required(planNode);
@@ -47,32 +62,39 @@ const assignments = list(tuple(name, propertyInput));
 /** nodes/edges `missing`: absent means "skip", the contract's behaviour. */
 const missing = withDefault(oneOf(['skip', 'error'] as const), 'skip');
 
-const projection: Field<Projection> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'a projection');
-  if (tag === 'property') return { kind: 'property', ...struct({ source: required(name), alias: required(name) })(body, bodyPath) };
-  if (tag === 'expr') return { kind: 'expr', ...struct({ alias: required(name), expr: required(expr) })(body, bodyPath) };
-  return fail(path, `unknown projection "${clip(tag)}" (expected "property" or "expr")`);
-};
+const propertyProjection = struct({ source: required(name), alias: required(name) });
+const exprProjection = struct({ alias: required(name), expr: required(expr) });
+const projection: Field<Projection> = described(
+  (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'a projection');
+    if (tag === 'property') return { kind: 'property', ...propertyProjection(body, bodyPath) };
+    if (tag === 'expr') return { kind: 'expr', ...exprProjection(body, bodyPath) };
+    return fail(path, `unknown projection "${clip(tag)}" (expected "property" or "expr")`);
+  },
+  taggedSchema([], { property: propertyProjection, expr: exprProjection }),
+);
 
-const bindingTarget: Field<BindingTarget> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'a binding target');
-  if (tag === 'current') return body === undefined ? { kind: 'current' } : fail(path, '"current" is a bare string');
-  if (tag === 'binding') return { kind: 'binding', name: name(body, bodyPath) };
-  return fail(path, `unknown binding target "${clip(tag)}"`);
-};
+const bindingTarget: Field<BindingTarget> = described(
+  (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'a binding target');
+    if (tag === 'current') return body === undefined ? { kind: 'current' } : fail(path, '"current" is a bare string');
+    if (tag === 'binding') return { kind: 'binding', name: name(body, bodyPath) };
+    return fail(path, `unknown binding target "${clip(tag)}"`);
+  },
+  taggedSchema(['current'], { binding: name }),
+);
 const bindingRef = struct({ target: required(bindingTarget), source: required(name) });
-const bindingProjection: Field<BindingProjection> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'a binding projection');
-  if (tag === 'property') {
-    return {
-      kind: 'property',
-      ...struct({ target: required(bindingTarget), source: required(name), alias: required(name) })(body, bodyPath),
-    };
-  }
-  if (tag === 'coalesce')
-    return { kind: 'coalesce', ...struct({ refs: required(list(bindingRef)), alias: required(name) })(body, bodyPath) };
-  return fail(path, `unknown binding projection "${clip(tag)}"`);
-};
+const bindingPropertyProjection = struct({ target: required(bindingTarget), source: required(name), alias: required(name) });
+const bindingCoalesce = struct({ refs: required(list(bindingRef)), alias: required(name) });
+const bindingProjection: Field<BindingProjection> = described(
+  (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'a binding projection');
+    if (tag === 'property') return { kind: 'property', ...bindingPropertyProjection(body, bodyPath) };
+    if (tag === 'coalesce') return { kind: 'coalesce', ...bindingCoalesce(body, bodyPath) };
+    return fail(path, `unknown binding projection "${clip(tag)}"`);
+  },
+  taggedSchema([], { property: bindingPropertyProjection, coalesce: bindingCoalesce }),
+);
 
 const repeatConfig: Field<RepeatConfig> = struct({
   traversal: required(sub),
@@ -86,7 +108,7 @@ const repeatConfig: Field<RepeatConfig> = struct({
 /** Builds a kind's decoder from its payload shape; the result is the plan node. */
 function op<K extends OpKind>(kind: K, shape: Record<string, Field<unknown>>): Field<OpOf<K>> {
   const decode = struct(shape);
-  return (json, path) => ({ op: kind, path, ...decode(json, path) }) as unknown as OpOf<K>;
+  return described((json, path) => ({ op: kind, path, ...decode(json, path) }) as unknown as OpOf<K>, decode.schema!);
 }
 
 const hop = <K extends 'out' | 'in' | 'both' | 'out_e' | 'in_e' | 'both_e'>(k: K) => op(k, { input, label: optional(label) });

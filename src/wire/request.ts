@@ -7,6 +7,8 @@ import type { Batch, Condition, Entry, QueryPlan, RequestType } from '../plan/ba
 import { isObject } from '../core/json.js';
 import type { Value } from '../core/value.js';
 import {
+  component,
+  described,
   describe,
   fail,
   list,
@@ -17,35 +19,41 @@ import {
   str,
   struct,
   tagged,
+  taggedSchema,
   tuple,
   u64,
   withDefault,
   type Field,
+  type JsonSchema,
 } from './schema.js';
 import { planNode } from './ops.js';
 import { paramType, typedValue, untypedValue, type ParamType } from './values.js';
 import { clip } from '../core/clip.js';
 
-const condition: Field<Condition> = (json, path) => {
-  const { tag, body, bodyPath } = tagged(json, path, 'a batch condition');
-  switch (tag) {
-    case 'prev_not_empty':
-      return body === undefined ? { kind: 'prev_not_empty' } : fail(path, '"prev_not_empty" is a bare string, not an object key');
-    case 'var_not_empty':
-    case 'var_empty':
-      return { kind: tag, name: name(body, bodyPath) };
-    case 'var_min_size': {
-      const [varName, size] = tuple(name, u64)(body, bodyPath);
-      return { kind: 'var_min_size', name: varName, size };
+const condition: Field<Condition> = described(
+  (json, path) => {
+    const { tag, body, bodyPath } = tagged(json, path, 'a batch condition');
+    switch (tag) {
+      case 'prev_not_empty':
+        return body === undefined ? { kind: 'prev_not_empty' } : fail(path, '"prev_not_empty" is a bare string, not an object key');
+      case 'var_not_empty':
+      case 'var_empty':
+        return { kind: tag, name: name(body, bodyPath) };
+      case 'var_min_size': {
+        const [varName, size] = tuple(name, u64)(body, bodyPath);
+        return { kind: 'var_min_size', name: varName, size };
+      }
+      default:
+        return fail(path, `unknown batch condition "${clip(tag)}" (expected prev_not_empty, var_not_empty, var_empty or var_min_size)`);
     }
-    default:
-      return fail(path, `unknown batch condition "${clip(tag)}" (expected prev_not_empty, var_not_empty, var_empty or var_min_size)`);
-  }
-};
+  },
+  taggedSchema(['prev_not_empty'], { var_not_empty: name, var_empty: name, var_min_size: tuple(name, u64) }),
+);
 
 const namedQuery = struct({ name: optional(name), root: required(planNode), condition: optional(condition) });
 
-const entry: Field<Entry> = (json, path) => {
+const ENTRY = component('BatchEntry', () => taggedSchema([], { query: namedQuery, for_each: forEach }));
+const entry: Field<Entry> = described((json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'a batch entry ({"query": ...} or {"for_each": ...})');
   if (tag === 'query') {
     const q = namedQuery(body, bodyPath);
@@ -56,18 +64,40 @@ const entry: Field<Entry> = (json, path) => {
     return { kind: 'for_each', param: f.param, body: f.body, path: bodyPath };
   }
   return fail(path, `unknown batch entry "${clip(tag)}" (expected "query" or "for_each")`);
-};
+}, ENTRY);
 const forEach = struct({ param: required(name), body: required(list(entry)) });
 
 const batch: Field<Batch> = struct({ entries: required(list(entry)), returns: withDefault(list(str), []) });
+const BATCH = component('Batch', () => batch.schema!);
+
+const jsonObject = (what: JsonSchema) =>
+  described((json, path) => (isObject(json) ? json : fail(path, `expected an object, got ${describe(json)}`)), { type: 'object', ...what });
 
 const envelope = struct({
   request_type: required(oneOf(['read', 'write'] as const)),
   query_name: optional(str),
-  query: required((json) => json),
-  parameters: optional((json, path) => (isObject(json) ? json : fail(path, `expected an object, got ${describe(json)}`))),
-  parameter_types: optional((json, path) => (isObject(json) ? json : fail(path, `expected an object, got ${describe(json)}`))),
+  query: required(described((json) => json, taggedSchema([], { read: BATCH, write: BATCH }))),
+  parameters: optional(jsonObject({ description: 'the values of the parameters: untyped JSON, or as parameter_types declares them' })),
+  parameter_types: optional(jsonObject({ additionalProperties: { $ref: '#/components/schemas/ParameterType' } })),
 });
+
+/**
+ * The schema of a /v2/query body: the envelope's, with `query` holding a batch under the
+ * key that `request_type` names (decodeRequest refuses the two disagreeing).
+ */
+export function queryRequestSchema(): JsonSchema {
+  const base = envelope.schema as { properties: Record<string, JsonSchema> };
+  return {
+    anyOf: (['read', 'write'] as const).map((type) => ({
+      ...envelope.schema,
+      properties: {
+        ...base.properties,
+        request_type: { const: type },
+        query: { type: 'object', properties: { [type]: BATCH }, required: [type], additionalProperties: false },
+      },
+    })),
+  };
+}
 
 export function decodeRequest(json: unknown): QueryPlan {
   const env = envelope(json, 'request');

@@ -5,7 +5,7 @@
 import { DateTime, F32_MAX, I64_MAX, I64_MIN, setOwn, type Value, type ValueObject } from '../core/value.js';
 import { isObject } from '../core/json.js';
 import { MAX_DATE_MS, parseRfc3339 } from '../core/datetime.js';
-import { describe, fail, tagged, type Field } from './schema.js';
+import { component, described, describe, fail, tagged, taggedSchema, type Field, type JsonSchema } from './schema.js';
 import { rowObject, tableOf, type RowTable } from '../core/row-table.js';
 import { clip } from '../core/clip.js';
 
@@ -45,8 +45,29 @@ function dateTimeMillis(json: unknown, path: string): DateTime {
   return new DateTime(Number(ms));
 }
 
+const I64: JsonSchema = { type: 'integer', description: 'i64' };
+const F64: JsonSchema = { type: 'number', description: 'f64: finite' };
+const F32: JsonSchema = { type: 'number', description: 'f32: finite, within the f32 range' };
+const PROPERTY_VALUE = component('PropertyValue', () =>
+  taggedSchema(['null'], {
+    bool: { type: 'boolean' },
+    i64: I64,
+    f64: F64,
+    f32: F32,
+    date_time: { type: 'integer', description: 'milliseconds since 1970-01-01T00:00:00Z, within ±8.64e15' },
+    string: { type: 'string' },
+    bytes: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
+    i64_array: { type: 'array', items: I64 },
+    f64_array: { type: 'array', items: F64 },
+    f32_array: { type: 'array', items: F32 },
+    string_array: { type: 'array', items: { type: 'string' } },
+    array: { type: 'array', items: PROPERTY_VALUE },
+    object: { type: 'object', additionalProperties: PROPERTY_VALUE },
+  }),
+);
+
 /** A tagged PropertyValue literal: `"null"`, `{"i64": 5}`, `{"string": "x"}`, ... */
-export const propertyValue: Field<Value> = (json, path) => {
+export const propertyValue: Field<Value> = described((json, path) => {
   const { tag, body, bodyPath } = tagged(json, path, 'a property value');
   switch (tag) {
     case 'null':
@@ -88,7 +109,7 @@ export const propertyValue: Field<Value> = (json, path) => {
     default:
       return fail(path, `unknown property value tag "${clip(tag)}"`);
   }
-};
+}, PROPERTY_VALUE);
 
 /**
  * Object keys of values. msgpack, which stores values and carries them between threads,
@@ -106,11 +127,14 @@ export function storableKey(key: string, path: string): string {
  * send hundreds of thousands of them, and copying each (or naming its path) would cost
  * more than checking it. Paths are spelled out only for the value that fails.
  */
-export const untypedValue: Field<Value> = (json, path) => {
-  const problem = untypedProblem(json);
-  if (problem === null) return json as Value;
-  return fail(path + problem.at, problem.msg);
-};
+export const untypedValue: Field<Value> = described(
+  (json, path) => {
+    const problem = untypedProblem(json);
+    if (problem === null) return json as Value;
+    return fail(path + problem.at, problem.msg);
+  },
+  { description: 'any JSON value: integers are i64, other numbers f64; no key "__proto__"' },
+);
 
 /**
  * A row table's cells (src/core/row-table.ts), in the order the rows' members would be checked:
@@ -179,7 +203,14 @@ export type ParamType = 'bool' | 'i64' | 'string' | 'date_time' | 'value' | 'obj
 
 const SCALAR_TYPES = ['bool', 'i64', 'string', 'date_time', 'value', 'object'] as const;
 
-export const paramType: Field<ParamType> = (json, path) => {
+const PARAMETER_TYPE = component('ParameterType', () => ({
+  anyOf: [
+    { type: 'string', enum: [...SCALAR_TYPES] },
+    { type: 'object', properties: { array: PARAMETER_TYPE }, required: ['array'], additionalProperties: false },
+  ],
+}));
+
+export const paramType: Field<ParamType> = described((json, path) => {
   if (typeof json === 'string') {
     if ((SCALAR_TYPES as readonly string[]).includes(json)) return json as ParamType;
     if (json === 'f32' || json === 'f64') {
@@ -190,7 +221,7 @@ export const paramType: Field<ParamType> = (json, path) => {
   }
   if (isObject(json) && Object.keys(json).length === 1 && 'array' in json) return { array: paramType(json.array, `${path}.array`) };
   return fail(path, `expected a parameter type, got ${describe(json)}`);
-};
+}, PARAMETER_TYPE);
 
 /** A parameter value checked against its declared type. */
 export function typedValue(type: ParamType, json: unknown, path: string): Value {

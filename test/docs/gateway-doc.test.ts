@@ -69,6 +69,7 @@ test('the configuration table documents the keys the loader accepts', () => {
     'keys',
     'log_level',
     'metrics',
+    'explorer',
   ]) {
     assert.ok(documented.has(key), `${key} is documented`);
   }

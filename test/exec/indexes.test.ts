@@ -403,3 +403,53 @@ test('edge indexes: edges_where reads an edge equality index, and edge text sear
     await t.close();
   }
 });
+
+test('list_indexes: every index in id order with its definition, state, generation and current operation, in read batches', async () => {
+  const t = await openTestDb();
+  try {
+    const list = async () => (await t.read([q('r', { list_indexes: {} })], ['r'])).r as Record<string, any>[];
+    assert.deepEqual(await list(), []);
+    await users(t, [{ email: 'a@x', age: 3 }]);
+    const email = await ddl(t, create(EMAIL));
+    await poll(t, email.operation_id);
+    const vector = spec('node_vector', { label: 'Doc', property: 'v', dimension: 3, metric: 'cosine' });
+    const built = await ddl(t, create(vector));
+    await poll(t, built.operation_id);
+    const [first, second] = await list();
+    assert.deepEqual(
+      { ...first, operation: undefined },
+      {
+        index_id: email.index_id,
+        kind: 'node_equality',
+        label: 'User',
+        property: 'email',
+        unique: true,
+        state: 'active',
+        generation: email.generation,
+        operation: undefined,
+      },
+    );
+    assert.equal(first!.operation.operation_id, email.operation_id);
+    assert.equal(first!.operation.status, 'succeeded');
+    assert.equal(first!.operation.family, 'secondary');
+    assert.deepEqual(
+      [second!.kind, second!.dimension, second!.metric, second!.state, second!.operation.family],
+      ['node_vector', 3, 'cosine', 'active', 'vector'],
+    );
+    assert.equal(second!.tenant_property, undefined, 'an unset tenant property is left out');
+    const drop = await ddl(t, q('r', { drop_index: { spec: EMAIL } }));
+    await poll(t, drop.operation_id);
+    assert.deepEqual(
+      (await list()).map((ix) => ix.kind),
+      ['node_vector'],
+      'a dropped index is gone once its drop succeeded',
+    );
+    await rejects400(
+      t.read([q('r', { list_indexes: { label: 'User' } })], ['r']),
+      'invalid_query_json',
+      /unknown key "label" \(expected no keys\)/,
+    );
+  } finally {
+    await t.close();
+  }
+});

@@ -320,6 +320,34 @@ test('text search: BM25 order and ties by id, _within, limits that commit nothin
   }
 });
 
+test('text writes are searchable within their own batch, at once after it, and a failed batch leaves none', async () => {
+  const t = await openTestDb();
+  try {
+    await makeIndex(t, TEXT);
+    // Enough documents for full posting blocks of "common" (a batch applies its postings once, before it commits).
+    const docs = Array.from({ length: 300 }, (_, n) =>
+      q(`d${n}`, { add_n: { label: 'Doc', properties: [['body', s(n % 7 === 0 ? 'common rare' : 'common')]] } }),
+    );
+    const inBatch = (await t.write([...docs, q('x', tsearch('rare', 100))], ['x'])).x;
+    assert.equal(inBatch.length, 43);
+    assert.equal((await t.read([q('x', tsearch('common rare', 800))], ['x'])).x.length, 300);
+    await rejects400(
+      t.write(
+        [
+          q('a', { add_n: { label: 'Doc', properties: [['body', s('unseen words')]] } }),
+          q('b', { add_n: { label: 'Doc', properties: [['body', s(Array.from({ length: 17_000 }, (_, n) => `w${n}`).join(' '))]] } }),
+        ],
+        [],
+      ),
+      'active_text_mutation_limit_exceeded',
+      /output_operations/,
+    );
+    assert.deepEqual((await t.read([q('x', tsearch('unseen', 5))], ['x'])).x, []);
+  } finally {
+    await t.close();
+  }
+});
+
 test('a vector queue at its bound answers 429 index_backpressure and keeps nothing of the write', async () => {
   const dir = tempDir('trellis-vector-queue-');
   const store = await openStore({ path: dir.path, vectorQueueEntries: 3 });

@@ -13,7 +13,8 @@ import fc from 'fast-check';
 import { open, type RootDatabase } from 'lmdb';
 import { scoreDocument, topK, type ScoredId } from '../../src/search/bm25.js';
 import { analyzeDocument, queryTerms } from '../../src/search/text-analysis.js';
-import { TextPostings } from '../../src/store/text-postings.js';
+import { BLOCK_SIZE } from '../../src/store/text-blocks.js';
+import { type TextBatch, TextPostings } from '../../src/store/text-postings.js';
 import type { TextDb } from '../../src/store/layout.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'trellis-text-postings-'));
@@ -364,7 +365,9 @@ test('deleteIndex removes every key of one index and nothing else', () => {
   const bKeys = indexKeys(indexIdOf(b));
   assert.equal(
     write(() => TextPostings.deleteIndex(db, indexIdOf(a))),
-    3000 * 4 + 3000 + 1, // four postings and a row per document, the statistics
+    // A row per document, the statistics, a head per term ("doc", "shared", "words" and each
+    // id) and the full blocks of the three shared terms (each cut every BLOCK_SIZE postings).
+    3000 + 1 + (3 + 3000) + 3 * Math.floor(3000 / BLOCK_SIZE),
   );
   assert.equal(indexKeys(indexIdOf(a)), 0);
   assert.equal(indexKeys(indexIdOf(b)), bKeys);
@@ -436,4 +439,150 @@ test('after random operations, searches and statistics equal a brute-force BM25 
       { numRuns: 60 },
     );
   }
+});
+
+/**
+ * Corpora large enough for full blocks: a few words over hundreds of documents, so each
+ * term holds several blocks; ids arrive in random order (blocks take postings inside their
+ * range, re-key and split), documents are replaced, moved between tenants and removed in
+ * batches of many operations, each batch flushed once.
+ */
+test('with full blocks, batched random writes keep searches equal to a brute-force BM25, and leave no key behind', () => {
+  const words = ['alpha', 'beta', 'gamma', 'delta', 'rare'];
+  const docTextArb = fc
+    .array(fc.constantFrom(...words, ...words.slice(0, 3), 'alpha'), { minLength: 1, maxLength: 6 })
+    .map((ws) => ws.join(' '));
+  const opArb: fc.Arbitrary<Op> = fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.record({ put: fc.constant(true as const), id: fc.nat(600), tenant: fc.constantFrom('a', 'b'), text: docTextArb }),
+    },
+    { weight: 1, arbitrary: fc.record({ put: fc.constant(false as const), id: fc.nat(600) }) },
+  );
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(opArb, { minLength: 50, maxLength: 400 }), { minLength: 1, maxLength: 4 }),
+      fc.array(docTextArb, { minLength: 1, maxLength: 3 }),
+      fc.integer({ min: 1, max: 40 }),
+      (transactions, queries, k) => {
+        const index = newIndex(true);
+        const docs = new Map<number, { tenant: string | null; text: string }>();
+        for (const ops of transactions) {
+          write(() => {
+            const batch = index.batch();
+            for (const op of ops) {
+              if (!op.put) assert.equal(batch.remove(op.id), docs.delete(op.id));
+              else {
+                assert.equal(batch.put(op.id, op.tenant, op.text), null);
+                docs.set(op.id, { tenant: op.tenant, text: op.text });
+              }
+            }
+            batch.flush();
+          });
+        }
+        read(() => {
+          for (const tenant of ['a', 'b']) {
+            for (const query of [...queries, 'alpha', 'rare delta']) {
+              assert.deepEqual(index.search(tenant, query, k), bruteForce(docs, tenant, query, k));
+              const third = (id: number) => id % 3 === 0;
+              assert.deepEqual(index.search(tenant, query, k, third), bruteForce(docs, tenant, query, k, third));
+            }
+          }
+        });
+        write(() => {
+          const batch = index.batch();
+          for (const id of docs.keys()) batch.remove(id);
+          batch.flush();
+        });
+        assert.equal(indexKeys(indexIdOf(index)), 0);
+      },
+    ),
+    { numRuns: 25 },
+  );
+});
+
+test('a term grows past one block in one batch and across batches; the blocks hold every posting', () => {
+  const index = newIndex(false);
+  const docs = new Map<number, { tenant: null; text: string }>();
+  for (let id = 0; id < 3 * BLOCK_SIZE + 7; id++) docs.set(id, { tenant: null, text: id % 2 === 0 ? 'common even' : 'common odd odd' });
+  const ids = [...docs.keys()];
+  write(() => {
+    const batch = index.batch();
+    for (const id of ids.slice(0, 200)) batch.put(id, null, docs.get(id)!.text);
+    batch.flush();
+  });
+  write(() => {
+    const batch = index.batch();
+    for (const id of ids.slice(200)) batch.put(id, null, docs.get(id)!.text);
+    batch.flush();
+  });
+  read(() => {
+    for (const query of ['common', 'odd', 'even common']) {
+      assert.deepEqual(index.search(null, query, 1000), bruteForce(docs, null, query, 1000));
+      assert.deepEqual(index.search(null, query, 3), bruteForce(docs, null, query, 3));
+    }
+  });
+  // Rewrite the documents of one block in place, then in reverse order within a batch.
+  write(() => {
+    const batch = index.batch();
+    for (const id of ids.slice(0, 150).reverse()) {
+      const text = id % 3 === 0 ? 'common rewritten' : docs.get(id)!.text;
+      docs.set(id, { tenant: null, text });
+      batch.put(id, null, text);
+    }
+    batch.flush();
+  });
+  read(() => {
+    for (const query of ['common', 'rewritten', 'odd even'])
+      assert.deepEqual(index.search(null, query, 50), bruteForce(docs, null, query, 50));
+  });
+});
+
+test('blocks below the first are re-keyed, emptied blocks deleted, overgrown ones split', () => {
+  const index = newIndex(false);
+  const docs = new Map<number, { tenant: null; text: string }>();
+  let batch: TextBatch | null = null;
+  const batchOf = (ops: () => void) =>
+    write(() => {
+      batch = index.batch();
+      ops();
+      batch.flush();
+    });
+  const put = (id: number, text: string) => {
+    docs.set(id, { tenant: null, text });
+    batch!.put(id, null, text);
+  };
+  const remove = (id: number) => {
+    docs.delete(id);
+    batch!.remove(id);
+  };
+  const check = () =>
+    read(() => {
+      for (const query of ['word', 'other', 'word other'])
+        assert.deepEqual(index.search(null, query, 2000), bruteForce(docs, null, query, 2000));
+    });
+  // Every tenth id: one full block of 128 spanning 0..1270, and a tail.
+  batchOf(() => {
+    for (let id = 1000; id <= 1000 + 10 * 3 * BLOCK_SIZE; id += 10) put(id, 'word');
+  });
+  check();
+  // Ids below the first block's first id join it (it is re-keyed).
+  batchOf(() => {
+    for (let id = 5; id < 40; id++) put(id, 'word other');
+  });
+  check();
+  // Filling the gaps of the second block grows it past two blocks' worth: it is split.
+  batchOf(() => {
+    for (let id = 1000 + 10 * BLOCK_SIZE; id < 1000 + 20 * BLOCK_SIZE; id++) if (id % 10 !== 0) put(id, 'other word');
+  });
+  check();
+  // Removing every posting of a block deletes it.
+  batchOf(() => {
+    for (const id of [...docs.keys()]) if (id >= 1000 + 20 * BLOCK_SIZE && id < 1000 + 30 * BLOCK_SIZE) remove(id);
+  });
+  check();
+  batchOf(() => {
+    for (const id of [...docs.keys()]) remove(id);
+  });
+  assert.equal(indexKeys(indexIdOf(index)), 0);
 });
