@@ -5,7 +5,7 @@
 import { preparePlan, runRead, runWrite } from '../../src/database.js';
 import { openStore, type Store, type StoreOptions } from '../../src/store/index.js';
 import { distance, type Metric } from '../../src/search/vector-math.js';
-import { type Rng } from './prng.js';
+import { Rng } from './prng.js';
 import { q } from './embedded.js';
 
 const EXEC = { timeoutMs: 30_000 };
@@ -70,9 +70,18 @@ export function randomVectors(rng: Rng, n: number, dim: number): number[][] {
   return Array.from({ length: n }, () => Array.from({ length: dim }, () => Math.fround(rng.float() * 2 - 1)));
 }
 
-/** `n` vectors around `centres` random centres (clustered data, as embeddings are). */
+const CENTRES = new Map<string, number[][]>();
+
+/**
+ * `n` vectors around `centres` centres (clustered data, as embeddings are). The centres
+ * are fixed per dimension and count, so every call of a test draws from one distribution:
+ * queries come from the data's clusters, as real queries do. (A query far from every
+ * cluster is a known weak spot of any HNSW: a beam can settle in the wrong cluster.)
+ */
 export function clusteredVectors(rng: Rng, n: number, dim: number, centres = 16): number[][] {
-  const c = randomVectors(rng, centres, dim);
+  const key = `${dim}:${centres}`;
+  let c = CENTRES.get(key);
+  if (c === undefined) CENTRES.set(key, (c = randomVectors(new Rng(dim * 1009 + centres), centres, dim)));
   return Array.from({ length: n }, () => {
     const centre = c[rng.int(centres)]!;
     return centre.map((x) => Math.fround(x + (rng.float() - 0.5) * 0.3));

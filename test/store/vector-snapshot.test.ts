@@ -64,6 +64,8 @@ test('a read keeps the vectors of its snapshot while the writer changes them and
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const storeUrl = new URL('../../src/store/index.js', import.meta.url).href;
     const worker = new Worker(WORKER, { eval: true, workerData: { storeUrl, path: dir.path, flag: flag.buffer, query } });
+    // Listened for now: the worker may be gone before the assertions are done.
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
     const result = new Promise<Record<string, any>>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
@@ -89,7 +91,7 @@ test('a read keeps the vectors of its snapshot while the writer changes them and
     );
     assert.deepEqual(out.next[0], { id: added, distance: 0 });
     for (const id of doomed) assert.ok(!ids(out.next).includes(id), `deleted ${id} is gone from the next read`);
-    await new Promise((resolve) => worker.once('exit', resolve));
+    await exited;
   } finally {
     await db.close();
     dir.remove();
