@@ -2,7 +2,8 @@
  * The explorer end to end in real headless Chromium against a real server with a project
  * (named queries): the page loads under its CSP with WebGL, the first run loads the sample
  * graph, a Cypher path is drawn, a double-click adds a node's neighbours, a click shows its
- * properties, the table, JSON, schema and explain views, a named query's form, a JSON body
+ * properties, the table, JSON, schema and explain views, completion of the database's names,
+ * a label's colour chosen and remembered, zoom and fit, a named query's form, a JSON body
  * for /v2/query, an error shown as a message, history and favourites, the server panel.
  * Screenshots for docs/explorer.md are taken on the way (test/helpers/browser.ts says where).
  */
@@ -273,6 +274,62 @@ describe('the explorer in Chromium', { skip }, () => {
     assert.match(text, /node_equalityPersonname(building|active)/);
     assert.equal(await page.locator('[data-testid=schema-graph] circle').count(), 4, 'a circle per label');
     await page.screenshot({ path: screenshotPath('schema.png') });
+  });
+
+  test('completion offers the labels, relationship types and properties the schema view read from the database', async () => {
+    await page.getByTestId('language').selectOption('cypher');
+    const offered = async (text: string): Promise<string[]> => {
+      await typeQuery(page, text.slice(0, -1));
+      // The last character typed as a user would, which opens the list.
+      await page.keyboard.type(text.slice(-1));
+      await page.locator('.cm-tooltip-autocomplete').waitFor({ state: 'visible' });
+      const options = await page.locator('.cm-tooltip-autocomplete li').allTextContents();
+      await page.keyboard.press('Escape');
+      return options;
+    };
+    assert.ok((await offered('MATCH (n:P')).includes('Person'));
+    const types = await offered('MATCH (a)-[r:W');
+    assert.ok(types.includes('WORKS_AT'), types.join(','));
+    assert.ok(!types.includes('Person'), 'in brackets: relationship types, not labels');
+    assert.ok((await offered('MATCH (n) RETURN n.b')).includes('born'));
+  });
+
+  test("a label's colour is chosen in the legend, drawn at once and remembered after a reload", async () => {
+    const before = await last();
+    await typeQuery(page, "MATCH p = (a:Person {name: 'Ada'})-[:KNOWS]->(b) RETURN p");
+    await page.keyboard.press('Control+Enter');
+    await ranAfter(before);
+    const personColours = () =>
+      page.evaluate(() => {
+        const g = window.__trellisExplorer.graph as unknown as { nodes(): string[]; getNodeAttribute(id: string, name: string): string };
+        return [...new Set(g.nodes().map((n) => g.getNodeAttribute(n, 'color')))];
+      });
+    const picker = page.getByTestId('color-Person');
+    assert.notEqual(await picker.inputValue(), '#00a86b');
+    await picker.evaluate((input: HTMLElement) => {
+      input.value = '#00a86b';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    assert.deepEqual(await personColours(), ['#00a86b']);
+    await page.reload();
+    const again = await last();
+    await page.evaluate(() => window.__trellisExplorer.run("MATCH (a:Person {name: 'Ada'}) RETURN a", 'cypher'));
+    await ranAfter(again);
+    assert.equal(await page.getByTestId('color-Person').inputValue(), '#00a86b');
+    assert.deepEqual(await personColours(), ['#00a86b']);
+  });
+
+  test('the wheel zooms the graph and Fit frames everything again', async () => {
+    const ratio = () => page.evaluate(() => (window.__trellisExplorer.sigma as { getCamera(): { ratio: number } }).getCamera().ratio);
+    await page.getByTestId('fit').click();
+    await page.waitForTimeout(400); // the fit animation runs 300 ms
+    assert.equal(await ratio(), 1);
+    const box = (await page.getByTestId('graph').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -600);
+    await page.waitForFunction(() => (window.__trellisExplorer.sigma as { getCamera(): { ratio: number } }).getCamera().ratio < 0.9);
+    await page.getByTestId('fit').click();
+    await page.waitForFunction(() => (window.__trellisExplorer.sigma as { getCamera(): { ratio: number } }).getCamera().ratio === 1);
   });
 
   test('explain shows the operator tree of the statement in the editor', async () => {
