@@ -10,14 +10,12 @@ const LAYERS = {
   'src/store': ['src/search', 'src/core'],
   'src/plan': ['src/core'],
   'src/wire': ['src/plan', 'src/core'],
-  // The query language (.hx files): parsed, checked and lowered to plans, as wire does for JSON.
-  'src/hql': ['src/plan', 'src/core'],
+  // The query language (.hx files): parsed, checked and lowered to plans, checked against the wire schema.
+  'src/hql': ['src/wire', 'src/plan', 'src/core'],
   // openCypher: parsed to a syntax tree with byte spans, checked, and lowered to table plans.
   'src/cypher': ['src/plan', 'src/core'],
   'src/exec': ['src/plan', 'src/store', 'src/search', 'src/core'],
-  // Plans of prepared requests (named queries): decoded and validated once per thread.
-  'src/prepared-plans.ts': ['src/wire', 'src/plan', 'src/core'],
-  'src/database.ts': ['src/prepared-plans.ts', 'src/protocol', 'src/wire', 'src/cypher', 'src/plan', 'src/exec', 'src/store', 'src/core'],
+  'src/database.ts': ['src/protocol', 'src/wire', 'src/hql', 'src/cypher', 'src/plan', 'src/exec', 'src/store', 'src/core'],
   'src/protocol': ['src/plan', 'src/core'],
   'src/pool': ['src/protocol', 'src/core'],
   'src/config.ts': ['src/plan', 'src/core'],
@@ -62,7 +60,6 @@ const SRC = [
   'src/hql',
   'src/cypher',
   'src/exec',
-  'src/prepared-plans.ts',
   'src/database.ts',
   'src/protocol',
   'src/pool',

@@ -11,7 +11,7 @@
 // `trellis export` start faster without them (about 0.5 s here).
 import type { Config } from './config.js';
 import type { RunningServer } from './server/start.js';
-import type { Project } from './hql/project.js';
+import type { Project, ProjectConfig } from './hql/project.js';
 import { messageOf } from './core/errors.js';
 
 /** How long a failed start may take to close its threads before the process exits anyway. */
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   let queries: Project | undefined;
   if (config.project !== undefined) {
     // An invalid project stops start-up with every diagnostic (D15), before anything opens.
-    const loaded = loadProject(config.project, { mcp: config.mcp });
+    const loaded = loadProject(config.project, projectConfig(config));
     if (!loaded.ok) {
       console.error(
         `${loaded.report}\n\ntrellis: the project in ${config.project} has ${problems(loaded.count)}; the server did not start`,
@@ -105,6 +105,11 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+/** What a project's loading takes from the configuration. */
+function projectConfig(config: Config): ProjectConfig {
+  return { mcp: config.mcp, bm25: config.bm25, embedding: config.embedding };
+}
+
 function problems(n: number): string {
   return n === 1 ? '1 problem' : `${n} problems`;
 }
@@ -124,7 +129,7 @@ async function checkMain(argv: readonly string[]): Promise<void> {
     console.error('trellis check: no project: give --project DIR (a folder with trellis.json and .hx files)');
     process.exit(2);
   }
-  const loaded = loadProject(config.project, { mcp: config.mcp });
+  const loaded = loadProject(config.project, projectConfig(config));
   if (!loaded.ok) {
     console.error(`${loaded.report}\n\ntrellis check: ${problems(loaded.count)} in ${config.project}`);
     process.exit(1);

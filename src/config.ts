@@ -15,6 +15,7 @@ import Value from 'typebox/value';
 import { LIMITS } from './plan/limits.js';
 import { LOG_LEVELS, type LogLevel } from './core/log-levels.js';
 import { messageOf } from './core/errors.js';
+import type { EmbeddingConfig } from './core/embedding-config.js';
 
 export type Mode = 'writer' | 'reader';
 
@@ -39,6 +40,10 @@ export interface Config {
   /** Wall-clock budget of one query's execution; past it the query stops with 408. */
   queryTimeoutMs: number;
   mcp: boolean;
+  /** Text search in the query language (SearchBM25, SearchHybrid); false: queries using it are refused at load. */
+  bm25: boolean;
+  /** The embedding provider of the query language's Embed() (an OpenAI-compatible /v1/embeddings API), if any. */
+  embedding: EmbeddingConfig | undefined;
   /** Serve `GET /metrics` and count what it reports; false: 404, nothing counted. */
   metrics: boolean;
   /** Serve `POST /v2/cypher` and `POST /v2/cypher/explain` (DECISIONS D21); false: both 404. */
@@ -90,6 +95,19 @@ const FileSchema = Type.Object(
     maxBodyBytes: Type.Optional(MaxBody),
     queryTimeoutMs: Type.Optional(Timeout),
     mcp: Type.Optional(Bool),
+    bm25: Type.Optional(Bool),
+    embedding: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String({ pattern: '^https?://' }),
+          model: NonEmpty,
+          dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65536 })),
+          api_key_env: Type.Optional(NonEmpty),
+          timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     metrics: Type.Optional(Bool),
     cypher: Type.Optional(Bool),
     explorer: Type.Optional(Bool),
@@ -216,7 +234,8 @@ in the project folder (camelCase key), else its default.
                                                  warn, info, debug, trace or silent (info)
   --help                                         print this text
 
-trellis.json may also set "mcp": true to serve the MCP routes.
+trellis.json may also set "mcp": true to serve the MCP routes, "bm25": false to turn
+text search off, and "embedding": {"url", "model", "dimensions", "api_key_env"} for Embed().
 Flags take "--port 7000" or "--port=7000".`;
 
 type Raw = Partial<Record<FlagKey, string>>;
@@ -278,12 +297,59 @@ function readConfigFile(path: string): FileConfig {
     for (const error of Value.Errors(FileSchema, parsed)) {
       const key = error.instancePath.split('/')[1] ?? '';
       const setting = SETTINGS.find((s) => s.key === key);
-      const expects = setting?.expects ?? (key === 'mcp' ? 'true or false' : error.message);
+      const expects =
+        setting?.expects ??
+        (key === 'mcp' || key === 'bm25'
+          ? 'true or false'
+          : key === 'embedding'
+            ? '{"url": "http(s)://...", "model": "...", "dimensions"?: n, "api_key_env"?: "VAR", "timeout_ms"?: n} (' +
+              `${error.instancePath} ${error.message})`
+            : error.message);
       const got = JSON.stringify((parsed as Record<string, unknown>)[key]);
       throw new ConfigError(`${path}: "${key}" must be ${expects}, got ${got}`);
     }
   }
   return parsed as FileConfig;
+}
+
+/** HelixDB's project settings (v1 CLI): the keys of config.hx.json that Trellis reads. */
+export const HELIX_CONFIG_FILE_NAME = 'config.hx.json';
+
+/**
+ * What a HelixDB project folder's config.hx.json says of the settings Trellis has: `mcp`
+ * (HelixDB's default: true), `bm25`, and `embedding_model`, an OpenAI model name, as
+ * OpenAI's API with the key in OPENAI_API_KEY (as HelixDB called it). Its other keys
+ * (vector_config's m, ef_construction, ef_search; db_max_size_gb; graph_config;
+ * graphvis_node_label) are read and not needed (docs/query-language.md, "HelixDB project
+ * folders"). No file: nothing.
+ */
+export function readHelixConfig(project: string): { mcp?: boolean; bm25?: boolean; embedding?: EmbeddingConfig } {
+  const path = join(project, HELIX_CONFIG_FILE_NAME);
+  if (!existsSync(path)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`${path}: cannot read it as JSON: ${messageOf(err)}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError(`${path}: must hold a JSON object`);
+  const c = parsed as Record<string, unknown>;
+  const bool = (key: string): boolean | undefined => {
+    const v = c[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'boolean') throw new ConfigError(`${path}: "${key}" must be true or false, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const out: { mcp?: boolean; bm25?: boolean; embedding?: EmbeddingConfig } = { mcp: bool('mcp') ?? true };
+  const bm25 = bool('bm25');
+  if (bm25 !== undefined) out.bm25 = bm25;
+  const model = c.embedding_model;
+  if (model !== undefined && model !== null) {
+    if (typeof model !== 'string' || model === '')
+      throw new ConfigError(`${path}: "embedding_model" must be a model name, got ${JSON.stringify(model)}`);
+    out.embedding = { url: 'https://api.openai.com/v1', model, api_key_env: 'OPENAI_API_KEY' };
+  }
+  return out;
 }
 
 function findProject(flags: Raw, env: NodeJS.ProcessEnv, cwd: string): { project: string | undefined; configFile: string | undefined } {
@@ -321,6 +387,8 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     maxBodyBytes: 16 * 1024 * 1024,
     queryTimeoutMs: LIMITS.defaultQueryTimeoutMs,
     mcp: false,
+    bm25: true,
+    embedding: undefined,
     metrics: true,
     cypher: true,
     explorer: true,
@@ -335,7 +403,14 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
   const { project, configFile } = findProject(flags, env, cwd);
   const file = configFile !== undefined ? readConfigFile(configFile) : {};
   const config: Config = { ...defaults(cwd), project, configFile, help: false };
-  if (file.mcp !== undefined) config.mcp = file.mcp;
+  // A HelixDB project folder's config.hx.json says what trellis.json does not.
+  const helix = project === undefined ? {} : readHelixConfig(project);
+  const mcp = file.mcp ?? helix.mcp;
+  if (mcp !== undefined) config.mcp = mcp;
+  const bm25 = file.bm25 ?? helix.bm25;
+  if (bm25 !== undefined) config.bm25 = bm25;
+  const embedding = file.embedding ?? helix.embedding;
+  if (embedding !== undefined) config.embedding = embedding;
 
   for (const setting of SETTINGS) {
     if (setting.key === 'project') continue;

@@ -10,21 +10,24 @@ import { MIN_TABLE_ROWS, tableArray, tabulate } from './core/row-table.js';
 import { jsonValueOf, type JsonValueOptions } from './core/json-value.js';
 import { setOwn, type Value, type ValueObject } from './core/value.js';
 import type { QueryPlan } from './plan/batch.js';
+import type { HqlFormat } from './plan/hql-format.js';
 import { validatePlan } from './plan/validate.js';
-import { decodeRequest } from './wire/request.js';
+import { decodeParameters, decodeRequest } from './wire/request.js';
 import { executePlan, type ExecOptions } from './exec/batch.js';
 import { Preempted } from './exec/guarded-reader.js';
 import { LIMITS } from './plan/limits.js';
 import { openStore, type Store } from './store/index.js';
-import { PreparedPlans } from './prepared-plans.js';
+import type { CompiledQuery } from './hql/compile.js';
+import { checkParameters as checkNamedParameters, type ParamValue } from './hql/params.js';
+import { vectorIndexEntries, withEmbeddings, withScalarLoops } from './hql/call.js';
+import { encodeHqlResponse } from './exec/hql-encode.js';
 import type { CompiledCypher } from './cypher/compile.js';
 import { compileCached } from './cypher/plan-cache.js';
 import { explainJson } from './cypher/explain.js';
 import { decodeCypherRequest, type CypherRequest } from './cypher/request.js';
-import { CypherError } from './core/errors.js';
+import { CypherError, type AnswerRoute } from './core/errors.js';
 import { encodeMessage, toPlanMessage } from './protocol/codec.js';
 import type { AnswerToEncode, RequestFrame } from './protocol/frames.js';
-import type { RequestRoute } from './protocol/messages.js';
 
 /** Bulk-load rows in a request are parsed as row tables (src/core/row-table.ts). */
 const REQUEST_JSON: ParseJsonOptions = { tables: { minRows: MIN_TABLE_ROWS, make: tableArray } };
@@ -138,23 +141,23 @@ export function answerCypher(
 }
 
 /** A body of any route through its pipeline. */
-function answerRoute(
-  route: RequestRoute,
-  body: Uint8Array,
-  options: PipelineOptions,
-  readerMode: boolean,
-  read: (plan: QueryPlan) => string,
-  paramsAt: number,
-): QueryAnswer {
-  if (route === 'query') return answerQuery(body, options, readerMode, read, paramsAt);
-  return answerCypher(body, options, readerMode, read, route === 'cypher_explain');
+function answerRoute(answerer: Answerer, request: RequestFrame, options: PipelineOptions, read: (plan: QueryPlan) => string): QueryAnswer {
+  const { route, body } = request;
+  if (route === 'query') return answerQuery(body, options, answerer.readerMode, read);
+  if (route === 'named') return answerNamed(answerer.named[request.queryId], body, options, answerer.readerMode, read);
+  return answerCypher(body, options, answerer.readerMode, read, route === 'cypher_explain');
 }
 
-/** What a thread answers requests with: its read-only store, the server's mode, the query budget. */
+/** A named query of the project, as the threads hold it (src/hql compile.ts). */
+export type NamedQuery = CompiledQuery;
+
+/** What a thread answers requests with: its read-only store, the server's mode, the query budget, the project's queries. */
 export interface Answerer {
   readonly store: Store;
   readonly readerMode: boolean;
   readonly timeoutMs: number;
+  /** The project's named queries, by the place a `named` request calls them by. */
+  readonly named: readonly CompiledQuery[];
 }
 
 /**
@@ -169,7 +172,7 @@ export function answerRequest(answerer: Answerer, request: RequestFrame, sliceMs
   const exec: ExecOptions = { timeoutMs: answerer.timeoutMs, spentMs, sliceMs };
   const read = (plan: QueryPlan) => runRead(answerer.store, plan, exec);
   const options = fromOptionFlags(request.flags);
-  const answer = answerRoute(request.route, request.body, options, answerer.readerMode, read, request.paramsAt);
+  const answer = answerRoute(answerer, request, options, read);
   switch (answer.kind) {
     case 'done':
       return { kind: 'response', status: answer.status, text: answer.body };
@@ -179,9 +182,6 @@ export function answerRequest(answerer: Answerer, request: RequestFrame, sliceMs
       return { kind: 'write', awaitDurable: answer.awaitDurable, plan: encodeMessage(toPlanMessage(answer.plan)) };
   }
 }
-
-/** This thread's plans of named-query requests (prepared-plans.ts). */
-const preparedPlans = new PreparedPlans(parseRequest);
 
 /** What one /v2/query request comes to: an answer, or a write for the writer to run. */
 export type QueryAnswer =
@@ -200,16 +200,82 @@ export function answerQuery(
   options: PipelineOptions,
   readerMode: boolean,
   read: (plan: QueryPlan) => string,
-  /** Where the parameters start when `body` is a prepared request (prepared-plans.ts); 0 otherwise. */
-  paramsAt = 0,
 ): QueryAnswer {
   try {
-    const plan = paramsAt > 0 && body instanceof Uint8Array ? preparedPlans.prepare(body, paramsAt) : preparePlan(body);
+    const plan = preparePlan(body);
     checkOptionsForRequestType(options, plan.type);
     checkReaderMode(readerMode, plan.type, options, 'writer_mode_required', 'writes');
     return readOrWrite(plan, options, read);
   } catch (err) {
     return failed(err);
+  }
+}
+
+/**
+ * A call of a named query (DECISIONS D16): the body is the JSON object of its parameters
+ * (empty: none). They are checked against the declarations, decoded as the batch's
+ * `parameter_types` say, and the batch runs as /v2/query runs it, in the same order of
+ * checks; the response is written in the named-query shape by whichever thread runs the
+ * batch (the batch carries its format), and errors answer with this route's statuses.
+ */
+export function answerNamed(
+  query: CompiledQuery | undefined,
+  body: Uint8Array,
+  options: PipelineOptions,
+  readerMode: boolean,
+  read: (plan: QueryPlan) => string,
+): QueryAnswer {
+  try {
+    if (query === undefined) throw new GraphError('internal_error', 'a call of a named query this thread does not know');
+    const values = callValues(query, namedBody(body));
+    const indexes = vectorIndexEntries(query, values);
+    const batch = indexes.length === 0 ? query.batch : { ...query.batch, entries: [...indexes, ...query.batch.entries] };
+    if (batch.entries.length === 0) {
+      // A query that only returns literals (`RETURN "ok"`) needs no database.
+      return { kind: 'done', status: 200, body: encodeHqlResponse(null, hqlFormatOf(query), () => undefined) };
+    }
+    const type = query.write ? 'write' : 'read';
+    const plan: QueryPlan = { type, queryName: query.name, batch, params: decodeParameters(values, query.parameterTypes) };
+    if (query.revalidate) validatePlan(plan);
+    checkOptionsForRequestType(options, type);
+    checkReaderMode(readerMode, type, options, 'writer_mode_required', 'writes');
+    return readOrWrite(plan, options, read);
+  } catch (err) {
+    return failed(err, 'named_query');
+  }
+}
+
+/**
+ * A call's values: its checked parameters, with what the batch reads besides them (call.ts).
+ * A query that embeds texts is sent as `{"params": ..., "vectors": [...]}`, the vectors
+ * made by the main thread (src/server/embedding.ts).
+ */
+function callValues(query: CompiledQuery, body: unknown): Record<string, ParamValue> {
+  if (query.needs.embeds.length === 0) return withScalarLoops(query, checkNamedParameters(query.params, body));
+  const call = body as { params?: unknown; vectors?: unknown };
+  const vectors = call.vectors;
+  if (!Array.isArray(vectors)) throw new GraphError('internal_error', `a call of ${query.name} came without its embeddings`);
+  const values = checkNamedParameters(query.params, call.params);
+  return withScalarLoops(query, withEmbeddings(query, values, vectors as number[][]));
+}
+
+function hqlFormatOf(query: CompiledQuery): HqlFormat {
+  const format = query.batch.format;
+  if (format === undefined || format === 'cypher') throw new GraphError('internal_error', `query ${query.name} has no named-query format`);
+  return format;
+}
+
+/** A named call's body: a JSON object of the parameters, or nothing at all for none. */
+function namedBody(body: Uint8Array): unknown {
+  if (body.byteLength === 0) return {};
+  try {
+    return parseJsonBytes(body);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) {
+      if (err.tooDeep) throw new GraphError('limit_exceeded', `the body's JSON ${err.message}`);
+      throw new GraphError('invalid_query_json', `the body is not valid JSON: ${err.message}`);
+    }
+    throw err;
   }
 }
 
@@ -239,9 +305,9 @@ function readOrWrite(plan: QueryPlan, options: PipelineOptions, read: (plan: Que
   return { kind: 'done', status: 200, body: read(plan) };
 }
 
-function failed(err: unknown): QueryAnswer {
+function failed(err: unknown, route: AnswerRoute = 'any'): QueryAnswer {
   if (err instanceof Preempted) return { kind: 'preempted' };
-  return { kind: 'done', ...errorReply(toErrorBody(err)) };
+  return { kind: 'done', ...errorReply(toErrorBody(err), route) };
 }
 
 export function runRead(store: Store, plan: QueryPlan, options: ExecOptions): string {

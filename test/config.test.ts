@@ -46,6 +46,8 @@ test('defaults with no flags, no variables, no file', () => {
     maxBodyBytes: 16777216,
     queryTimeoutMs: 30000,
     mcp: false,
+    bm25: true,
+    embedding: undefined,
     metrics: true,
     cypher: true,
     explorer: true,
@@ -268,7 +270,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, { port: 1, prot: 2 });
   configError(
     () => loadConfig([], {}, dir),
-    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, metrics, cypher, explorer, logLevel$/,
+    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, bm25, embedding, metrics, cypher, explorer, logLevel$/,
   );
   writeConfig(dir, { project: '.' });
   configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);
@@ -292,4 +294,50 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   // A flag does not excuse a broken file: the file is still read.
   writeConfig(dir, { port: -5 });
   configError(() => loadConfig(['--port', '1'], {}, dir), /"port" must be/);
+});
+
+test('bm25 and embedding from trellis.json; a bad embedding names its shape', () => {
+  const dir = join(root, 'embedding');
+  mkdirSync(dir);
+  const embedding = { url: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', dimensions: 768, api_key_env: 'KEY' };
+  writeConfig(dir, { bm25: false, embedding });
+  const c = loadConfig([], {}, dir);
+  assert.equal(c.bm25, false);
+  assert.deepEqual(c.embedding, embedding);
+  writeConfig(dir, { embedding: { url: 'ftp://x', model: 'm' } });
+  configError(() => loadConfig([], {}, dir), /"embedding" must be \{"url": "http\(s\):\/\/\.\.\."/);
+  writeConfig(dir, { embedding: { url: 'http://x/v1', model: 'm', extra: 1 } });
+  configError(() => loadConfig([], {}, dir), /"embedding" must be/);
+});
+
+test("a HelixDB project folder: config.hx.json's mcp, bm25 and embedding_model, trellis.json winning", () => {
+  const dir = join(root, 'helix');
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, 'config.hx.json'),
+    JSON.stringify({
+      vector_config: { m: 16, ef_construction: 128, ef_search: 768 },
+      graph_config: { secondary_indices: [] },
+      db_max_size_gb: 10,
+      mcp: true,
+      bm25: false,
+      embedding_model: 'text-embedding-3-small',
+      graphvis_node_label: '',
+    }),
+  );
+  const c = loadConfig(['--project', dir], {}, root);
+  assert.equal(c.configFile, undefined, 'no trellis.json');
+  assert.equal(c.mcp, true);
+  assert.equal(c.bm25, false);
+  assert.deepEqual(c.embedding, { url: 'https://api.openai.com/v1', model: 'text-embedding-3-small', api_key_env: 'OPENAI_API_KEY' });
+  writeConfig(dir, { mcp: false, bm25: true });
+  const both = loadConfig(['--project', dir], {}, root);
+  assert.equal(both.mcp, false, 'trellis.json wins');
+  assert.equal(both.bm25, true);
+  assert.equal(both.embedding?.model, 'text-embedding-3-small', 'what trellis.json does not say comes from config.hx.json');
+  writeFileSync(join(dir, 'config.hx.json'), '{}');
+  rmSync(join(dir, 'trellis.json'));
+  assert.equal(loadConfig(['--project', dir], {}, root).mcp, true, "HelixDB's default for mcp is true");
+  writeFileSync(join(dir, 'config.hx.json'), '{"bm25": "yes"}');
+  configError(() => loadConfig(['--project', dir], {}, root), /config\.hx\.json: "bm25" must be true or false, got "yes"$/);
 });

@@ -12,16 +12,18 @@
  * not held up. The pool can also ask for this thread's statistics (a `stats` task).
  */
 import { workerData } from 'node:worker_threads';
-import { answerRequest, type Answerer } from '../src/database.js';
+import { answerRequest, type Answerer, type NamedQuery } from '../src/database.js';
 import { decodeTask, encodeAnswers } from '../src/protocol/frames.js';
 import type { ReadTask, WorkerSettings, WorkerStats } from '../src/protocol/messages.js';
 import { openStore } from '../src/store/index.js';
+import { decodeMessage } from '../src/protocol/codec.js';
 
 const settings = workerData as WorkerSettings;
 const answerer: Answerer = {
   store: await openStore({ path: settings.dataDir, readOnly: true }),
   readerMode: settings.mode === 'reader',
   timeoutMs: settings.queryTimeoutMs,
+  named: settings.namedQueries === undefined ? [] : decodeMessage<NamedQuery[]>(settings.namedQueries),
 };
 
 function stats(): WorkerStats {

@@ -80,6 +80,10 @@ export const ERROR_REGISTRY = {
   invalid_repeat_count: spec(400, 'repeat times or max_depth is 0.'),
   invalid_repeat_emit: spec(400, 'emit_predicate is given with an emit other than "after".'),
   invalid_shortest_path_count: spec(400, 'shortest_path max_depth is 0.'),
+  invalid_rerank_parameter: spec(
+    400,
+    'A reranking parameter is out of range: the fusion constant k of fuse is not a positive number, or rerank_mmr lambda is not from 0 to 1.',
+  ),
   invalid_stream_range: spec(400, 'A literal range has start greater than end.'),
   invalid_stream_bound_expression: spec(400, 'A bound expression is a constant other than a non-negative i64.'),
   unbound_context: spec(400, '"context" is used outside a sub-traversal.'),
@@ -111,6 +115,22 @@ export const ERROR_REGISTRY = {
     ...spec(400, 'An edge the query needs does not exist; 404 from POST /<QueryName> (D16).'),
     namedQueryStatus: 404,
   },
+  invalid_path_weight: spec(
+    400,
+    'weighted_shortest_path: an edge weight (or an A* heuristic) is missing, not a number, negative or not finite; the msg names the edge or node.',
+  ),
+  path_not_found: {
+    ...spec(
+      400,
+      'POST /<QueryName>: a shortest path the query returns does not exist (within its depth limit); 404 there, as in HelixDB. /v2/query answers an empty result instead.',
+    ),
+    namedQueryStatus: 404,
+  },
+  embedding_provider_error: spec(
+    502,
+    "Embed(): the project's embedding provider could not turn the text into a vector (unreachable, too slow, an error status, or an answer that is not the expected embeddings); nothing of the query ran. The msg names the provider and the cause.",
+    true,
+  ),
   active_text_mutation_limit_exceeded: spec(
     400,
     'A write exceeds a per-document text bound; nothing commits; retrying the same write does not help.',

@@ -18,6 +18,7 @@ import { needsPaths } from '../plan/features.js';
 import { GuardedReader } from './guarded-reader.js';
 import { clip } from '../core/clip.js';
 import { encodeStatementResult } from './table/statement.js';
+import { encodeHqlResponse } from './hql-encode.js';
 
 /** The result of the previous sibling: a flow, or null when it was skipped. */
 type Previous = Flow | null;
@@ -121,6 +122,8 @@ export function executePlan(plan: QueryPlan, reader: GraphReader, writer: GraphW
   const guarded = new GuardedReader(reader, start + options.timeoutMs - (options.spentMs ?? 0), options.timeoutMs, slice);
   const x = new Exec(guarded, writer, plan.params, EXECUTORS, needsPaths(plan), () => guarded.tick());
   runEntries(x, plan.batch.entries);
-  if (plan.batch.format === 'cypher') return encodeStatementResult(x, x.vars.get(plan.batch.returns[0]!));
+  const format = plan.batch.format;
+  if (format === 'cypher') return encodeStatementResult(x, x.vars.get(plan.batch.returns[0]!));
+  if (format !== undefined) return encodeHqlResponse(x, format, (name) => x.vars.get(name));
   return encodeResponse(plan.batch.returns, (name) => x.vars.get(name));
 }

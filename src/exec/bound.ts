@@ -1,6 +1,6 @@
 /** Bounds and ordering (reference §4.5, §5.4): limit, skip, range, order_by(_multiple). */
 import { GraphError } from '../core/errors.js';
-import type { Order, StreamBound } from '../plan/expr.js';
+import type { Expr, Order, StreamBound } from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
 import { SAFE_I64, type Value } from '../core/value.js';
 import { Derived, type Exec, type Executor } from './context.js';
@@ -47,6 +47,7 @@ function* sliceRows(rows: Iterable<Row>, start: number, end: number): Generator<
 function topOfScan(x: Exec, node: PlanNode & { input: PlanNode }, start: number, end: number): Flow | null {
   const sort = node.input;
   if (sort.op !== 'order_by' && sort.op !== 'order_by_multiple') return null;
+  if (sort.op === 'order_by' && sort.expr !== null) return null;
   const scan = scanOf(x, sort.input);
   if (scan === null) return null;
   const rows = scanTopRows(x, scan, sortKeys(x, sort), start, end, sort.path);
@@ -75,13 +76,16 @@ function sortRows(
   node: PlanNode & { input: PlanNode },
   ctx: RowFlow | null,
   keys: readonly (readonly [string, Order])[],
+  expr: Expr | null = null,
 ): RowFlow {
-  const scan = scanOf(x, node.input);
+  const scan = expr === null ? scanOf(x, node.input) : null;
   const sorted = scan === null ? null : scanTopRows(x, scan, keys, 0, Infinity, node.path);
   if (sorted !== null) return rowFlow(sorted);
   const input = x.rows(node.input, ctx, node);
   const rows = x.collect(input.rows, node.path);
-  const cached = rows.map((row) => ({ row, values: keys.map(([prop]) => resolveProperty(x, row, prop)) }));
+  const valueOf = (row: Row, prop: string): Value | undefined =>
+    expr === null ? resolveProperty(x, row, prop) : (evalExpr(x, row, expr) ?? undefined);
+  const cached = rows.map((row) => ({ row, values: keys.map(([prop]) => valueOf(row, prop)) }));
   cached.sort((a, b) => {
     for (let i = 0; i < keys.length; i++) {
       const desc = keys[i]![1] === 'desc';
@@ -101,11 +105,11 @@ type SortNode = Extract<PlanNode, { op: 'order_by' | 'order_by_multiple' }>;
 type SortKeys = readonly (readonly [string, Order])[];
 
 /** The keys of each sort of a plan, made once per request: scans cache orders by them (scan.ts). */
-const SORT_KEYS = new Derived<Extract<SortNode, { op: 'order_by' }>, SortKeys>((node) => [[node.property, node.order]]);
+const SORT_KEYS = new Derived<Extract<SortNode, { op: 'order_by' }>, SortKeys>((node) => [[node.property ?? '', node.order]]);
 
 function sortKeys(x: Exec, node: SortNode): SortKeys {
   return node.op === 'order_by_multiple' ? node.orderings : x.derive(SORT_KEYS, node);
 }
 
-export const orderBy: Executor<'order_by'> = (node, x, ctx) => sortRows(x, node, ctx, sortKeys(x, node));
+export const orderBy: Executor<'order_by'> = (node, x, ctx) => sortRows(x, node, ctx, sortKeys(x, node), node.expr);
 export const orderByMultiple: Executor<'order_by_multiple'> = (node, x, ctx) => sortRows(x, node, ctx, sortKeys(x, node));

@@ -90,6 +90,8 @@ export function evalExpr(x: Exec, row: Row, e: Expr): Value {
       if (typeof v === 'number') return -v;
       throw new GraphError('invalid_query', `${e.path}: "neg" needs a number`);
     }
+    case 'math':
+      return mathValue(x, row, e);
     case 'case':
       for (const branch of e.whenThen) if (evalPredicate(x, row, branch.when)) return evalExpr(x, row, branch.then);
       return e.elseExpr ? evalExpr(x, row, e.elseExpr) : null;
@@ -101,6 +103,49 @@ export function evalExpr(x: Exec, row: Row, e: Expr): Value {
       if (origin === undefined) throw new GraphError('invalid_query', `${e.path}: no traversal expression ${e.depth} level(s) out`);
       return resolveProperty(x, origin, e.name) ?? null;
     }
+  }
+}
+
+/** A math function's value: always a float (a domain error such as sqrt(-1) is NaN, which prints as null). */
+function mathValue(x: Exec, row: Row, e: Extract<Expr, { e: 'math' }>): number {
+  const arg = (i: number) => numeric(evalExpr(x, row, e.args[i]!), e.path, e.fn);
+  const list = (): number[] => {
+    const v = evalExpr(x, row, e.args[0]!);
+    const items: readonly Value[] = Array.isArray(v) ? v : ArrayBuffer.isView(v) ? Array.from(v as ArrayLike<number>) : [v];
+    return items.map((item) => numeric(item, e.path, e.fn));
+  };
+  switch (e.fn) {
+    case 'pi':
+      return Math.PI;
+    case 'e':
+      return Math.E;
+    case 'pow':
+      return Math.pow(arg(0), arg(1));
+    case 'log':
+      return Math.log(arg(0)) / Math.log(arg(1));
+    case 'atan2':
+      return Math.atan2(arg(0), arg(1));
+    case 'min':
+      return Math.min(arg(0), arg(1));
+    case 'max':
+      return Math.max(arg(0), arg(1));
+    case 'ln':
+      return Math.log(arg(0));
+    case 'round':
+      // Half away from zero, as Rust's round (Math.round rounds -2.5 to -2).
+      return Math.sign(arg(0)) * Math.round(Math.abs(arg(0)));
+    case 'sum':
+      return list().reduce((a, b) => a + b, 0);
+    case 'avg': {
+      const items = list();
+      return items.length === 0 ? NaN : items.reduce((a, b) => a + b, 0) / items.length;
+    }
+    case 'count': {
+      const v = evalExpr(x, row, e.args[0]!);
+      return Array.isArray(v) ? v.length : ArrayBuffer.isView(v) ? (v as ArrayLike<number>).length : v === null ? 0 : 1;
+    }
+    default:
+      return Math[e.fn](arg(0));
   }
 }
 

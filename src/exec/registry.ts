@@ -12,6 +12,9 @@ import * as search from './search.js';
 import * as mutate from './mutate.js';
 import * as nav from './navigate.js';
 import * as paths from './paths.js';
+import * as rerank from './rerank.js';
+import * as shortest from './shortest-path.js';
+import * as weighted from './weighted-path.js';
 import * as sack from './sack.js';
 import * as source from './source.js';
 import * as terminal from './terminal.js';
@@ -24,7 +27,8 @@ export const EXECUTORS: ExecutorTable = {
   edges: source.edges,
   nodes_where: source.nodesWhere,
   edges_where: source.edgesWhere,
-  shortest_path: paths.shortestPath,
+  shortest_path: shortest.shortestPath,
+  weighted_shortest_path: weighted.weightedShortestPath,
   inject: vars.inject,
   out: nav.out,
   in: nav.inn,
@@ -100,5 +104,7 @@ export const EXECUTORS: ExecutorTable = {
   vector_search_edges_within: search.searchWithin,
   text_search_nodes_within: search.searchWithin,
   text_search_edges_within: search.searchWithin,
+  fuse: rerank.fuse,
+  rerank_mmr: rerank.rerankMmr,
   table: table.run,
 };

@@ -10,7 +10,7 @@
  */
 import { GraphError } from '../core/errors.js';
 import { LIMITS } from '../plan/limits.js';
-import { describeIndex, type IndexSpec } from '../core/index-spec.js';
+import { describeIndex, identityOf, type IndexSpec } from '../core/index-spec.js';
 import type { Value } from '../core/value.js';
 import { checkVector } from '../search/vector-math.js';
 import type { PropertyInput, StreamBound } from '../plan/expr.js';
@@ -43,11 +43,14 @@ function indexKind(op: SearchOp['op']): IndexSpec['kind'] {
   return `${elementOf(op) === NODE ? 'node' : 'edge'}_${familyOf(op)}` as IndexSpec['kind'];
 }
 
-/** The active index the search names, or 400 index_not_found. */
-function activeIndex(x: Exec, node: SearchOp): IndexDef {
+/** The active index the search names, null when there is none and the search says so (missing_index), or 400 index_not_found. */
+function activeIndex(x: Exec, node: SearchOp): IndexDef | null {
   const kind = indexKind(node.op);
-  const def = x.indexCatalog().active(kind, node.label, node.property);
+  const catalog = x.indexCatalog();
+  const def = catalog.active(kind, node.label, node.property);
   if (def !== undefined) return def;
+  if (node.missing_index === 'empty' && !catalog.byIdentity.has(identityOf({ kind, label: node.label, property: node.property })))
+    return null;
   const spec = { kind, label: node.label, property: node.property } as IndexSpec;
   throw new GraphError('index_not_found', `${node.path}: planner error: missing ${describeIndex(spec).replace(/ index /, ' index for ')}`);
 }
@@ -126,6 +129,7 @@ function efOf(x: Exec, node: SearchOp & { ef: StreamBound | null }): number | nu
 
 function run(x: Exec, node: SearchOp, candidates: Candidates | null): Hit[] {
   const def = activeIndex(x, node);
+  if (def === null) return [];
   const tenant = tenantOf(x, node, def);
   const k = countOf(x, node);
   if ('query_vector' in node) {

@@ -79,6 +79,8 @@ export interface QueryDef {
   readonly pos: SourcePos;
   readonly name: Name;
   readonly mcp: boolean;
+  /** `#[model("name")]`: the embedding model of this query's Embed() calls; null for the project's. */
+  readonly model: string | null;
   readonly params: readonly ParamDef[];
   readonly body: readonly Statement[];
   readonly returnPos: SourcePos;
@@ -107,6 +109,16 @@ export interface FieldValue {
   readonly value: Expr;
 }
 
+/**
+ * The vector of AddV, UpsertV and SearchV (reference §2.7 `vec_data`): a literal list of
+ * numbers, a parameter or variable holding one, or `Embed(text)`, the text turned into a
+ * vector by the project's embedding provider.
+ */
+export type VectorArg =
+  | { readonly kind: 'literal'; readonly values: readonly number[]; readonly pos: SourcePos }
+  | { readonly kind: 'name'; readonly name: Name }
+  | { readonly kind: 'embed'; readonly text: Expr; readonly pos: SourcePos };
+
 /** What `::From(x)` / `::To(x)` and `N<T>(x)` name: a variable or parameter, or a literal id. */
 export type IdArg =
   { readonly kind: 'name'; readonly name: Name } | { readonly kind: 'literal'; readonly value: string; readonly pos: SourcePos };
@@ -131,8 +143,34 @@ export type Source =
       readonly from: IdArg | null;
       readonly to: IdArg | null;
     }
-  | { readonly kind: 'AddV'; readonly pos: SourcePos; readonly type: Name }
-  | { readonly kind: 'SearchV' | 'SearchBM25'; readonly pos: SourcePos; readonly type: Name };
+  | {
+      readonly kind: 'AddV';
+      readonly pos: SourcePos;
+      readonly type: Name;
+      readonly vector: VectorArg;
+      readonly fields: readonly FieldValue[];
+    }
+  /** `BatchAddV<T>(items)`: one vector per element of an array of objects (a `vector` and fields of T). */
+  | { readonly kind: 'BatchAddV'; readonly pos: SourcePos; readonly type: Name; readonly items: Name }
+  | {
+      readonly kind: 'SearchV';
+      readonly pos: SourcePos;
+      readonly type: Name;
+      readonly vector: VectorArg;
+      readonly k: Expr;
+      /** `SearchV<T>(vec, k, PREFILTER(cond))`: only vectors that pass take part. */
+      readonly prefilter: Expr | null;
+    }
+  | { readonly kind: 'SearchBM25'; readonly pos: SourcePos; readonly type: Name; readonly text: Expr; readonly k: Expr }
+  /** `SearchHybrid<T>(vec, text, k)`: a vector and a text search fused by reciprocal rank. */
+  | {
+      readonly kind: 'SearchHybrid';
+      readonly pos: SourcePos;
+      readonly type: Name;
+      readonly vector: VectorArg;
+      readonly text: Expr;
+      readonly k: Expr;
+    };
 
 export interface ProjectionField {
   readonly name: Name;
@@ -165,13 +203,35 @@ export type Step =
       readonly kind: 'upsert';
       readonly pos: SourcePos;
       readonly which: 'UpsertN' | 'UpsertE' | 'UpsertV';
+      /** UpsertV's vector (null for the others). */
+      readonly vector: VectorArg | null;
       readonly fields: readonly FieldValue[];
       readonly from: IdArg | null;
       readonly to: IdArg | null;
     }
   | { readonly kind: 'intersect'; readonly pos: SourcePos; readonly traversal: Expr }
+  /** `::SearchV<T>(vec, k)` as a step: the search restricted to the incoming vectors. */
+  | { readonly kind: 'search'; readonly pos: SourcePos; readonly type: Name; readonly vector: VectorArg; readonly k: Expr }
+  /** `::PREFILTER(cond)` after SearchV. */
+  | { readonly kind: 'prefilter'; readonly pos: SourcePos; readonly condition: Expr }
+  | { readonly kind: 'rerankRRF'; readonly pos: SourcePos; readonly k: Expr | null }
+  | { readonly kind: 'rerankMMR'; readonly pos: SourcePos; readonly lambda: Expr; readonly distance: Expr | null }
+  | {
+      readonly kind: 'path';
+      readonly pos: SourcePos;
+      readonly algorithm: PathAlgorithm;
+      readonly edge: Name | null;
+      /** Dijkstra's and A*'s weight expression. */
+      readonly weight: Expr | null;
+      /** A*'s heuristic property. */
+      readonly heuristic: string | null;
+      readonly from: IdArg | null;
+      readonly to: IdArg | null;
+    }
   /** A step the parser recognises but that Trellis does not run (yet); the checker names it. */
   | { readonly kind: 'unsupported'; readonly pos: SourcePos; readonly what: string };
+
+export type PathAlgorithm = 'ShortestPath' | 'ShortestPathBFS' | 'ShortestPathDijkstras' | 'ShortestPathAStar';
 
 export type MathFunction = string;
 

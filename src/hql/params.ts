@@ -1,12 +1,12 @@
 /**
  * The parameters of a named-query call (DECISIONS D16): a JSON object holding exactly the
  * declared parameters, each checked against its declared type, with the parameter named in
- * every error. The checked values are written back as the `parameters` of the /v2/query
- * request, with floats kept floats (`3` for an F64 parameter is sent as `3.0`).
+ * every error. The checked values are what the query's batch is run with (decoded by its
+ * `parameter_types`, as /v2/query decodes them): floats stay floats (`3` for an F64
+ * parameter is 3.0), ids and integers are exact, a missing optional parameter is null.
  */
 import { GraphError } from '../core/errors.js';
 import { parseRfc3339 } from '../core/datetime.js';
-import { floatText, stringifyJson } from '../core/json-stringify.js';
 import { F32_MAX, I64_MAX } from '../core/value.js';
 import type { ParamDef, TypeExpr } from './ast.js';
 import { integerRange, isFloatType } from './schema.js';
@@ -25,8 +25,11 @@ function describe(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `${typeof v}`;
 }
 
-/** The `parameters` JSON text of the request, from the call's parsed body. */
-export function checkParameters(params: readonly ParamDef[], body: unknown): string {
+/** A checked parameter value: JSON as src/core/json.ts reads it (integers as bigints), floats as numbers. */
+export type ParamValue = string | bigint | number | boolean | null | readonly ParamValue[] | { readonly [key: string]: ParamValue };
+
+/** The checked parameters of a call, from its parsed body, in the declared order. */
+export function checkParameters(params: readonly ParamDef[], body: unknown): Record<string, ParamValue> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new GraphError('invalid_parameter', `the body must be a JSON object of the query's parameters, got ${describe(body)}`);
   }
@@ -40,18 +43,18 @@ export function checkParameters(params: readonly ParamDef[], body: unknown): str
       `unknown parameter${extra.length > 1 ? 's' : ''} ${extra.map((k) => `"${k}"`).join(', ')}; ${known}`,
     );
   }
-  const parts: string[] = [];
+  const out: Record<string, ParamValue> = {};
   for (const p of params) {
     const name = p.name.text;
     const value = Object.hasOwn(given, name) ? given[name] : undefined;
     if (value === undefined || value === null) {
       if (!p.optional) bad(`"${name}"`, `(${typeText(p.type)}) is missing`);
-      parts.push(`${JSON.stringify(name)}:null`);
+      out[name] = null;
       continue;
     }
-    parts.push(`${JSON.stringify(name)}:${checked(p.type, value, `"${name}"`)}`);
+    out[name] = checked(p.type, value, `"${name}"`);
   }
-  return `{${parts.join(',')}}`;
+  return out;
 }
 
 /** The names of a query's parameters or an object type's fields, once per list (the lists live as long as the project). */
@@ -63,12 +66,12 @@ function namesOf(list: readonly { readonly name: { readonly text: string } }[]):
   return names;
 }
 
-/** `value` as JSON text of type `type`; `where` names it in errors (`"tags"[2]`). */
-function checked(type: TypeExpr, value: unknown, where: string): string {
+/** `value` checked against type `type`; `where` names it in errors (`"tags"[2]`). */
+function checked(type: TypeExpr, value: unknown, where: string): ParamValue {
   switch (type.kind) {
     case 'array': {
       if (!Array.isArray(value)) bad(where, `must be an array (${typeText(type)}), got ${describe(value)}`);
-      return `[${value.map((v, i) => checked(type.of, v, `${where}[${i}]`)).join(',')}]`;
+      return value.map((v, i) => checked(type.of, v, `${where}[${i}]`));
     }
     case 'object': {
       if (typeof value !== 'object' || value === null || Array.isArray(value))
@@ -77,34 +80,35 @@ function checked(type: TypeExpr, value: unknown, where: string): string {
       const names = namesOf(type.fields);
       const extra = Object.keys(obj).find((k) => !names.has(k));
       if (extra !== undefined) bad(where, `has an unknown field "${extra}" (${typeText(type)})`);
-      const parts = type.fields.map((f) => {
+      const fields: Record<string, ParamValue> = {};
+      for (const f of type.fields) {
         const v = obj[f.name.text];
         if (v === undefined || v === null) bad(`${where}.${f.name.text}`, `(${typeText(f.type)}) is missing`);
-        return `${JSON.stringify(f.name.text)}:${checked(f.type, v, `${where}.${f.name.text}`)}`;
-      });
-      return `{${parts.join(',')}}`;
+        fields[f.name.text] = checked(f.type, v, `${where}.${f.name.text}`);
+      }
+      return fields;
     }
     case 'named':
-      return stringifyJson(value);
+      return value as ParamValue;
     case 'primitive':
       return primitive(type.name, value, where);
   }
 }
 
-function primitive(type: string, value: unknown, where: string): string {
-  if (type === 'String') return typeof value === 'string' ? JSON.stringify(value) : bad(where, `must be a String, got ${describe(value)}`);
+function primitive(type: string, value: unknown, where: string): ParamValue {
+  if (type === 'String') return typeof value === 'string' ? value : bad(where, `must be a String, got ${describe(value)}`);
   if (type === 'Boolean')
-    return typeof value === 'boolean' ? String(value) : bad(where, `must be a Boolean (true or false), got ${describe(value)}`);
+    return typeof value === 'boolean' ? value : bad(where, `must be a Boolean (true or false), got ${describe(value)}`);
   if (type === 'Date') {
     if (typeof value !== 'string' || parseRfc3339(value) === null)
       bad(where, `must be a Date: an RFC 3339 string such as "2026-01-02T03:04:05Z", got ${describe(value)}`);
-    return JSON.stringify(value);
+    return value;
   }
   if (isFloatType(type)) {
-    if (typeof value === 'bigint') return `${value}.0`;
+    if (typeof value === 'bigint') return Number(value);
     if (typeof value !== 'number') bad(where, `must be a number (${type}), got ${describe(value)}`);
     if (type === 'F32' && Math.abs(value) > F32_MAX) bad(where, `is out of the range of F32`);
-    return floatText(value);
+    return value;
   }
   const range = integerRange(type)!;
   let n: bigint;
@@ -114,5 +118,5 @@ function primitive(type: string, value: unknown, where: string): string {
   else bad(where, `must be an integer (${type}), got ${describe(value)}`);
   const max = type === 'ID' ? I64_MAX : range[1];
   if (n < range[0] || n > max) bad(where, `is ${n}, out of the range of ${type} (${range[0]} to ${max})`);
-  return n.toString();
+  return n;
 }

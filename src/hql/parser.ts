@@ -3,9 +3,6 @@
  * descent over the grammar of reference helixql-v1.md §2. It reports every syntax error
  * of a file at once: after an error it skips to the start of the next schema item or
  * query and goes on, so one mistake costs one diagnostic, not a cascade.
- *
- * Steps that Trellis parses but does not run yet (vector and text search, shortest paths,
- * rerankers) become `unsupported` steps with their position; the checker reports them.
  */
 import {
   PRIMITIVE_TYPES,
@@ -18,6 +15,7 @@ import {
   type IdArg,
   type Name,
   type ParamDef,
+  type PathAlgorithm,
   type PrimitiveType,
   type ProjectionField,
   type ProjectionStep,
@@ -27,6 +25,7 @@ import {
   type Step,
   type TypeDef,
   type TypeExpr,
+  type VectorArg,
 } from './ast.js';
 import { lex, type LexError, type Punct, type SourcePos, type Token } from './lexer.js';
 
@@ -84,15 +83,7 @@ export const MATH_ARITY: Readonly<Record<string, number>> = {
  * overflowing the stack, which would throw out of `parse` instead of reporting an error.
  */
 export const MAX_NESTING = 256;
-const UNSUPPORTED_STEPS: Readonly<Record<string, string>> = {
-  ShortestPath: 'ShortestPath',
-  ShortestPathBFS: 'ShortestPathBFS',
-  ShortestPathDijkstras: 'ShortestPathDijkstras',
-  ShortestPathAStar: 'ShortestPathAStar',
-  RerankRRF: 'RerankRRF',
-  RerankMMR: 'RerankMMR',
-  SearchV: 'SearchV',
-};
+const PATH_STEPS: readonly string[] = ['ShortestPath', 'ShortestPathBFS', 'ShortestPathDijkstras', 'ShortestPathAStar'];
 
 /** Parses one file's text; never throws. */
 export function parse(source: string): ParseResult {
@@ -131,7 +122,8 @@ class Parser {
     throw new ParseUnwind(at.pos, message);
   }
   private shown(t: Token): string {
-    return t.kind === 'eof' ? 'the end of the file' : `"${t.text}"`;
+    if (t.kind === 'eof') return 'the end of the file';
+    return t.kind === 'string' ? `the string ${t.text}` : `"${t.text}"`;
   }
   private expectPunct(text: Punct, what?: string): Token {
     if (!this.isPunct(text)) this.fail(`expected "${text}"${what ? ` ${what}` : ''}, found ${this.shown(this.peek())}`);
@@ -169,18 +161,6 @@ class Parser {
       this.depth--;
     }
   }
-  /** Skips a balanced `( ... )` group (for constructs that are parsed but not run). */
-  private skipGroup(): void {
-    this.expectPunct('(');
-    let depth = 1;
-    while (depth > 0) {
-      const t = this.next();
-      if (t.kind === 'eof') this.fail('this "(" is never closed');
-      if (t.kind === 'punct' && (t.text === '(' || t.text === '[' || t.text === '{')) depth++;
-      if (t.kind === 'punct' && (t.text === ')' || t.text === ']' || t.text === '}')) depth--;
-    }
-  }
-
   // ---- top level ----
 
   file(): HxFile {
@@ -352,12 +332,18 @@ class Parser {
   private query(): QueryDef {
     const start = this.peek().pos;
     let mcp = false;
+    let model: string | null = null;
     if (this.acceptPunct('#')) {
       this.expectPunct('[');
       const macro = this.name('a macro name (mcp)');
       if (macro.text === 'mcp') mcp = true;
-      else if (macro.text === 'model') this.skipGroup();
-      else this.fail(`unknown macro "${macro.text}"; the macros are #[mcp] and #[model(...)]`, this.tokens[this.i - 1]);
+      else if (macro.text === 'model') {
+        this.expectPunct('(', 'after model');
+        const t = this.next();
+        if (t.kind !== 'string' && t.kind !== 'word') this.fail("expected the model's name, a string or a name", t);
+        model = t.kind === 'string' ? t.value : t.text;
+        this.expectPunct(')', 'to close model(...)');
+      } else this.fail(`unknown macro "${macro.text}"; the macros are #[mcp] and #[model(...)]`, this.tokens[this.i - 1]);
       this.expectPunct(']');
     }
     this.expectWord('QUERY');
@@ -377,7 +363,7 @@ class Parser {
     const returnPos = this.expectWord('RETURN', 'to end the query').pos;
     const returns: Expr[] = [this.expr()];
     while (this.acceptPunct(',')) returns.push(this.expr());
-    return { kind: 'query', pos: start, name, mcp, params, body, returnPos, returns };
+    return { kind: 'query', pos: start, name, mcp, model, params, body, returnPos, returns };
   }
 
   private statements(atEnd: () => boolean): Statement[] {
@@ -423,8 +409,9 @@ class Parser {
       this.i += 2;
       return { kind: 'assign', pos: t.pos, name: { text: t.text, pos: t.pos }, value: this.expr() };
     }
-    if (this.isWord('AddN') || this.isWord('AddE') || this.isWord('AddV')) return { kind: 'expr', pos: t.pos, value: this.expr() };
-    this.fail(`expected a statement (name <- ..., DROP, FOR, AddN, AddE) or RETURN, found ${this.shown(t)}`);
+    if (this.isWord('AddN') || this.isWord('AddE') || this.isWord('AddV') || this.isWord('BatchAddV'))
+      return { kind: 'expr', pos: t.pos, value: this.expr() };
+    this.fail(`expected a statement (name <- ..., DROP, FOR, AddN, AddE, AddV, BatchAddV) or RETURN, found ${this.shown(t)}`);
   }
 
   // ---- expressions ----
@@ -561,12 +548,57 @@ class Parser {
         const ends = this.fromTo();
         return { kind: 'AddE', pos, type, fields, ...ends };
       }
-      case 'AddV':
-      case 'SearchV':
+      case 'AddV': {
+        const type = this.typeArgument('vector type');
+        this.expectPunct('(', `after AddV<${type.text}>: AddV<T>(vector, {field: value, ...})`);
+        const vector = this.vectorArg();
+        let fields: FieldValue[] = [];
+        if (this.acceptPunct(',') && this.isPunct('{')) fields = this.fieldValues();
+        this.expectPunct(')', 'to close AddV');
+        return { kind: 'AddV', pos, type, vector, fields };
+      }
+      case 'BatchAddV': {
+        const type = this.typeArgument('vector type');
+        this.expectPunct('(');
+        const items = this.name('the array of vectors to add');
+        this.expectPunct(')', 'to close BatchAddV');
+        return { kind: 'BatchAddV', pos, type, items };
+      }
+      case 'SearchV': {
+        const type = this.typeArgument('vector type');
+        this.expectPunct('(');
+        const vector = this.vectorArg();
+        this.expectPunct(',', 'between the vector and k (SearchV<T>(vector, k))');
+        const k = this.expr();
+        let prefilter: Expr | null = null;
+        if (this.acceptPunct(',')) {
+          this.expectWord('PREFILTER', 'as the third argument of SearchV');
+          this.expectPunct('(');
+          prefilter = this.expr();
+          this.expectPunct(')', 'to close PREFILTER');
+        }
+        this.expectPunct(')', 'to close SearchV');
+        return { kind: 'SearchV', pos, type, vector, k, prefilter };
+      }
       case 'SearchBM25': {
-        const type = this.typeArgument(t.text === 'SearchBM25' ? 'node type' : 'vector type');
-        this.skipGroup();
-        return { kind: t.text, pos, type };
+        const type = this.typeArgument('node type');
+        this.expectPunct('(');
+        const text = this.expr();
+        this.expectPunct(',', 'between the text and k (SearchBM25<T>(text, k))');
+        const k = this.expr();
+        this.expectPunct(')', 'to close SearchBM25');
+        return { kind: 'SearchBM25', pos, type, text, k };
+      }
+      case 'SearchHybrid': {
+        const type = this.typeArgument('vector type');
+        this.expectPunct('(');
+        const vector = this.vectorArg();
+        this.expectPunct(',', 'after the vector (SearchHybrid<T>(vector, text, k))');
+        const text = this.expr();
+        this.expectPunct(',', 'between the text and k (SearchHybrid<T>(vector, text, k))');
+        const k = this.expr();
+        this.expectPunct(')', 'to close SearchHybrid');
+        return { kind: 'SearchHybrid', pos, type, vector, text, k };
       }
     }
     if (t.kind !== 'word') this.fail(`expected a traversal, found ${this.shown(t)}`, t);
@@ -627,6 +659,29 @@ class Parser {
       return { kind: 'literal', value: t.text, pos: t.pos };
     }
     return { kind: 'name', name: this.name('an id (a parameter, a variable or a literal)') };
+  }
+
+  /** A vector: `[1.0, 2.0]`, a parameter or variable, or `Embed(text)`. */
+  private vectorArg(): VectorArg {
+    const t = this.peek();
+    if (this.acceptPunct('[')) {
+      const values: number[] = [];
+      while (!this.isPunct(']')) {
+        const n = this.next();
+        if (n.kind !== 'float' && n.kind !== 'int') this.fail(`a vector holds numbers, found ${this.shown(n)}`, n);
+        values.push(n.kind === 'float' ? n.value : Number(n.value));
+        if (!this.acceptPunct(',')) break;
+      }
+      this.expectPunct(']', 'to close the vector');
+      return { kind: 'literal', values, pos: t.pos };
+    }
+    if (this.isWord('Embed') && this.isPunct('(', 1)) {
+      this.i += 2;
+      const text = this.expr();
+      this.expectPunct(')', 'to close Embed');
+      return { kind: 'embed', text, pos: t.pos };
+    }
+    return { kind: 'name', name: this.name('a vector: [numbers], a parameter or Embed(text)') };
   }
 
   private step(): Step {
@@ -710,11 +765,55 @@ class Parser {
         const fields = this.fieldValues();
         this.expectPunct(')');
         const ends = t.text === 'UpsertE' ? this.fromTo() : { from: null, to: null };
-        return { kind: 'upsert', pos, which: t.text, fields, ...ends };
+        return { kind: 'upsert', pos, which: t.text, vector: null, fields, ...ends };
       }
-      case 'UpsertV':
-        this.skipGroup();
-        return { kind: 'unsupported', pos, what: 'UpsertV' };
+      case 'UpsertV': {
+        this.expectPunct('(');
+        const vector = this.vectorArg();
+        let fields: FieldValue[] = [];
+        if (this.acceptPunct(',')) fields = this.fieldValues();
+        this.expectPunct(')', 'to close UpsertV');
+        return { kind: 'upsert', pos, which: 'UpsertV', vector, fields, from: null, to: null };
+      }
+      case 'SearchV': {
+        const type = this.typeArgument('vector type');
+        this.expectPunct('(');
+        const vector = this.vectorArg();
+        this.expectPunct(',', 'between the vector and k (SearchV<T>(vector, k))');
+        const k = this.expr();
+        this.expectPunct(')', 'to close SearchV');
+        return { kind: 'search', pos, type, vector, k };
+      }
+      case 'PREFILTER': {
+        this.expectPunct('(');
+        const condition = this.expr();
+        this.expectPunct(')', 'to close PREFILTER');
+        return { kind: 'prefilter', pos, condition };
+      }
+      case 'RerankRRF': {
+        let k: Expr | null = null;
+        if (this.acceptPunct('(')) {
+          this.expectWord('k', 'in RerankRRF(k: ...)');
+          this.expectPunct(':');
+          k = this.expr();
+          this.expectPunct(')', 'to close RerankRRF');
+        }
+        return { kind: 'rerankRRF', pos, k };
+      }
+      case 'RerankMMR': {
+        this.expectPunct('(');
+        this.expectWord('lambda', 'in RerankMMR(lambda: ...)');
+        this.expectPunct(':');
+        const lambda = this.expr();
+        let distance: Expr | null = null;
+        if (this.acceptPunct(',')) {
+          this.expectWord('distance', 'in RerankMMR(lambda: ..., distance: ...)');
+          this.expectPunct(':');
+          distance = this.expr();
+        }
+        this.expectPunct(')', 'to close RerankMMR');
+        return { kind: 'rerankMMR', pos, lambda, distance };
+      }
       case 'INTERSECT': {
         this.expectPunct('(');
         const traversal = this.expr();
@@ -728,15 +827,28 @@ class Parser {
       this.expectPunct(')', `to close ${t.text}`);
       return { kind: 'compare', pos, op: t.text as CompareOp, value };
     }
-    // Own keys only: `toString` or `constructor` must not find Object.prototype's.
-    const unsupported = Object.hasOwn(UNSUPPORTED_STEPS, t.text) ? UNSUPPORTED_STEPS[t.text] : undefined;
-    if (unsupported !== undefined) {
-      if (this.isPunct('<')) this.typeArgument('type');
-      if (this.isPunct('(')) this.skipGroup();
-      this.fromTo();
-      return { kind: 'unsupported', pos, what: unsupported };
-    }
+    if (PATH_STEPS.includes(t.text)) return this.pathStep(t.text as PathAlgorithm, pos);
     this.fail(`"${t.text}" is not a step`, t);
+  }
+
+  /** `ShortestPath[<E>]`, `...BFS`, `...Dijkstras[<E>](weight)`, `...AStar[<E>](weight, "h")`, then `::To(x)` and/or `::From(x)`. */
+  private pathStep(algorithm: PathAlgorithm, pos: SourcePos): Step {
+    const edge = this.isPunct('<') ? this.typeArgument('edge type') : null;
+    let weight: Expr | null = null;
+    let heuristic: string | null = null;
+    if (algorithm === 'ShortestPathDijkstras' || algorithm === 'ShortestPathAStar') {
+      this.expectPunct('(', `after ${algorithm}: the weight of an edge`);
+      weight = this.expr();
+      if (algorithm === 'ShortestPathAStar') {
+        this.expectPunct(',', 'between the weight and the heuristic property');
+        const h = this.next();
+        if (h.kind !== 'string') this.fail('the heuristic is a property name in quotes, such as "h"', h);
+        heuristic = h.value;
+      }
+      this.expectPunct(')', `to close ${algorithm}`);
+    }
+    const { from, to } = this.fromTo();
+    return { kind: 'path', pos, algorithm, edge, weight, heuristic, from, to };
   }
 
   /** `{a, alias: value, nested: {...}, ..}` after `::` (and after `|item|` for a closure). */

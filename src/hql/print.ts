@@ -8,15 +8,10 @@
  * statement per line, expressions on one line with `::` chains written without spaces.
  * `schema::N { ... }` blocks are not kept in the tree, so their items print unversioned.
  *
- * What the tree does not keep, the printer cannot give back:
- *  - `unsupported` steps (shortest paths, rerankers, SearchV as a step, UpsertV) and the
- *    `AddV`, `SearchV` and `SearchBM25` sources keep no arguments. They print as the bare
- *    step (`::ShortestPath`, `::RerankMMR`) or with empty parentheses (`::UpsertV()`,
- *    `AddV<T>()`), which the parser reads back to the same node; the original arguments are
- *    gone, and Trellis reports these constructs as unsupported anyway.
- *  - `#[model(...)]` leaves no trace in the tree (the query prints without a macro), nor do
- *    comments, `Update` (prints as `UPDATE`) or how an id literal was written (`N<T>(12)`
- *    and `N<T>("12")` are the same node; it prints as a string).
+ * What the tree does not keep, the printer cannot give back: comments, `Update` (prints as
+ * `UPDATE`), how an id literal was written (`N<T>(12)` and `N<T>("12")` are the same node;
+ * it prints as a string), and how a vector literal's numbers were written (they print as
+ * floats).
  * Trees the parser cannot produce may print as text that does not read back: an object
  * literal directly as a projection field's value (`{a: {b: 1}}` reads as a nested
  * projection), a closure as a nested projection, `E(x)` without a type (`E(...)` is the math
@@ -38,6 +33,7 @@ import type {
   ProjectionStep,
   QueryDef,
   Source,
+  VectorArg,
   Statement,
   Step,
   TypeDef,
@@ -105,7 +101,8 @@ function printTypeExpr(type: TypeExpr): string {
 
 function printQuery(query: QueryDef): string {
   const params = query.params.map((p) => `${p.name.text}${p.optional ? '?' : ''}: ${printTypeExpr(p.type)}`).join(', ');
-  const lines = [`${query.mcp ? '#[mcp]\n' : ''}QUERY ${query.name.text}(${params}) =>`];
+  const macro = query.mcp ? '#[mcp]\n' : query.model !== null ? `#[model(${printString(query.model)})]\n` : '';
+  const lines = [`${macro}QUERY ${query.name.text}(${params}) =>`];
   for (const s of query.body) lines.push(printStatement(s, INDENT));
   lines.push(`${INDENT}RETURN ${query.returns.map(printExpr).join(', ')}`);
   return lines.join('\n');
@@ -188,10 +185,28 @@ function printSource(source: Source): string {
     case 'AddE':
       return `AddE<${source.type.text}>${source.fields.length === 0 ? '' : `({${fieldValues(source.fields)}})`}${fromTo(source.from, source.to)}`;
     case 'AddV':
-    case 'SearchV':
+      return `AddV<${source.type.text}>(${printVector(source.vector)}${source.fields.length === 0 ? '' : `, {${fieldValues(source.fields)}}`})`;
+    case 'BatchAddV':
+      return `BatchAddV<${source.type.text}>(${source.items.text})`;
+    case 'SearchV': {
+      const prefilter = source.prefilter === null ? '' : `, PREFILTER(${printExpr(source.prefilter)})`;
+      return `SearchV<${source.type.text}>(${printVector(source.vector)}, ${printExpr(source.k)}${prefilter})`;
+    }
     case 'SearchBM25':
-      // The arguments were not kept (see the header): empty parentheses read back to this node.
-      return `${source.kind}<${source.type.text}>()`;
+      return `SearchBM25<${source.type.text}>(${printExpr(source.text)}, ${printExpr(source.k)})`;
+    case 'SearchHybrid':
+      return `SearchHybrid<${source.type.text}>(${printVector(source.vector)}, ${printExpr(source.text)}, ${printExpr(source.k)})`;
+  }
+}
+
+function printVector(vector: VectorArg): string {
+  switch (vector.kind) {
+    case 'literal':
+      return `[${vector.values.map(printFloat).join(', ')}]`;
+    case 'name':
+      return vector.name.text;
+    case 'embed':
+      return `Embed(${printExpr(vector.text)})`;
   }
 }
 
@@ -223,13 +238,27 @@ function printStep(step: Step): string {
     case 'update':
       return `UPDATE({${fieldValues(step.fields)}})`;
     case 'upsert':
+      if (step.which === 'UpsertV')
+        return `UpsertV(${printVector(step.vector!)}${step.fields.length === 0 ? '' : `, {${fieldValues(step.fields)}}`})`;
       return `${step.which}({${fieldValues(step.fields)}})${fromTo(step.from, step.to)}`;
     case 'intersect':
       return `INTERSECT(${printExpr(step.traversal)})`;
+    case 'search':
+      return `SearchV<${step.type.text}>(${printVector(step.vector)}, ${printExpr(step.k)})`;
+    case 'prefilter':
+      return `PREFILTER(${printExpr(step.condition)})`;
+    case 'rerankRRF':
+      return step.k === null ? 'RerankRRF' : `RerankRRF(k: ${printExpr(step.k)})`;
+    case 'rerankMMR':
+      return `RerankMMR(lambda: ${printExpr(step.lambda)}${step.distance === null ? '' : `, distance: ${printExpr(step.distance)}`})`;
+    case 'path': {
+      const edge = step.edge === null ? '' : `<${step.edge.text}>`;
+      const args =
+        step.weight === null ? '' : `(${printExpr(step.weight)}${step.heuristic === null ? '' : `, ${printString(step.heuristic)}`})`;
+      return `${step.algorithm}${edge}${args}${fromTo(step.from, step.to)}`;
+    }
     case 'unsupported':
-      // The arguments were not kept (see the header). UpsertV needs its parentheses to parse;
-      // the others read back from the bare name.
-      return step.what === 'UpsertV' ? 'UpsertV()' : step.what;
+      return step.what;
   }
 }
 

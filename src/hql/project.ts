@@ -13,10 +13,15 @@ import { formatDiagnostics, type Diagnostic } from './diagnostics.js';
 import { parse } from './parser.js';
 import { buildSchema, type Located, type Schema } from './schema.js';
 import { messageOf } from '../core/errors.js';
+import type { EmbeddingConfig } from '../core/embedding-config.js';
 
 export interface ProjectConfig {
   /** Serve `#[mcp]` queries to agents (D18): `"mcp": true` in trellis.json (src/config.ts); off by default. */
   readonly mcp: boolean;
+  /** Text search (SearchBM25, SearchHybrid) is on: `"bm25"` in trellis.json, default true. */
+  readonly bm25?: boolean;
+  /** The embedding provider of Embed() (`"embedding"` in trellis.json); without one, a query using Embed() is refused. */
+  readonly embedding?: EmbeddingConfig | undefined;
 }
 
 export interface Project {
@@ -80,7 +85,12 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
         pos: item.name.pos,
         message: `query names starting with "${TOOL_PREFIX}" are kept for the MCP endpoint's own tools; choose another query name`,
       });
-    const result = compileQuery(item, schema);
+    const result = compileQuery(item, schema, { bm25: config.bm25 ?? true });
+    if (result.compiled !== null && result.compiled.needs.embeds.length > 0 && config.embedding === undefined)
+      result.problems.push({
+        pos: item.pos,
+        message: `Embed() needs an embedding provider: set "embedding": {"url", "model", ...} in trellis.json`,
+      });
     for (const p of result.problems) diagnostics.push({ file, pos: p.pos, message: `${p.message} (in query ${name})` });
     if (result.compiled !== null) compiled.set(name, result.compiled);
   }

@@ -4,45 +4,21 @@
  */
 import type { TypeExpr } from './ast.js';
 import type { SourcePos } from './lexer.js';
+import type { HqlShow } from '../plan/hql-format.js';
 
-export type ElementKind = 'node' | 'edge';
+/** Vectors are stored as nodes of their type's label, holding the vector in `data`. */
+export type ElementKind = 'node' | 'edge' | 'vector';
 
 export type Ty =
-  /** Nodes or edges of one schema type; `single`: at most one (N<T>(id), FIRST, AddN, UPDATE). */
+  /** Nodes, edges or vectors of one schema type; `single`: at most one (N<T>(id), FIRST, AddN, UPDATE). */
   | { readonly k: 'element'; readonly kind: ElementKind; readonly type: string; readonly single: boolean }
   /** The result of a projection, a property access, COUNT or a grouping; steps cannot go on from it. */
   | { readonly k: 'shaped'; readonly single: boolean; readonly what: string }
   /** A parameter (or a field of a FOR element): a value of its declared type. */
   | { readonly k: 'param'; readonly type: TypeExpr };
 
-/** How one returned value is shown, read from the /v2/query response (response.ts). */
-export interface Presentation {
-  /** one: the first element or null; list: the array; count: the number in `[n]`. */
-  readonly unwrap: 'one' | 'list' | 'count';
-  /** A property access (`::{name}`, `::ID`): each object becomes the value of this key. */
-  readonly pluck: string | null;
-  /**
-   * Projected fields holding a nested property access (`posts: _::Out<Wrote>::{title}`):
-   * alias to the key whose bare values are shown (the executor gives one-key objects).
-   */
-  readonly nested: Readonly<Record<string, string>> | null;
-  /**
-   * Whole elements, read with value_map (nodes) or edge_properties (edges): each object is
-   * shown as `id`, `label` (edges: `from_node`, `to_node`), then these declared fields in
-   * order, null when unset. Cheaper to run than a projection of every field.
-   */
-  readonly element: { readonly kind: ElementKind; readonly fields: readonly string[] } | null;
-  /** GROUP_BY / AGGREGATE_BY (DECISIONS D17), grouped from the projected rows. */
-  readonly group: { readonly properties: readonly string[]; readonly aggregate: boolean } | null;
-}
-
-export interface ReturnShape extends Presentation {
-  /** The key of the response object. */
-  readonly key: string;
-  /** The name in the /v2/query response to read, or null for a literal. */
-  readonly source: string | null;
-  readonly literal: string | bigint | number | boolean | null;
-}
+/** How one returned value is shown (the response format of plan/hql-format.ts). */
+export type Presentation = HqlShow;
 
 export class CompileError extends Error {
   constructor(

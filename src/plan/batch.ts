@@ -1,6 +1,7 @@
 /** A decoded request: the batch, its parameters and the request type. */
 import type { Value } from '../core/value.js';
 import type { PlanNode } from './ops.js';
+import type { HqlFormat } from './hql-format.js';
 
 export type RequestType = 'read' | 'write';
 
@@ -25,8 +26,9 @@ export interface Batch {
   /**
    * 'cypher': the batch is one Cypher statement (a `table` operation) and the response is
    * its `{columns, rows}` (reference/cypher.md), not an object of returned variables.
+   * An HqlFormat: the batch is a named query of the query language, answered in its shape.
    */
-  readonly format?: 'cypher';
+  readonly format?: 'cypher' | HqlFormat;
 }
 
 export interface QueryPlan {

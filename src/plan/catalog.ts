@@ -142,6 +142,9 @@ export const CATALOG: Catalog = {
   shortest_path: src('input', 'list', {
     held: (n) => holds({ refs: [refAt(n.source, `${n.path}.source`), refAt(n.target, `${n.path}.target`)] }),
   }),
+  weighted_shortest_path: src('input', 'list', {
+    held: (n) => holds({ exprs: [n.weight], refs: [refAt(n.source, `${n.path}.source`), refAt(n.target, `${n.path}.target`)] }),
+  }),
   inject: { ...src('fresh', 'rows', { held: variable }), position: 'optional' },
   out: step('node'),
   in: step('node'),
@@ -164,7 +167,7 @@ export const CATALOG: Catalog = {
   limit: step('input', 'same', { onLists: true, held: (n) => holds({ exprs: boundExprs([n.count]) }) }),
   skip: step('input', 'same', { onLists: true, held: (n) => holds({ exprs: boundExprs([n.count]) }) }),
   range: step('input', 'same', { onLists: true, held: (n) => holds({ exprs: boundExprs([n.start, n.end]) }) }),
-  order_by: step('input', 'rows', { afterBind: 'refused' }),
+  order_by: step('input', 'rows', { afterBind: 'refused', held: (n) => holds({ exprs: n.expr === null ? [] : [n.expr] }) }),
   order_by_multiple: step('input', 'rows', { afterBind: 'refused' }),
   as: step('input'),
   store: step('input'),
@@ -230,6 +233,18 @@ export const CATALOG: Catalog = {
   vector_search_edges_within: step('edge', 'rows', { held: (n) => searchHeld(n, n.query_vector, n.ef) }),
   text_search_nodes_within: step('node', 'rows', { held: (n) => searchHeld(n, n.query_text) }),
   text_search_edges_within: step('edge', 'rows', { held: (n) => searchHeld(n, n.query_text) }),
+  // Rankings fused (its input's and its variables'), and maximal marginal relevance.
+  fuse: {
+    ...src('fresh', 'rows', {
+      held: (n) =>
+        holds({
+          exprs: exprsOf([n.k]),
+          variables: n.variables.map((name, i) => ({ name, path: `${n.path}.variables[${i}]` })),
+        }),
+    }),
+    position: 'optional',
+  },
+  rerank_mmr: step('input', 'rows', { held: (n) => holds({ exprs: exprsOf([n.lambda]) }) }),
   // A Cypher statement: its request type is the compiler's (effect), not this entry's.
   table: src('input', 'list'),
 };

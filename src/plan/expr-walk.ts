@@ -45,6 +45,9 @@ export function walkExprs(root: Expr | Predicate, onExpr: (e: Expr) => void, onP
       case 'neg':
         walkExprs(root.expr, onExpr, onPredicate);
         return;
+      case 'math':
+        for (const arg of root.args) walkExprs(arg, onExpr, onPredicate);
+        return;
       case 'case':
         for (const b of root.whenThen) {
           walkExprs(b.when, onExpr, onPredicate);

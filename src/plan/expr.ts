@@ -7,6 +7,7 @@
  */
 import type { Value } from '../core/value.js';
 import type { PlanNode } from './ops.js';
+import type { MathFunction } from './math-functions.js';
 
 export type ArithOp = 'add' | 'sub' | 'mul' | 'div' | 'mod';
 export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
@@ -31,6 +32,8 @@ export type Expr = At &
     | { readonly e: 'outer'; readonly depth: number; readonly name: string }
     | { readonly e: ArithOp; readonly left: Expr; readonly right: Expr }
     | { readonly e: 'neg'; readonly expr: Expr }
+    /** A math function (math-functions.ts) of its arguments; the result is a float. */
+    | { readonly e: 'math'; readonly fn: MathFunction; readonly args: readonly Expr[] }
     | {
         readonly e: 'case';
         readonly whenThen: readonly { readonly when: Predicate; readonly then: Expr }[];

@@ -78,6 +78,19 @@ export interface ShortestPathOp extends Base<'shortest_path'> {
   readonly label: string | null;
   readonly direction: Direction;
   readonly max_depth: number;
+  /** What it yields: the node ids (the contract), or one path object with the edges too (a Trellis extension). */
+  readonly result: 'ids' | 'path';
+}
+/** A path of least total weight (Dijkstra; A* with a heuristic): a Trellis extension. */
+export interface WeightedShortestPathOp extends Base<'weighted_shortest_path'> {
+  readonly source: ElementRef;
+  readonly target: ElementRef;
+  readonly label: string | null;
+  readonly direction: Direction;
+  /** The weight of an edge, evaluated on the edge (its properties, `$from.p` and `$to.p` of its ends). */
+  readonly weight: Expr;
+  /** A*: a node property estimating the weight left to the target; null for Dijkstra. */
+  readonly heuristic: string | null;
 }
 // Navigation
 export interface HopOp<K extends 'out' | 'in' | 'both' | 'out_e' | 'in_e' | 'both_e'> extends Unary<K> {
@@ -113,7 +126,10 @@ export interface RangeOp extends Unary<'range'> {
   readonly end: StreamBound;
 }
 export interface OrderByOp extends Unary<'order_by'> {
-  readonly property: string;
+  /** The property sorted by; null when `expr` is given instead. */
+  readonly property: string | null;
+  /** A Trellis extension: sort by an expression evaluated on each row (a count of neighbours, a sum...). */
+  readonly expr: Expr | null;
   readonly order: Order;
 }
 export interface OrderByMultipleOp extends Unary<'order_by_multiple'> {
@@ -212,6 +228,12 @@ export interface SearchFields {
   readonly property: string;
   readonly k: StreamBound;
   readonly tenant_value: PropertyInput | null;
+  /**
+   * An index that does not exist at all: 400 index_not_found (the contract), or nothing
+   * found (a Trellis extension, for the query language, whose indexes are made with the
+   * first element they hold). An index that exists but is still building is an error either way.
+   */
+  readonly missing_index: 'error' | 'empty';
 }
 export type VectorSearchKind = 'vector_search_nodes' | 'vector_search_edges';
 export type TextSearchKind = 'text_search_nodes' | 'text_search_edges';
@@ -247,6 +269,24 @@ export const SEARCH_KINDS = [
   'text_search_nodes_within',
   'text_search_edges_within',
 ] as const satisfies readonly SearchOp['op'][];
+// Reranking (Trellis extensions): fusion of rankings, maximal marginal relevance
+export type FuseMethod = 'rrf' | 'score_sum';
+export interface FuseOp extends Base<'fuse'> {
+  readonly input: PlanNode | null;
+  /** Further rankings: the rows of these variables. */
+  readonly variables: readonly string[];
+  readonly method: FuseMethod;
+  /** The constant of reciprocal rank fusion, 1 / (k + rank); null: 60. */
+  readonly k: PropertyInput | null;
+}
+export type MmrMetric = 'cosine' | 'euclidean' | 'dot_product';
+export interface RerankMmrOp extends Unary<'rerank_mmr'> {
+  /** Relevance against diversity, 0 to 1. */
+  readonly lambda: PropertyInput;
+  /** The property holding each element's vector. */
+  readonly property: string;
+  readonly metric: MmrMetric;
+}
 // Sack
 export interface WithSackOp extends Unary<'with_sack'> {
   readonly initial: Value;
@@ -288,6 +328,7 @@ export type PlanNode =
   | NodesWhereOp
   | EdgesWhereOp
   | ShortestPathOp
+  | WeightedShortestPathOp
   | HopOp<'out'>
   | HopOp<'in'>
   | HopOp<'both'>
@@ -341,6 +382,8 @@ export type PlanNode =
   | IndexOperationOp<'abort_index_operation'>
   | ListIndexesOp
   | SearchOp
+  | FuseOp
+  | RerankMmrOp
   | TableOp
   | InputOnlyOp;
 

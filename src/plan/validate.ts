@@ -456,6 +456,7 @@ export const PAYLOAD_CHECKS: { readonly [K in OpKind]: PayloadCheck<K> | null } 
     if (node.max_depth > LIMITS.maxRepeatDepth)
       reject('limit_exceeded', `${p}.max_depth`, `max_depth is limited to ${LIMITS.maxRepeatDepth}`);
   },
+  weighted_shortest_path: null,
   inject: null,
   out: null,
   in: null,
@@ -482,7 +483,10 @@ export const PAYLOAD_CHECKS: { readonly [K in OpKind]: PayloadCheck<K> | null } 
       reject('invalid_stream_range', p, `start ${node.start.n} is greater than end ${node.end.n}`);
     }
   },
-  order_by: null,
+  order_by: (node, p) => {
+    if ((node.property === null) === (node.expr === null))
+      reject('invalid_order_keys', p, 'order_by sorts by a property or by an expression ("expr"): give exactly one of them');
+  },
   order_by_multiple: (node, p) => {
     if (node.orderings.length === 0) reject('invalid_order_keys', `${p}.orderings`, 'order_by_multiple needs at least one key');
     duplicates(
@@ -558,8 +562,32 @@ export const PAYLOAD_CHECKS: { readonly [K in OpKind]: PayloadCheck<K> | null } 
   text_search_edges: checkQueryText,
   text_search_nodes_within: checkQueryText,
   text_search_edges_within: checkQueryText,
+  fuse: (node, p) => {
+    if (node.input === null && node.variables.length === 0)
+      reject('invalid_branch_arity', p, 'fuse needs at least one ranking: an input or a variable');
+    if (node.variables.length > LIMITS.maxBranches) reject('limit_exceeded', `${p}.variables`, `at most ${LIMITS.maxBranches} rankings`);
+    const k = node.k;
+    if (k !== null && k.kind === 'value' && !(positiveNumber(k.value) > 0))
+      reject('invalid_rerank_parameter', `${p}.k`, 'the fusion constant k is a positive number');
+  },
+  rerank_mmr: (node, p) => {
+    const lambda = node.lambda;
+    if (lambda.kind === 'value' && !(unitNumber(lambda.value) >= 0))
+      reject('invalid_rerank_parameter', `${p}.lambda`, 'lambda is a number from 0 to 1');
+  },
   table: null,
 };
+
+/** A literal as a number (integers too), NaN when it is none. */
+function positiveNumber(v: Value): number {
+  return typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? v : NaN;
+}
+
+/** A literal in [0, 1] as a number, NaN otherwise. */
+function unitNumber(v: Value): number {
+  const n = positiveNumber(v);
+  return n >= 0 && n <= 1 ? n : NaN;
+}
 
 function checkPayload<K extends OpKind>(node: OpOf<K>): void {
   const check = PAYLOAD_CHECKS[node.op as K] as PayloadCheck<K> | null;

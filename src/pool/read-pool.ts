@@ -66,7 +66,7 @@ export interface ReadPoolCounters {
 interface Pending {
   readonly body: Uint8Array;
   readonly flags: number;
-  readonly paramsAt: number;
+  readonly queryId: number;
   readonly route: RequestRoute;
   spentMs: number;
   /** Already tried again after its worker died. */
@@ -244,20 +244,19 @@ export class ReadPool {
 
   /**
    * Answers one request body: a /v2/query request unless `route` says otherwise (`flags`:
-   * request-options.ts optionFlags; `paramsAt`: where a prepared request's parameters
-   * start, see src/prepared-plans.ts).
+   * request-options.ts optionFlags; `queryId`: the named query a `named` request calls).
    */
-  submit(body: Uint8Array, flags: number, paramsAt = 0, route: RequestRoute = 'query'): Promise<AnswerFrame> {
+  submit(body: Uint8Array, flags: number, queryId = 0, route: RequestRoute = 'query'): Promise<AnswerFrame> {
     return new Promise((resolve) => {
-      const pending: Pending = { body, flags, paramsAt, route, spentMs: 0, retried: false, resolve };
+      const pending: Pending = { body, flags, queryId, route, spentMs: 0, retried: false, resolve };
       (body.byteLength > LONG_BODY_BYTES ? this.long : this.short).enqueue(pending);
     });
   }
 
   /** Runs a read that already ran for `spentMs` elsewhere and outran its slice there. */
-  submitLong(body: Uint8Array, flags: number, spentMs: number, paramsAt = 0, route: RequestRoute = 'query'): Promise<AnswerFrame> {
+  submitLong(body: Uint8Array, flags: number, spentMs: number, queryId = 0, route: RequestRoute = 'query'): Promise<AnswerFrame> {
     this.preempted++;
-    return new Promise((resolve) => this.long.enqueue({ body, flags, paramsAt, route, spentMs, retried: false, resolve }));
+    return new Promise((resolve) => this.long.enqueue({ body, flags, queryId, route, spentMs, retried: false, resolve }));
   }
 
   /** Statistics of every worker (one task per thread; for tests and diagnostics). */

@@ -4,13 +4,14 @@
  * then neither parses JSON nor encodes messages per request: a task is a copy of the
  * bodies, a reply is the response bytes the socket sends.
  *
- * Task:   [u32 count][u32 sliceMs] then per request [u32 flags, u32 spentMs, u32 paramsAt,
+ * Task:   [u32 count][u32 sliceMs] then per request [u32 flags, u32 spentMs, u32 queryId,
  *         u32 route, u32 length], then the bodies. sliceMs 0: run every request to the
  *         end; otherwise a read that runs longer is stopped and answered `preempted` (it
  *         goes to the heavy lane). spentMs: execution time the request already had in
- *         earlier attempts. paramsAt: where the parameters of a prepared request start
- *         (src/prepared-plans.ts), else 0. route: what the body is (RequestRoute: a
- *         /v2/query request, a Cypher statement to run or to explain).
+ *         earlier attempts. route: what the body is (RequestRoute: a /v2/query request, a
+ *         Cypher statement to run or to explain, or the parameters of a call of a named
+ *         query). queryId: which named query (its place in the project's list the
+ *         threads were started with), 0 for the other routes.
  * Answer: [u32 count][u32 0] then per answer [u32 kind, u32 status, u32 length], then
  *         payloads: kind 0 is a response body (UTF-8 JSON, with `status`), kind 1 a write
  *         plan (msgpack PlanMessage) for the writer, with `status` 1 when it awaits
@@ -21,15 +22,15 @@ import type { RequestRoute } from './messages.js';
 /** Count and one u32 of the whole frame (the slice of a task). */
 const HEAD = 8;
 
-const ROUTES: readonly RequestRoute[] = ['query', 'cypher', 'cypher_explain'];
+const ROUTES: readonly RequestRoute[] = ['query', 'cypher', 'cypher_explain', 'named'];
 
 export interface RequestFrame {
   /** request-options.ts optionFlags. */
   readonly flags: number;
   /** Execution time (ms) the request had in earlier, preempted attempts. */
   readonly spentMs: number;
-  /** A prepared request's parameters offset (src/prepared-plans.ts); 0 for a plain request. */
-  readonly paramsAt: number;
+  /** The named query a `named` request calls (its place in the project's list); 0 otherwise. */
+  readonly queryId: number;
   readonly route: RequestRoute;
   readonly body: Uint8Array;
 }
@@ -90,7 +91,7 @@ function decodeTable(bytes: Uint8Array, fields: number): { extra: number; entrie
 
 export function encodeTask(task: TaskFrame): Uint8Array {
   return encodeTable(
-    task.requests.map((r) => ({ fields: [r.flags, r.spentMs, r.paramsAt, ROUTES.indexOf(r.route)], payload: r.body })),
+    task.requests.map((r) => ({ fields: [r.flags, r.spentMs, r.queryId, ROUTES.indexOf(r.route)], payload: r.body })),
     4,
     task.sliceMs,
   );
@@ -103,7 +104,7 @@ export function decodeTask(bytes: Uint8Array): TaskFrame {
     requests: entries.map((e) => ({
       flags: e.fields[0]!,
       spentMs: e.fields[1]!,
-      paramsAt: e.fields[2]!,
+      queryId: e.fields[2]!,
       route: ROUTES[e.fields[3]!] ?? 'query',
       body: e.payload,
     })),

@@ -20,8 +20,11 @@ export interface PlanMessage {
   readonly tables: readonly (readonly [string, RowTable])[];
 }
 
-/** What a request body is: a /v2/query request, a Cypher statement to run, or one to explain. */
-export type RequestRoute = 'query' | 'cypher' | 'cypher_explain';
+/**
+ * What a request body is: a /v2/query request, a Cypher statement to run, one to explain,
+ * or the parameters (a JSON object) of a call of a named query of the project.
+ */
+export type RequestRoute = 'query' | 'cypher' | 'cypher_explain' | 'named';
 
 /** A read worker's task: an encoded task frame (frames.ts), or a request for its statistics. */
 export type ReadTask = Uint8Array | 'stats';
@@ -47,6 +50,11 @@ export interface WorkerSettings {
    * (src/store/lock.ts): the writer thread opens under it, again after every restart.
    */
   readonly writerLock?: string;
+  /**
+   * The project's compiled named queries (src/hql compile.ts CompiledQuery[], msgpack):
+   * a `named` request calls one by its place in this list.
+   */
+  readonly namedQueries?: Uint8Array;
 }
 
 /**

@@ -13,6 +13,7 @@ import { answerRequest, type Answerer } from '../database.js';
 import type { AnswerToEncode } from '../protocol/frames.js';
 import type { RequestRoute } from '../protocol/messages.js';
 import { openStore, type IndexBacklog } from '../store/index.js';
+import type { CompiledQuery } from '../hql/compile.js';
 
 /** Bodies up to this size are small enough to parse on the main thread (a few µs). */
 export const INLINE_BODY_BYTES = 8 * 1024;
@@ -23,6 +24,8 @@ export interface InlineSettings {
   readonly dataDir: string;
   readonly readerMode: boolean;
   readonly queryTimeoutMs: number;
+  /** The project's named queries (as the read workers have them). */
+  readonly named: readonly CompiledQuery[];
 }
 
 export class InlineQueries {
@@ -33,7 +36,7 @@ export class InlineQueries {
 
   static async open(settings: InlineSettings): Promise<InlineQueries> {
     const store = await openStore({ path: settings.dataDir, readOnly: true });
-    return new InlineQueries({ store, readerMode: settings.readerMode, timeoutMs: settings.queryTimeoutMs });
+    return new InlineQueries({ store, readerMode: settings.readerMode, timeoutMs: settings.queryTimeoutMs, named: settings.named });
   }
 
   /** Whether a body of this size may be answered here now (the caller knows the pool is idle). */
@@ -45,8 +48,8 @@ export class InlineQueries {
   }
 
   /** Answers a request as a read worker would (database.ts answerRequest), within the main thread's slice. */
-  answer(body: Uint8Array, flags: number, paramsAt: number, route: RequestRoute): AnswerToEncode {
-    return answerRequest(this.answerer, { flags, spentMs: 0, paramsAt, route, body }, INLINE_SLICE_MS);
+  answer(body: Uint8Array, flags: number, queryId: number, route: RequestRoute): AnswerToEncode {
+    return answerRequest(this.answerer, { flags, spentMs: 0, queryId, route, body }, INLINE_SLICE_MS);
   }
 
   /** Every vector index's backlog, read in a fresh snapshot (for /metrics). */

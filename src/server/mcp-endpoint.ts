@@ -33,13 +33,14 @@ import { toErrorBody } from '../core/errors.js';
 import { JsonSyntaxError, parseJson, parseJsonBytes } from '../core/json.js';
 import { isSafeI64 } from '../core/value.js';
 import { isObject } from '../core/json.js';
-import { countsQuery, describeIndexes, describeSchema } from '../hql/describe.js';
+import { describeIndexes, describeSchema } from '../hql/describe.js';
+import type { CompiledQuery } from '../hql/compile.js';
 import { parametersSchema } from '../hql/json-schema.js';
 import { checkParameters } from '../hql/params.js';
 import { SCHEMA_TOOLS, type Project } from '../hql/project.js';
 import { typeText } from '../hql/types.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
-import { callable, runNamedQuery, type CallableQuery } from './named-queries.js';
+import { parameterBytes, runNamedQuery, type NamedQueries } from './named-queries.js';
 import type { Route } from './routes.js';
 import { utf8Text, type QueryService } from './service.js';
 import { VERSION } from './version.js';
@@ -55,11 +56,7 @@ interface ToolEntry {
 }
 
 /** The `POST /mcp` route of `project`, or none when it has MCP off. */
-export function mcpEndpointRoutes(
-  service: QueryService,
-  project: Project | undefined,
-  queries: ReadonlyMap<string, CallableQuery>,
-): Route[] {
+export function mcpEndpointRoutes(service: QueryService, project: Project | undefined, queries: NamedQueries): Route[] {
   if (project === undefined || !project.config.mcp) return [];
   const tools = toolEntries(service, project, queries);
   const list = [...tools.values()].map((t) => t.tool);
@@ -110,13 +107,14 @@ export function mcpEndpointRoutes(
 }
 
 /** The tools by name: each #[mcp] query, then the schema tools. */
-function toolEntries(service: QueryService, project: Project, queries: ReadonlyMap<string, CallableQuery>): Map<string, ToolEntry> {
+function toolEntries(service: QueryService, project: Project, queries: NamedQueries): Map<string, ToolEntry> {
   const tools = new Map<string, ToolEntry>();
-  for (const q of queries.values()) {
-    if (!q.query.mcp) continue;
-    tools.set(q.query.name, {
+  for (const [name, id] of queries.byName) {
+    const q = queries.list[id]!;
+    if (!q.mcp) continue;
+    tools.set(name, {
       tool: queryTool(q),
-      call: async (req, args) => toolResult(await runNamedQuery(service, q, req, () => args)),
+      call: async (req, args) => toolResult(await runNamedQuery(service, queries, id, req, parameterBytes(args))),
     });
   }
   const noArguments = { type: 'object' as const, properties: {}, additionalProperties: false };
@@ -156,8 +154,7 @@ function toolEntries(service: QueryService, project: Project, queries: ReadonlyM
     },
     call: (_req, args) => schemaTool(args, () => jsonResult(indexes)),
   });
-  const counts = countsQuery(project.schema, SCHEMA_TOOLS.counts);
-  const countsCall = counts === null ? null : callable(counts.query);
+  const counts = queries.counts;
   tools.set(SCHEMA_TOOLS.counts, {
     tool: {
       name: SCHEMA_TOOLS.counts,
@@ -170,19 +167,19 @@ function toolEntries(service: QueryService, project: Project, queries: ReadonlyM
     call: (req, args) =>
       schemaTool(args, async () => {
         const out = { nodes: {} as Record<string, number>, edges: {} as Record<string, number> };
-        if (counts === null || countsCall === null) return jsonResult(out);
-        const response = await runNamedQuery(service, countsCall, req, () => ({}));
+        if (counts === null) return jsonResult(out);
+        const response = await runNamedQuery(service, queries, counts.id, req, parameterBytes({}));
         if (response.status !== 200) return toolResult(response);
         const values = JSON.parse(bodyText(response)) as Record<string, number>;
-        for (const { key, kind, type } of counts.keys) out[kind][type] = values[key]!;
+        for (const { key, kind, type } of counts.query.keys) out[kind][type] = values[key]!;
         return jsonResult(out);
       }),
   });
   return tools;
 }
 
-function queryTool(q: CallableQuery): Tool {
-  const { name, params, write } = q.query;
+function queryTool(q: CompiledQuery): Tool {
+  const { name, params, write } = q;
   const signature = `${name}(${params.map((p) => `${p.name.text}${p.optional ? '?' : ''}: ${typeText(p.type)}`).join(', ')})`;
   return {
     name,

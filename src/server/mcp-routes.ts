@@ -16,14 +16,14 @@ import { GraphError, toErrorBody } from '../core/errors.js';
 import type { Project } from '../hql/project.js';
 import { errorBodyResponse } from './http-errors.js';
 import type { HttpRequest } from './http-types.js';
-import { parseBody, runNamedQuery, type CallableQuery } from './named-queries.js';
+import { parameterBytes, parseBody, runNamedQuery, type NamedQueries } from './named-queries.js';
 import type { Route } from './routes.js';
 import type { QueryService } from './service.js';
 
 const MAX_CONNECTIONS = 10_000;
 
 /** The MCP routes of `project`, or none when it has MCP off. */
-export function mcpRoutes(service: QueryService, project: Project | undefined, queries: ReadonlyMap<string, CallableQuery>): Route[] {
+export function mcpRoutes(service: QueryService, project: Project | undefined, queries: NamedQueries): Route[] {
   if (project === undefined || !project.config.mcp) return [];
   const connections = new Set<string>();
   const routes: Route[] = [
@@ -39,11 +39,11 @@ export function mcpRoutes(service: QueryService, project: Project | undefined, q
       },
     },
   ];
-  for (const q of queries.values()) {
-    if (!q.query.mcp) continue;
+  for (const [name, id] of queries.byName) {
+    if (!queries.list[id]!.mcp) continue;
     routes.push({
       method: 'POST',
-      path: `/mcp/${q.query.name}Mcp`,
+      path: `/mcp/${name}Mcp`,
       handler: (req: HttpRequest) => {
         let data: unknown;
         try {
@@ -51,7 +51,7 @@ export function mcpRoutes(service: QueryService, project: Project | undefined, q
         } catch (err) {
           return errorBodyResponse(toErrorBody(err));
         }
-        return runNamedQuery(service, q, req, () => data);
+        return runNamedQuery(service, queries, id, req, parameterBytes(data));
       },
     });
   }

@@ -1,62 +1,73 @@
 /**
  * `POST /<QueryName>` (contract; DECISIONS D15, D16): a named query of the project, called
- * with a JSON object of its parameters. The query was compiled at start-up into a
- * /v2/query batch (src/hql); a call checks the parameters, fills them into that batch and
- * runs it through the same service as /v2/query (read workers, the writer, the same
- * headers), then shows the result as the query's RETURN says (src/hql/response.ts).
+ * with a JSON object of its parameters. The query was compiled at start-up (src/hql) and
+ * every thread that answers requests holds it (the read workers, the main thread's inline
+ * path; the writer gets the batch with a write). A call travels as the query's number and
+ * the body's bytes, unread here: the thread that runs it checks the parameters, runs the
+ * batch and writes the response in the named-query shape (database.ts answerNamed).
  */
-import { GraphError, toErrorBody, type ErrorBody } from '../core/errors.js';
+import { GraphError, toErrorBody } from '../core/errors.js';
 import { JsonSyntaxError, parseJsonBytes } from '../core/json.js';
-import { stringifyJson } from '../core/json-stringify.js';
+import { encodeValue } from '../exec/encode.js';
+import type { Value } from '../core/value.js';
 import type { CompiledQuery } from '../hql/compile.js';
-import { checkParameters } from '../hql/params.js';
-import type { Project } from '../hql/project.js';
-import { shapeResponse } from '../hql/response.js';
+import { countsQuery, type CountsQuery } from '../hql/describe.js';
+import { SCHEMA_TOOLS, type Project } from '../hql/project.js';
 import { errorBodyResponse, errorResponse } from './http-errors.js';
 import { parseRequestOptions } from './headers.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { NamedRouteFallback } from './routes.js';
-import { utf8Text, type QueryService } from './service.js';
+import type { QueryService } from './service.js';
 import { clip } from '../core/clip.js';
+import { embedTexts } from '../hql/call.js';
+import { checkParameters } from '../hql/params.js';
+import { openAiEmbedder, type Embedder } from './embedding.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-/** A compiled query ready to call: its /v2/query request, printed once, around the parameters. */
-export interface CallableQuery {
-  readonly query: CompiledQuery;
-  /** The /v2/query request for the parameters (JSON text from checkParameters). */
-  request(parameters: string): PreparedRequest;
+/**
+ * The queries the threads are started with, numbered: the project's, then, when MCP is on,
+ * the MCP endpoint's counts query (a compiled query like the others).
+ */
+export interface NamedQueries {
+  readonly list: readonly CompiledQuery[];
+  /** The project's queries by name (not the counts query: no route reaches it). */
+  readonly byName: ReadonlyMap<string, number>;
+  readonly counts: { readonly id: number; readonly query: CountsQuery } | null;
+  /** The project's embedding provider (Embed()), if it configures one. */
+  readonly embedder: Embedder | null;
+}
+
+export function namedQueries(project: Project | undefined): NamedQueries {
+  const list = [...(project?.queries.values() ?? [])];
+  const byName = new Map(list.map((q, i) => [q.name, i]));
+  const made = project?.config.mcp ? countsQuery(project.schema, SCHEMA_TOOLS.counts) : null;
+  const counts = made === null || made === undefined ? null : { id: list.push(made.query) - 1, query: made };
+  const embedding = project?.config.embedding;
+  return { list, byName, counts, embedder: embedding === undefined ? null : openAiEmbedder(embedding) };
 }
 
 /**
- * A /v2/query body whose parameters object is last and starts at byte `paramsAt` (0: no
- * parameters), so the read threads can keep its plan and parse only the parameters
- * (src/prepared-plans.ts).
+ * A call's body as the thread that runs it takes it: as it is, or, for a query that
+ * embeds texts, `{"params", "vectors"}` with the vectors made here (database.ts answerNamed).
  */
-interface PreparedRequest {
-  readonly body: Buffer;
-  readonly paramsAt: number;
-}
-
-export function callable(query: CompiledQuery): CallableQuery {
-  const type = query.write ? 'write' : 'read';
-  const batch = `{"entries":${stringifyJson(query.entries)},"returns":${JSON.stringify(query.returnNames)}}`;
-  const envelope = `{"request_type":"${type}","query_name":${JSON.stringify(query.name)},"query":{"${type}":${batch}}`;
-  if (query.params.length === 0) {
-    const whole = Buffer.from(`${envelope}}`);
-    return { query, request: () => ({ body: whole, paramsAt: 0 }) };
-  }
-  const head = `${envelope},"parameter_types":${stringifyJson(query.parameterTypes)},"parameters":`;
-  const paramsAt = Buffer.byteLength(head);
-  return { query, request: (parameters) => ({ body: Buffer.from(`${head}${parameters}}`), paramsAt }) };
+async function callBody(queries: NamedQueries, id: number, body: Uint8Array): Promise<Uint8Array> {
+  const query = queries.list[id];
+  if (query === undefined || query.needs.embeds.length === 0) return body;
+  if (queries.embedder === null)
+    throw new GraphError('embedding_provider_error', `query ${query.name} uses Embed() and the project has no embedding provider`);
+  const params = checkParameters(query.params, parseBody(body));
+  const texts = embedTexts(query, params);
+  const vectors = texts.length === 0 ? [] : await queries.embedder.embed(texts, query.model);
+  return parameterBytes({ params, vectors: vectors.map((v) => v.map((x) => x)) });
 }
 
 /** An error of a call, with its status on this route (D16: an element addressed by id that does not exist is 404). */
-function namedError(body: ErrorBody): HttpResponse {
-  return errorBodyResponse(body, undefined, 'named_query');
+function namedError(err: unknown): HttpResponse {
+  return errorBodyResponse(toErrorBody(err), undefined, 'named_query');
 }
 
-export function parseBody(body: Buffer): unknown {
+export function parseBody(body: Uint8Array): unknown {
   if (body.length === 0) return {};
   try {
     return parseJsonBytes(body);
@@ -66,55 +77,53 @@ export function parseBody(body: Buffer): unknown {
   }
 }
 
-/** Runs one call of `q`; errors are answered, never thrown. */
-function callNamedQuery(service: QueryService, q: CallableQuery, req: HttpRequest): Promise<HttpResponse> {
-  return runNamedQuery(service, q, req, () => parseBody(req.body));
+/**
+ * A call's parameters as the bytes a thread reads: an MCP call's `data` or arguments (as
+ * src/core/json.ts read them), printed exactly: integers with every digit, floats as floats.
+ */
+export function parameterBytes(values: unknown): Uint8Array {
+  return Buffer.from(encodeValue(values as Value));
 }
 
-/** Runs `q` with the parameters `body()` gives (the request body, or an MCP call's `data`). */
-export async function runNamedQuery(service: QueryService, q: CallableQuery, req: HttpRequest, body: () => unknown): Promise<HttpResponse> {
+/**
+ * Calls named query number `id` with `body`, the JSON object of its parameters, and the
+ * request's option headers; errors are answered, never thrown.
+ */
+export async function runNamedQuery(
+  service: QueryService,
+  queries: NamedQueries,
+  id: number,
+  req: HttpRequest,
+  body: Uint8Array,
+): Promise<HttpResponse> {
   try {
     const options = parseRequestOptions(req.headers, req.repeated);
-    const params = checkParameters(q.query.params, body());
-    // A query with no statements (`RETURN "ok"`) is answered without the database.
-    if (q.query.entries.length === 0) return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, '{}') };
     if (service.health().index_runtime !== 'ready') return errorResponse('not_ready', 'the database is still opening; retry shortly');
-    const request = q.request(params);
-    const reply = await service.query(request.body, options, request.paramsAt);
-    const text = utf8Text(reply.body);
-    if (reply.status !== 200) return namedError(JSON.parse(text) as ErrorBody);
-    return { status: 200, headers: JSON_TYPE, body: shapeResponse(q.query.returns, text) };
+    if (service.named === undefined) throw new GraphError('internal_error', 'this service does not serve named queries');
+    const reply = await service.named(id, await callBody(queries, id, body), options);
+    return { status: reply.status, headers: JSON_TYPE, body: reply.body };
   } catch (err) {
-    return namedError(toErrorBody(err));
+    return namedError(err);
   }
 }
 
-/** Every query of the project, ready to call, by name (none without a project). */
-export function callableQueries(project: Project | undefined): ReadonlyMap<string, CallableQuery> {
-  return new Map([...(project?.queries ?? [])].map(([name, q]) => [name, callable(q)]));
-}
-
-/** The router's fallback serving the project's queries (`queries`: callableQueries of it). */
-export function namedQueryRoutes(
-  service: QueryService,
-  project: Project | undefined,
-  queries: ReadonlyMap<string, CallableQuery>,
-): NamedRouteFallback {
+/** The router's fallback serving the project's queries. */
+export function namedQueryRoutes(service: QueryService, project: Project | undefined, queries: NamedQueries): NamedRouteFallback {
   return {
     method: 'POST',
-    has: (name) => queries.has(name),
+    has: (name) => queries.byName.has(name),
     handler: (req, name) => {
-      const q = queries.get(name);
-      if (q === undefined) {
+      const id = queries.byName.get(name);
+      if (id === undefined) {
         const known =
           project === undefined
             ? 'the server has no project (start it with --project DIR)'
-            : queries.size === 0
+            : queries.byName.size === 0
               ? 'the project has no queries'
-              : `the project's queries: ${[...queries.keys()].sort().slice(0, 20).join(', ')}`;
+              : `the project's queries: ${[...queries.byName.keys()].sort().slice(0, 20).join(', ')}`;
         return errorResponse('query_not_found', `no query named "${clip(name)}"; ${known}`);
       }
-      return callNamedQuery(service, q, req);
+      return runNamedQuery(service, queries, id, req, req.body);
     },
   };
 }

@@ -20,7 +20,7 @@ import { queryRequestSchema } from '../wire/request.js';
 import { COMPONENTS, type JsonSchema } from '../wire/schema.js';
 import { OPTION_HEADERS } from './headers.js';
 import type { HttpResponse } from './http-types.js';
-import type { CallableQuery } from './named-queries.js';
+import type { CompiledQuery } from '../hql/compile.js';
 import { RESPONSE_SCHEMAS } from './openapi-schemas.js';
 import type { Route } from './routes.js';
 import { QUERY_NAME_PATH } from './routes.js';
@@ -184,31 +184,31 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
   },
 };
 
-function namedOperation(q: CallableQuery): Operation {
-  const params = parametersSchema(q.query.params);
+function namedOperation(q: CompiledQuery): Operation {
+  const params = parametersSchema(q.params);
   return {
-    operationId: `query_${q.query.name}`,
-    summary: `The named query ${q.query.name}${q.query.write ? ' (may write)' : ''}`,
+    operationId: `query_${q.name}`,
+    summary: `The named query ${q.name}${q.write ? ' (may write)' : ''}`,
     description:
       'A query of the project (docs/query-language.md), called with a JSON object of its parameters; the answer is shaped by its RETURN.',
     tags: ['named queries'],
     parameters: OPTION_PARAMETERS,
-    requestBody: { required: q.query.params.some((p) => !p.optional), content: json(params) },
+    requestBody: { required: q.params.some((p) => !p.optional), content: json(params) },
     responses: { ...ok('The values of RETURN', ref('NamedQueryResponse')), ...errorResponses([...QUERY_CODES]) },
-    'x-trellis-query': { name: q.query.name, write: q.query.write, mcp: q.query.mcp },
+    'x-trellis-query': { name: q.name, write: q.write, mcp: q.mcp },
   };
 }
 
-function mcpCallOperation(q: CallableQuery): Operation {
+function mcpCallOperation(q: CompiledQuery): Operation {
   return {
-    operationId: `mcp_${q.query.name}`,
-    summary: `The named query ${q.query.name} through the contract's agent route`,
+    operationId: `mcp_${q.name}`,
+    summary: `The named query ${q.name} through the contract's agent route`,
     tags: ['agents'],
     requestBody: {
       required: true,
       content: json({
         type: 'object',
-        properties: { connection_id: { type: 'string' }, data: parametersSchema(q.query.params) },
+        properties: { connection_id: { type: 'string' }, data: parametersSchema(q.params) },
         required: ['connection_id', 'data'],
         additionalProperties: false,
       }),
@@ -274,7 +274,7 @@ export interface OpenApiInput {
   /** The router's routes (every one is listed). */
   readonly routes: readonly Route[];
   /** The project's queries, served by the router's fallback at POST /<QueryName>. */
-  readonly queries: ReadonlyMap<string, CallableQuery>;
+  readonly queries: ReadonlyMap<string, CompiledQuery>;
 }
 
 /**
@@ -284,7 +284,7 @@ export interface OpenApiInput {
 export function openApiDocument(input: OpenApiInput): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const mcpCall = /^\/mcp\/([A-Za-z_][A-Za-z0-9_]*)Mcp$/;
-  const byName = new Map([...input.queries.values()].map((q) => [q.query.name, q]));
+  const byName = new Map([...input.queries.values()].map((q) => [q.name, q]));
   for (const route of input.routes) {
     const path = route.path.startsWith('/assets/') ? ASSETS : route.path;
     const method = route.method.toLowerCase();
@@ -299,7 +299,7 @@ export function openApiDocument(input: OpenApiInput): Record<string, unknown> {
     (paths[path] ??= {})[method] = operation;
   }
   for (const q of input.queries.values()) {
-    if (QUERY_NAME_PATH.test(`/${q.query.name}`)) (paths[`/${q.query.name}`] ??= {}).post = namedOperation(q);
+    if (QUERY_NAME_PATH.test(`/${q.name}`)) (paths[`/${q.name}`] ??= {}).post = namedOperation(q);
   }
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   return {

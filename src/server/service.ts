@@ -28,12 +28,13 @@ export function utf8Text(body: string | Uint8Array): string {
 export interface QueryService {
   readonly mode: Mode;
   health(): HealthResponse;
+  /** Runs the query pipeline (database.ts answerQuery) on a request body. */
+  query(body: Uint8Array, options: PipelineOptions): Promise<QueryReply>;
   /**
-   * Runs the query pipeline (database.ts answerQuery) on a request body. `paramsAt` > 0
-   * marks a prepared request whose parameters object starts at that byte and ends one
-   * byte before the body does (src/prepared-plans.ts); only named queries send one.
+   * Calls the project's named query number `queryId` with `body`, the JSON object of its
+   * parameters (database.ts answerNamed): the answer is the named-query response.
    */
-  query(body: Uint8Array, options: PipelineOptions, paramsAt?: number): Promise<QueryReply>;
+  named?(queryId: number, body: Uint8Array, options: PipelineOptions): Promise<QueryReply>;
   /**
    * Runs the Cypher pipeline (database.ts answerCypher) on a /v2/cypher body, or with
    * `explain` on a /v2/cypher/explain body. A service without it serves no Cypher routes.

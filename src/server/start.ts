@@ -15,9 +15,11 @@ import { createRouter, routeLabels } from './routes.js';
 import { ServerMetrics } from './server-metrics.js';
 import { ThreadedService } from './threaded-service.js';
 import { startHttpServer, type HttpServer } from './uws.js';
-import type { Mode } from './service.js';
+import { utf8Text, type Mode } from './service.js';
+import type { CompiledQuery } from '../hql/compile.js';
 import type { Project } from '../hql/project.js';
-import { callableQueries, namedQueryRoutes } from './named-queries.js';
+import { namedQueries, namedQueryRoutes } from './named-queries.js';
+import { encodeMessage } from '../protocol/codec.js';
 import { mcpRoutes } from './mcp-routes.js';
 import { explorerRoutes, loadExplorerFiles } from './explorer-files.js';
 import { openApiRoute } from './openapi.js';
@@ -69,6 +71,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let service: ThreadedService | undefined;
   const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
   let http: HttpServer;
+  const queries = namedQueries(options.queries);
   let served: { method: string; path: string }[];
   try {
     service = new ThreadedService(
@@ -77,6 +80,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         mode: options.mode,
         queryTimeoutMs: options.queryTimeoutMs,
         ...(lock === null ? {} : { writerLock: lock.token }),
+        ...(queries.list.length === 0 ? {} : { namedQueries: encodeMessage(queries.list) }),
       },
       {
         workers: options.workers,
@@ -85,8 +89,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         workerHeapMb: options.workerHeapMb ?? 0,
       },
       { log: logger, onBatch: metrics?.batch },
+      queries.list,
     );
-    const queries = callableQueries(options.queries);
     // The MCP SDK takes about half a second to load: only a project with MCP on loads it.
     const endpoint = options.queries?.config.mcp
       ? (await import('./mcp-endpoint.js')).mcpEndpointRoutes(service, options.queries, queries)
@@ -97,11 +101,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...endpoint,
       ...((options.explorer ?? true) ? explorerRoutes(loadExplorerFiles()) : []),
     ];
-    routes.push(openApiRoute(() => ({ version: VERSION, routes, queries })));
+    routes.push(openApiRoute(() => ({ version: VERSION, routes, queries: options.queries?.queries ?? new Map() })));
     const named = namedQueryRoutes(service, options.queries, queries);
     served = [
       ...routes.map(({ method, path }) => ({ method, path })),
-      ...[...queries.keys()].map((name) => ({ method: 'POST', path: `/${name}` })),
+      ...[...queries.byName.keys()].map((name) => ({ method: 'POST', path: `/${name}` })),
     ];
     http = await startHttpServer({
       host: options.host,
@@ -117,7 +121,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     lock?.release();
     throw err;
   }
-  const ready = service.start();
+  const started = service;
+  const ready = service.start().then(() => (options.mode === 'writer' ? makeTextIndexes(started, queries.list, logger) : undefined));
   ready.catch(() => undefined);
   return {
     port: http.port,
@@ -132,6 +137,30 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
     },
   };
+}
+
+/**
+ * The text indexes the project's text searches read (SearchBM25, SearchHybrid: one per
+ * String field of the type), made when missing before the server is ready. An index of a
+ * type with no node yet is active at once; one over existing nodes is built in the
+ * background, and a search answers index_building until it is done.
+ */
+async function makeTextIndexes(service: ThreadedService, queries: readonly CompiledQuery[], logger: Logger): Promise<void> {
+  const seen = new Set<string>();
+  const entries: unknown[] = [];
+  for (const q of queries) {
+    for (const { label, property } of q.needs.textIndexes) {
+      const key = `${label}\u0000${property}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      entries.push({ query: { root: { create_index: { spec: { node_text: { label, property } }, if_not_exists: true } } } });
+    }
+  }
+  if (entries.length === 0) return;
+  const body = JSON.stringify({ request_type: 'write', query: { write: { entries, returns: [] } } });
+  const reply = await service.query(Buffer.from(body), { warm: false, requireWriter: false, awaitDurable: true });
+  if (reply.status !== 200)
+    logger.warn({ status: reply.status, body: utf8Text(reply.body) }, 'the text indexes of the project could not all be made');
 }
 
 /**

@@ -15,6 +15,7 @@ import type { AnswerFrame } from '../protocol/frames.js';
 import type { RequestRoute, WorkerSettings } from '../protocol/messages.js';
 import type { IndexBacklog } from '../store/index.js';
 import { InlineQueries } from './inline-queries.js';
+import type { CompiledQuery } from '../hql/compile.js';
 import type { HealthResponse, IndexRuntime, Mode, QueryReply, QueryService } from './service.js';
 
 const READ_WORKER = new URL('../../workers/read-worker-entry.cjs', import.meta.url);
@@ -49,6 +50,8 @@ export class ThreadedService implements QueryService {
     private readonly settings: WorkerSettings,
     private readonly poolOptions: PoolOptions,
     hooks: ServiceHooks = {},
+    /** The project's named queries; the read workers get them from `settings.namedQueries`. */
+    private readonly namedQueries: readonly CompiledQuery[] = [],
   ) {
     this.log = hooks.log ?? consoleLog;
     this.writer = settings.mode === 'writer' ? new WriterClient(WRITER, settings, { log: this.log, onBatch: hooks.onBatch }) : null;
@@ -68,6 +71,7 @@ export class ThreadedService implements QueryService {
         dataDir: this.settings.dataDir,
         readerMode: this.settings.mode === 'reader',
         queryTimeoutMs: this.settings.queryTimeoutMs,
+        named: this.namedQueries,
       });
       this.state = 'ready';
     } catch (err) {
@@ -91,31 +95,35 @@ export class ThreadedService implements QueryService {
     return { writer: this.writer?.counters() ?? null, pool: this.pool?.counters() ?? null, vectors: this.inline?.vectorBacklogs() ?? [] };
   }
 
-  query(body: Uint8Array, options: PipelineOptions, paramsAt = 0): Promise<QueryReply> {
-    return this.answer(body, options, paramsAt, 'query');
+  query(body: Uint8Array, options: PipelineOptions): Promise<QueryReply> {
+    return this.answer(body, options, 0, 'query');
+  }
+
+  named(queryId: number, body: Uint8Array, options: PipelineOptions): Promise<QueryReply> {
+    return this.answer(body, options, queryId, 'named');
   }
 
   cypher(body: Uint8Array, options: PipelineOptions, explain: boolean): Promise<QueryReply> {
     return this.answer(body, options, 0, explain ? 'cypher_explain' : 'cypher');
   }
 
-  private async answer(body: Uint8Array, options: PipelineOptions, paramsAt: number, route: RequestRoute): Promise<QueryReply> {
+  private async answer(body: Uint8Array, options: PipelineOptions, queryId: number, route: RequestRoute): Promise<QueryReply> {
     const pool = this.pool;
     if (pool === null) return fail('not_ready', 'the read workers are starting');
     const flags = optionFlags(options);
     const answer =
       this.inline !== null && pool.idle && this.inline.accepts(body)
-        ? await this.answerInline(this.inline, pool, body, flags, paramsAt, route)
-        : await pool.submit(body, flags, paramsAt, route);
+        ? await this.answerInline(this.inline, pool, body, flags, queryId, route)
+        : await pool.submit(body, flags, queryId, route);
     if (answer.kind === 'response') return { status: answer.status, body: answer.body };
     if (answer.kind === 'preempted') return fail('internal_error', 'a read was preempted in the long lane');
     // Workers refuse writes in reader mode, so a write plan means a writer exists.
     if (this.writer === null)
-      return route === 'query'
+      return route === 'query' || route === 'named'
         ? fail('writer_mode_required', 'this server is in reader mode')
         : fail('access_mode_error', 'this server is in reader mode');
     const reply = await this.writer.write(answer.plan, answer.awaitDurable);
-    return reply.ok ? { status: 200, body: reply.body } : errorReply(reply.error);
+    return reply.ok ? { status: 200, body: reply.body } : errorReply(reply.error, route === 'named' ? 'named_query' : 'any');
   }
 
   /** On the main thread (inline-queries.ts); a read that outruns its slice moves to the long lane. */
@@ -124,11 +132,11 @@ export class ThreadedService implements QueryService {
     pool: ReadPool,
     body: Uint8Array,
     flags: number,
-    paramsAt: number,
+    queryId: number,
     route: RequestRoute,
   ): Promise<AnswerFrame> {
-    const answer = inline.answer(body, flags, paramsAt, route);
-    if (answer.kind === 'preempted') return pool.submitLong(body, flags, answer.spentMs, paramsAt, route);
+    const answer = inline.answer(body, flags, queryId, route);
+    if (answer.kind === 'preempted') return pool.submitLong(body, flags, answer.spentMs, queryId, route);
     if (answer.kind === 'response' && 'text' in answer) return { kind: 'response', status: answer.status, body: Buffer.from(answer.text) };
     return answer;
   }

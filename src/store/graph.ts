@@ -37,7 +37,7 @@ import {
   type IndexOperation,
   type IndexReceipt,
 } from './index-catalog.js';
-import { elementOf, familyOf, type IndexSpec } from '../core/index-spec.js';
+import { elementOf, familyOf, identityOf, type IndexSpec } from '../core/index-spec.js';
 
 import { IndexMaintainer, type ElementState } from './index-maintenance.js';
 import type { IndexWorkView } from './index-work.js';
@@ -515,8 +515,26 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
 
   createIndex(spec: IndexSpec, ifNotExists: boolean): IndexReceipt {
     const receipt = this.catalogWriter.create(spec, ifNotExists);
+    if (receipt.kind === 'accepted') this.buildIfEmpty(spec);
     this.ddlDone();
     return receipt;
+  }
+
+  /**
+   * An index of a label that has no element yet has nothing to build: it is active at
+   * once, in the transaction that created it, so the writes after it in the same batch
+   * are indexed as they happen and a search right after the commit finds them (the
+   * reference allows builds to complete synchronously; the receipt and the operation
+   * status are the same, the status already `succeeded`).
+   */
+  private buildIfEmpty(spec: IndexSpec): void {
+    const ids = elementOf(spec.kind) === 'node' ? this.nodeIdsByLabel(spec.label) : this.edgeIdsByLabel(spec.label);
+    for (const _id of ids) return;
+    const def = this.catalogReader.current().byIdentity.get(identityOf(spec));
+    const op = def === undefined ? undefined : this.catalogReader.operation(def.operation);
+    if (def === undefined || op === undefined) return;
+    this.catalogWriter.putOperation({ ...op, status: 'succeeded', stage: 'finalize' });
+    this.catalogWriter.putDef({ ...def, state: 'active' });
   }
 
   dropIndex(spec: IndexSpec): IndexReceipt {

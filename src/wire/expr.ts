@@ -20,6 +20,7 @@ import {
   type Field,
 } from './schema.js';
 import { propertyValue } from './values.js';
+import { isMathFunction, MATH_FUNCTIONS } from '../plan/math-functions.js';
 import { clip } from '../core/clip.js';
 
 const ARITH: readonly string[] = ['add', 'sub', 'mul', 'div', 'mod'];
@@ -67,6 +68,18 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
         const t = traversalBody(body, bodyPath);
         return { e: 'traversal', root: t.root, first: t.first, path: bodyPath };
       }
+      case 'math': {
+        const m = mathBody(body, bodyPath);
+        if (!isMathFunction(m.function))
+          return fail(
+            `${bodyPath}.function`,
+            `unknown math function "${clip(m.function)}" (known: ${Object.keys(MATH_FUNCTIONS).join(', ')})`,
+          );
+        const arity = MATH_FUNCTIONS[m.function];
+        if (m.args.length !== arity)
+          return fail(`${bodyPath}.args`, `"${m.function}" takes ${arity} argument${arity === 1 ? '' : 's'}, got ${m.args.length}`);
+        return { e: 'math', fn: m.function, args: m.args, path: bodyPath };
+      }
       case 'outer': {
         const o = outerBody(body, bodyPath);
         if (o.depth < 1) fail(`${bodyPath}.depth`, 'depth counts enclosing traversal expressions from 1 (the innermost)');
@@ -85,6 +98,7 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
   const neg = struct({ expr: required(expr) });
   const traversalBody = struct({ root: required(operationTree), first: withDefault(bool, false) });
   const outerBody = struct({ depth: required(u64), property: required(name) });
+  const mathBody = struct({ function: required(str), args: withDefault(list(expr), []) });
 
   const predicate: Field<Predicate> = described((json, path) => {
     const { tag, body, bodyPath } = tagged(json, path, 'a predicate');

@@ -156,6 +156,7 @@ export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
     [query]: required(d.propertyInput),
     k: required(searchCount),
     tenant_value: optional(d.propertyInput),
+    missing_index: withDefault(oneOf(['error', 'empty'] as const), 'error'),
     ...(query === 'query_vector' ? { ef: optional(searchEf) } : {}),
   });
   const operation = { operation_id: required(operationId) };

@@ -376,3 +376,50 @@ test('a vector queue at its bound answers 429 index_backpressure and keeps nothi
     dir.remove();
   }
 });
+
+test('an index of a label with no element is active at once: the writes after it in its batch are found right after the commit', async () => {
+  const t = await openTestDb();
+  try {
+    const made = await t.write(
+      [
+        create(VEC),
+        q('a', { add_n: { label: 'Doc', properties: [['emb', { value: { f32_array: [1, 0, 0, 0, 0, 0, 0, 0] } }]] } }),
+        q('b', { add_n: { label: 'Doc', properties: [['emb', { value: { f32_array: [0, 1, 0, 0, 0, 0, 0, 0] } }]] } }),
+      ],
+      ['r'],
+    );
+    assert.equal(made.r.kind, 'accepted');
+    const status = (await t.read([q('r', { get_index_operation: { operation_id: made.r.operation_id } })], ['r'])).r;
+    assert.equal(status.status, 'succeeded');
+    const hits = await t.read([q('r', vsearch([0, 1, 0, 0, 0, 0, 0, 0], 1))], ['r']);
+    assert.deepEqual(hits.r, [{ $id: 1, $distance: 0 }]);
+    // A label that holds elements is built in the background, as before.
+    await t.write([q(null, { add_n: { label: 'Note', properties: [['text', s('hello')]] } })], []);
+    const later = await t.write([create({ node_text: { label: 'Note', property: 'text' } })], ['r']);
+    assert.notEqual((await t.read([q('r', { get_index_operation: { operation_id: later.r.operation_id } })], ['r'])).r.status, undefined);
+  } finally {
+    await t.close();
+  }
+});
+
+test('missing_index "empty": a search of an index that does not exist finds nothing; one that is not built yet is still an error', async () => {
+  const t = await openTestDb();
+  try {
+    const empty = { missing_index: 'empty' };
+    assert.deepEqual((await t.read([q('r', vsearch([1, 0, 0, 0, 0, 0, 0, 0], 3, empty))], ['r'])).r, []);
+    const text = { text_search_nodes: { label: 'Doc', property: 'body', query_text: s('x'), k: { literal: 2 }, ...empty } };
+    assert.deepEqual((await t.read([q('r', text)], ['r'])).r, []);
+    await rejects400(t.read([q('r', vsearch([1, 0, 0, 0, 0, 0, 0, 0], 3))], ['r']), 'index_not_found', /vector_search_nodes/);
+    await rejects400(
+      t.read([q('r', vsearch([1, 0, 0, 0, 0, 0, 0, 0], 3, { missing_index: 'skip' }))], ['r']),
+      'invalid_query_json',
+      /vector_search_nodes\.missing_index/,
+    );
+    // A build blocked by a vector of the wrong length: the index exists, not active.
+    await t.write([q(null, { add_n: { label: 'Doc', properties: [['emb', { value: { f32_array: [1, 0, 0] } }]] } })], []);
+    await poll(t, (await t.write([create(VEC)], ['r'])).r.operation_id, ['blocked']);
+    await rejects400(t.read([q('r', vsearch([1, 0, 0, 0, 0, 0, 0, 0], 3, empty))], ['r']), 'index_not_found', /vector_search_nodes/);
+  } finally {
+    await t.close();
+  }
+});

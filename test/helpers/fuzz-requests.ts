@@ -426,6 +426,29 @@ const EXTRA_REQUESTS: unknown[] = [
     ],
     ['s', 'sel'],
   ),
+  read(
+    [
+      q('ranked', { fuse: { input: ids(0, 1, 2), k: { value: { f64: 10.0 } } } }),
+      q('mmr', {
+        rerank_mmr: {
+          input: { nodes: { reference: { var: 'ranked' } } },
+          lambda: { value: { f64: 0.5 } },
+          property: 'v',
+          metric: 'euclidean',
+        },
+      }),
+      q('w', {
+        weighted_shortest_path: {
+          source: { ids: [0] },
+          target: { ids: [3] },
+          direction: 'both',
+          weight: { math: { function: 'pow', args: [{ property: 'since' }, { constant: { f64: 0.5 } }] } },
+          heuristic: 'age',
+        },
+      }),
+    ],
+    ['ranked', 'w'],
+  ),
 ];
 
 export interface Corpus {
@@ -474,6 +497,10 @@ export function loadCorpus(): Corpus {
     'both_e',
     'vector_search_nodes',
     'text_search_nodes',
+    'weighted_shortest_path',
+    'fuse',
+    'rerank_mmr',
+    'math',
     'create_index',
     'sub',
     'div',

@@ -129,7 +129,7 @@ test('countsQuery: a read counting each node and edge type (not vectors); none w
   assert.equal(counts.query.name, 'trellis_counts');
   assert.equal(counts.query.write, false);
   assert.deepEqual(counts.query.params, []);
-  assert.deepEqual(counts.query.returnNames, ['n0', 'e0']);
+  assert.deepEqual(counts.query.batch.returns, ['n0', 'e0']);
   assert.equal(countsQuery(schemaOf('V::Doc { topic: String }'), 'trellis_counts'), null);
   assert.equal(countsQuery(schemaOf(''), 'trellis_counts'), null);
 });

@@ -1,7 +1,8 @@
 /**
  * The parameter checks of a named-query call (src/hql/params.ts, DECISIONS D16): every
  * declared type against the JSON it accepts, the parameter (and the place inside it) named
- * in each error, and the `parameters` text sent on to /v2/query.
+ * in each error, and the values the query's batch runs with (printed as /v2/query prints
+ * values: floats with a fraction).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -10,6 +11,8 @@ import { parse } from '../../src/hql/parser.js';
 import { checkParameters } from '../../src/hql/params.js';
 import { parseJson } from '../../src/core/json.js';
 import { GraphError } from '../../src/core/errors.js';
+import { encodeValue } from '../../src/exec/encode.js';
+import type { Value } from '../../src/core/value.js';
 
 /** The parameters of `QUERY q(<declared>) => RETURN NONE`. */
 function params(declared: string): readonly ParamDef[] {
@@ -18,7 +21,7 @@ function params(declared: string): readonly ParamDef[] {
   return file.queries[0]!.params;
 }
 
-const sent = (declared: string, body: string) => checkParameters(params(declared), parseJson(body));
+const sent = (declared: string, body: string) => encodeValue(checkParameters(params(declared), parseJson(body)) as Value);
 
 function refused(declared: string, body: string, msg: RegExp): void {
   assert.throws(
@@ -38,7 +41,7 @@ test('integer types: their own ranges, exact at any size', () => {
   refused('n: U16', '{"n": "5"}', /"n" must be an integer \(U16\), got the string "5"/);
 });
 
-test('floats stay floats on the way to /v2/query; integers are accepted for them', () => {
+test('floats stay floats on the way to the batch; integers are accepted for them', () => {
   assert.equal(sent('x: F64', '{"x": 3}'), '{"x":3.0}');
   assert.equal(sent('x: F64', '{"x": 2.5}'), '{"x":2.5}');
   // Floats print as floats that JSON can read: exponents as they are, the sign of zero kept.

@@ -21,6 +21,8 @@ import {
   type LiteralValue,
   type Name,
   type ParamDef,
+  type PathAlgorithm,
+  type VectorArg,
   type ProjectionField,
   type ProjectionStep,
   type QueryDef,
@@ -73,23 +75,15 @@ function strip(value: unknown): unknown {
 // ---- the words of the language ----
 
 const COMPARE_OPS: readonly CompareOp[] = ['EQ', 'NEQ', 'GT', 'GTE', 'LT', 'LTE', 'CONTAINS', 'IS_IN'];
-const UNSUPPORTED = [
-  'ShortestPath',
-  'ShortestPathBFS',
-  'ShortestPathDijkstras',
-  'ShortestPathAStar',
-  'RerankRRF',
-  'RerankMMR',
-  'SearchV',
-  'UpsertV',
-];
+const PATHS: readonly PathAlgorithm[] = ['ShortestPath', 'ShortestPathBFS', 'ShortestPathDijkstras', 'ShortestPathAStar'];
+const VECTOR_WORDS = [...PATHS, 'RerankRRF', 'RerankMMR', 'SearchV', 'UpsertV', 'PREFILTER', 'SearchHybrid'];
 /** Every word the grammar gives a meaning somewhere (reference helixql-v1.md §1), and JavaScript's own. */
 const KEYWORDS: readonly string[] = [
   ...['QUERY', 'RETURN', 'FOR', 'IN', 'DROP', 'DEFAULT', 'INDEX', 'UNIQUE', 'Properties', 'From', 'To', 'MIGRATION', 'schema'],
   ...['N', 'E', 'V', '_', 'AddN', 'AddE', 'AddV', 'BatchAddV', 'SearchV', 'SearchBM25', 'Embed', 'AS'],
   ...['Out', 'In', 'OutE', 'InE', 'FromN', 'ToN', 'FromV', 'ToV', 'WHERE', 'INTERSECT', 'EXISTS', 'AND', 'OR', ...COMPARE_OPS],
   ...['COUNT', 'ID', 'RANGE', 'ORDER', 'Asc', 'Desc', 'FIRST', 'GROUP_BY', 'AGGREGATE_BY', 'UPDATE', 'Update', 'UpsertN', 'UpsertE'],
-  ...UNSUPPORTED,
+  ...VECTOR_WORDS,
   ...['k', 'lambda', 'distance', 'NOW', 'NONE', 'true', 'false', 'mcp', 'model'],
   ...Object.keys(MATH_ARITY),
   ...PRIMITIVE_TYPES,
@@ -103,7 +97,23 @@ const NOT_FIELD = new Set(['UNIQUE', 'INDEX']);
 /** Words that cannot be the name assigned to by a statement. */
 const NOT_ASSIGNED = new Set(['DROP', 'FOR', 'RETURN', 'QUERY', 'MIGRATION']);
 /** Words that do not read as a variable where a value is expected. */
-const NOT_VARIABLE = new Set(['N', 'E', 'V', '_', 'AddN', 'AddE', 'AddV', 'SearchV', 'SearchBM25', 'true', 'false', 'NONE', 'EXISTS']);
+const NOT_VARIABLE = new Set([
+  'N',
+  'E',
+  'V',
+  '_',
+  'AddN',
+  'AddE',
+  'AddV',
+  'BatchAddV',
+  'SearchV',
+  'SearchBM25',
+  'SearchHybrid',
+  'true',
+  'false',
+  'NONE',
+  'EXISTS',
+]);
 /** A type name that is a primitive's is that primitive. */
 const NOT_NAMED_TYPE = new Set<string>(PRIMITIVE_TYPES);
 const ANYWHERE = new Set<string>();
@@ -272,7 +282,7 @@ class TreeGen {
       kind: 'query',
       pos: P,
       name: this.name(),
-      mcp: this.rng.chance(0.2),
+      ...(this.rng.chance(0.2) ? { mcp: true, model: null } : { mcp: false, model: this.rng.chance(0.1) ? this.string() : null }),
       params,
       body: this.some(4, () => this.statement(2)),
       returnPos: P,
@@ -349,6 +359,60 @@ class TreeGen {
     return this.rng.chance(0.5) ? { kind: 'name', name: this.name() } : { kind: 'literal', value: this.string(), pos: P };
   }
 
+  vector(depth: number): VectorArg {
+    return this.rng.weighted<() => VectorArg>([
+      [1, () => ({ kind: 'literal', values: this.some(3, () => this.float(), 1), pos: P })],
+      [2, () => ({ kind: 'name', name: this.name(NOT_VARIABLE) })],
+      [1, () => ({ kind: 'embed', text: this.exprNotObject(depth), pos: P })],
+    ])();
+  }
+
+  vectorSource(depth: number): Source {
+    const type = this.name();
+    return this.rng.weighted<() => Source>([
+      [2, () => ({ kind: 'AddV', pos: P, type, vector: this.vector(depth), fields: this.fieldValues(depth) })],
+      [1, () => ({ kind: 'BatchAddV', pos: P, type, items: this.name(NOT_VARIABLE) })],
+      [
+        2,
+        () => ({
+          kind: 'SearchV',
+          pos: P,
+          type,
+          vector: this.vector(depth),
+          k: this.exprNotObject(depth),
+          prefilter: this.rng.chance(0.3) ? this.exprNotObject(depth) : null,
+        }),
+      ],
+      [1, () => ({ kind: 'SearchBM25', pos: P, type, text: this.exprNotObject(depth), k: this.exprNotObject(depth) })],
+      [
+        1,
+        () => ({
+          kind: 'SearchHybrid',
+          pos: P,
+          type,
+          vector: this.vector(depth),
+          text: this.exprNotObject(depth),
+          k: this.exprNotObject(depth),
+        }),
+      ],
+    ])();
+  }
+
+  pathStep(depth: number): Step {
+    const algorithm = this.rng.pick(PATHS);
+    const weighted = algorithm === 'ShortestPathDijkstras' || algorithm === 'ShortestPathAStar';
+    return {
+      kind: 'path',
+      pos: P,
+      algorithm,
+      edge: this.rng.chance(0.7) ? this.name() : null,
+      weight: weighted ? this.exprNotObject(depth) : null,
+      heuristic: algorithm === 'ShortestPathAStar' ? this.string() : null,
+      from: this.rng.chance(0.6) ? this.idArg() : null,
+      to: this.rng.chance(0.6) ? this.idArg() : null,
+    };
+  }
+
   creation(depth: number): Source {
     if (this.rng.chance(0.5)) return { kind: 'AddN', pos: P, type: this.name(), fields: this.fieldValues(depth) };
     return {
@@ -382,8 +446,7 @@ class TreeGen {
       [3, () => ({ kind: 'var', pos: P, name: this.name(NOT_VARIABLE) })],
       [1, () => ({ kind: 'anon', pos: P })],
       [2, () => this.creation(depth)],
-      // Their arguments are not kept: they print as `AddV<T>()`, which reads back the same.
-      [1, () => ({ kind: this.rng.pick(['AddV', 'SearchV', 'SearchBM25'] as const), pos: P, type: this.name() })],
+      [1, () => this.vectorSource(depth)],
     ])();
   }
 
@@ -422,19 +485,43 @@ class TreeGen {
         1,
         () =>
           this.rng.chance(0.5)
-            ? { kind: 'upsert', pos: P, which: 'UpsertN', fields: this.fieldValues(depth), from: null, to: null }
+            ? { kind: 'upsert', pos: P, which: 'UpsertN', vector: null, fields: this.fieldValues(depth), from: null, to: null }
             : {
                 kind: 'upsert',
                 pos: P,
                 which: 'UpsertE',
+                vector: null,
                 fields: this.fieldValues(depth),
                 from: this.rng.chance(0.7) ? this.idArg() : null,
                 to: this.rng.chance(0.7) ? this.idArg() : null,
               },
       ],
       [1, () => ({ kind: 'intersect', pos: P, traversal: this.expr(depth) })],
-      // Their arguments are not kept: they print bare (`::RerankMMR`, `::UpsertV()`), which reads back the same.
-      [1, () => ({ kind: 'unsupported', pos: P, what: this.rng.pick(UNSUPPORTED) })],
+      [
+        1,
+        () => ({
+          kind: 'upsert',
+          pos: P,
+          which: 'UpsertV',
+          vector: this.vector(depth),
+          fields: this.fieldValues(depth),
+          from: null,
+          to: null,
+        }),
+      ],
+      [1, () => ({ kind: 'search', pos: P, type: this.name(), vector: this.vector(depth), k: this.exprNotObject(depth) })],
+      [1, () => ({ kind: 'prefilter', pos: P, condition: this.exprNotObject(depth) })],
+      [1, () => ({ kind: 'rerankRRF', pos: P, k: this.rng.chance(0.5) ? this.exprNotObject(depth) : null })],
+      [
+        1,
+        () => ({
+          kind: 'rerankMMR',
+          pos: P,
+          lambda: this.exprNotObject(depth),
+          distance: this.rng.chance(0.5) ? this.exprNotObject(depth) : null,
+        }),
+      ],
+      [1, () => this.pathStep(depth)],
     ])();
   }
 
@@ -467,9 +554,13 @@ test('random syntax trees print to source that parses back to the same tree', ()
   // The generator reaches every kind of node (a check on the generator, not the parser).
   const expected = [
     ...['hop', 'endpoint', 'where', 'COUNT', 'ID', 'FIRST', 'range', 'order', 'group', 'project', 'exclude'],
-    ...['compare', 'update', 'upsert', 'intersect', 'unsupported'],
+    ...['compare', 'update', 'upsert', 'intersect', 'search', 'prefilter', 'rerankRRF', 'rerankMMR', 'path'],
   ].map((k) => `steps:${k}`);
-  expected.push(...['N', 'E', 'V', 'var', 'anon', 'AddN', 'AddE', 'AddV', 'SearchV', 'SearchBM25'].map((k) => `source:${k}`));
+  expected.push(
+    ...['N', 'E', 'V', 'var', 'anon', 'AddN', 'AddE', 'AddV', 'BatchAddV', 'SearchV', 'SearchBM25', 'SearchHybrid'].map(
+      (k) => `source:${k}`,
+    ),
+  );
   expected.push(...['assign', 'drop', 'for', 'expr'].map((k) => `body:${k}`));
   expected.push(...['traversal', 'literal', 'array', 'exists', 'logic', 'math', 'object'].map((k) => `items:${k}`));
   expected.push(...['node', 'vector', 'edge'].map((k) => `types:${k}`), 'type:object', 'type:named', 'of:array', 'default:now');

@@ -278,7 +278,7 @@ test('statement mistakes: FOR x.y, a bare traversal, a missing RETURN', () => {
     '2:10 FOR x.y IN ... is not supported; destructure with FOR {y} IN ...',
   ]);
   assert.deepEqual(errors('QUERY Q() =>\n    N<User>::UPDATE({a: 1})\n    RETURN 1'), [
-    '2:5 expected a statement (name <- ..., DROP, FOR, AddN, AddE) or RETURN, found "N"',
+    '2:5 expected a statement (name <- ..., DROP, FOR, AddN, AddE, AddV, BatchAddV) or RETURN, found "N"',
   ]);
   assert.deepEqual(errors('QUERY Q() =>\n    x <- N<User>\n'), ['3:1 expected a statement or RETURN, found the end of the file']);
   assert.deepEqual(errors('QUERY Q() =>\n    x <- N<User>\nQUERY R() => RETURN 1'), ['3:1 expected a statement or RETURN, found "QUERY"']);
@@ -321,17 +321,49 @@ test('sources: N, E and V with a type, an id, a literal id or an index lookup; v
     to: { kind: 'literal', value: 't' },
   });
   assert.deepEqual(src('AddE<Knows>'), { kind: 'AddE', type: name('Knows'), fields: [], from: null, to: null });
-  // Not run by Trellis: the arguments are skipped.
-  assert.deepEqual(src('AddV<Doc>(vec, {text: "x"})'), { kind: 'AddV', type: name('Doc') });
-  assert.deepEqual(src('SearchV<Doc>(Embed(q), 10)'), { kind: 'SearchV', type: name('Doc') });
-  assert.deepEqual(src('SearchBM25<Post>("graph", k)'), { kind: 'SearchBM25', type: name('Post') });
+  assert.deepEqual(src('AddV<Doc>(vec, {text: "x"})'), {
+    kind: 'AddV',
+    type: name('Doc'),
+    vector: { kind: 'name', name: name('vec') },
+    fields: [{ name: name('text'), value: lit('x') }],
+  });
+  assert.deepEqual(src('AddV<Doc>([1.0, 2, -0.5])'), {
+    kind: 'AddV',
+    type: name('Doc'),
+    vector: { kind: 'literal', values: [1, 2, -0.5] },
+    fields: [],
+  });
+  assert.deepEqual(src('BatchAddV<Doc>(docs)'), { kind: 'BatchAddV', type: name('Doc'), items: name('docs') });
+  assert.deepEqual(src('SearchV<Doc>(Embed(q), 10)'), {
+    kind: 'SearchV',
+    type: name('Doc'),
+    vector: { kind: 'embed', text: v('q') },
+    k: lit(10n),
+    prefilter: null,
+  });
+  assert.deepEqual(src('SearchV<Doc>(v, k, PREFILTER(_::{n}::GT(1)))'), {
+    kind: 'SearchV',
+    type: name('Doc'),
+    vector: { kind: 'name', name: name('v') },
+    k: v('k'),
+    prefilter: anon(prop('n'), { kind: 'compare', op: 'GT', value: lit(1n) }),
+  });
+  assert.deepEqual(src('SearchBM25<Post>("graph", k)'), { kind: 'SearchBM25', type: name('Post'), text: lit('graph'), k: v('k') });
+  assert.deepEqual(src('SearchHybrid<Doc>(v, "graph", 5)'), {
+    kind: 'SearchHybrid',
+    type: name('Doc'),
+    vector: { kind: 'name', name: name('v') },
+    text: lit('graph'),
+    k: lit(5n),
+  });
 });
 
 test('source mistakes: two ids, ::From twice, AddN without a type, an unclosed skipped group', () => {
   assert.deepEqual(errors('QUERY Q() => RETURN N<User>(a, b)'), ['1:30 only one id can be given']);
   assert.deepEqual(errors('QUERY Q() => RETURN AddE<K>::From(a)::From(b)'), ['1:46 ::From is given twice']);
   assert.deepEqual(errors('QUERY Q() => RETURN AddN({a: 1})'), ['1:25 expected "<" before the node type, found "("']);
-  assert.deepEqual(errors('QUERY Q() => RETURN SearchV<Doc>(v, 10'), ['1:39 this "(" is never closed']);
+  assert.deepEqual(errors('QUERY Q() => RETURN SearchV<Doc>(v, 10'), ['1:39 expected ")" to close SearchV, found the end of the file']);
+  assert.deepEqual(errors('QUERY Q() => RETURN AddV<Doc>(["a"])'), ['1:32 a vector holds numbers, found the string "a"']);
 });
 
 // ---- queries: steps ----
@@ -415,29 +447,64 @@ test('projections: shorthand, alias, nested traversal, math, nested projection, 
   assert.deepEqual(errors('QUERY Q() => RETURN x::{a: |u|{b}}'), ['1:28 expected a value or a traversal, found "|"']);
 });
 
-test('UPDATE and Update, UpsertN, UpsertE with its ends; UpsertV and the search steps parse as unsupported', () => {
+test('UPDATE and Update, UpsertN, UpsertE with its ends, UpsertV; the search, reranker and path steps', () => {
   assert.deepEqual(steps('UPDATE({a: 1})::Update({b: x})'), [
     { kind: 'update', fields: [{ name: name('a'), value: lit(1n) }] },
     { kind: 'update', fields: [{ name: name('b'), value: v('x') }] },
   ]);
   assert.deepEqual(steps('UpsertN({name: n})'), [
-    { kind: 'upsert', which: 'UpsertN', fields: [{ name: name('name'), value: v('n') }], from: null, to: null },
+    { kind: 'upsert', which: 'UpsertN', vector: null, fields: [{ name: name('name'), value: v('n') }], from: null, to: null },
   ]);
   assert.deepEqual(steps('UpsertE({})::From(a)::To("b")'), [
-    { kind: 'upsert', which: 'UpsertE', fields: [], from: { kind: 'name', name: name('a') }, to: { kind: 'literal', value: 'b' } },
+    {
+      kind: 'upsert',
+      which: 'UpsertE',
+      vector: null,
+      fields: [],
+      from: { kind: 'name', name: name('a') },
+      to: { kind: 'literal', value: 'b' },
+    },
   ]);
   assert.deepEqual(steps('UpsertE({})::To(b)::From(a)'), [
-    { kind: 'upsert', which: 'UpsertE', fields: [], from: { kind: 'name', name: name('a') }, to: { kind: 'name', name: name('b') } },
+    {
+      kind: 'upsert',
+      which: 'UpsertE',
+      vector: null,
+      fields: [],
+      from: { kind: 'name', name: name('a') },
+      to: { kind: 'name', name: name('b') },
+    },
   ]);
+  const to = (n: string) => ({ kind: 'name', name: name(n) });
+  const w = anon(prop('w'));
   assert.deepEqual(
     steps(
       'UpsertV(vec, {a: 1})::ShortestPath<K>::To(b)::ShortestPathBFS::From(a)::ShortestPathDijkstras<K>(_::{w})::To(b)' +
-        '::ShortestPathAStar<K>(_::{w}, "h")::To(b)::RerankRRF(k: 60)::RerankMMR(lambda: 0.5, distance: "cosine")::SearchV<D>(v, 5)',
+        '::ShortestPathAStar<K>(_::{w}, "h")::To(b)::RerankRRF(k: 60)::RerankRRF::RerankMMR(lambda: 0.5, distance: "cosine")::SearchV<D>(v, 5)::PREFILTER(c)',
     ),
-    ['UpsertV', 'ShortestPath', 'ShortestPathBFS', 'ShortestPathDijkstras', 'ShortestPathAStar', 'RerankRRF', 'RerankMMR', 'SearchV'].map(
-      (what) => ({ kind: 'unsupported', what }),
-    ),
+    [
+      {
+        kind: 'upsert',
+        which: 'UpsertV',
+        vector: { kind: 'name', name: name('vec') },
+        fields: [{ name: name('a'), value: lit(1n) }],
+        from: null,
+        to: null,
+      },
+      { kind: 'path', algorithm: 'ShortestPath', edge: name('K'), weight: null, heuristic: null, from: null, to: to('b') },
+      { kind: 'path', algorithm: 'ShortestPathBFS', edge: null, weight: null, heuristic: null, from: to('a'), to: null },
+      { kind: 'path', algorithm: 'ShortestPathDijkstras', edge: name('K'), weight: w, heuristic: null, from: null, to: to('b') },
+      { kind: 'path', algorithm: 'ShortestPathAStar', edge: name('K'), weight: w, heuristic: 'h', from: null, to: to('b') },
+      { kind: 'rerankRRF', k: lit(60n) },
+      { kind: 'rerankRRF', k: null },
+      { kind: 'rerankMMR', lambda: lit(0.5), distance: lit('cosine') },
+      { kind: 'search', type: name('D'), vector: { kind: 'name', name: name('v') }, k: lit(5n) },
+      { kind: 'prefilter', condition: v('c') },
+    ],
   );
+  assert.deepEqual(errors('QUERY Q() => RETURN x::ShortestPathAStar<K>(_::{w}, h)::To(b)'), [
+    '1:53 the heuristic is a property name in quotes, such as "h"',
+  ]);
   assert.deepEqual(errors('QUERY Q() => RETURN x::Frobnicate'), ['1:24 "Frobnicate" is not a step']);
   assert.deepEqual(errors('QUERY Q() => RETURN x::UPDATE(a: 1)'), ['1:31 expected "{", found "a"']);
 });

@@ -682,20 +682,20 @@ test('read pool frames carry the route of each request', () => {
     encodeTask({
       sliceMs: 2,
       requests: [
-        { flags: 1, spentMs: 0, paramsAt: 0, route: 'query', body },
-        { flags: 2, spentMs: 3, paramsAt: 0, route: 'cypher', body },
-        { flags: 4, spentMs: 0, paramsAt: 0, route: 'cypher_explain', body },
-        { flags: 0, spentMs: 0, paramsAt: 9, route: 'query', body },
+        { flags: 1, spentMs: 0, queryId: 0, route: 'query', body },
+        { flags: 2, spentMs: 3, queryId: 0, route: 'cypher', body },
+        { flags: 4, spentMs: 0, queryId: 0, route: 'cypher_explain', body },
+        { flags: 0, spentMs: 0, queryId: 9, route: 'named', body },
       ],
     }),
   );
   assert.deepEqual(
-    task.requests.map((r) => [r.flags, r.spentMs, r.paramsAt, r.route]),
+    task.requests.map((r) => [r.flags, r.spentMs, r.queryId, r.route]),
     [
       [1, 0, 0, 'query'],
       [2, 3, 0, 'cypher'],
       [4, 0, 0, 'cypher_explain'],
-      [0, 0, 9, 'query'],
+      [0, 0, 9, 'named'],
     ],
   );
 });

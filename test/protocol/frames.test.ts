@@ -4,14 +4,14 @@ import assert from 'node:assert/strict';
 import { decodeAnswers, decodeTask, encodeAnswers, encodeTask } from '../../src/protocol/frames.js';
 import { fromOptionFlags, optionFlags } from '../../src/core/request-options.js';
 
-test('tasks: the slice, and flags, spent time, parameter offsets and bodies of the requests, empty ones included, in order', () => {
+test('tasks: the slice, and flags, spent time, named query numbers and bodies of the requests, empty ones included, in order', () => {
   const bodies = ['{"a":1}', '', 'é'.repeat(1000)].map((s) => new TextEncoder().encode(s));
-  const requests = bodies.map((body, i) => ({ flags: i * 3, spentMs: i * 1000 + 7, paramsAt: 70_000 + i, route: 'query' as const, body }));
+  const requests = bodies.map((body, i) => ({ flags: i * 3, spentMs: i * 1000 + 7, queryId: 70_000 + i, route: 'query' as const, body }));
   const decoded = decodeTask(encodeTask({ sliceMs: 5, requests }));
   assert.equal(decoded.sliceMs, 5);
   assert.deepEqual(
-    decoded.requests.map((f) => [f.flags, f.spentMs, f.paramsAt, Buffer.from(f.body).toString()]),
-    requests.map((f) => [f.flags, f.spentMs, f.paramsAt, Buffer.from(f.body).toString()]),
+    decoded.requests.map((f) => [f.flags, f.spentMs, f.queryId, Buffer.from(f.body).toString()]),
+    requests.map((f) => [f.flags, f.spentMs, f.queryId, Buffer.from(f.body).toString()]),
   );
   assert.deepEqual(decodeTask(encodeTask({ sliceMs: 0, requests: [] })), { sliceMs: 0, requests: [] });
 });

@@ -1,0 +1,127 @@
+/**
+ * Shortest paths (reference §4.2): `ShortestPath<E>` and `ShortestPathBFS<E>` (fewest
+ * hops), `ShortestPathDijkstras<E>(weight)` and `ShortestPathAStar<E>(weight, "h")`
+ * (least total weight), from the node they follow `::To(x)`, or from `::From(x)` to it.
+ * BFS lowers to /v2/query's `shortest_path` with `"result": "path"`, the weighted ones to
+ * `weighted_shortest_path`; the weight is an expression over the edge (`_::{p}`), its ends
+ * (`_::FromN::{p}`, `_::ToN::{p}`), numbers, parameters and math functions.
+ */
+import type { Expr, IdArg, Step, TypeExpr } from './ast.js';
+import { elementType, hiddenName, idReference, kindOfType, type Lowered, type Lowering } from './lower-context.js';
+import { literal, mathCall } from './lower-value.js';
+import { integerRange, isFloatType, type EdgeType, type NodeType } from './schema.js';
+import { CompileError, describeTy } from './types.js';
+import type { HqlElement } from '../plan/hql-format.js';
+import { LIMITS } from '../plan/limits.js';
+import { op, type Wire } from './wire-build.js';
+
+export function lowerPath(l: Lowering, state: Lowered, step: Extract<Step, { kind: 'path' }>): Lowered {
+  const ty = state.ty;
+  if (ty.k !== 'element' || ty.kind === 'edge' || !ty.single)
+    throw new CompileError(
+      step.pos,
+      `${step.algorithm} starts from one node (N<T>(id), a variable of one node), not from ${describeTy(ty)}`,
+    );
+  if (step.to === null && step.from === null) throw new CompileError(step.pos, `${step.algorithm} needs ::To(node) or ::From(node)`);
+  if (step.to !== null && step.from !== null) throw new CompileError(step.pos, `${step.algorithm} takes ::To or ::From, not both`);
+  const edge = step.edge === null ? null : (elementType(l, 'edge', step.edge.text, step.edge.pos) as EdgeType);
+  // The node the step follows is one end; ::To(x) names the other (it is the source), ::From(x) the source.
+  const here = hiddenName(l, 'end');
+  l.pre.push({ query: { name: here, root: state.root } });
+  const other = endRef(l, (step.to ?? step.from)!);
+  const [source, target] = step.to !== null ? [{ var: here }, other] : [other, { var: here }];
+  const common = { source, target, ...(edge === null ? {} : { label: edge.name }), direction: 'out' };
+  let root: Wire;
+  if (step.weight === null) {
+    root = op('shortest_path', { ...common, max_depth: LIMITS.maxRepeatDepth, result: 'path' });
+  } else {
+    if (edge === null) throw new CompileError(step.pos, `${step.algorithm} needs its edge type, <Edge>, to weigh the edges`);
+    const weight = weightExpr(l, step.weight, edge);
+    if (step.heuristic !== null) {
+      // Checked like a field the path's nodes may hold: a number.
+      const ends = [l.schema.nodes.get(edge.from)!, l.schema.nodes.get(edge.to)!];
+      if (!ends.some((t) => isNumber(t.fields.get(step.heuristic!)?.type)))
+        throw new CompileError(step.pos, `the heuristic "${step.heuristic}" is not a number field of ${edge.from} or ${edge.to}`);
+    }
+    root = op('weighted_shortest_path', { ...common, weight, ...(step.heuristic === null ? {} : { heuristic: step.heuristic }) });
+  }
+  return {
+    root,
+    ty: { k: 'shaped', single: true, what: 'a path' },
+    show: {
+      unwrap: 'one',
+      pluck: null,
+      nested: null,
+      element: null,
+      group: null,
+      path: { types: pathTypes(l, edge) },
+    },
+  };
+}
+
+/** `::To(x)` / `::From(x)`: an ID parameter, a literal id, or a variable of one node. */
+function endRef(l: Lowering, arg: IdArg): Wire {
+  const ref = idReference(l, arg, 'node');
+  if (arg.kind === 'name') {
+    const v = l.scope.get(arg.name.text)!;
+    if (v.ty.k === 'element' && !v.ty.single)
+      throw new CompileError(arg.name.pos, `a path ends at one node; "${arg.name.text}" holds ${describeTy(v.ty)}`);
+  }
+  return ref;
+}
+
+/** How the path's nodes and edges are shown, by label: the edge type's (or every type's, without one). */
+function pathTypes(l: Lowering, edge: EdgeType | null): Record<string, HqlElement> {
+  const types: Record<string, HqlElement> = {};
+  const nodes = edge === null ? [...l.schema.nodes.values()] : [l.schema.nodes.get(edge.from)!, l.schema.nodes.get(edge.to)!];
+  for (const t of nodes) types[t.name] = { kind: kindOfType(l, t.name), fields: [...t.fields.keys()] };
+  for (const e of edge === null ? [...l.schema.edges.values()] : [edge]) types[e.name] = { kind: 'edge', fields: [...e.fields.keys()] };
+  return types;
+}
+
+function isNumber(type: TypeExpr | undefined): boolean {
+  return type !== undefined && type.kind === 'primitive' && (isFloatType(type.name) || integerRange(type.name) !== undefined);
+}
+
+/** An edge's weight: a number, a parameter, a property of the edge or of an end, or a math function of these. */
+function weightExpr(l: Lowering, e: Expr, edge: EdgeType): Wire {
+  switch (e.kind) {
+    case 'literal':
+      if (typeof e.value === 'bigint' || typeof e.value === 'number') return { constant: literal(e.value, null, e.pos) };
+      break;
+    case 'math':
+      return mathCall(e, (arg) => weightExpr(l, arg, edge));
+    case 'traversal': {
+      const src = e.source;
+      if (src.kind === 'var' && e.steps.length === 0) {
+        const v = l.scope.get(src.name.text);
+        if (v?.ty.k === 'param' && isNumber(v.ty.type)) return { param: src.name.text };
+        throw new CompileError(e.pos, `a weight is a number: "${src.name.text}" is ${v === undefined ? 'not defined' : describeTy(v.ty)}`);
+      }
+      if (src.kind !== 'anon') break;
+      // _::{p}, _::FromN::{p}, _::ToN::{p}
+      const steps = e.steps;
+      const last = steps[steps.length - 1];
+      const only = last?.kind === 'project' && last.fields.length === 1 && last.fields[0]!.value === null ? last.fields[0]!.name : null;
+      if (only === null || steps.length > 2) break;
+      const end = steps.length === 2 ? steps[0]! : null;
+      if (end !== null && (end.kind !== 'endpoint' || (end.which !== 'FromN' && end.which !== 'ToN'))) break;
+      const holder: EdgeType | NodeType =
+        end === null ? edge : l.schema.nodes.get(end.kind === 'endpoint' && end.which === 'FromN' ? edge.from : edge.to)!;
+      const field = holder.fields.get(only.text);
+      if (field === undefined || !isNumber(field.type))
+        throw new CompileError(
+          only.pos,
+          `"${only.text}" is not a number field of ${holder.kind} type ${holder.name}; a weight reads numbers`,
+        );
+      const prefix = end === null ? '' : end.kind === 'endpoint' && end.which === 'FromN' ? '$from.' : '$to.';
+      return { property: `${prefix}${only.text}` };
+    }
+    default:
+      break;
+  }
+  throw new CompileError(
+    e.pos,
+    'a weight is a number, a numeric parameter, _::{property} of the edge, _::FromN::{property} or _::ToN::{property} of an end, or a math function of these (ADD, MUL, POW...)',
+  );
+}
