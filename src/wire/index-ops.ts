@@ -5,6 +5,7 @@
 import type { IndexSpec } from '../core/index-spec.js';
 import { INDEX_KINDS, OPERATION_ID } from '../core/index-spec.js';
 import { clip } from '../core/clip.js';
+import { LIMITS } from '../plan/limits.js';
 import type { Expr, PropertyInput, StreamBound } from '../plan/expr.js';
 import type { IndexOperationKind, OpKind, OpOf, PlanNode, SearchOp } from '../plan/ops.js';
 import {
@@ -39,6 +40,18 @@ const dimension: Field<number> = described(
   { type: 'integer', minimum: 1, maximum: MAX_VECTOR_DIMENSION },
 );
 
+/** The widest beam (ef) of an index's default or a search. */
+const MAX_SEARCH_EF = LIMITS.maxSearchEf;
+
+const efField: Field<number> = described(
+  (json, path) => {
+    const n = u64(json, path);
+    if (n < 1 || n > MAX_SEARCH_EF) fail(path, `ef must be between 1 and ${MAX_SEARCH_EF}, got ${n}`);
+    return n;
+  },
+  { type: 'integer', minimum: 1, maximum: MAX_SEARCH_EF },
+);
+
 const SPEC_FIELDS = {
   equality: { label: required(label), property: required(name), unique: withDefault(bool, false) },
   range: { label: required(label), property: required(name), direction: withDefault(oneOf(['asc', 'desc'] as const), 'asc') },
@@ -46,8 +59,9 @@ const SPEC_FIELDS = {
     label: required(label),
     property: required(name),
     dimension: required(dimension),
-    metric: required(oneOf(['cosine', 'euclidean', 'manhattan'] as const)),
+    metric: required(oneOf(['cosine', 'euclidean', 'manhattan', 'inner_product'] as const)),
     tenant_property: optional(name),
+    ef_search: optional(efField),
   },
   text: { label: required(label), property: required(name), tenant_property: optional(name) },
 };
@@ -115,6 +129,25 @@ export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
     },
     taggedSchema([], { literal: { type: 'integer', minimum: 1 }, expr: d.expr }),
   );
+  /**
+   * A vector search's beam (a Trellis extension): a literal from 1 to MAX_SEARCH_EF, a
+   * constant folded to one, or an expression checked when the search runs. A wrong one is
+   * a malformed request (invalid_query_json): the result-count codes are about `k`.
+   */
+  const searchEf: Field<StreamBound> = described(
+    (json, path) => {
+      const { tag, body, bodyPath } = tagged(json, path, 'a beam width ({"literal": n} or {"expr": ...})');
+      if (tag !== 'literal' && tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
+      const e: Expr | null = tag === 'expr' ? d.expr(body, bodyPath) : null;
+      if (e !== null && e.e !== 'constant') return { kind: 'expr', expr: e, path: bodyPath };
+      const n = e === null ? body : e.value;
+      if (typeof n !== 'bigint' || n < 1n || n > BigInt(MAX_SEARCH_EF)) {
+        return fail(bodyPath, `ef must be an integer from 1 to ${MAX_SEARCH_EF}, got ${describe(n)}`);
+      }
+      return { kind: 'literal', n: Number(n) };
+    },
+    taggedSchema([], { literal: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_EF }, expr: d.expr }),
+  );
   const op = d.op;
   const search = (query: 'query_vector' | 'query_text', within: boolean): Record<string, Field<unknown>> => ({
     ...(within ? { input: required(d.input) } : {}),
@@ -124,6 +157,7 @@ export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
     k: required(searchCount),
     tenant_value: optional(d.propertyInput),
     missing_index: withDefault(oneOf(['error', 'empty'] as const), 'error'),
+    ...(query === 'query_vector' ? { ef: optional(searchEf) } : {}),
   });
   const operation = { operation_id: required(operationId) };
   return {
