@@ -19,7 +19,7 @@
  * queue entries from the first snapshot's sequence on are then applied too, which covers
  * every change the later snapshots saw or missed (applying an entry twice changes nothing).
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { elementOf } from '../core/index-spec.js';
@@ -38,6 +38,7 @@ import {
   type GraphPointer,
 } from './vector-segments.js';
 import { LINK } from './vector-queue.js';
+import { syncFile } from './sync-file.js';
 import type { GraphReadView } from './graph.js';
 import type { VectorIndexes } from './vector-index.js';
 
@@ -216,12 +217,10 @@ export class VectorBuilder {
   /** One pass over every graph; answers how long to wait before the next (Infinity: until woken). */
   private async round(): Promise<number> {
     const views = this.source.read((_r, v) =>
-      v.nativeGraphs().map((g): GraphView => ({
-        ...g,
-        pointer: v.queue.pointer(g.graph),
-        next: v.queue.state(g.graph)?.next ?? 0,
-        queued: v.queue.state(g.graph)?.entries ?? 0,
-      })),
+      v.nativeGraphs().map((g): GraphView => {
+        const state = v.queue.state(g.graph);
+        return { ...g, pointer: v.queue.pointer(g.graph), next: state?.next ?? 0, queued: state?.entries ?? 0 };
+      }),
     );
     const live = new Set(views.map((v) => v.graph));
     for (const [graph, g] of this.graphs) if (!live.has(graph) && g.pending === null) this.graphs.delete(graph);
@@ -507,15 +506,5 @@ export class VectorBuilder {
     g.lastPublishAt = performance.now();
     g.lastPublishCost = g.lastPublishAt - started;
     this.send({ type: 'publish', commit });
-  }
-}
-
-/** Flushes a file (or a folder's entries) to disk. */
-function syncFile(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

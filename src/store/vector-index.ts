@@ -37,8 +37,6 @@ import type { VectorBacklog, VectorHit, VectorQuery } from './types.js';
 import { LINK, UNLINK, VectorQueue, type Applied } from './vector-queue.js';
 import { listed, SegmentViews, segmentDir, type GraphPointer } from './vector-segments.js';
 
-export { QUEUE_MAX_BYTES, QUEUE_MAX_ENTRIES } from './vector-queue.js';
-
 /** Keys a drop deletes between two looks at its step's deadline. */
 const DELETE_ROUND = 4096;
 /**
@@ -217,15 +215,18 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       const element = spec.kind === 'node_vector' ? 'node' : 'edge';
       throw new GraphError(problem.code, `${spec.label}.${spec.property} of ${element} ${id} (${describeIndex(spec)}): ${problem.msg}`);
     }
-    return Float32Array.from(values);
+    // Copied only when not already f32: the queue copies it into its entry anyway.
+    return values instanceof Float32Array ? values : Float32Array.from(values);
   }
 
   private enqueue(def: IndexDef, graph: number, op: number, id: number, vector: Float32Array | null): void {
     const spec = def.spec as VectorSpec;
-    this.queue.append(graph, METRICS.indexOf(spec.metric), op, id, vector, () => describeIndex(spec));
+    const first = this.queue.append(graph, METRICS.indexOf(spec.metric), op, id, vector, () => describeIndex(spec));
     if (!isNative(spec)) return;
-    // A graph without a pointer was made by this write: its vectors are its queue.
-    if (this.queue.pointer(graph) === undefined) this.queue.putPointer(graph, newPointer('queue', 1, 0));
+    // A graph without a pointer was made by this write: its vectors are its queue. Only a
+    // graph's first entry can find none (a `scan` graph has one and no queue yet; every
+    // older graph got one at the writable open, migrate), so later writes skip the look.
+    if (first && this.queue.pointer(graph) === undefined) this.queue.putPointer(graph, newPointer('queue', 1, 0));
     this.touched.add(graph);
   }
 

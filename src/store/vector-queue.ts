@@ -119,17 +119,14 @@ export class VectorQueue {
     this.db.putSync(graphKey(graph), raw);
   }
 
-  /** Drops a graph's counters row (the old engine's graphs, when their queue is empty). */
-  dropState(graph: number): void {
-    this.db.removeSync(graphKey(graph));
-  }
-
   /**
    * Queues an entry, or throws 429 `index_backpressure` when the graph's queue is at its
-   * bound (`describe` names the index in the message).
+   * bound (`describe` names the index in the message). Answers whether it is the graph's
+   * first entry ever (its counters row was made now: the row stays when the queue empties).
    */
-  append(graph: number, metric: number, op: number, id: number, vector: Float32Array | null, describe: () => string): void {
-    const s = this.state(graph) ?? { entries: 0, bytes: 0, next: 0, metric };
+  append(graph: number, metric: number, op: number, id: number, vector: Float32Array | null, describe: () => string): boolean {
+    const found = this.state(graph);
+    const s = found ?? { entries: 0, bytes: 0, next: 0, metric };
     const entry = encodeEntry(op, id, vector);
     if (s.entries + 1 > this.maxEntries || s.bytes + entry.length > QUEUE_MAX_BYTES) {
       throw new GraphError(
@@ -139,6 +136,7 @@ export class VectorQueue {
     }
     this.db.putSync(queueKey(graph, s.next), entry);
     this.saveState(graph, { entries: s.entries + 1, bytes: s.bytes + entry.length, next: s.next + 1, metric: s.metric });
+    return found === undefined;
   }
 
   /** The latest queued state of each element of a graph: its vector, or null when unlinked. */

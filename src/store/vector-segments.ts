@@ -11,8 +11,8 @@
  * - `scan`: its vectors are the stored properties of the elements it covers, read by a
  *   scan (an index built over stored elements, a graph of an older format, or one whose
  *   segment was lost); queued entries only tell the builder what changed since;
- * - `segment`: its vectors are those of an immutable native file, `vectors/<graph>-<generation>.usearch`
- *   under the data folder, less and plus what its remaining queue entries say. The pointer
+ * - `segment`: its vectors are those of an immutable native file,
+ *   `vectors/<graph>-<generation>-<nonce>.usearch` under the data folder (segmentName), less and plus what its remaining queue entries say. The pointer
  *   is committed in the transaction that deletes the entries the file covers, so every
  *   snapshot sees a file and a queue that add up to its own state.
  *
@@ -210,6 +210,11 @@ export function segmentProblem(dir: string, graph: number, pointer: GraphPointer
   return null;
 }
 
+/** A mapped segment, its tombstones and its orphans. */
+export interface SegmentView extends SideEntries {
+  readonly index: NativeIndex;
+}
+
 /**
  * The segments this thread has mapped, one per graph: the newest generation it was asked
  * for. A thread answers one request at a time, so when a request names a newer generation
@@ -217,11 +222,6 @@ export function segmentProblem(dir: string, graph: number, pointer: GraphPointer
  * when it is collected). A file that cannot be viewed is remembered as such: searches of
  * that graph fall back to an exact scan until a new generation replaces it.
  */
-/** A mapped segment, its tombstones and its orphans. */
-export interface SegmentView extends SideEntries {
-  readonly index: NativeIndex;
-}
-
 export class SegmentViews {
   private readonly views = new Map<number, { generation: number; view: SegmentView | null }>();
 

@@ -56,6 +56,7 @@ function assertMatches(db: VectorDb, spec: Spec, live: Map<number, number[]>, qu
       assert.equal(hit.$distance, exact.$distance, `the exact distance of ${hit.$id}`);
     }
     for (let i = 1; i < got.length; i++) assert.ok(got[i]!.$distance >= got[i - 1]!.$distance, 'ascending distances');
+    assert.equal(new Set(got.map((h) => h.$id)).size, got.length, 'no element twice (a queued one and its stale segment copy)');
     assert.equal(got.length, Math.min(k, live.size));
     sum += recall(got, want);
   }
@@ -377,6 +378,42 @@ test('_within: small candidate sets ranked exactly, large ones over-fetched from
         sum += recall(got, bruteForce('cosine', chosen as Map<number, number[]>, query, 10));
       }
       assert.ok(sum / queries.length >= 0.95, `recall ${sum / queries.length} at ${share * 100}%`);
+    }
+    // Queued over the segment: each query's nearest bucket-7 candidates move onto the query
+    // itself (their segment copies are stale), one more is deleted, and a new one comes in;
+    // searched at once, both paths answer from the queue, each element once.
+    for (const query of queries.slice(0, 3)) {
+      const near = search(db, query, {
+        k: 3,
+        within: { nodes_where: { predicate: { eq: { left: { property: 'bucket' }, right: { constant: { i64: 7 } } } } } },
+      });
+      const [moved, , doomed] = near.map((h) => h.$id);
+      const made = await db.write(
+        [
+          q(null, {
+            set_property: { input: { nodes: { reference: { ids: [moved] } } }, name: 'emb', value: { value: { f32_array: query } } },
+          }),
+          q(null, { drop: { input: { nodes: { reference: { ids: [doomed] } } } } }),
+          addDoc(
+            'n',
+            query.map((x) => Math.fround(x * 2)),
+            [['bucket', { value: { i64: 7 } }]],
+          ),
+        ],
+        ['n'],
+      );
+      const added = made.n[0].$id as number;
+      for (const filter of [
+        { eq: { left: { property: 'bucket' }, right: { constant: { i64: 7 } } } },
+        { lt: { left: { property: 'bucket' }, right: { constant: { i64: 60 } } } },
+      ]) {
+        const got = search(db, query, { k: 10, within: { nodes_where: { predicate: filter } }, ef: 200 });
+        assert.equal(new Set(got.map((h) => h.$id)).size, got.length, 'no element twice');
+        assert.ok(!got.some((h) => h.$id === doomed), `deleted ${doomed} is not found`);
+        // The moved one and the new one (the query scaled: cosine distance 0) lead.
+        assert.deepEqual(new Set(got.slice(0, 2).map((h) => h.$id)), new Set([moved, added]));
+        assert.ok(got.slice(0, 2).every((h) => Math.abs(h.$distance) < 1e-6));
+      }
     }
   });
 });
