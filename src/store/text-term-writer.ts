@@ -45,10 +45,15 @@ export function blockKey(headKey: Buffer, first: number): Buffer {
 }
 
 /** What every block key of the term starts with (and sorts before all of them). */
-export function blockPrefix(headKey: Buffer): Buffer {
+function blockPrefix(headKey: Buffer): Buffer {
   const key = Buffer.from(headKey);
   key[4] = TEXT_KEY_KIND.block;
   return key;
+}
+
+/** The key range of every block of the term (element ids are below 2^53). */
+export function blockRange(headKey: Buffer): { start: Buffer; end: Buffer } {
+  return { start: blockKey(headKey, 0), end: blockKey(headKey, 2 ** 53) };
 }
 
 interface Applied {
@@ -209,7 +214,7 @@ export class TermWriter {
       const first = readU64(key, key.length - 8);
       return { first, list: decodeBlock(first, value) };
     }
-    const firstBlock = this.db.getRange({ start: blockKey(headKey, 0), end: blockKey(headKey, 2 ** 53), limit: 1 });
+    const firstBlock = this.db.getRange({ ...blockRange(headKey), limit: 1 });
     for (const { key, value } of firstBlock) {
       const first = readU64(key, key.length - 8);
       return { first, list: decodeBlock(first, value) };
