@@ -148,6 +148,8 @@ export class TermWriter {
 
   /** New postings past the stored ones into a tail that stays short: no decoding (text-blocks.ts appendToHead). */
   private append(headKey: Buffer, raw: Buffer, ids: ArrayLike<number>, changes: ArrayLike<number>): boolean {
+    // A tail stays below BLOCK_SIZE postings: so many would fill it (a frequent term of a bulk load).
+    if (changes.length >= BLOCK_SIZE) return false;
     const tfs: number[] = [];
     const lengths: number[] = [];
     for (let i = 0; i < changes.length; i++) {
