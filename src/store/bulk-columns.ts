@@ -60,18 +60,7 @@ export class PropertyMapWriter {
   uint(n: number): void {
     this.room(5);
     if (n < 128) this.buf[this.at++] = n;
-    else if (n < 256) {
-      this.buf[this.at++] = 0xcc;
-      this.buf[this.at++] = n;
-    } else if (n < 65536) {
-      this.buf[this.at++] = 0xcd;
-      this.buf.writeUInt16BE(n, this.at);
-      this.at += 2;
-    } else {
-      this.buf[this.at++] = 0xce;
-      this.buf.writeUInt32BE(n, this.at);
-      this.at += 4;
-    }
+    else this.sized(0xcc, n);
   }
 
   /** Row `i`'s map (always a map16 header, so it is written in one pass); returns how many properties it holds. */
@@ -173,16 +162,24 @@ export class PropertyMapWriter {
 
   private stringHeader(len: number): void {
     if (len < 32) this.buf[this.at++] = 0xa0 | len;
-    else if (len < 256) {
-      this.buf[this.at++] = 0xd9;
-      this.buf[this.at++] = len;
-    } else if (len < 65536) {
-      this.buf[this.at++] = 0xda;
-      this.buf.writeUInt16BE(len, this.at);
+    else this.sized(0xd9, len);
+  }
+
+  /**
+   * `n` in 8, 16 or 32 bits after its code: msgpack numbers those codes one after
+   * another (uint 0xcc-0xce, str 0xd9-0xdb), `code8` being the 8-bit one.
+   */
+  private sized(code8: number, n: number): void {
+    if (n < 256) {
+      this.buf[this.at++] = code8;
+      this.buf[this.at++] = n;
+    } else if (n < 65536) {
+      this.buf[this.at++] = code8 + 1;
+      this.buf.writeUInt16BE(n, this.at);
       this.at += 2;
     } else {
-      this.buf[this.at++] = 0xdb;
-      this.buf.writeUInt32BE(len, this.at);
+      this.buf[this.at++] = code8 + 2;
+      this.buf.writeUInt32BE(n, this.at);
       this.at += 4;
     }
   }
