@@ -15,12 +15,6 @@ export type BulkColumn =
   | { readonly name: string; readonly kind: 'i64' | 'f64'; readonly values: Float64Array; readonly present: Uint8Array | null }
   | { readonly name: string; readonly kind: 'value'; readonly values: readonly (Value | undefined)[] };
 
-/** Whether row `i` has the column's property. */
-export function hasCell(column: BulkColumn, i: number): boolean {
-  if (column.kind === 'value') return column.values[i] !== undefined;
-  return column.present === null || column.present[i] !== 0;
-}
-
 /** Row `i`'s value of the column (an i64 as a bigint), or undefined. */
 export function cellOf(column: BulkColumn, i: number): Value | undefined {
   if (column.kind === 'value') return column.values[i];
