@@ -182,7 +182,7 @@ function exportSnapshot(r: SnapshotReader, plan: ExportPlan, progress: Progress,
   progress.done();
   progress.phase('export: edges', 0);
   for (const g of edgeGroups.values()) writer.open(g, 'edge', cypher);
-  const labels = plan.format === 'cypher' ? (id: number) => labelOf(r, id) : () => '';
+  const labels = plan.format === 'cypher' ? labelsOf(r) : () => '';
   for (const edge of r.edgeRecords()) {
     const g = edgeGroups.get(edge.label);
     if (g === undefined || !exported.has(edge.from) || !exported.has(edge.to)) continue;
@@ -204,16 +204,21 @@ function exportSnapshot(r: SnapshotReader, plan: ExportPlan, progress: Progress,
   return { nodes, edges, files: [...new Set(files)], ms: 0 };
 }
 
-/** Node labels by id, for Cypher's MATCH of an edge's ends (cached: edges repeat their ends). */
-const labelCache = new Map<number, string>();
-function labelOf(r: GraphReader, id: number): string {
-  let label = labelCache.get(id);
-  if (label === undefined) {
-    if (labelCache.size > 100_000) labelCache.clear();
-    label = r.getNode(id)!.label;
-    labelCache.set(id, label);
-  }
-  return label;
+/**
+ * Node labels by id, for Cypher's MATCH of an edge's ends, cached (edges repeat their
+ * ends); one cache per export, as ids name other nodes in another database.
+ */
+function labelsOf(r: GraphReader): (id: number) => string {
+  const cache = new Map<number, string>();
+  return (id) => {
+    let label = cache.get(id);
+    if (label === undefined) {
+      if (cache.size > 100_000) cache.clear();
+      label = r.getNode(id)!.label;
+      cache.set(id, label);
+    }
+    return label;
+  };
 }
 
 /** The property the Cypher script keys nodes by while it creates edges, removed at its end. */
