@@ -21,6 +21,7 @@ import type { Exec, Executor } from './context.js';
 import { resolveRef, variableRows } from './refs.js';
 import { NODE } from './row.js';
 import { clip } from '../core/clip.js';
+import type { Adjacent } from '../store/index.js';
 
 export const shortestPath: Executor<'shortest_path'> = (node, x) => {
   const source = pathEnd(x, node.source, `${node.path}.source`, 'shortest_path');
@@ -187,14 +188,15 @@ export function pathEdges(x: Exec, nodes: readonly number[], direction: Directio
     const from = nodes[i - 1]!;
     const to = nodes[i]!;
     let best = -1;
-    const consider = (dir: 'out' | 'in') => {
-      for (const adj of dir === 'out' ? x.store.outEdges(from, label ?? undefined) : x.store.inEdges(from, label ?? undefined)) {
-        if (adj.other === to && (best < 0 || adj.edge < best)) best = adj.edge;
-      }
-    };
-    if (direction !== 'in') consider('out');
-    if (direction !== 'out') consider('in');
+    for (const adj of adjacent(x, from, direction, label)) if (adj.other === to && (best < 0 || adj.edge < best)) best = adj.edge;
     edges.push(best);
   }
   return edges;
+}
+
+/** The edges at `node` along `direction`: out-edges, then in-edges, each in the store's adjacency order. */
+export function* adjacent(x: Exec, node: number, direction: Direction, label: string | null): Generator<Adjacent> {
+  const l = label ?? undefined;
+  if (direction !== 'in') yield* x.store.outEdges(node, l);
+  if (direction !== 'out') yield* x.store.inEdges(node, l);
 }
