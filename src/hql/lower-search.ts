@@ -15,7 +15,7 @@ import type { Expr, FieldValue, Name, Step, TypeExpr, VectorArg } from './ast.js
 import type { SourcePos } from './lexer.js';
 import { elementType, hiddenName, LIST, lookup, ONE, type ElementTy, type Lowered, type Lowering } from './lower-context.js';
 import { assignments, literal } from './lower-value.js';
-import { integerRange, isFloatType, type NodeType } from './schema.js';
+import { integerRange, isNumberType, type NodeType } from './schema.js';
 import { CompileError, describeTy, typeText } from './types.js';
 import { labelIs, op, type Wire } from './wire-build.js';
 
@@ -24,7 +24,6 @@ export const VECTOR_PROPERTY = 'data';
 
 const isString = (t: TypeExpr): boolean => t.kind === 'primitive' && t.name === 'String';
 const isInteger = (t: TypeExpr): boolean => t.kind === 'primitive' && integerRange(t.name) !== undefined && t.name !== 'ID';
-const isNumber = (t: TypeExpr): boolean => t.kind === 'primitive' && (isFloatType(t.name) || integerRange(t.name) !== undefined);
 
 /** A search of the language's vector index of `type`. */
 function vectorSearch(type: string, vector: Wire, k: Wire, input: Wire | null): Wire {
@@ -42,7 +41,7 @@ export function vectorInput(l: Lowering, v: VectorArg, type: string | null): Wir
     case 'name': {
       const variable = lookup(l, v.name.text, v.name.pos);
       const t = variable.ty.k === 'param' ? variable.ty.type : null;
-      if (t === null || t.kind !== 'array' || !isNumber(t.of))
+      if (t === null || t.kind !== 'array' || !isNumberType(t.of))
         throw new CompileError(
           v.name.pos,
           `a vector is a parameter of type [F64] (or [F32]), a list of numbers or Embed(text); "${v.name.text}" is ${t === null ? describeTy(variable.ty) : typeText(t)}`,
@@ -249,7 +248,7 @@ export function lowerSearchHybrid(l: Lowering, type: Name, vector: VectorArg, te
 /** A reranker's number (k, lambda): a number literal or a numeric parameter. */
 function rerankNumber(l: Lowering, e: Expr, what: string): Wire {
   if (e.kind === 'literal' && (typeof e.value === 'bigint' || typeof e.value === 'number')) return { value: literal(e.value, null, e.pos) };
-  const name = paramOfType(l, e, isNumber, `${what} is a number`);
+  const name = paramOfType(l, e, isNumberType, `${what} is a number`);
   if (name !== null) return { expr: { param: name } };
   throw new CompileError(e.pos, `${what} is a number literal or a numeric parameter`);
 }
