@@ -19,12 +19,12 @@ import { MinHeap } from '../search/heap.js';
 import type { Exec, Executor } from './context.js';
 import { evalExpr } from './eval.js';
 import { EDGE, Row } from './row.js';
-import { adjacent, pathEnd, pathValue } from './shortest-path.js';
+import { adjacent, pathEnds, pathValue } from './shortest-path.js';
 
 export const weightedShortestPath: Executor<'weighted_shortest_path'> = (node, x) => {
-  const source = pathEnd(x, node.source, `${node.path}.source`, 'weighted_shortest_path');
-  const target = pathEnd(x, node.target, `${node.path}.target`, 'weighted_shortest_path');
-  if (source === null || target === null) return { t: 'values', items: [] };
+  const ends = pathEnds(x, node);
+  if (ends === null) return { t: 'values', items: [] };
+  const [source, target] = ends;
   const weightOf = edgeWeight(x, node.weight, `${node.path}.weight`);
   const estimate = node.heuristic === null ? null : heuristic(x, node.heuristic, `${node.path}.heuristic`);
   const found = search(x, source, target, node.direction, node.label, weightOf, estimate, node.path);
