@@ -235,7 +235,8 @@ in the project folder (camelCase key), else its default.
   --help                                         print this text
 
 trellis.json may also set "mcp": true to serve the MCP routes, "bm25": false to turn
-text search off, and "embedding": {"url", "model", "dimensions", "api_key_env"} for Embed().
+text search off, and "embedding": {"url", "model", "dimensions", "api_key_env", "timeout_ms"}
+for Embed().
 Flags take "--port 7000" or "--port=7000".`;
 
 type Raw = Partial<Record<FlagKey, string>>;
