@@ -98,6 +98,9 @@ module.exports = {
   forbidden: [
     ...layerRules,
     soleImporter('lmdb', 'src/store'),
+    // The native vector engine (loaded through createRequire, which the cruiser cannot
+    // follow: this rule keeps any static import of it elsewhere out).
+    soleImporter('usearch', 'src/store/native-vectors.ts'),
     soleImporter('piscina', 'src/pool'),
     soleImporter('uWebSockets.js', 'src/server/uws.ts'),
     {

@@ -239,7 +239,8 @@ async function buildTrellis(dir: string, corpus: TextCorpus, batch: number, inde
   for (let polls = 0; receipt !== null; polls++) {
     const status = (await db.query(operationRequest(receipt.operation_id)))['r'] as { status: string };
     if (status.status === 'succeeded') break;
-    if (polls > 10_000) throw new Error(`the text index build did not succeed: ${JSON.stringify(status)}`);
+    if ((status.status !== 'queued' && status.status !== 'running') || polls > 10_000)
+      throw new Error(`the text index build did not succeed: ${JSON.stringify(status)}`);
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   for (let from = 0; from < corpus.documents.length; from += batch) {

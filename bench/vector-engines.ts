@@ -1,80 +1,105 @@
 /**
- * The vector-search engine decision for issue 10, measured: the TypeScript HNSW
- * (src/search/hnsw.ts) on its LMDB records (src/store/hnsw-records.ts), as the database
- * would run it, against usearch and hnswlib-node in memory, on the same random vectors.
- * The TypeScript HNSW over a plain Map is measured too, to separate the algorithm's cost
- * from the storage's.
+ * Vector search through Trellis's whole pipeline against the libraries a user would
+ * otherwise pick, bare, on the same vectors in one run (issue 31): hnswlib-node 3.0 and
+ * usearch 2.25 (both from bench/peers: npm ci --prefix bench/peers).
  *
- *   node dist/bench/vector-engines.js [--sizes 10000,50000] [--dim 128] [--queries 200]
- *        [--removes 200] [--seed 1] [--engines trellis-lmdb,trellis-memory,usearch,hnswlib]
- *        [--data uniform|clustered]
+ *   node dist/bench/vector-engines.js [--n 100000] [--dim 128] [--queries 300]
+ *        [--filtered-queries 60] [--data clustered|uniform] [--filters 0.01,0.1,0.5]
+ *        [--rounds 3] [--seed 1]
+ *        [--engines trellis,hnswlib,usearch] [--prebuilt true]
  *
- * Uniform vectors (components uniform in [-1, 1)) are close to the hardest case for any
- * HNSW: in 128 dimensions the nearest neighbours are hardly nearer than the rest, so every
- * engine reaches the same low recall at ef = 100 and visits many elements. `clustered`
- * draws points around 64 random centres (Gaussian, sigma 0.15 per component), closer to
- * real embeddings.
+ * - **Build**: Trellis as a user loads it: the documented index DDL (a cosine
+ *   `node_vector` index and a `node_range` index on `bucket`), then `for_each` inserts of
+ *   1,000 rows, timed from the first insert until `get_index_operation` says every vector
+ *   is in the index (`backlog.queued` "0"), not merely searchable through the exact scan
+ *   of the queue; with `--prebuilt`, also the index created over vectors already stored.
+ *   hnswlib: `addPoint` one at a time (single thread, as the issue's target names);
+ *   usearch: one `add` with 1 thread.
+ * - **Queries** (k 10, one at a time, single thread): Trellis through `Database.queryText`
+ *   (the JSON request parsed, planned, searched and the answer encoded) with the
+ *   documented `ef`; hnswlib `searchKnn` after `setEf`; usearch `search` of max(k, ef)
+ *   (how a per-query beam is had from its binding). Each engine's beam is swept; for each
+ *   recall target the smallest beam that reaches it is timed again in `--rounds`
+ *   interleaved rounds, and the median q/s is reported.
+ * - **Filtered** (`--filters`, shares of the elements): Trellis's
+ *   `vector_search_nodes_within` over `nodes_where bucket < X` (the candidate set made
+ *   by the query itself, as a user would), and the store's search given the candidate set
+ *   directly (`trellis-search-only`, what the search itself costs); hnswlib's `searchKnn`
+ *   with a filter callback. usearch's binding has no filter.
  *
- * Per engine and size: build time (the LMDB index inserts in write transactions of 1,000
- * elements, each committed), query latency (k = 10, ef = 100; the LMDB index searches in a
- * fresh read transaction per query, as Store.read does), recall@10 against brute force,
- * and for the TypeScript HNSW the time of a single remove with its repair. Every engine runs
- * single-threaded (usearch is told threads = 1). Prints one JSON document; progress goes
- * to stderr. usearch and hnswlib-node live in bench/peers (npm ci --prefix bench/peers),
- * never in Trellis's own dependencies.
+ * Recall@10 against brute force (cosine). Settings: M 16 for every engine; hnswlib
+ * ef_construction 200, usearch and Trellis expansion_add 128 (Trellis's own setting).
+ * Prints one JSON document; progress goes to stderr.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open } from 'lmdb';
-import { hnswConfig, insert, remove, search, type HnswRecord, type HnswStorage, type Neighbour } from '../src/search/hnsw.js';
-import { cosine } from '../src/search/vector-math.js';
-import { HNSW_DB_OPTIONS, HnswRecords } from '../src/store/hnsw-records.js';
+import { open, type Database } from '../src/index.js';
+import { median, round } from './lib/stats.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const K = 10;
-const EF = 100;
 const M = 16;
-const EF_CONSTRUCTION = 200;
+const HNSWLIB_EF_CONSTRUCTION = 200;
+const USEARCH_EXPANSION_ADD = 128;
 const BATCH = 1000;
-const WARMUP = 20;
+const WARMUP = 30;
+const BUCKETS = 100;
+const EFS = [10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 768, 1024];
+const TARGETS = [0.95, 0.99];
 
 interface Args {
-  sizes: number[];
+  n: number;
   dim: number;
   queries: number;
-  removes: number;
+  filteredQueries: number;
+  data: 'uniform' | 'clustered';
+  filters: number[];
+  rounds: number;
   seed: number;
   engines: string[];
-  data: 'uniform' | 'clustered';
+  prebuilt: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
   const args: Args = {
-    sizes: [10_000, 50_000],
+    n: 100_000,
     dim: 128,
-    queries: 200,
-    removes: 200,
+    queries: 300,
+    filteredQueries: 60,
+    data: 'clustered',
+    filters: [0.01, 0.1, 0.5],
+    rounds: 3,
     seed: 1,
-    engines: ['trellis-lmdb', 'trellis-memory', 'usearch', 'hnswlib'],
-    data: 'uniform',
+    engines: ['trellis', 'hnswlib', 'usearch'],
+    prebuilt: true,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
     switch (argv[i]) {
-      case '--sizes':
-        args.sizes = value.split(',').map(Number);
+      case '--n':
+        args.n = Number(value);
         break;
       case '--dim':
         args.dim = Number(value);
         break;
+      case '--filtered-queries':
+        args.filteredQueries = Number(value);
+        break;
       case '--queries':
         args.queries = Number(value);
         break;
-      case '--removes':
-        args.removes = Number(value);
+      case '--data':
+        if (value !== 'uniform' && value !== 'clustered') throw new Error('--data is uniform or clustered');
+        args.data = value;
+        break;
+      case '--filters':
+        args.filters = value === '' ? [] : value.split(',').map(Number);
+        break;
+      case '--rounds':
+        args.rounds = Number(value);
         break;
       case '--seed':
         args.seed = Number(value);
@@ -82,9 +107,8 @@ function parseArgs(argv: string[]): Args {
       case '--engines':
         args.engines = value.split(',');
         break;
-      case '--data':
-        if (value !== 'uniform' && value !== 'clustered') throw new Error('--data is uniform or clustered');
-        args.data = value;
+      case '--prebuilt':
+        args.prebuilt = value === 'true';
         break;
       default:
         throw new Error(`unknown option ${argv[i]}`);
@@ -93,7 +117,9 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-/** mulberry32: a seeded uniform source in [0, 1), the same vectors for every engine. */
+// ---- data -----------------------------------------------------------------------------
+
+/** mulberry32: a seeded uniform source in [0, 1). */
 function seeded(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
@@ -105,73 +131,30 @@ function seeded(seed: number): () => number {
   };
 }
 
-function randomVectors(random: () => number, n: number, dim: number): Float32Array[] {
-  const out: Float32Array[] = [];
-  for (let i = 0; i < n; i++) {
-    const v = new Float32Array(dim);
-    for (let j = 0; j < dim; j++) v[j] = random() * 2 - 1;
-    out.push(v);
-  }
-  return out;
-}
-
 const CENTRES = 64;
 const SIGMA = 0.15;
 
-/** Points around random centres, Gaussian per component (Box-Muller). */
-function clusteredVectors(random: () => number, centres: Float32Array[], n: number, dim: number): Float32Array[] {
+function draw(random: () => number, centres: Float32Array[], n: number, dim: number, clustered: boolean): Float32Array[] {
   const out: Float32Array[] = [];
   for (let i = 0; i < n; i++) {
-    const c = centres[Math.floor(random() * centres.length)]!;
     const v = new Float32Array(dim);
-    for (let j = 0; j < dim; j++) v[j] = c[j]! + SIGMA * Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    if (clustered) {
+      // Gaussian around a random centre (Box-Muller), as embeddings cluster by topic.
+      const c = centres[Math.floor(random() * centres.length)]!;
+      for (let j = 0; j < dim; j++) v[j] = c[j]! + SIGMA * Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    } else {
+      for (let j = 0; j < dim; j++) v[j] = random() * 2 - 1;
+    }
     out.push(v);
   }
   return out;
 }
 
-function exactNearest(vectors: Float32Array[], query: Float32Array): number[] {
-  const all: Neighbour[] = vectors.map((v, id) => ({ id, distance: cosine(query, v) }));
-  all.sort((a, b) => a.distance - b.distance || a.id - b.id);
-  return all.slice(0, K).map((n) => n.id);
-}
-
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-const round = (x: number, digits = 1): number => Math.round(x * 10 ** digits) / 10 ** digits;
-
-/** Latency percentiles in µs and recall@10 of `run` over the queries (after a warm-up). */
-function measureQueries(queries: Float32Array[], truth: number[][], warmup: Float32Array[], run: (q: Float32Array) => number[]) {
-  for (const q of warmup) run(q);
-  const micros: number[] = [];
-  let hits = 0;
-  queries.forEach((q, i) => {
-    const start = process.hrtime.bigint();
-    const ids = run(q);
-    micros.push(Number(process.hrtime.bigint() - start) / 1000);
-    const want = new Set(truth[i]);
-    for (const id of ids) if (want.has(id)) hits++;
-  });
-  micros.sort((a, b) => a - b);
-  return {
-    queryP50Us: round(percentile(micros, 0.5)),
-    queryP99Us: round(percentile(micros, 0.99)),
-    recallAt10: round(hits / (queries.length * K), 4),
-  };
-}
-
-interface RemoveTimes {
-  removeP50Us: number;
-  removeMeanUs: number;
-  removeMaxUs: number;
-}
-
-function removeTimes(micros: number[]): RemoveTimes {
-  const sorted = [...micros].sort((a, b) => a - b);
-  return {
-    removeP50Us: round(percentile(sorted, 0.5)),
-    removeMeanUs: round(sorted.reduce((s, x) => s + x, 0) / sorted.length),
-    removeMaxUs: round(sorted[sorted.length - 1]!),
-  };
+function normalised(v: Float32Array): Float32Array {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
+  const f = 1 / Math.sqrt(s);
+  return v.map((x) => x * f);
 }
 
 interface Workload {
@@ -180,210 +163,444 @@ interface Workload {
   vectors: Float32Array[];
   queries: Float32Array[];
   warmup: Float32Array[];
-  truth: number[][];
-  /** Elements the remove measurement takes out, in this order. */
-  doomed: number[];
-  seed: number;
+  /** Each element's bucket, 0..99: a filter of share s keeps bucket < 100 s. */
+  bucket: Uint8Array;
+  /** Exact top 10 per query: unfiltered (key 1) and per filter share. */
+  truth: Map<number, number[][]>;
+  /** How many of the queries a filtered search runs. */
+  filteredQueries: number;
 }
 
-const elapsedMs = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
-
-function trellisLmdb(w: Workload) {
-  const dir = mkdtempSync(join(tmpdir(), 'trellis-vectors-'));
-  // The store's own environment options (src/store/open.ts).
-  const env = open({ path: dir, noSubdir: false, maxDbs: 8, pageSize: 16384, eventTurnBatching: false });
-  try {
-    const db = env.openDB<Buffer, Buffer>('hnsw', HNSW_DB_OPTIONS);
-    const records = new HnswRecords(db, 1);
-    const config = hnswConfig('cosine', { random: seeded(w.seed + 1) });
-    const start = process.hrtime.bigint();
-    for (let from = 0; from < w.n; from += BATCH) {
-      env.transactionSync(() => {
-        for (let id = from; id < Math.min(w.n, from + BATCH); id++) insert(records, config, id, w.vectors[id]!);
+/** Brute force: the exact top 10 of every query, unfiltered and per filter, in one pass over the distances. */
+function exactTruth(vectors: Float32Array[], queries: Float32Array[], bucket: Uint8Array, shares: number[]): Map<number, number[][]> {
+  const units = vectors.map(normalised);
+  const all = [1, ...shares];
+  const truth = new Map<number, number[][]>(all.map((s) => [s, []]));
+  for (const q of queries) {
+    const u = normalised(q);
+    const best = all.map(() => ({ ids: [] as number[], dist: [] as number[] }));
+    for (let id = 0; id < units.length; id++) {
+      const v = units[id]!;
+      let dot = 0;
+      for (let j = 0; j < v.length; j++) dot += u[j]! * v[j]!;
+      const d = 1 - dot;
+      all.forEach((share, f) => {
+        if (bucket[id]! >= share * BUCKETS) return;
+        const b = best[f]!;
+        if (b.ids.length === K && d >= b.dist[K - 1]!) return;
+        let at = b.ids.length;
+        while (at > 0 && b.dist[at - 1]! > d) at--;
+        b.ids.splice(at, 0, id);
+        b.dist.splice(at, 0, d);
+        if (b.ids.length > K) {
+          b.ids.pop();
+          b.dist.pop();
+        }
       });
-      if (from % 10_000 === 0) process.stderr.write(`  trellis-lmdb ${from}/${w.n} ${Math.round(elapsedMs(start) / 1000)} s\n`);
     }
-    const buildMs = elapsedMs(start);
-    const fileBytes = statSync(join(dir, 'data.mdb')).size;
-    const queries = measureQueries(w.queries, w.truth, w.warmup, (q) => {
-      env.resetReadTxn();
-      const found = search(records, config, q, K, EF);
-      env.resetReadTxn();
-      return found.map((n) => n.id);
-    });
-    // A single remove with its repair, each in its own write transaction: the call, and
-    // the transaction with its commit.
-    const calls: number[] = [];
-    const transactions: number[] = [];
-    for (const id of w.doomed) {
-      const txStart = process.hrtime.bigint();
-      env.transactionSync(() => {
-        const callStart = process.hrtime.bigint();
-        remove(records, config, id);
-        calls.push(Number(process.hrtime.bigint() - callStart) / 1000);
-      });
-      transactions.push(Number(process.hrtime.bigint() - txStart) / 1000);
-    }
-    const tx = removeTimes(transactions);
-    return {
-      buildMs: round(buildMs),
-      ...queries,
-      ...removeTimes(calls),
-      removeTransactionP50Us: tx.removeP50Us,
-      fileMiB: round(fileBytes / 2 ** 20),
-    };
-  } finally {
-    env.close();
-    rmSync(dir, { recursive: true, force: true });
+    all.forEach((share, f) => truth.get(share)!.push(best[f]!.ids));
   }
+  return truth;
 }
 
-class MapStorage implements HnswStorage {
-  private readonly records = new Map<number, HnswRecord>();
-  private top: { id: number; level: number } | undefined;
-  get = (id: number) => this.records.get(id);
-  put = (id: number, r: HnswRecord) => void this.records.set(id, r);
-  remove = (id: number) => void this.records.delete(id);
-  entry = () => this.top;
-  setEntry = (e: { id: number; level: number } | undefined) => void (this.top = e);
-  ids = () => this.records.keys();
+function workload(args: Args): Workload {
+  const random = seeded(args.seed * 1000 + args.n);
+  const centres = draw(random, [], CENTRES, args.dim, false);
+  const clustered = args.data === 'clustered';
+  const vectors = draw(random, centres, args.n, args.dim, clustered);
+  const queries = draw(random, centres, args.queries, args.dim, clustered);
+  const warmup = draw(random, centres, WARMUP, args.dim, clustered);
+  const bucket = Uint8Array.from({ length: args.n }, () => Math.floor(random() * BUCKETS));
+  const started = performance.now();
+  const truth = exactTruth(vectors, queries, bucket, args.filters);
+  progress(`brute force for ${args.queries} queries over ${args.n}: ${Math.round(performance.now() - started)} ms`);
+  return { n: args.n, dim: args.dim, vectors, queries, warmup, bucket, truth, filteredQueries: args.filteredQueries };
 }
 
-function trellisMemory(w: Workload) {
-  const storage = new MapStorage();
-  const config = hnswConfig('cosine', { random: seeded(w.seed + 1) });
-  const start = process.hrtime.bigint();
-  for (let id = 0; id < w.n; id++) insert(storage, config, id, w.vectors[id]!);
-  const buildMs = elapsedMs(start);
-  const queries = measureQueries(w.queries, w.truth, w.warmup, (q) => search(storage, config, q, K, EF).map((n) => n.id));
-  const calls: number[] = [];
-  for (const id of w.doomed) {
-    const callStart = process.hrtime.bigint();
-    remove(storage, config, id);
-    calls.push(Number(process.hrtime.bigint() - callStart) / 1000);
-  }
-  return { buildMs: round(buildMs), ...queries, ...removeTimes(calls) };
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+// ---- engines --------------------------------------------------------------------------
+
+/** One engine, built: a search at a beam (null: its default) under a filter share (1: none), answering indexes into the vectors. */
+interface Engine {
+  readonly name: string;
+  readonly build: Record<string, number>;
+  /** Prepares a batch of queries (outside the clock); answers a function that runs query i. */
+  prepare(queries: Float32Array[], ef: number | null, share: number): (i: number) => Promise<unknown> | unknown;
+  /** What a run answered, as indexes into the vectors (after the clock). */
+  answer(result: unknown): number[];
+  readonly filtered: boolean;
+  readonly defaultEf: boolean;
+  close(): Promise<void>;
 }
 
 const peers = createRequire(join(ROOT, 'bench/peers/package.json'));
-
-interface UsearchIndex {
-  add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
-  search(vector: Float32Array, k: number, threads: number): { keys: BigUint64Array };
-}
-type UsearchModule = { Index: new (config: Record<string, unknown>) => UsearchIndex };
-
-function usearch(w: Workload) {
-  const { Index } = peers('usearch') as UsearchModule;
-  const index = new Index({
-    dimensions: w.dim,
-    metric: 'cos',
-    quantization: 'f32',
-    connectivity: M,
-    expansion_add: EF_CONSTRUCTION,
-    expansion_search: EF,
-    multi: false,
-  });
-  const flat = new Float32Array(w.n * w.dim);
-  w.vectors.forEach((v, i) => flat.set(v, i * w.dim));
-  const keys = BigUint64Array.from({ length: w.n }, (_, i) => BigInt(i));
-  const start = process.hrtime.bigint();
-  index.add(keys, flat, 1);
-  const buildMs = elapsedMs(start);
-  const queries = measureQueries(w.queries, w.truth, w.warmup, (q) => Array.from(index.search(q, K, 1).keys, Number));
-  return { buildMs: round(buildMs), ...queries };
-}
 
 interface HnswlibIndex {
   initIndex(maxElements: number, m?: number, efConstruction?: number, randomSeed?: number): void;
   addPoint(point: number[], label: number): void;
   setEf(ef: number): void;
-  searchKnn(query: number[], k: number): { neighbors: number[] };
+  searchKnn(query: number[], k: number, filter?: (label: number) => boolean): { neighbors: number[] };
 }
-type HnswlibModule = { HierarchicalNSW: new (space: string, dim: number) => HnswlibIndex };
 
-function hnswlib(w: Workload) {
-  const { HierarchicalNSW } = peers('hnswlib-node') as HnswlibModule;
+function hnswlib(w: Workload, seed: number): Engine {
+  const { HierarchicalNSW } = peers('hnswlib-node') as { HierarchicalNSW: new (space: string, dim: number) => HnswlibIndex };
   const index = new HierarchicalNSW('cosine', w.dim);
-  index.initIndex(w.n, M, EF_CONSTRUCTION, w.seed);
+  index.initIndex(w.n, M, HNSWLIB_EF_CONSTRUCTION, seed);
   // hnswlib-node takes plain arrays: converted before the clock starts.
   const points = w.vectors.map((v) => Array.from(v));
-  const start = process.hrtime.bigint();
+  const started = performance.now();
   points.forEach((p, id) => index.addPoint(p, id));
-  const buildMs = elapsedMs(start);
-  index.setEf(EF);
-  const arrays = new Map<Float32Array, number[]>();
-  for (const q of [...w.warmup, ...w.queries]) arrays.set(q, Array.from(q));
-  const queries = measureQueries(w.queries, w.truth, w.warmup, (q) => index.searchKnn(arrays.get(q)!, K).neighbors);
-  return { buildMs: round(buildMs), ...queries };
+  const buildMs = performance.now() - started;
+  const filters = new Map<number, (label: number) => boolean>();
+  return {
+    name: 'hnswlib',
+    build: { buildMs: round(buildMs) },
+    filtered: true,
+    defaultEf: false,
+    prepare(queries, ef, share) {
+      index.setEf(ef ?? 10);
+      const arrays = queries.map((q) => Array.from(q));
+      if (share === 1) return (i) => index.searchKnn(arrays[i]!, K).neighbors;
+      let filter = filters.get(share);
+      if (filter === undefined) {
+        const limit = share * BUCKETS;
+        filters.set(share, (filter = (label: number) => w.bucket[label]! < limit));
+      }
+      const f = filter;
+      return (i) => index.searchKnn(arrays[i]!, K, f).neighbors;
+    },
+    answer: (r) => r as number[],
+    close: async () => undefined,
+  };
 }
 
-const ENGINES: Record<string, (w: Workload) => Record<string, number>> = {
-  'trellis-lmdb': trellisLmdb,
-  'trellis-memory': trellisMemory,
-  usearch,
-  hnswlib,
-};
+interface UsearchIndex {
+  add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
+  search(vector: Float32Array, k: number, threads: number): { keys: BigUint64Array };
+}
 
-function workload(n: number, args: Args): Workload {
-  const random = seeded(args.seed * 1000 + n);
-  const centres = randomVectors(random, CENTRES, args.dim);
-  const draw = (count: number) =>
-    args.data === 'uniform' ? randomVectors(random, count, args.dim) : clusteredVectors(random, centres, count, args.dim);
-  const vectors = draw(n);
-  const queries = draw(args.queries);
-  const warmup = draw(WARMUP);
-  const start = process.hrtime.bigint();
-  const truth = queries.map((q) => exactNearest(vectors, q));
-  process.stderr.write(`  brute force for ${args.queries} queries over ${n}: ${Math.round(elapsedMs(start))} ms\n`);
-  const doomed: number[] = [];
-  const taken = new Set<number>();
-  while (doomed.length < Math.min(args.removes, n)) {
-    const id = Math.floor(random() * n);
-    if (!taken.has(id)) {
-      taken.add(id);
-      doomed.push(id);
-    }
+/** usearch as Trellis configures it: inner product of normalised vectors, f16, M 16, expansion_add 128. */
+function usearch(w: Workload): Engine {
+  const { Index } = peers('usearch') as { Index: new (config: Record<string, unknown>) => UsearchIndex };
+  const index = new Index({
+    dimensions: w.dim,
+    metric: 'ip',
+    quantization: 'f16',
+    connectivity: M,
+    expansion_add: USEARCH_EXPANSION_ADD,
+    expansion_search: 1,
+    multi: false,
+  });
+  const flat = new Float32Array(w.n * w.dim);
+  w.vectors.forEach((v, i) => flat.set(normalised(v), i * w.dim));
+  const keys = BigUint64Array.from({ length: w.n }, (_, i) => BigInt(i));
+  const started = performance.now();
+  index.add(keys, flat, 1);
+  const buildMs = performance.now() - started;
+  return {
+    name: 'usearch',
+    build: { buildMs: round(buildMs) },
+    filtered: false,
+    defaultEf: false,
+    prepare(queries, ef) {
+      const units = queries.map(normalised);
+      const count = Math.max(K, ef ?? K);
+      return (i) => Array.from(index.search(units[i]!, count, 1).keys.subarray(0, K), Number);
+    },
+    answer: (r) => r as number[],
+    close: async () => undefined,
+  };
+}
+
+const SPEC = (dim: number) => ({ node_vector: { label: 'Doc', property: 'emb', dimension: dim, metric: 'cosine' } });
+const RANGE = { node_range: { label: 'Doc', property: 'bucket' } };
+const entry = (name: string | null, root: unknown) => ({ query: { ...(name === null ? {} : { name }), root } });
+
+async function write(db: Database, entries: unknown[], returns: string[] = [], parameters?: Record<string, unknown>) {
+  return db.query({ request_type: 'write', query: { write: { entries, returns } }, ...(parameters ? { parameters } : {}) });
+}
+
+async function read(db: Database, entries: unknown[], returns: string[]) {
+  return db.query({ request_type: 'read', query: { read: { entries, returns } } });
+}
+
+/** Creates an index and answers its operation id. */
+async function createIndex(db: Database, spec: unknown): Promise<string> {
+  const r = await write(db, [entry('r', { create_index: { spec } })], ['r']);
+  return (r['r'] as { operation_id: string }).operation_id;
+}
+
+/** Polls an index operation until it succeeded with nothing queued (every vector in the index). */
+async function settled(db: Database, operation: string): Promise<void> {
+  for (;;) {
+    const r = await read(db, [entry('op', { get_index_operation: { operation_id: operation } })], ['op']);
+    const op = r['op'] as { status: string; backlog?: { queued: string } };
+    if (op.status === 'succeeded' && (op.backlog === undefined || op.backlog.queued === '0')) return;
+    if (op.status === 'blocked' || op.status === 'aborted') throw new Error(`index operation ${JSON.stringify(op)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return { n, dim: args.dim, vectors, queries, warmup, truth, doomed, seed: args.seed };
 }
 
-function main(): void {
+/** Inserts every vector with its bucket in `for_each` batches; answers the node id of vector 0 (ids are consecutive). */
+async function insertAll(db: Database, w: Workload): Promise<number> {
+  const body = [
+    entry('n', {
+      add_n: {
+        label: 'Doc',
+        properties: [
+          ['emb', { expr: { param: 'emb' } }],
+          ['bucket', { expr: { param: 'bucket' } }],
+        ],
+      },
+    }),
+  ];
+  let first = -1;
+  for (let from = 0; from < w.n; from += BATCH) {
+    const to = Math.min(w.n, from + BATCH);
+    const rows = [];
+    for (let i = from; i < to; i++) rows.push({ emb: Array.from(w.vectors[i]!), bucket: w.bucket[i]! });
+    const r = await write(db, [{ for_each: { param: 'rows', body } }], ['n'], { rows });
+    const last = (r['n'] as { $id: number }[])[0]!.$id;
+    const base = last - (to - 1);
+    if (first === -1) first = base;
+    else if (base !== first) throw new Error(`node ids are not consecutive: vector ${to - 1} is node ${last}`);
+  }
+  return first;
+}
+
+async function trellis(w: Workload, prebuilt: boolean): Promise<Engine[]> {
+  const build: Record<string, number> = {};
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-vector-bench-'));
+  let db = await open(dir);
+  await settled(db, await createIndex(db, RANGE));
+  const operation = await createIndex(db, SPEC(w.dim));
+  await settled(db, operation);
+  let started = performance.now();
+  let first = await insertAll(db, w);
+  build['ackMs'] = round(performance.now() - started);
+  await settled(db, operation);
+  build['buildMs'] = round(performance.now() - started);
+  if (prebuilt) {
+    // The same vectors stored first, then the index created over them.
+    const dir2 = mkdtempSync(join(tmpdir(), 'trellis-vector-bench-'));
+    const db2 = await open(dir2);
+    await settled(db2, await createIndex(db2, RANGE));
+    started = performance.now();
+    const first2 = await insertAll(db2, w);
+    build['storeMs'] = round(performance.now() - started);
+    started = performance.now();
+    await settled(db2, await createIndex(db2, SPEC(w.dim)));
+    build['prebuiltBuildMs'] = round(performance.now() - started);
+    // Queries run against the database built over stored vectors; the other one goes.
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+    db = db2;
+    first = first2;
+    started = performance.now();
+    await db.close();
+    db = await open(dir2);
+    build['reopenMs'] = round(performance.now() - started);
+    return [trellisEngine(db, dir2, first, w, build), trellisSearchOnly(db, first, w)];
+  }
+  return [trellisEngine(db, dir, first, w, build), trellisSearchOnly(db, first, w)];
+}
+
+/**
+ * The store's search alone, given the candidate set (a Set of node ids): what the search
+ * costs without the query that makes the set, nor parsing or encoding.
+ */
+function trellisSearchOnly(db: Database, first: number, w: Workload): Engine {
+  const sets = new Map<number, Set<number>>();
+  const def = db.store.read((r) => r.indexCatalog().active('node_vector', 'Doc', 'emb'))!;
+  return {
+    name: 'trellis-search-only',
+    build: {},
+    filtered: true,
+    defaultEf: true,
+    prepare(queries, ef, share) {
+      let candidates: Set<number> | null = null;
+      if (share !== 1) {
+        candidates = sets.get(share) ?? null;
+        if (candidates === null) {
+          candidates = new Set();
+          for (let i = 0; i < w.n; i++) if (w.bucket[i]! < share * BUCKETS) candidates.add(first + i);
+          sets.set(share, candidates);
+        }
+      }
+      const c = candidates;
+      return (i) => db.store.read((r) => r.vectorSearch(def, { tenant: null, vector: queries[i]!, k: K, candidates: c, ef }));
+    },
+    answer: (r) => (r as { id: number }[]).map((h) => h.id - first),
+    close: async () => undefined,
+  };
+}
+
+function trellisEngine(db: Database, dir: string, first: number, w: Workload, build: Record<string, number>): Engine {
+  const toIndexes = (text: string) => (JSON.parse(text).x as { $id: number }[]).map((h) => h.$id - first);
+  return {
+    name: 'trellis',
+    build,
+    filtered: true,
+    defaultEf: true,
+    prepare(queries, ef, share) {
+      const body = (q: Float32Array) => ({
+        label: 'Doc',
+        property: 'emb',
+        query_vector: { value: { f32_array: Array.from(q) } },
+        k: { literal: K },
+        ...(ef === null ? {} : { ef: { literal: ef } }),
+      });
+      const within = (q: Float32Array) => ({
+        vector_search_nodes_within: {
+          input: {
+            nodes_where: {
+              predicate: {
+                and: {
+                  predicates: [
+                    { eq: { left: { property: '$label' }, right: { constant: { string: 'Doc' } } } },
+                    { lt: { left: { property: 'bucket' }, right: { constant: { i64: Math.round(share * BUCKETS) } } } },
+                  ],
+                },
+              },
+            },
+          },
+          ...body(q),
+        },
+      });
+      const requests = queries.map((q) =>
+        JSON.stringify({
+          request_type: 'read',
+          query: { read: { entries: [entry('x', share === 1 ? { vector_search_nodes: body(q) } : within(q))], returns: ['x'] } },
+        }),
+      );
+      // Timed: the request's text in, the answer's text out (parsed after the clock).
+      return async (i) => db.queryText(requests[i]!);
+    },
+    answer: (r) => toIndexes(r as string),
+    close: async () => {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---- measuring ------------------------------------------------------------------------
+
+interface Point {
+  ef: number | null;
+  recall: number;
+  qps: number;
+}
+
+async function measure(engine: Engine, w: Workload, ef: number | null, share: number): Promise<Point> {
+  const warmup = share === 1 ? w.warmup : w.warmup.slice(0, 5);
+  const run = engine.prepare(warmup, ef, share);
+  for (let i = 0; i < warmup.length; i++) await run(i);
+  // Filtered searches run the first `filteredQueries` queries only (an exact `_within` costs milliseconds).
+  const queries = share === 1 ? w.queries : w.queries.slice(0, w.filteredQueries);
+  const timed = engine.prepare(queries, ef, share);
+  const truth = w.truth.get(share)!;
+  const raw: unknown[] = [];
+  const started = performance.now();
+  for (let i = 0; i < queries.length; i++) raw.push(await timed(i));
+  const ms = performance.now() - started;
+  let hits = 0;
+  let wanted = 0;
+  raw
+    .map((r) => engine.answer(r))
+    .forEach((ids, i) => {
+      const want = new Set(truth[i]);
+      wanted += want.size;
+      for (const id of ids) if (want.has(id)) hits++;
+    });
+  return { ef, recall: round(hits / Math.max(1, wanted), 4), qps: round((queries.length / ms) * 1000) };
+}
+
+async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const results: Record<string, unknown>[] = [];
   const loadBefore = loadavg();
-  for (const n of args.sizes) {
-    process.stderr.write(`n = ${n}, dimension ${args.dim}, cosine, ${args.data} vectors\n`);
-    const w = workload(n, args);
-    for (const engine of args.engines) {
-      const run = ENGINES[engine];
-      if (run === undefined) throw new Error(`unknown engine ${engine}; known: ${Object.keys(ENGINES).join(', ')}`);
-      process.stderr.write(` ${engine}\n`);
-      const load = loadavg()[0]!;
-      const result = run(w);
-      results.push({ engine, n, dim: args.dim, ...result, load1mBefore: round(load, 2) });
-      process.stderr.write(`  ${JSON.stringify(result)}\n`);
-    }
+  progress(`n = ${args.n}, dimension ${args.dim}, cosine, ${args.data} vectors`);
+  const w = workload(args);
+  const engines: Engine[] = [];
+  for (const name of args.engines) {
+    progress(`building ${name}`);
+    const rss = process.memoryUsage().rss;
+    const made = name === 'trellis' ? await trellis(w, args.prebuilt) : name === 'hnswlib' ? [hnswlib(w, args.seed)] : [usearch(w)];
+    made[0]!.build['rssGrowthMiB'] = round((process.memoryUsage().rss - rss) / 2 ** 20);
+    progress(`  ${JSON.stringify(made[0]!.build)}`);
+    engines.push(...made);
   }
+  const shares = [1, ...args.filters];
+  const results: Record<string, unknown>[] = [];
+  for (const share of shares) {
+    const targets = share === 1 ? TARGETS : [0.95];
+    // Sweep: each engine's smallest beam per target.
+    const chosen = new Map<Engine, Map<number, number>>();
+    const sweeps = new Map<Engine, Point[]>();
+    for (const engine of engines) {
+      if (share !== 1 && !engine.filtered) continue;
+      const points: Point[] = [];
+      const picks = new Map<number, number>();
+      if (engine.defaultEf) points.push(await measure(engine, w, null, share));
+      for (const ef of EFS) {
+        const p = await measure(engine, w, ef, share);
+        points.push(p);
+        for (const t of targets) if (!picks.has(t) && p.recall >= t) picks.set(t, ef);
+        if (targets.every((t) => picks.has(t))) break;
+      }
+      progress(`  ${engine.name} share ${share}: ${points.map((p) => `ef ${p.ef ?? 'default'} ${p.recall} ${p.qps} q/s`).join('; ')}`);
+      chosen.set(engine, picks);
+      sweeps.set(engine, points);
+    }
+    // Interleaved rounds at the chosen beams: median q/s.
+    const qps = new Map<string, number[]>();
+    const recalls = new Map<string, number>();
+    for (let r = 0; r < args.rounds; r++) {
+      for (const [engine, picks] of chosen) {
+        for (const [t, ef] of picks) {
+          const p = await measure(engine, w, ef, share);
+          const key = `${engine.name}@${t}`;
+          qps.set(key, [...(qps.get(key) ?? []), p.qps]);
+          recalls.set(key, p.recall);
+        }
+      }
+    }
+    for (const [engine, picks] of chosen) {
+      for (const t of targets) {
+        const ef = picks.get(t);
+        const key = `${engine.name}@${t}`;
+        results.push({
+          engine: engine.name,
+          filter: share,
+          target: t,
+          ef: ef ?? null,
+          recall: recalls.get(key) ?? null,
+          qps: ef === undefined ? null : median(qps.get(key)!),
+          qpsRounds: qps.get(key) ?? [],
+        });
+      }
+      const def = sweeps.get(engine)!.find((p) => p.ef === null);
+      if (def !== undefined) results.push({ engine: engine.name, filter: share, target: 'default ef', recall: def.recall, qps: def.qps });
+    }
+    progress(`  ${JSON.stringify(results.filter((r) => r['filter'] === share))}`);
+  }
+  for (const engine of engines) await engine.close();
   const report = {
     when: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadavg() },
     settings: {
-      data: args.data,
-      metric: 'cosine',
+      ...args,
       k: K,
-      ef: EF,
       m: M,
-      m0: 2 * M,
-      efConstruction: EF_CONSTRUCTION,
+      hnswlibEfConstruction: HNSWLIB_EF_CONSTRUCTION,
+      usearchExpansionAdd: USEARCH_EXPANSION_ADD,
       batch: BATCH,
-      queries: args.queries,
-      removes: args.removes,
-      seed: args.seed,
     },
+    builds: Object.fromEntries(engines.filter((e) => Object.keys(e.build).length > 0).map((e) => [e.name, e.build])),
     results,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
 
-main();
+await main();

@@ -7,23 +7,20 @@
 const KEY = 'trellis.key';
 const DATABASE = 'trellis.database';
 
-export function apiKey(): string {
-  return sessionStorage.getItem(KEY) ?? '';
+/** A session-storage entry; '' when unset (setting '' removes it). */
+function sessionValue(name: string): string {
+  return sessionStorage.getItem(name) ?? '';
 }
 
-export function setApiKey(key: string): void {
-  if (key === '') sessionStorage.removeItem(KEY);
-  else sessionStorage.setItem(KEY, key);
+function setSessionValue(name: string, value: string): void {
+  if (value === '') sessionStorage.removeItem(name);
+  else sessionStorage.setItem(name, value);
 }
 
-export function databaseId(): string {
-  return sessionStorage.getItem(DATABASE) ?? '';
-}
-
-export function setDatabaseId(id: string): void {
-  if (id === '') sessionStorage.removeItem(DATABASE);
-  else sessionStorage.setItem(DATABASE, id);
-}
+export const apiKey = (): string => sessionValue(KEY);
+export const setApiKey = (key: string): void => setSessionValue(KEY, key);
+export const databaseId = (): string => sessionValue(DATABASE);
+export const setDatabaseId = (id: string): void => setSessionValue(DATABASE, id);
 
 /** A failed request, as the page shows it: the error code and the server's msg. */
 export class ApiError extends Error {
@@ -67,6 +64,7 @@ export interface Answer {
   readonly ms: number;
 }
 
+/** One request; resolves with the 2xx answer, rejects with an ApiError. */
 async function send(method: 'GET' | 'POST', path: string, body?: string): Promise<Answer> {
   const started = performance.now();
   let response: Response;
@@ -75,8 +73,9 @@ async function send(method: 'GET' | 'POST', path: string, body?: string): Promis
   } catch (err) {
     throw new ApiError(0, 'network_error', `the server did not answer (${(err as Error).message})`);
   }
-  const text = await response.text();
-  return { status: response.status, text, ms: performance.now() - started };
+  const answer = { status: response.status, text: await response.text(), ms: performance.now() - started };
+  if (!response.ok) throw failure(answer);
+  return answer;
 }
 
 /** The error of a non-2xx answer: its `{"error","msg"}` body, or the status alone. */
@@ -91,17 +90,9 @@ function failure(answer: Answer): ApiError {
 }
 
 /** POSTs a JSON body; resolves with the 2xx answer, rejects with an ApiError. */
-export async function post(path: string, body: string): Promise<Answer> {
-  const answer = await send('POST', path, body);
-  if (answer.status < 200 || answer.status > 299) throw failure(answer);
-  return answer;
-}
+export const post = (path: string, body: string): Promise<Answer> => send('POST', path, body);
 
-export async function get(path: string): Promise<Answer> {
-  const answer = await send('GET', path);
-  if (answer.status < 200 || answer.status > 299) throw failure(answer);
-  return answer;
-}
+export const get = (path: string): Promise<Answer> => send('GET', path);
 
 /** A Cypher statement's parsed answer. */
 export async function cypher(query: string, parameters?: Record<string, unknown>): Promise<{ columns: string[]; rows: unknown[][] }> {

@@ -294,7 +294,8 @@ in the project folder (camelCase key), else its default.
   --help                                         print this text
 
 trellis.json may also set "mcp": true to serve the MCP routes, "bm25": false to turn
-text search off, and "embedding": {"url", "model", "dimensions", "api_key_env"} for Embed().
+text search off, and "embedding": {"url", "model", "dimensions", "api_key_env", "timeout_ms"}
+for Embed().
 Flags take "--port 7000" or "--port=7000".`;
 
 type Raw = Partial<Record<FlagKey, string>>;
@@ -336,7 +337,8 @@ function fromString(setting: Setting, text: string, source: string): unknown {
   return value;
 }
 
-function readConfigFile(path: string): FileConfig {
+/** The JSON object a configuration file holds; anything else is a ConfigError naming the file. */
+function readJsonObject(path: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
@@ -346,6 +348,11 @@ function readConfigFile(path: string): FileConfig {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`${path}: must hold a JSON object`);
   }
+  return parsed as Record<string, unknown>;
+}
+
+function readConfigFile(path: string): FileConfig {
+  const parsed = readJsonObject(path);
   for (const key of Object.keys(parsed)) {
     if (!Object.hasOwn(FileSchema.properties, key)) {
       const hint = key === 'project' ? ' (the project is the folder holding this file; set it with --project or TRELLIS_PROJECT)' : '';
@@ -364,7 +371,7 @@ function readConfigFile(path: string): FileConfig {
             ? '{"url": "http(s)://...", "model": "...", "dimensions"?: n, "api_key_env"?: "VAR", "timeout_ms"?: n} (' +
               `${error.instancePath} ${error.message})`
             : error.message);
-      const got = JSON.stringify((parsed as Record<string, unknown>)[key]);
+      const got = JSON.stringify(parsed[key]);
       throw new ConfigError(`${path}: "${key}" must be ${expects}, got ${got}`);
     }
   }
@@ -385,14 +392,7 @@ export const HELIX_CONFIG_FILE_NAME = 'config.hx.json';
 export function readHelixConfig(project: string): { mcp?: boolean; bm25?: boolean; embedding?: EmbeddingConfig } {
   const path = join(project, HELIX_CONFIG_FILE_NAME);
   if (!existsSync(path)) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new ConfigError(`${path}: cannot read it as JSON: ${messageOf(err)}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError(`${path}: must hold a JSON object`);
-  const c = parsed as Record<string, unknown>;
+  const c = readJsonObject(path);
   const bool = (key: string): boolean | undefined => {
     const v = c[key];
     if (v === undefined || v === null) return undefined;

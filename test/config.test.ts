@@ -345,4 +345,12 @@ test("a HelixDB project folder: config.hx.json's mcp, bm25 and embedding_model, 
   assert.equal(loadConfig(['--project', dir], {}, root).mcp, true, "HelixDB's default for mcp is true");
   writeFileSync(join(dir, 'config.hx.json'), '{"bm25": "yes"}');
   configError(() => loadConfig(['--project', dir], {}, root), /config\.hx\.json: "bm25" must be true or false, got "yes"$/);
+  writeFileSync(join(dir, 'config.hx.json'), '{"mcp": tru');
+  configError(() => loadConfig(['--project', dir], {}, root), /config\.hx\.json: cannot read it as JSON: /);
+  writeFileSync(join(dir, 'config.hx.json'), '[1]');
+  configError(() => loadConfig(['--project', dir], {}, root), /config\.hx\.json: must hold a JSON object$/);
+  writeFileSync(join(dir, 'config.hx.json'), '{"embedding_model": 3}');
+  configError(() => loadConfig(['--project', dir], {}, root), /config\.hx\.json: "embedding_model" must be a model name, got 3$/);
+  writeFileSync(join(dir, 'config.hx.json'), '{"embedding_model": ""}');
+  configError(() => loadConfig(['--project', dir], {}, root), /"embedding_model" must be a model name, got ""$/);
 });

@@ -10,8 +10,8 @@ import { ImportError } from './convert.js';
 import { HeaderError } from './header.js';
 import { ImportInterrupted, type Summary } from './load.js';
 import { importOffline, IndexBuildFailed } from './offline.js';
-import { IMPORT_USAGE, importPlan, UsageError, type ImportPlan } from './plan.js';
-import { count, progressReport, seconds } from './progress.js';
+import { IMPORT_USAGE, importPlan, parseFlags, progressMode, UsageError, type ImportPlan } from './plan.js';
+import { count, progressReport, seconds, type Mode } from './progress.js';
 
 function summaryLine(s: Summary): string {
   const rate = s.ms > 0 ? Math.round(((s.nodes + s.edges) * 1000) / s.ms) : 0;
@@ -106,14 +106,17 @@ read snapshot; works while a server runs on the folder.
 
 /** Runs `trellis export <argv>`; resolves with the exit status. */
 export async function exportMain(argv: readonly string[], cwd = process.cwd()): Promise<number> {
-  let raw: Record<string, string | undefined>;
+  let raw: ExportFlags;
+  let mode: Mode;
   try {
-    raw = exportFlags(argv);
+    raw = parseFlags<ExportFlags>(argv, EXPORT_FLAGS, { help: false });
+    mode = progressMode(raw.progress);
   } catch (err) {
-    console.error(`trellis export: ${messageOf(err)}\n\n${EXPORT_USAGE}`);
+    if (!(err instanceof UsageError)) throw err;
+    console.error(`trellis export: ${err.message}\n\n${EXPORT_USAGE}`);
     return 2;
   }
-  if (raw.help !== undefined) {
+  if (raw.help) {
     console.log(EXPORT_USAGE);
     return 0;
   }
@@ -125,9 +128,6 @@ export async function exportMain(argv: readonly string[], cwd = process.cwd()): 
   const format = raw.format ?? 'csv';
   if (!['csv', 'jsonl', 'parquet', 'cypher'].includes(format))
     return usage(`--format must be csv, jsonl, parquet or cypher, got "${format}"`);
-  const progressMode = raw.progress ?? 'auto';
-  if (!['auto', 'bars', 'lines', 'none'].includes(progressMode))
-    return usage(`--progress must be auto, bars, lines or none, got "${progressMode}"`);
   const arrayDelimiter = raw.arrayDelimiter ?? ';';
   if (arrayDelimiter.length !== 1) return usage('--array-delimiter must be one character');
   const list = (text: string | undefined) =>
@@ -138,7 +138,7 @@ export async function exportMain(argv: readonly string[], cwd = process.cwd()): 
           .map((s) => s.trim())
           .filter((s) => s !== '');
   const { exportDatabase } = await import('./export.js');
-  const progress = progressReport(progressMode as 'auto');
+  const progress = progressReport(mode);
   try {
     const summary = await exportDatabase(
       {
@@ -162,7 +162,18 @@ export async function exportMain(argv: readonly string[], cwd = process.cwd()): 
   }
 }
 
-const EXPORT_FLAGS: Record<string, string> = {
+interface ExportFlags {
+  data?: string;
+  out?: string;
+  format?: string;
+  labels?: string;
+  types?: string;
+  arrayDelimiter?: string;
+  progress?: string;
+  help: boolean;
+}
+
+const EXPORT_FLAGS: Record<string, keyof ExportFlags> = {
   '--data': 'data',
   '--out': 'out',
   '--format': 'format',
@@ -171,22 +182,3 @@ const EXPORT_FLAGS: Record<string, string> = {
   '--array-delimiter': 'arrayDelimiter',
   '--progress': 'progress',
 };
-
-function exportFlags(argv: readonly string[]): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') {
-      out.help = 'yes';
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const flag = eq < 0 ? arg : arg.slice(0, eq);
-    const key = EXPORT_FLAGS[flag];
-    if (key === undefined) throw new UsageError(arg.startsWith('--') ? `unknown option ${flag}` : `unexpected argument "${arg}"`);
-    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new UsageError(`${flag} needs a value`);
-    out[key] = value;
-  }
-  return out;
-}

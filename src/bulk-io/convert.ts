@@ -292,17 +292,9 @@ function csvKeys(
     try {
       let key: Key;
       if (ints) {
-        // Plain digits (up to 15) straight from the bytes; anything else by the text.
-        let v = 0;
-        let s = start[f]!;
-        const e = end[f]!;
-        const plain = kind[f] === PLAIN && e - s <= 15;
-        for (; plain && s < e; s++) {
-          const d = bytes[s]! - 48;
-          if (d < 0 || d > 9) break;
-          v = v * 10 + d;
-        }
-        key = plain && s === e ? v : parseInteger(batch.text(f, ctx.quote), 'long');
+        // Plain integers (up to 15 digits) straight from the bytes; anything else by the text.
+        const quick = kind[f] === PLAIN ? quickNumber(bytes, start[f]!, end[f]!, false) : NaN;
+        key = Number.isNaN(quick) ? parseInteger(batch.text(f, ctx.quote), 'long') : quick + 0; // "-0" is the key 0
       } else key = batch.text(f, ctx.quote);
       keys[r] = key;
       if (column !== null) {

@@ -79,6 +79,8 @@ interface Group {
   readonly label: string;
   readonly file: string;
   readonly types: ColumnTypes;
+  /** The properties and their types, settled by the first pass (read per row by the second). */
+  columns: readonly { readonly name: string; readonly type: ValueType }[];
   count: number;
   output: Output | null;
   /** Parquet: the columns, filled row by row and written at the end. */
@@ -143,7 +145,7 @@ function exportSnapshot(r: SnapshotReader, plan: ExportPlan, progress: Progress,
     let g = groups.get(label);
     if (g === undefined) {
       const file = plan.format === 'cypher' ? 'graph.cypher' : fileName(prefix, groups.size + 1, label, ext);
-      g = { label, file, types: new ColumnTypes(), count: 0, output: null, parquet: null };
+      g = { label, file, types: new ColumnTypes(), columns: [], count: 0, output: null, parquet: null };
       groups.set(label, g);
     }
     return g;
@@ -165,6 +167,8 @@ function exportSnapshot(r: SnapshotReader, plan: ExportPlan, progress: Progress,
     for (const key in edge.props) g.types.see(key, edge.props[key]!, plan.arrayDelimiter);
   }
   progress.done();
+  for (const g of [...nodeGroups.values(), ...edgeGroups.values()])
+    g.columns = g.types.names.map((name) => ({ name, type: g.types.typeOf(name) }));
   const writer = formatWriter(plan, parquet);
   // Pass 2: the rows.
   let nodes = 0;
@@ -182,7 +186,7 @@ function exportSnapshot(r: SnapshotReader, plan: ExportPlan, progress: Progress,
   progress.done();
   progress.phase('export: edges', 0);
   for (const g of edgeGroups.values()) writer.open(g, 'edge', cypher);
-  const labels = plan.format === 'cypher' ? (id: number) => labelOf(r, id) : () => '';
+  const labels = plan.format === 'cypher' ? labelsOf(r) : () => '';
   for (const edge of r.edgeRecords()) {
     const g = edgeGroups.get(edge.label);
     if (g === undefined || !exported.has(edge.from) || !exported.has(edge.to)) continue;
@@ -204,16 +208,21 @@ function exportSnapshot(r: SnapshotReader, plan: ExportPlan, progress: Progress,
   return { nodes, edges, files: [...new Set(files)], ms: 0 };
 }
 
-/** Node labels by id, for Cypher's MATCH of an edge's ends (cached: edges repeat their ends). */
-const labelCache = new Map<number, string>();
-function labelOf(r: GraphReader, id: number): string {
-  let label = labelCache.get(id);
-  if (label === undefined) {
-    if (labelCache.size > 100_000) labelCache.clear();
-    label = r.getNode(id)!.label;
-    labelCache.set(id, label);
-  }
-  return label;
+/**
+ * Node labels by id, for Cypher's MATCH of an edge's ends, cached (edges repeat their
+ * ends); one cache per export, as ids name other nodes in another database.
+ */
+function labelsOf(r: GraphReader): (id: number) => string {
+  const cache = new Map<number, string>();
+  return (id) => {
+    let label = cache.get(id);
+    if (label === undefined) {
+      if (cache.size > 100_000) cache.clear();
+      label = r.getNode(id)!.label;
+      cache.set(id, label);
+    }
+    return label;
+  };
 }
 
 /** The property the Cypher script keys nodes by while it creates edges, removed at its end. */
@@ -242,21 +251,20 @@ interface FormatWriter {
 function formatWriter(plan: ExportPlan, parquet: ParquetWriter | null): FormatWriter {
   const out = (g: Group) => join(plan.out, g.file);
   const d = plan.arrayDelimiter;
-  const typeOf = (g: Group, name: string) => g.types.typeOf(name);
   switch (plan.format) {
     case 'csv':
       return {
         open(g, element) {
           g.output = new Output(out(g));
           const keys = element === 'node' ? [':ID'] : [':START_ID', ':END_ID'];
-          const props = g.types.names.map((n) => `${n}:${typeName(typeOf(g, n))}`);
+          const props = g.columns.map(({ name, type }) => `${name}:${typeName(type)}`);
           g.output.write([...keys, ...props].map((f) => csvField(f, DELIMITER, QUOTE)).join(DELIMITER) + '\n');
         },
         row(g, key, ends, props) {
           const cells = ends === null ? [String(key)] : [String(key), String(ends.to)];
-          for (const name of g.types.names) {
+          for (const { name, type } of g.columns) {
             const v = props[name];
-            cells.push(v === undefined ? '' : csvField(cellText(v, typeOf(g, name), d), DELIMITER, QUOTE));
+            cells.push(v === undefined ? '' : csvField(cellText(v, type, d), DELIMITER, QUOTE));
           }
           g.output!.write(cells.join(DELIMITER) + '\n');
         },
@@ -269,9 +277,9 @@ function formatWriter(plan: ExportPlan, parquet: ParquetWriter | null): FormatWr
         },
         row(g, key, ends, props) {
           const members = ends === null ? [`":ID":${key}`] : [`":START_ID":${key}`, `":END_ID":${ends.to}`];
-          for (const name of g.types.names) {
+          for (const { name, type } of g.columns) {
             const v = props[name];
-            if (v !== undefined) members.push(`${JSON.stringify(name)}:${jsonMember(v, typeOf(g, name))}`);
+            if (v !== undefined) members.push(`${JSON.stringify(name)}:${jsonMember(v, type)}`);
           }
           g.output!.write(`{${members.join(',')}}\n`);
         },
@@ -282,7 +290,7 @@ function formatWriter(plan: ExportPlan, parquet: ParquetWriter | null): FormatWr
         open(g, element) {
           g.parquet = new Map();
           for (const k of element === 'node' ? [':ID'] : [':START_ID', ':END_ID']) g.parquet.set(k, []);
-          for (const name of g.types.names) g.parquet.set(name, []);
+          for (const { name } of g.columns) g.parquet.set(name, []);
         },
         row(g, key, ends, props) {
           const columns = g.parquet!;
@@ -291,13 +299,13 @@ function formatWriter(plan: ExportPlan, parquet: ParquetWriter | null): FormatWr
             columns.get(':START_ID')!.push(BigInt(key));
             columns.get(':END_ID')!.push(BigInt(ends.to));
           }
-          for (const name of g.types.names) columns.get(name)!.push(parquetCell(props[name], typeOf(g, name), d));
+          for (const { name, type } of g.columns) columns.get(name)!.push(parquetCell(props[name], type, d));
         },
         close(g) {
           const columnData = [...g.parquet!].map(([name, data]) => ({
             name,
             data,
-            type: name.startsWith(':') ? ('INT64' as const) : parquetType(typeOf(g, name)),
+            type: name.startsWith(':') ? ('INT64' as const) : parquetType(g.types.typeOf(name)),
           }));
           parquet!.parquetWriteFile({ filename: out(g), columnData });
           g.parquet = null;
@@ -356,7 +364,7 @@ function manifest(plan: ExportPlan, nodeGroups: Map<string, Group>, edgeGroups: 
   const columns = (g: Group) => {
     // CSV headers carry their types; JSON Lines and Parquet members are declared here.
     if (plan.format === 'csv') return undefined;
-    return Object.fromEntries(g.types.names.map((n) => [n, `:${typeName(g.types.typeOf(n))}`]));
+    return Object.fromEntries(g.columns.map(({ name, type }) => [name, `:${typeName(type)}`]));
   };
   const entry = (g: Group, key: 'label' | 'type') => ({ [key]: g.label, files: [g.file], columns: columns(g) });
   return {

@@ -17,7 +17,7 @@ export class IdSpace {
 
   /** Adds a key; false when the space already holds it. */
   add(key: Key, id: number): boolean {
-    const k = normal(key);
+    const k = normalKey(key);
     if (typeof k === 'number' && k >= 0 && k < DENSE_LIMIT && k <= 8 * (this.size + 1024)) {
       this.ensure(k);
       if (this.dense[k] !== 0 || this.map.has(k)) return false;
@@ -41,7 +41,7 @@ export class IdSpace {
       }
       return this.map.get(key);
     }
-    const k = normal(key);
+    const k = normalKey(key);
     if (typeof k === 'number') return this.get(k);
     return this.map.get(k);
   }
@@ -57,7 +57,7 @@ export class IdSpace {
 }
 
 /** A bigint within ±2^53 is the number; text stays text (so "1" and 1 are different keys). */
-function normal(key: Key): Key {
+export function normalKey(key: Key): Key {
   return typeof key === 'bigint' && Number.isSafeInteger(Number(key)) ? Number(key) : key;
 }
 

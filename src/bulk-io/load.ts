@@ -8,7 +8,7 @@
 import type { BulkColumn } from '../store/index.js';
 import { ImportError, rowIndex, type Key, type ParsedBatch } from './convert.js';
 import { GLOBAL_SPACE } from './header.js';
-import { IdSpaces } from './id-spaces.js';
+import { IdSpaces, normalKey } from './id-spaces.js';
 import type { ImportPlan } from './plan.js';
 import type { Progress } from './progress.js';
 import { Rejects } from './rejects.js';
@@ -104,19 +104,45 @@ function byLabel(batch: ParsedBatch, group: FileGroup, file: string): Map<string
 const showKey = (key: Key) => (typeof key === 'string' ? JSON.stringify(key) : String(key));
 const spaceName = (space: string) => (space === GLOBAL_SPACE ? 'the global id space' : `id space ${space}`);
 
-export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress, interrupted: () => boolean): Promise<Summary> {
-  const started = performance.now();
-  const spaces = new IdSpaces();
-  const rejects = new Rejects(plan.rejects, plan.skipBadRows);
-  const summary: Summary = { nodes: 0, edges: 0, rejected: 0, rejectsFile: null, ms: 0 };
-  const options = (onBytes: (n: number) => void) => ({
+/** What reading a group needs of the import. */
+interface Reading {
+  readonly plan: ImportPlan;
+  readonly rejects: Rejects;
+  readonly progress: Progress;
+  readonly interrupted: () => boolean;
+}
+
+/** The group's batches, each counted in the progress report once loaded; Ctrl+C stops between two. */
+async function* batches(
+  element: 'nodes' | 'edges',
+  group: FileGroup,
+  { plan, rejects, progress, interrupted }: Reading,
+): AsyncGenerator<ParsedBatch> {
+  progress.phase(`${element} ${group.label ?? ''}`.trim(), groupBytes(group));
+  let bytes = 0;
+  const options = {
     delimiter: plan.delimiter,
     quote: plan.quote,
     arrayDelimiter: plan.arrayDelimiter,
     idType: plan.idType,
     reject: rejects.handler,
-    onBytes,
-  });
+    onBytes: (n: number) => (bytes += n),
+  };
+  for await (const batch of readGroup(group, options)) {
+    if (interrupted()) throw new ImportInterrupted();
+    yield batch;
+    progress.advance(bytes, batch.count);
+    bytes = 0;
+  }
+  progress.done();
+}
+
+export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress, interrupted: () => boolean): Promise<Summary> {
+  const started = performance.now();
+  const spaces = new IdSpaces();
+  const rejects = new Rejects(plan.rejects, plan.skipBadRows);
+  const summary: Summary = { nodes: 0, edges: 0, rejected: 0, rejectsFile: null, ms: 0 };
+  const reading: Reading = { plan, rejects, progress, interrupted };
   const rowFailed = (batch: ParsedBatch, i: number, reason: string): void => {
     const r = rowIndex(batch, i);
     const { line } = batch.places.position(r, -1);
@@ -126,18 +152,12 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
   };
   try {
     for (const group of plan.nodes) {
-      progress.phase(`nodes ${group.label ?? ''}`.trim(), groupBytes(group));
-      let bytes = 0;
-      for await (const batch of readGroup(
-        group,
-        options((n) => (bytes += n)),
-      )) {
-        if (interrupted()) throw new ImportInterrupted();
+      for await (const batch of batches('nodes', group, reading)) {
         const ids = batch.keys === null ? null : spaces.of(batch.spaces.id);
         // Duplicate keys leave the batch before anything of it is loaded.
         let kept = batch;
         if (ids !== null) {
-          const seen = new Map<Key, number>();
+          const seen = new Set<Key>();
           const keep: number[] = [];
           for (let i = 0; i < batch.count; i++) {
             const key = batch.keys![i];
@@ -145,12 +165,12 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
               rowFailed(batch, i, 'the row has no key (:ID)');
               continue;
             }
-            const k = typeof key === 'bigint' && Number.isSafeInteger(Number(key)) ? Number(key) : key;
+            const k = normalKey(key);
             if (ids.get(k) !== undefined || seen.has(k)) {
               rowFailed(batch, i, `duplicate key ${showKey(key)} in ${spaceName(batch.spaces.id)}`);
               continue;
             }
-            seen.set(k, i);
+            seen.add(k);
             keep.push(i);
           }
           kept = selectRows(batch, keep);
@@ -161,19 +181,10 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
           if (ids !== null) for (let i = 0; i < part.count; i++) ids.add(part.keys![i]!, created[i]!);
           summary.nodes += part.count;
         }
-        progress.advance(bytes, batch.count);
-        bytes = 0;
       }
-      progress.done();
     }
     for (const group of plan.edges) {
-      progress.phase(`edges ${group.label ?? ''}`.trim(), groupBytes(group));
-      let bytes = 0;
-      for await (const batch of readGroup(
-        group,
-        options((n) => (bytes += n)),
-      )) {
-        if (interrupted()) throw new ImportInterrupted();
+      for await (const batch of batches('edges', group, reading)) {
         const startSpace = spaces.of(batch.spaces.start);
         const endSpace = spaces.of(batch.spaces.end);
         const from = new Float64Array(batch.count);
@@ -210,10 +221,7 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
           await sink.addEdges(label, f, t, part.count, part.columns);
           summary.edges += part.count;
         }
-        progress.advance(bytes, batch.count);
-        bytes = 0;
       }
-      progress.done();
     }
     await sink.flush();
   } finally {

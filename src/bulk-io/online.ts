@@ -18,7 +18,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { DateTime, type Value } from '../core/value.js';
 import type { IndexSpec } from '../core/index-spec.js';
-import { cellOf, type BulkColumn } from '../store/index.js';
+import type { BulkColumn } from '../store/index.js';
 import { doubleText } from './formats.js';
 import { runImport, type Sink, type Summary } from './load.js';
 import type { ImportPlan } from './plan.js';
@@ -161,7 +161,8 @@ class OnlineSink implements Sink {
     } else {
       for (let i = 0; i < count; i++) {
         let shape = '';
-        for (const c of columns) shape += cellOf(c, i) === undefined ? '0' : '1';
+        // Presence read directly (cellOf would make a bigint per i64 cell to say the same).
+        for (const c of columns) shape += (c.kind === 'value' ? c.values[i] === undefined : c.present?.[i] === 0) ? '0' : '1';
         let rows = shapes.get(shape);
         if (rows === undefined) shapes.set(shape, (rows = []));
         rows!.push(i);

@@ -3,6 +3,7 @@
  * (docs/import-export.md): where to (a folder offline, a server online), which file groups,
  * how the files are written, what to do with bad rows, which indexes to build.
  */
+import type { Mode } from './progress.js';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { IndexSpec } from '../core/index-spec.js';
@@ -18,8 +19,6 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
-
-export type ProgressMode = 'auto' | 'bars' | 'lines' | 'none';
 
 export interface ImportPlan {
   /** Offline: the database folder (the server not running). */
@@ -37,7 +36,7 @@ export interface ImportPlan {
   readonly skipBadRows: number;
   readonly rejects: string;
   readonly indexes: readonly IndexSpec[];
-  readonly progress: ProgressMode;
+  readonly progress: Mode;
   /** Rows per request online. */
   readonly batchRows: number;
 }
@@ -108,9 +107,11 @@ const FLAGS: Record<string, keyof Raw> = {
   '--index': 'index',
 };
 
-/** Flags as `--flag value` or `--flag=value`; list flags repeat. */
-export function parseFlags(argv: readonly string[]): Raw {
-  const raw: Raw = { nodes: [], edges: [], index: [], help: false };
+/**
+ * Flags as `--flag value` or `--flag=value`, by the table of a command (`flags`: each
+ * flag's member of `raw`); list members collect every value of a repeated flag.
+ */
+export function parseFlags<T extends { help: boolean }>(argv: readonly string[], flags: Readonly<Record<string, keyof T>>, raw: T): T {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') {
@@ -120,7 +121,7 @@ export function parseFlags(argv: readonly string[]): Raw {
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}" (options start with --; see --help)`);
     const eq = arg.indexOf('=');
     const flag = eq < 0 ? arg : arg.slice(0, eq);
-    const key = FLAGS[flag];
+    const key = flags[flag];
     if (key === undefined) throw new UsageError(`unknown option ${flag}`);
     let value: string;
     if (eq >= 0) value = arg.slice(eq + 1);
@@ -132,9 +133,17 @@ export function parseFlags(argv: readonly string[]): Raw {
     }
     const slot = raw[key];
     if (Array.isArray(slot)) slot.push(value);
-    else (raw as unknown as Record<string, string>)[key] = value;
+    else (raw as Record<keyof T, unknown>)[key] = value;
   }
   return raw;
+}
+
+/** The --progress flag's mode (auto when not given). */
+export function progressMode(text: string | undefined): Mode {
+  const mode = text ?? 'auto';
+  if (!['auto', 'bars', 'lines', 'none'].includes(mode))
+    throw new UsageError(`--progress must be auto, bars, lines or none, got "${mode}"`);
+  return mode as Mode;
 }
 
 /** `Label=a.csv,b.csv` or `a.csv` as a group. */
@@ -267,14 +276,12 @@ function readMapping(path: string): { groups: FileGroup[]; options: Record<strin
 
 /** The plan of `trellis import <argv>` run in `cwd`. */
 export function importPlan(argv: readonly string[], cwd: string): ImportPlan & { help: boolean } {
-  const raw = parseFlags(argv);
+  const raw = parseFlags<Raw>(argv, FLAGS, { nodes: [], edges: [], index: [], help: false });
   const mapping = raw.mapping === undefined ? undefined : readMapping(resolve(cwd, raw.mapping));
   const opt = (key: string, flag: string | undefined) => flag ?? (mapping?.options[key] as string | undefined);
   const idType = opt('idType', raw.idType) ?? 'string';
   if (idType !== 'string' && idType !== 'integer') throw new UsageError(`--id-type must be "string" or "integer", got "${idType}"`);
-  const progress = raw.progress ?? 'auto';
-  if (!['auto', 'bars', 'lines', 'none'].includes(progress))
-    throw new UsageError(`--progress must be auto, bars, lines or none, got "${progress}"`);
+  const progress = progressMode(raw.progress);
   const groups = [...(mapping?.groups ?? [])];
   for (const text of raw.nodes) groups.push(groupFromFlag(text, 'node', cwd));
   for (const text of raw.edges) groups.push(groupFromFlag(text, 'edge', cwd));
@@ -292,7 +299,7 @@ export function importPlan(argv: readonly string[], cwd: string): ImportPlan & {
     skipBadRows: positive(raw.skipBadRows, 0, '--skip-bad-rows', 0),
     rejects: resolve(cwd, raw.rejects ?? 'trellis-import.rejects.jsonl'),
     indexes: [...(mapping?.indexes ?? []), ...raw.index.map((text, i) => spec(parseIndexFlag(text), `--index #${i + 1}`))],
-    progress: progress as ProgressMode,
+    progress,
     batchRows: positive(raw.batchRows, 50_000, '--batch-rows', 1),
   };
   if (plan.help) return plan;

@@ -4,6 +4,7 @@
  * (convert.ts), with the bytes read so far for the progress report.
  */
 import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import type { SchemaTree } from 'hyparquet';
 import { parseJson } from '../core/json.js';
@@ -203,16 +204,14 @@ async function* readJsonLines(group: FileGroup, options: ReadOptions): AsyncGene
       line++;
       if (text.trim() === '') return;
       let value: unknown;
+      let reason: string | null = null;
       try {
         value = parseJson(text);
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) reason = 'each line must hold one JSON object';
       } catch (err) {
-        const reason = `not a JSON object: ${messageOf(err)}`;
-        if (options.reject === undefined) throw new ImportError(file, line, 1, reason);
-        options.reject({ file, line, column: 1, reason, row: text });
-        return;
+        reason = `not a JSON object: ${messageOf(err)}`;
       }
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        const reason = 'each line must hold one JSON object';
+      if (reason !== null) {
         if (options.reject === undefined) throw new ImportError(file, line, 1, reason);
         options.reject({ file, line, column: 1, reason, row: text });
         return;
@@ -221,13 +220,16 @@ async function* readJsonLines(group: FileGroup, options: ReadOptions): AsyncGene
       lines.push(line);
       texts.push(text);
     };
+    // A chunk may end inside a character: the decoder keeps its first bytes for the next.
+    const decoder = new StringDecoder('utf8');
     for await (const chunk of chunks(file, options.onBytes)) {
-      const text = tail + chunk.toString('utf8');
+      const text = tail + decoder.write(chunk);
       const parts = text.split('\n');
       tail = parts.pop()!;
       for (const part of parts) take(part.endsWith('\r') ? part.slice(0, -1) : part);
       if (records.length >= OBJECT_ROWS) yield flush();
     }
+    tail += decoder.end();
     if (tail !== '') take(tail);
     if (records.length > 0) yield flush();
   }

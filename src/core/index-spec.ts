@@ -5,7 +5,8 @@
  * same identity must repeat exactly.
  */
 
-export type VectorMetric = 'cosine' | 'euclidean' | 'manhattan';
+/** `inner_product` is a Trellis extension (the reference has the other three). */
+export type VectorMetric = 'cosine' | 'euclidean' | 'manhattan' | 'inner_product';
 export type IndexDirection = 'asc' | 'desc';
 
 export type IndexSpec =
@@ -28,6 +29,11 @@ export type IndexSpec =
       readonly dimension: number;
       readonly metric: VectorMetric;
       readonly tenant_property: string | null;
+      /**
+       * The default beam of its searches (a Trellis extension; null: the engine's default).
+       * Absent from indexes stored before it existed: read it as `ef_search ?? null`.
+       */
+      readonly ef_search: number | null;
     }
   | {
       readonly kind: 'node_text' | 'edge_text';
@@ -89,6 +95,7 @@ export function canonical(spec: IndexSpec): IndexSpec {
         dimension: spec.dimension,
         metric: spec.metric,
         tenant_property: spec.tenant_property,
+        ef_search: spec.ef_search ?? null,
       };
     case 'node_text':
     case 'edge_text':

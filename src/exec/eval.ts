@@ -131,9 +131,11 @@ function mathValue(x: Exec, row: Row, e: Extract<Expr, { e: 'math' }>): number {
       return Math.max(arg(0), arg(1));
     case 'ln':
       return Math.log(arg(0));
-    case 'round':
+    case 'round': {
       // Half away from zero, as Rust's round (Math.round rounds -2.5 to -2).
-      return Math.sign(arg(0)) * Math.round(Math.abs(arg(0)));
+      const v = arg(0);
+      return Math.sign(v) * Math.round(Math.abs(v));
+    }
     case 'sum':
       return list().reduce((a, b) => a + b, 0);
     case 'avg': {

@@ -25,7 +25,7 @@ import type {
   TextHit,
   VectorHit,
   IndexBacklog,
-  Candidates,
+  VectorQuery,
 } from '../store/index.js';
 
 const CHECK_EVERY = 64;
@@ -146,10 +146,12 @@ export class GuardedReader implements GraphReader {
     this.tick();
     return this.inner.secondaryRange(indexId, low, high, limit);
   }
-  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, candidates: Candidates | null): VectorHit[] {
+  vectorSearch(def: IndexDef, query: VectorQuery): VectorHit[] {
     this.tick();
-    return this.inner.vectorSearch(def, tenant, query, k, candidates);
+    // An exact search reads many elements in one call: it counts them as it goes.
+    return this.inner.vectorSearch(def, { ...query, tick: this.tickFn });
   }
+  private readonly tickFn = () => this.tick();
   textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[] {
     this.tick();
     return this.inner.textSearch(def, tenant, query, k, accept);

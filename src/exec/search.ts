@@ -9,10 +9,11 @@
  * store searches them exactly, src/store/vector-index.ts).
  */
 import { GraphError } from '../core/errors.js';
+import { LIMITS } from '../plan/limits.js';
 import { describeIndex, identityOf, type IndexSpec } from '../core/index-spec.js';
 import type { Value } from '../core/value.js';
 import { checkVector } from '../search/vector-math.js';
-import type { PropertyInput } from '../plan/expr.js';
+import type { PropertyInput, StreamBound } from '../plan/expr.js';
 import type { PlanNode, SearchOp } from '../plan/ops.js';
 import { type Candidates, type IndexDef, vectorValues } from '../store/index.js';
 import { boundValue } from './bound.js';
@@ -115,6 +116,17 @@ interface Hit {
   readonly value: number;
 }
 
+/** A vector search's beam: its `ef`, or null for the index's default. */
+function efOf(x: Exec, node: SearchOp & { ef: StreamBound | null }): number | null {
+  if (node.ef === null) return null;
+  const ef = boundValue(x, node.ef);
+  if (ef < 1 || ef > LIMITS.maxSearchEf) {
+    const path = node.ef.kind === 'expr' ? node.ef.path : `${node.path}.ef`;
+    throw new GraphError('invalid_query', `${path}: ef must be an integer from 1 to ${LIMITS.maxSearchEf}, got ${ef}`);
+  }
+  return ef;
+}
+
 function run(x: Exec, node: SearchOp, candidates: Candidates | null): Hit[] {
   const def = activeIndex(x, node);
   if (def === null) return [];
@@ -122,7 +134,8 @@ function run(x: Exec, node: SearchOp, candidates: Candidates | null): Hit[] {
   const k = countOf(x, node);
   if ('query_vector' in node) {
     const vector = queryVector(x, node, def);
-    return x.store.vectorSearch(def, tenant, vector, k, candidates).map((h) => ({ id: h.id, value: h.distance }));
+    const hits = x.store.vectorSearch(def, { tenant, vector, k, candidates, ef: efOf(x, node) });
+    return hits.map((h) => ({ id: h.id, value: h.distance }));
   }
   const text = queryText(x, node as SearchOp & { query_text: PropertyInput });
   const accept = candidates === null ? null : (id: number) => candidates.has(id);

@@ -21,11 +21,12 @@ import type { Exec, Executor } from './context.js';
 import { resolveRef, variableRows } from './refs.js';
 import { NODE } from './row.js';
 import { clip } from '../core/clip.js';
+import type { Adjacent } from '../store/index.js';
 
 export const shortestPath: Executor<'shortest_path'> = (node, x) => {
-  const source = pathEnd(x, node.source, `${node.path}.source`, 'shortest_path');
-  const target = pathEnd(x, node.target, `${node.path}.target`, 'shortest_path');
-  if (source === null || target === null) return { t: 'values', items: [] };
+  const ends = pathEnds(x, node);
+  if (ends === null) return { t: 'values', items: [] };
+  const [source, target] = ends;
   const nodes = bfsPath(x, source, target, node.direction, node.label, node.max_depth, node.path);
   if (nodes === null) return { t: 'values', items: [] };
   if (node.result === 'ids') return { t: 'values', items: nodes.map(BigInt) };
@@ -63,8 +64,19 @@ function namedCount(x: Exec, ref: ElementRef, path: string): number {
   }
 }
 
+/** The source and target nodes of a path operation, or null when either names none or a missing node. */
+export function pathEnds(
+  x: Exec,
+  node: { readonly op: string; readonly source: ElementRef; readonly target: ElementRef; readonly path: string },
+): [number, number] | null {
+  // Both ends are checked, so a bad target is an error even when the source is missing.
+  const source = pathEnd(x, node.source, `${node.path}.source`, node.op);
+  const target = pathEnd(x, node.target, `${node.path}.target`, node.op);
+  return source === null || target === null ? null : [source, target];
+}
+
 /** The one node an endpoint names, or null when it names none or a missing node. */
-export function pathEnd(x: Exec, ref: ElementRef, path: string, op: string): number | null {
+function pathEnd(x: Exec, ref: ElementRef, path: string, op: string): number | null {
   if (namedCount(x, ref, path) > 1) throw new GraphError('invalid_query', `${path}: a ${op} endpoint must name at most one node`);
   // resolveRef checks existence for ids and params; a variable may name a node dropped since.
   for (const id of resolveRef(x, ref, NODE, path, 'target')) return x.store.hasNode(id) ? id : null;
@@ -187,14 +199,15 @@ export function pathEdges(x: Exec, nodes: readonly number[], direction: Directio
     const from = nodes[i - 1]!;
     const to = nodes[i]!;
     let best = -1;
-    const consider = (dir: 'out' | 'in') => {
-      for (const adj of dir === 'out' ? x.store.outEdges(from, label ?? undefined) : x.store.inEdges(from, label ?? undefined)) {
-        if (adj.other === to && (best < 0 || adj.edge < best)) best = adj.edge;
-      }
-    };
-    if (direction !== 'in') consider('out');
-    if (direction !== 'out') consider('in');
+    for (const adj of adjacent(x, from, direction, label)) if (adj.other === to && (best < 0 || adj.edge < best)) best = adj.edge;
     edges.push(best);
   }
   return edges;
+}
+
+/** The edges at `node` along `direction`: out-edges, then in-edges, each in the store's adjacency order. */
+export function* adjacent(x: Exec, node: number, direction: Direction, label: string | null): Generator<Adjacent> {
+  const l = label ?? undefined;
+  if (direction !== 'in') yield* x.store.outEdges(node, l);
+  if (direction !== 'out') yield* x.store.inEdges(node, l);
 }

@@ -10,6 +10,7 @@
  * (estimated) weight then id, edges are relaxed in the adjacency order of the store
  * (label by label, edge id ascending), and only a strictly lighter path replaces a found one.
  */
+import { clip } from '../core/clip.js';
 import { GraphError } from '../core/errors.js';
 import type { Value } from '../core/value.js';
 import type { Expr } from '../plan/expr.js';
@@ -18,13 +19,12 @@ import { MinHeap } from '../search/heap.js';
 import type { Exec, Executor } from './context.js';
 import { evalExpr } from './eval.js';
 import { EDGE, Row } from './row.js';
-import { pathEnd, pathValue } from './shortest-path.js';
-import type { Adjacent } from '../store/index.js';
+import { adjacent, pathEnds, pathValue } from './shortest-path.js';
 
 export const weightedShortestPath: Executor<'weighted_shortest_path'> = (node, x) => {
-  const source = pathEnd(x, node.source, `${node.path}.source`, 'weighted_shortest_path');
-  const target = pathEnd(x, node.target, `${node.path}.target`, 'weighted_shortest_path');
-  if (source === null || target === null) return { t: 'values', items: [] };
+  const ends = pathEnds(x, node);
+  if (ends === null) return { t: 'values', items: [] };
+  const [source, target] = ends;
   const weightOf = edgeWeight(x, node.weight, `${node.path}.weight`);
   const estimate = node.heuristic === null ? null : heuristic(x, node.heuristic, `${node.path}.heuristic`);
   const found = search(x, source, target, node.direction, node.label, weightOf, estimate, node.path);
@@ -86,12 +86,6 @@ function pathTo(target: number, source: number, via: ReadonlyMap<number, Via>, w
   return pathValue(nodes.reverse(), edges.reverse(), weight);
 }
 
-function* adjacent(x: Exec, node: number, direction: Direction, label: string | null): Generator<Adjacent> {
-  const l = label ?? undefined;
-  if (direction !== 'in') yield* x.store.outEdges(node, l);
-  if (direction !== 'out') yield* x.store.inEdges(node, l);
-}
-
 /** The weight of an edge: a property read directly, anything else evaluated on the edge's row. */
 function edgeWeight(x: Exec, weight: Expr, path: string): (edge: number) => number {
   const read =
@@ -100,8 +94,8 @@ function edgeWeight(x: Exec, weight: Expr, path: string): (edge: number) => numb
       : (edge: number): Value | undefined => evalExpr(x, new Row(EDGE, edge), weight);
   return (edge) => {
     const v = read(edge);
-    const w = typeof v === 'bigint' ? Number(v) : v;
-    if (typeof w !== 'number' || !Number.isFinite(w) || w < 0) {
+    const w = nonNegative(v);
+    if (w === null) {
       throw new GraphError(
         'invalid_path_weight',
         `${path}: the weight of edge ${edge} is ${describe(v)}; weights are finite, non-negative numbers`,
@@ -116,8 +110,8 @@ function heuristic(x: Exec, property: string, path: string): (node: number) => n
   return (node) => {
     const v = x.store.getNode(node)?.props[property];
     if (v === undefined || v === null) return 0;
-    const h = typeof v === 'bigint' ? Number(v) : v;
-    if (typeof h !== 'number' || !Number.isFinite(h) || h < 0)
+    const h = nonNegative(v);
+    if (h === null)
       throw new GraphError(
         'invalid_path_weight',
         `${path}: node ${node}'s "${property}" is ${describe(v)}; the heuristic is a finite, non-negative number`,
@@ -126,9 +120,15 @@ function heuristic(x: Exec, property: string, path: string): (node: number) => n
   };
 }
 
+/** `v` as a finite, non-negative number (an integer or a float), or null when it is not one. */
+function nonNegative(v: Value | undefined): number | null {
+  const n = typeof v === 'bigint' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : null;
+}
+
 function describe(v: Value | undefined): string {
   if (v === undefined || v === null) return 'missing';
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v)}`;
+  if (typeof v === 'string') return `the string ${JSON.stringify(clip(v, 40))}`;
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
   return `not a number (${typeof v === 'object' ? 'an object or array' : typeof v})`;
 }

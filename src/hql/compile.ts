@@ -22,7 +22,7 @@ import { lowerProjection } from './lower-projection.js';
 import { checkMcpReturn, lowerReturns } from './lower-return.js';
 import { lowerStatements } from './lower-statement.js';
 import { lowerTraversal } from './lower-traversal.js';
-import type { Problem, Schema } from './schema.js';
+import { isFloatType, type Problem, type Schema } from './schema.js';
 import { CompileError } from './types.js';
 import type { HqlField, HqlValue } from '../plan/hql-format.js';
 import type { Wire } from './wire-build.js';
@@ -161,7 +161,7 @@ function sampleValue(type: TypeExpr): Value {
       if (type.name === 'String') return '';
       if (type.name === 'Boolean') return false;
       if (type.name === 'Date') return new DateTime(0);
-      if (type.name === 'F32' || type.name === 'F64') return 0.5;
+      if (isFloatType(type.name)) return 0.5;
       return 0n;
   }
 }

@@ -106,7 +106,11 @@ function firstValue(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, steps:
     throw new CompileError(e.pos, `a comparison reads a property of nodes, edges or vectors, not of ${describeTy(sub.ty)}`);
   const { expr, type } = directValue(l, final, { ...sub.ty, single: true });
   const first = op('limit', { input: sub.root, count: { literal: 1 } });
-  const test = compared(l, last, expr, type);
+  return firstMeets(first, compared(l, last, expr, type));
+}
+
+/** Whether the row `first` gives (at most one) meets `test`: an exists over a where, as a predicate. */
+function firstMeets(first: Wire, test: Wire): Wire {
   return compare(
     'eq',
     { traversal: { root: op('exists', { input: op('where', { input: first, predicate: test }) }) } },
@@ -172,26 +176,12 @@ function variableValue(l: Lowering, value: Expr, left: Wire, last: Compare): Wir
       `${last.op}(${value.source.name.text}::...) compares a property or the id of the element being tested`,
     );
   const { expr } = directValue(l, value.steps[0]!, { ...v.ty, single: true });
-  const ops: Readonly<Record<string, 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte'>> = {
-    EQ: 'eq',
-    NEQ: 'neq',
-    GT: 'gt',
-    GTE: 'gte',
-    LT: 'lt',
-    LTE: 'lte',
-  };
-  const cmp = ops[last.op];
-  if (cmp === undefined)
+  // outer LEFT op value  ==  value (op reversed) outer LEFT
+  const reversed = { EQ: 'eq', NEQ: 'neq', GT: 'lt', GTE: 'lte', LT: 'gt', LTE: 'gte' } as const;
+  if (!Object.hasOwn(reversed, last.op))
     throw new CompileError(last.pos, `${last.op} does not take a variable's property; EQ, NEQ, GT, GTE, LT and LTE do`);
-  // outer LEFT cmp value  ==  value (reversed) cmp' outer LEFT
-  const reversed = { eq: 'eq', neq: 'neq', gt: 'lt', gte: 'lte', lt: 'gt', lte: 'gte' } as const;
   const first = op('limit', { input: op('select', { input: 'context', name: value.source.name.text }), count: { literal: 1 } });
-  const test = compare(reversed[cmp], expr, outerLeft);
-  return compare(
-    'eq',
-    { traversal: { root: op('exists', { input: op('where', { input: first, predicate: test }) }) } },
-    constant({ bool: true }),
-  );
+  return firstMeets(first, compare(reversed[last.op as keyof typeof reversed], expr, outerLeft));
 }
 
 /** `left` read from the row `depth` traversal expressions out, when it is a property or the id. */

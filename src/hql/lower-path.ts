@@ -6,10 +6,10 @@
  * `weighted_shortest_path`; the weight is an expression over the edge (`_::{p}`), its ends
  * (`_::FromN::{p}`, `_::ToN::{p}`), numbers, parameters and math functions.
  */
-import type { Expr, IdArg, Step, TypeExpr } from './ast.js';
+import type { Expr, IdArg, Step } from './ast.js';
 import { elementType, hiddenName, idReference, kindOfType, type Lowered, type Lowering } from './lower-context.js';
 import { literal, mathCall } from './lower-value.js';
-import { integerRange, isFloatType, type EdgeType, type NodeType } from './schema.js';
+import { isNumberType, type EdgeType, type NodeType } from './schema.js';
 import { CompileError, describeTy } from './types.js';
 import type { HqlElement } from '../plan/hql-format.js';
 import { LIMITS } from '../plan/limits.js';
@@ -40,7 +40,7 @@ export function lowerPath(l: Lowering, state: Lowered, step: Extract<Step, { kin
     if (step.heuristic !== null) {
       // Checked like a field the path's nodes may hold: a number.
       const ends = [l.schema.nodes.get(edge.from)!, l.schema.nodes.get(edge.to)!];
-      if (!ends.some((t) => isNumber(t.fields.get(step.heuristic!)?.type)))
+      if (!ends.some((t) => isNumberType(t.fields.get(step.heuristic!)?.type)))
         throw new CompileError(step.pos, `the heuristic "${step.heuristic}" is not a number field of ${edge.from} or ${edge.to}`);
     }
     root = op('weighted_shortest_path', { ...common, weight, ...(step.heuristic === null ? {} : { heuristic: step.heuristic }) });
@@ -79,10 +79,6 @@ function pathTypes(l: Lowering, edge: EdgeType | null): Record<string, HqlElemen
   return types;
 }
 
-function isNumber(type: TypeExpr | undefined): boolean {
-  return type !== undefined && type.kind === 'primitive' && (isFloatType(type.name) || integerRange(type.name) !== undefined);
-}
-
 /** An edge's weight: a number, a parameter, a property of the edge or of an end, or a math function of these. */
 function weightExpr(l: Lowering, e: Expr, edge: EdgeType): Wire {
   switch (e.kind) {
@@ -95,7 +91,7 @@ function weightExpr(l: Lowering, e: Expr, edge: EdgeType): Wire {
       const src = e.source;
       if (src.kind === 'var' && e.steps.length === 0) {
         const v = l.scope.get(src.name.text);
-        if (v?.ty.k === 'param' && isNumber(v.ty.type)) return { param: src.name.text };
+        if (v?.ty.k === 'param' && isNumberType(v.ty.type)) return { param: src.name.text };
         throw new CompileError(e.pos, `a weight is a number: "${src.name.text}" is ${v === undefined ? 'not defined' : describeTy(v.ty)}`);
       }
       if (src.kind !== 'anon') break;
@@ -109,7 +105,7 @@ function weightExpr(l: Lowering, e: Expr, edge: EdgeType): Wire {
       const holder: EdgeType | NodeType =
         end === null ? edge : l.schema.nodes.get(end.kind === 'endpoint' && end.which === 'FromN' ? edge.from : edge.to)!;
       const field = holder.fields.get(only.text);
-      if (field === undefined || !isNumber(field.type))
+      if (field === undefined || !isNumberType(field.type))
         throw new CompileError(
           only.pos,
           `"${only.text}" is not a number field of ${holder.kind} type ${holder.name}; a weight reads numbers`,

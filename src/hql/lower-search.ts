@@ -11,16 +11,19 @@
  * does not exist yet find nothing (`missing_index: "empty"`): no vector of the type has
  * been written.
  */
-import type { Expr, FieldValue, Name, Step, VectorArg } from './ast.js';
+import type { Expr, FieldValue, Name, Step, TypeExpr, VectorArg } from './ast.js';
 import type { SourcePos } from './lexer.js';
 import { elementType, hiddenName, LIST, lookup, ONE, type ElementTy, type Lowered, type Lowering } from './lower-context.js';
 import { assignments, literal } from './lower-value.js';
-import { integerRange, isFloatType, type NodeType } from './schema.js';
+import { integerRange, isNumberType, type NodeType } from './schema.js';
 import { CompileError, describeTy, typeText } from './types.js';
 import { labelIs, op, type Wire } from './wire-build.js';
 
 /** The property holding a vector's numbers. */
 export const VECTOR_PROPERTY = 'data';
+
+const isString = (t: TypeExpr): boolean => t.kind === 'primitive' && t.name === 'String';
+const isInteger = (t: TypeExpr): boolean => t.kind === 'primitive' && integerRange(t.name) !== undefined && t.name !== 'ID';
 
 /** A search of the language's vector index of `type`. */
 function vectorSearch(type: string, vector: Wire, k: Wire, input: Wire | null): Wire {
@@ -38,12 +41,7 @@ export function vectorInput(l: Lowering, v: VectorArg, type: string | null): Wir
     case 'name': {
       const variable = lookup(l, v.name.text, v.name.pos);
       const t = variable.ty.k === 'param' ? variable.ty.type : null;
-      if (
-        t === null ||
-        t.kind !== 'array' ||
-        t.of.kind !== 'primitive' ||
-        (!isFloatType(t.of.name) && integerRange(t.of.name) === undefined)
-      )
+      if (t === null || t.kind !== 'array' || !isNumberType(t.of))
         throw new CompileError(
           v.name.pos,
           `a vector is a parameter of type [F64] (or [F32]), a list of numbers or Embed(text); "${v.name.text}" is ${t === null ? describeTy(variable.ty) : typeText(t)}`,
@@ -53,8 +51,9 @@ export function vectorInput(l: Lowering, v: VectorArg, type: string | null): Wir
     }
     case 'embed': {
       const param = hiddenName(l, 'embed');
-      l.needs.embeds.push({ param, text: embedText(l, v.text), loops: embedLoops(l, v.text) });
-      if (type !== null) l.needs.vectorWrites.push({ type, from: { name: param, loops: embedLoops(l, v.text) } });
+      const loops = embedLoops(l, v.text);
+      l.needs.embeds.push({ param, text: embedText(l, v.text), loops });
+      if (type !== null) l.needs.vectorWrites.push({ type, from: { name: param, loops } });
       return { expr: { param } };
     }
   }
@@ -62,11 +61,8 @@ export function vectorInput(l: Lowering, v: VectorArg, type: string | null): Wir
 
 function embedText(l: Lowering, e: Expr): { literal: string } | { name: string } {
   if (e.kind === 'literal' && typeof e.value === 'string') return { literal: e.value };
-  if (e.kind === 'traversal' && e.source.kind === 'var' && e.steps.length === 0) {
-    const v = lookup(l, e.source.name.text, e.source.name.pos);
-    if (v.ty.k === 'param' && v.ty.type.kind === 'primitive' && v.ty.type.name === 'String') return { name: e.source.name.text };
-    throw new CompileError(e.pos, `Embed takes a String: "${e.source.name.text}" is ${describeTy(v.ty)}`);
-  }
+  const name = paramOfType(l, e, isString, 'Embed takes a String');
+  if (name !== null) return { name };
   throw new CompileError(e.pos, 'Embed takes a String: a string literal or a String parameter');
 }
 
@@ -74,29 +70,33 @@ function embedLoops(l: Lowering, e: Expr): readonly string[] {
   return e.kind === 'traversal' && e.source.kind === 'var' ? (l.loopFields.get(e.source.name.text) ?? []) : [];
 }
 
+/**
+ * The parameter `e` names when it is a bare name, checked by `accepts`: a name of any other
+ * type fails with `${claim}; "name" is ...`. Null when `e` is not a bare name.
+ */
+function paramOfType(l: Lowering, e: Expr, accepts: (t: TypeExpr) => boolean, claim: string): string | null {
+  if (e.kind !== 'traversal' || e.source.kind !== 'var' || e.steps.length !== 0) return null;
+  const v = lookup(l, e.source.name.text, e.source.name.pos);
+  if (v.ty.k === 'param' && accepts(v.ty.type)) return e.source.name.text;
+  throw new CompileError(e.pos, `${claim}; "${e.source.name.text}" is ${describeTy(v.ty)}`);
+}
+
 /** A search's k: an integer literal of at least 1, or an integer parameter. */
-export function searchCount(l: Lowering, e: Expr, what: string): Wire {
+function searchCount(l: Lowering, e: Expr, what: string): Wire {
   if (e.kind === 'literal' && typeof e.value === 'bigint') {
     if (e.value < 1n) throw new CompileError(e.pos, `the k of ${what} is ${e.value}; it is at least 1`);
     return { literal: e.value };
   }
-  if (e.kind === 'traversal' && e.source.kind === 'var' && e.steps.length === 0) {
-    const v = lookup(l, e.source.name.text, e.source.name.pos);
-    if (v.ty.k === 'param' && v.ty.type.kind === 'primitive' && integerRange(v.ty.type.name) !== undefined && v.ty.type.name !== 'ID')
-      return { expr: { param: e.source.name.text } };
-    throw new CompileError(e.pos, `the k of ${what} is an integer; "${e.source.name.text}" is ${describeTy(v.ty)}`);
-  }
+  const name = paramOfType(l, e, isInteger, `the k of ${what} is an integer`);
+  if (name !== null) return { expr: { param: name } };
   throw new CompileError(e.pos, `the k of ${what} is an integer literal or an integer parameter`);
 }
 
 /** A search's text: a string literal or a String parameter. */
 function searchText(l: Lowering, e: Expr, what: string): Wire {
   if (e.kind === 'literal' && typeof e.value === 'string') return { value: { string: e.value } };
-  if (e.kind === 'traversal' && e.source.kind === 'var' && e.steps.length === 0) {
-    const v = lookup(l, e.source.name.text, e.source.name.pos);
-    if (v.ty.k === 'param' && v.ty.type.kind === 'primitive' && v.ty.type.name === 'String') return { expr: { param: e.source.name.text } };
-    throw new CompileError(e.pos, `the text of ${what} is a String; "${e.source.name.text}" is ${describeTy(v.ty)}`);
-  }
+  const name = paramOfType(l, e, isString, `the text of ${what} is a String`);
+  if (name !== null) return { expr: { param: name } };
   throw new CompileError(e.pos, `the text of ${what} is a string literal or a String parameter`);
 }
 
@@ -248,12 +248,8 @@ export function lowerSearchHybrid(l: Lowering, type: Name, vector: VectorArg, te
 /** A reranker's number (k, lambda): a number literal or a numeric parameter. */
 function rerankNumber(l: Lowering, e: Expr, what: string): Wire {
   if (e.kind === 'literal' && (typeof e.value === 'bigint' || typeof e.value === 'number')) return { value: literal(e.value, null, e.pos) };
-  if (e.kind === 'traversal' && e.source.kind === 'var' && e.steps.length === 0) {
-    const v = lookup(l, e.source.name.text, e.source.name.pos);
-    if (v.ty.k === 'param' && v.ty.type.kind === 'primitive' && (isFloatType(v.ty.type.name) || integerRange(v.ty.type.name) !== undefined))
-      return { expr: { param: e.source.name.text } };
-    throw new CompileError(e.pos, `${what} is a number; "${e.source.name.text}" is ${describeTy(v.ty)}`);
-  }
+  const name = paramOfType(l, e, isNumberType, `${what} is a number`);
+  if (name !== null) return { expr: { param: name } };
   throw new CompileError(e.pos, `${what} is a number literal or a numeric parameter`);
 }
 

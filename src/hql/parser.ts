@@ -565,17 +565,11 @@ class Parser {
         return { kind: 'BatchAddV', pos, type, items };
       }
       case 'SearchV': {
-        const type = this.typeArgument('vector type');
-        this.expectPunct('(');
-        const vector = this.vectorArg();
-        this.expectPunct(',', 'between the vector and k (SearchV<T>(vector, k))');
-        const k = this.expr();
+        const { type, vector, k } = this.searchVArguments();
         let prefilter: Expr | null = null;
         if (this.acceptPunct(',')) {
           this.expectWord('PREFILTER', 'as the third argument of SearchV');
-          this.expectPunct('(');
-          prefilter = this.expr();
-          this.expectPunct(')', 'to close PREFILTER');
+          prefilter = this.prefilterCondition();
         }
         this.expectPunct(')', 'to close SearchV');
         return { kind: 'SearchV', pos, type, vector, k, prefilter };
@@ -659,6 +653,23 @@ class Parser {
       return { kind: 'literal', value: t.text, pos: t.pos };
     }
     return { kind: 'name', name: this.name('an id (a parameter, a variable or a literal)') };
+  }
+
+  /** `<T>(vector, k` of SearchV, as a source and as a step (the caller reads what may follow, then the `)`). */
+  private searchVArguments(): { type: Name; vector: VectorArg; k: Expr } {
+    const type = this.typeArgument('vector type');
+    this.expectPunct('(');
+    const vector = this.vectorArg();
+    this.expectPunct(',', 'between the vector and k (SearchV<T>(vector, k))');
+    return { type, vector, k: this.expr() };
+  }
+
+  /** `(condition)` after PREFILTER. */
+  private prefilterCondition(): Expr {
+    this.expectPunct('(');
+    const condition = this.expr();
+    this.expectPunct(')', 'to close PREFILTER');
+    return condition;
   }
 
   /** A vector: `[1.0, 2.0]`, a parameter or variable, or `Embed(text)`. */
@@ -776,20 +787,12 @@ class Parser {
         return { kind: 'upsert', pos, which: 'UpsertV', vector, fields, from: null, to: null };
       }
       case 'SearchV': {
-        const type = this.typeArgument('vector type');
-        this.expectPunct('(');
-        const vector = this.vectorArg();
-        this.expectPunct(',', 'between the vector and k (SearchV<T>(vector, k))');
-        const k = this.expr();
+        const { type, vector, k } = this.searchVArguments();
         this.expectPunct(')', 'to close SearchV');
         return { kind: 'search', pos, type, vector, k };
       }
-      case 'PREFILTER': {
-        this.expectPunct('(');
-        const condition = this.expr();
-        this.expectPunct(')', 'to close PREFILTER');
-        return { kind: 'prefilter', pos, condition };
-      }
+      case 'PREFILTER':
+        return { kind: 'prefilter', pos, condition: this.prefilterCondition() };
       case 'RerankRRF': {
         let k: Expr | null = null;
         if (this.acceptPunct('(')) {

@@ -173,6 +173,11 @@ export function isFloatType(type: string): boolean {
   return type === 'F32' || type === 'F64';
 }
 
+/** Whether a type is a number: an integer type (ID too) or a float type. */
+export function isNumberType(type: TypeExpr | undefined): boolean {
+  return type !== undefined && type.kind === 'primitive' && (isFloatType(type.name) || integerRange(type.name) !== undefined);
+}
+
 function defaultProblem(def: DefaultValue, type: TypeExpr): string | null {
   if (type.kind !== 'primitive') return 'is not allowed: only String, Boolean, number and Date fields take defaults';
   const t = type.name;

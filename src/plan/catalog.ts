@@ -99,9 +99,9 @@ const exprsOf = (inputs: readonly (PropertyInput | null)[]): Expr[] =>
 const boundExprs = (bounds: readonly StreamBound[]): Expr[] => bounds.flatMap((b) => (b.kind === 'expr' ? [b.expr] : []));
 const holds = (held: Partial<Held>): Held => ({ ...NOTHING, ...held });
 const refAt = (ref: ElementRef, path: string) => ({ ref, path });
-/** A search's query, k and tenant value. */
-const searchHeld = (node: SearchFields & { readonly path: string }, query: PropertyInput): Held =>
-  holds({ exprs: [...exprsOf([query]), ...boundExprs([node.k]), ...exprsOf([node.tenant_value])] });
+/** A search's query, k, tenant value and (vector searches) beam. */
+const searchHeld = (node: SearchFields & { readonly path: string }, query: PropertyInput, ef: StreamBound | null = null): Held =>
+  holds({ exprs: [...exprsOf([query]), ...boundExprs(ef === null ? [node.k] : [node.k, ef]), ...exprsOf([node.tenant_value])] });
 const variable = (node: { readonly variable: string; readonly path: string }): Held =>
   holds({ variables: [{ name: node.variable, path: `${node.path}.variable` }] });
 
@@ -225,12 +225,12 @@ export const CATALOG: Catalog = {
   list_indexes: src('input', 'list'),
   retry_index_operation: ddl(),
   abort_index_operation: ddl(),
-  vector_search_nodes: src('node', 'rows', { held: (n) => searchHeld(n, n.query_vector) }),
-  vector_search_edges: src('edge', 'rows', { held: (n) => searchHeld(n, n.query_vector) }),
+  vector_search_nodes: src('node', 'rows', { held: (n) => searchHeld(n, n.query_vector, n.ef) }),
+  vector_search_edges: src('edge', 'rows', { held: (n) => searchHeld(n, n.query_vector, n.ef) }),
   text_search_nodes: src('node', 'rows', { held: (n) => searchHeld(n, n.query_text) }),
   text_search_edges: src('edge', 'rows', { held: (n) => searchHeld(n, n.query_text) }),
-  vector_search_nodes_within: step('node', 'rows', { held: (n) => searchHeld(n, n.query_vector) }),
-  vector_search_edges_within: step('edge', 'rows', { held: (n) => searchHeld(n, n.query_vector) }),
+  vector_search_nodes_within: step('node', 'rows', { held: (n) => searchHeld(n, n.query_vector, n.ef) }),
+  vector_search_edges_within: step('edge', 'rows', { held: (n) => searchHeld(n, n.query_vector, n.ef) }),
   text_search_nodes_within: step('node', 'rows', { held: (n) => searchHeld(n, n.query_text) }),
   text_search_edges_within: step('edge', 'rows', { held: (n) => searchHeld(n, n.query_text) }),
   // Rankings fused (its input's and its variables'), and maximal marginal relevance.

@@ -24,6 +24,8 @@ export const LIMITS = {
   maxLoopIterations: 1_000_000,
   /** UTF-8 bytes of a label or a stored property name (both are index keys). */
   maxLabelBytes: 512,
+  /** The widest beam (ef) of a vector search or of an index's `ef_search` (a Trellis extension). */
+  maxSearchEf: 10_000,
   /** Characters of one response body (256 Mi). */
   maxResponseChars: 256 * 1024 * 1024,
 } as const;

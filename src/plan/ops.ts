@@ -237,15 +237,16 @@ export interface SearchFields {
 }
 export type VectorSearchKind = 'vector_search_nodes' | 'vector_search_edges';
 export type TextSearchKind = 'text_search_nodes' | 'text_search_edges';
-export interface VectorSearchOp<K extends VectorSearchKind> extends Base<K>, SearchFields {
+/** A vector search's beam (a Trellis extension; null: the index's `ef_search`, else the engine's default). */
+interface VectorFields {
   readonly query_vector: PropertyInput;
+  readonly ef: StreamBound | null;
 }
+export interface VectorSearchOp<K extends VectorSearchKind> extends Base<K>, SearchFields, VectorFields {}
 export interface TextSearchOp<K extends TextSearchKind> extends Base<K>, SearchFields {
   readonly query_text: PropertyInput;
 }
-export interface VectorSearchWithinOp<K extends `${VectorSearchKind}_within`> extends Unary<K>, SearchFields {
-  readonly query_vector: PropertyInput;
-}
+export interface VectorSearchWithinOp<K extends `${VectorSearchKind}_within`> extends Unary<K>, SearchFields, VectorFields {}
 export interface TextSearchWithinOp<K extends `${TextSearchKind}_within`> extends Unary<K>, SearchFields {
   readonly query_text: PropertyInput;
 }

@@ -72,31 +72,39 @@ export function topKOr(cursors: readonly TermCursor[], terms: number, k: number,
   const windowBounds = new Float64Array(n);
   let windowEnd = -1;
   let windowSum = 0;
+  /** The window from `start` to the end of the nearest block: its bounds, by block pointers only. */
+  const window = (start: number): void => {
+    windowEnd = NO_MORE;
+    windowSum = 0;
+    for (let i = 0; i < n; i++) {
+      const c = sorted[i]!;
+      const end = c.shallowAdvance(start);
+      const bound = end === NO_MORE ? 0 : Math.min(bounds[i]!, c.blockMax() * BOUND_SLACK);
+      windowBounds[i] = bound;
+      windowSum += bound;
+      windowEnd = Math.min(windowEnd, end);
+    }
+  };
   let essential = 0;
   let threshold = -Infinity;
 
-  while (essential < n) {
+  search: while (essential < n) {
     let doc = NO_MORE;
     for (let i = essential; i < n; i++) doc = Math.min(doc, sorted[i]!.doc);
     if (doc === NO_MORE) break;
 
     if (threshold > -Infinity) {
-      if (doc > windowEnd) {
-        windowEnd = NO_MORE;
-        windowSum = 0;
-        for (let i = 0; i < n; i++) {
-          const c = sorted[i]!;
-          const end = c.shallowAdvance(doc);
-          const bound = end === NO_MORE ? 0 : Math.min(bounds[i]!, c.blockMax() * BOUND_SLACK);
-          windowBounds[i] = bound;
-          windowSum += bound;
-          windowEnd = Math.min(windowEnd, end);
-        }
-      }
+      if (doc > windowEnd) window(doc);
       if (Math.fround(windowSum) <= threshold) {
-        // No document up to windowEnd can enter.
-        if (windowEnd === NO_MORE) break;
-        for (let i = essential; i < n; i++) sorted[i]!.advance(windowEnd + 1);
+        // No document up to windowEnd can enter: move on window by window, without
+        // decoding a block, to the first that can; the essential cursors then land in it.
+        let start: number;
+        do {
+          if (windowEnd === NO_MORE) break search;
+          start = windowEnd + 1;
+          window(start);
+        } while (Math.fround(windowSum) <= threshold);
+        for (let i = essential; i < n; i++) sorted[i]!.advance(start);
         continue;
       }
     }

@@ -6,7 +6,8 @@
  * and the result is rounded once to f32: within half an f32 ulp of the exact value, at
  * least as close to any f32 summation as two summation orders are to each other, and,
  * like HelixDB's, always an f32 value (it prints the same way). Euclidean is the SQUARED
- * L2 distance, manhattan L1, cosine (1 - cos) / 2 clamped to [0, 1].
+ * L2 distance, manhattan L1, cosine (1 - cos) / 2 clamped to [0, 1], and inner product (a
+ * Trellis extension) the negated dot product, so that nearer is smaller as for the others.
  *
  * Plain counted loops over Float32Arrays, no allocation, sums in four lanes: V8 does not
  * vectorise, but independent additions overlap in the CPU (a 128-d distance took about 25%
@@ -14,9 +15,10 @@
  */
 import { F32_MAX } from '../core/value.js';
 
-export type Metric = 'cosine' | 'euclidean' | 'manhattan';
+export type Metric = 'cosine' | 'euclidean' | 'manhattan' | 'inner_product';
 
-export const METRICS: readonly Metric[] = ['cosine', 'euclidean', 'manhattan'];
+/** Every metric, in the order the store numbers them (vector-index.ts keeps the number). */
+export const METRICS: readonly Metric[] = ['cosine', 'euclidean', 'manhattan', 'inner_product'];
 
 /** Squared L2 norm, summed in f64 (the cosine forms below take it precomputed). */
 export function squaredNorm(v: Float32Array): number {
@@ -135,9 +137,14 @@ export function cosineWithNorms(a: Float32Array, aSquaredNorm: number, b: Float3
   return cosineOf(dot(a, b), aSquaredNorm, bSquaredNorm);
 }
 
+/** The negated dot product: -(a . b), summed in f64 and rounded once to f32. */
+export function negatedDot(a: Float32Array, b: Float32Array): number {
+  return Math.fround(-dot(a, b));
+}
+
 export type Distance = (a: Float32Array, b: Float32Array) => number;
 
-const DISTANCES: Record<Metric, Distance> = { cosine, euclidean: squaredEuclidean, manhattan };
+const DISTANCES: Record<Metric, Distance> = { cosine, euclidean: squaredEuclidean, manhattan, inner_product: negatedDot };
 
 /** The distance function of a metric, for callers that compute many. */
 export const distanceOf = (metric: Metric): Distance => DISTANCES[metric];
@@ -186,13 +193,20 @@ function f32AtMost(x: number): number {
  *   euclidean  sqrt(F32_MAX / (8 * dimension))  each |a_i - b_i| <= 2 * limit, so each
  *              square <= F32_MAX / (2 * dimension) and the sum <= F32_MAX / 2;
  *   manhattan  F32_MAX / (4 * dimension)         each |a_i - b_i| <= F32_MAX / (2 * dimension);
+ *   inner_product  sqrt(F32_MAX / (2 * dimension))  each |a_i * b_i| <= F32_MAX / (2 * dimension),
+ *              so the sum's magnitude <= F32_MAX / 2 (a Trellis metric; the same margin);
  *   cosine     none: the norms normalise the magnitudes away (only zero vectors are refused).
  *
  * computed in f64 and rounded down to an f32.
  */
 export function magnitudeLimit(metric: Metric, dimension: number): number | undefined {
   if (metric === 'cosine') return undefined;
-  const exact = metric === 'euclidean' ? Math.sqrt(F32_MAX / (8 * dimension)) : F32_MAX / (4 * dimension);
+  const exact =
+    metric === 'euclidean'
+      ? Math.sqrt(F32_MAX / (8 * dimension))
+      : metric === 'inner_product'
+        ? Math.sqrt(F32_MAX / (2 * dimension))
+        : F32_MAX / (4 * dimension);
   return f32AtMost(exact);
 }
 

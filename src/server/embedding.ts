@@ -7,6 +7,7 @@
  * expected vectors is 502 embedding_provider_error, naming the provider and the cause, and
  * nothing of the query runs.
  */
+import { clip } from '../core/clip.js';
 import { GraphError, messageOf } from '../core/errors.js';
 import type { EmbeddingConfig } from '../core/embedding-config.js';
 
@@ -99,6 +100,5 @@ function causeOf(err: unknown): string {
 }
 
 function clipped(text: string): string {
-  const t = text.trim();
-  return t.length > 200 ? `${t.slice(0, 200)}...` : t || '(an empty body)';
+  return clip(text.trim()) || '(an empty body)';
 }

@@ -12,6 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorResponse } from './http-errors.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { Route } from './routes.js';
 
@@ -109,14 +110,10 @@ export function fileResponse(file: ExplorerFile, req: HttpRequest): HttpResponse
 }
 
 /** The answer for `/` when the explorer was not built. */
-export const NOT_BUILT: HttpResponse = {
-  status: 404,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({
-    error: 'not_found',
-    msg: 'the explorer is not built: dist/explorer-assets is missing; run `npm run build` (which runs scripts/build-explorer.mjs)',
-  }),
-};
+const NOT_BUILT: HttpResponse = errorResponse(
+  'not_found',
+  'the explorer is not built: dist/explorer-assets is missing; run `npm run build` (which runs scripts/build-explorer.mjs)',
+);
 
 /** The GET routes of the explorer: every built file, or `/` alone saying the build is missing. */
 export function explorerRoutes(files: ExplorerFiles | null): Route[] {

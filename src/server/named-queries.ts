@@ -59,7 +59,7 @@ async function callBody(queries: NamedQueries, id: number, body: Uint8Array): Pr
   const params = checkParameters(query.params, parseBody(body));
   const texts = embedTexts(query, params);
   const vectors = texts.length === 0 ? [] : await queries.embedder.embed(texts, query.model);
-  return parameterBytes({ params, vectors: vectors.map((v) => v.map((x) => x)) });
+  return parameterBytes({ params, vectors });
 }
 
 /** An error of a call, with its status on this route (D16: an element addressed by id that does not exist is 404). */

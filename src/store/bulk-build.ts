@@ -18,7 +18,7 @@
  * Why a temporary folder rather than one LMDB transaction in the target: see
  * docs/architecture.md ("Bulk import").
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { asBinary, open } from 'lmdb';
@@ -30,7 +30,8 @@ import { cellOf, PropertyMapWriter, type BulkColumn } from './bulk-columns.js';
 import { encodeChunk, encodeLabels, encodeNumberChunk } from './columns.js';
 import { Dictionary, storableName } from './dictionary.js';
 import { EdgeEdits } from './edge-blocks.js';
-import { checkDataFile, checkDataFolder, DataFolderError, errorCode, fsFailure } from './folder.js';
+import { checkDataFile, checkDataFolder, DATA_FILE, DataFolderError, errorCode, fsFailure, LMDB_LOCK_FILE } from './folder.js';
+import { syncFile } from './sync-file.js';
 import type { Dbs } from './layout.js';
 import { columnKey, scratchIdKey } from './keys.js';
 import { COLUMN_BLOCK, DB, FORMAT_VERSION, LABEL_COLUMN, MAX_NAME_BYTES, META } from './layout.js';
@@ -41,8 +42,6 @@ import type { Store } from './types.js';
 
 export type { BulkColumn } from './bulk-columns.js';
 
-const DATA_FILE = 'data.mdb';
-const LMDB_LOCK_FILE = 'lock.mdb';
 const TEMP_PREFIX = '.import-';
 
 /** Values put between commits of the temporary environment. */
@@ -383,16 +382,6 @@ export class BulkBuild {
     }
     rmSync(this.temp, { recursive: true, force: true });
     this.lock.release();
-  }
-}
-
-/** fsync of a file or folder. */
-function syncFile(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -15,12 +15,6 @@ export type BulkColumn =
   | { readonly name: string; readonly kind: 'i64' | 'f64'; readonly values: Float64Array; readonly present: Uint8Array | null }
   | { readonly name: string; readonly kind: 'value'; readonly values: readonly (Value | undefined)[] };
 
-/** Whether row `i` has the column's property. */
-export function hasCell(column: BulkColumn, i: number): boolean {
-  if (column.kind === 'value') return column.values[i] !== undefined;
-  return column.present === null || column.present[i] !== 0;
-}
-
 /** Row `i`'s value of the column (an i64 as a bigint), or undefined. */
 export function cellOf(column: BulkColumn, i: number): Value | undefined {
   if (column.kind === 'value') return column.values[i];
@@ -60,18 +54,7 @@ export class PropertyMapWriter {
   uint(n: number): void {
     this.room(5);
     if (n < 128) this.buf[this.at++] = n;
-    else if (n < 256) {
-      this.buf[this.at++] = 0xcc;
-      this.buf[this.at++] = n;
-    } else if (n < 65536) {
-      this.buf[this.at++] = 0xcd;
-      this.buf.writeUInt16BE(n, this.at);
-      this.at += 2;
-    } else {
-      this.buf[this.at++] = 0xce;
-      this.buf.writeUInt32BE(n, this.at);
-      this.at += 4;
-    }
+    else this.sized(0xcc, n);
   }
 
   /** Row `i`'s map (always a map16 header, so it is written in one pass); returns how many properties it holds. */
@@ -173,16 +156,24 @@ export class PropertyMapWriter {
 
   private stringHeader(len: number): void {
     if (len < 32) this.buf[this.at++] = 0xa0 | len;
-    else if (len < 256) {
-      this.buf[this.at++] = 0xd9;
-      this.buf[this.at++] = len;
-    } else if (len < 65536) {
-      this.buf[this.at++] = 0xda;
-      this.buf.writeUInt16BE(len, this.at);
+    else this.sized(0xd9, len);
+  }
+
+  /**
+   * `n` in 8, 16 or 32 bits after its code: msgpack numbers those codes one after
+   * another (uint 0xcc-0xce, str 0xd9-0xdb), `code8` being the 8-bit one.
+   */
+  private sized(code8: number, n: number): void {
+    if (n < 256) {
+      this.buf[this.at++] = code8;
+      this.buf[this.at++] = n;
+    } else if (n < 65536) {
+      this.buf[this.at++] = code8 + 1;
+      this.buf.writeUInt16BE(n, this.at);
       this.at += 2;
     } else {
-      this.buf[this.at++] = 0xdb;
-      this.buf.writeUInt32BE(len, this.at);
+      this.buf[this.at++] = code8 + 2;
+      this.buf.writeUInt32BE(n, this.at);
       this.at += 4;
     }
   }

@@ -22,8 +22,8 @@ export class DataFolderError extends Error {
 }
 
 /** LMDB's files in a data folder (the environment is always opened as a folder). */
-const DATA_FILE = 'data.mdb';
-const LMDB_LOCK_FILE = 'lock.mdb';
+export const DATA_FILE = 'data.mdb';
+export const LMDB_LOCK_FILE = 'lock.mdb';
 
 /** LMDB's meta page: a page header of 24 bytes, then the magic number, ..., the page size. */
 const LMDB_MAGIC = 0xbeefc0de;

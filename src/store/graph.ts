@@ -17,7 +17,6 @@ import { readU64, scratchIdKey as idKey } from './keys.js';
 import { COLUMN_BLOCK, IN, META, NODE_ID_LIMIT, OUT, type Dbs, type Dir } from './layout.js';
 import type {
   Adjacent,
-  Candidates,
   Direction,
   EdgeRecord,
   GraphReader,
@@ -27,6 +26,7 @@ import type {
   TextHit,
   VectorBacklog,
   VectorHit,
+  VectorQuery,
 } from './types.js';
 import {
   CatalogWriter,
@@ -41,7 +41,7 @@ import { elementOf, familyOf, identityOf, type IndexSpec } from '../core/index-s
 
 import { IndexMaintainer, type ElementState } from './index-maintenance.js';
 import type { IndexWorkView } from './index-work.js';
-import type { TextBatchEntries, TextFamily, VectorFamily } from './index-families.js';
+import type { IndexedElements, TextBatchEntries, TextFamily, VectorFamily } from './index-families.js';
 import { SecondaryEntries, type RangeBound } from './secondary-index.js';
 
 /** What a write batch needs to keep indexes current, shared by the batches of a store. */
@@ -138,10 +138,16 @@ export class GraphReadView implements GraphReader {
     return this.secondary.range(indexId, low, high, limit);
   }
 
-  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, candidates: Candidates | null): VectorHit[] {
+  vectorSearch(def: IndexDef, query: VectorQuery): VectorHit[] {
     if (this.index.vector === null) throw new Error('vector search is not available in this store');
-    return this.index.vector.search(def, tenant, query, k, candidates);
+    return this.index.vector.search(def, query, this.indexedElements);
   }
+
+  /** The elements as vector searches read them: the stored vectors are the exact ones. */
+  private readonly indexedElements: IndexedElements = {
+    element: (kind, id) => (kind === 'node' ? this.getNode(id) : this.getEdge(id)),
+    idsByLabel: (kind, label) => (kind === 'node' ? this.nodeIdsByLabel(label) : this.edgeIdsByLabel(label)),
+  };
 
   textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[] {
     if (this.index.text === null) throw new Error('text search is not available in this store');

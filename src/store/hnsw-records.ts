@@ -265,6 +265,13 @@ export class HnswRecords implements HnswStorage {
     }
   }
 
+  /** How many elements index `indexId` holds (tombstones included). */
+  static count(db: HnswDb, indexId: number): number {
+    let n = 0;
+    for (const key of db.getKeys(indexRange(indexId))) if (key.length === RECORD_KEY) n++;
+    return n;
+  }
+
   /** Deletes every key of index `indexId` (dropping the index), or the first `limit`; returns how many. */
   static drop(db: HnswDb, indexId: number, limit = Infinity): number {
     const keys: Buffer[] = [];

@@ -30,6 +30,8 @@ export interface FamilyEntries {
   add(def: IndexDef, id: number, props: ValueObject): void;
   /** Removes the element's entry, if it has one. */
   remove(def: IndexDef, id: number, props: ValueObject): void;
+  /** An element a build's scan reached; without this, the scan removes then adds it. */
+  scanned?(def: IndexDef, id: number, props: ValueObject): void;
 }
 
 export interface MaintenanceTargets {
@@ -112,6 +114,12 @@ export class IndexMaintainer {
 
   /** Indexes one element for a build's scan (it may already be indexed: adding replaces). */
   build(def: IndexDef, element: IndexElement, id: number, props: ValueObject): void {
+    const family = familyOf(def.spec.kind) === 'vector' ? this.targets.vector : null;
+    if (family?.scanned !== undefined) {
+      this.queued = true;
+      family.scanned(def, id, props);
+      return;
+    }
     this.scanning = true;
     try {
       this.remove(def, id, props);

@@ -117,7 +117,7 @@ function buildSome(w: IndexWorkView, def: IndexDef, deadline: number): boolean {
   const element = elementOf(def.spec.kind);
   // From the cursor on: a step must not re-read what earlier steps passed (a build would
   // cost the square of its label's size).
-  const ids = element === 'node' ? w.nodeIdsByLabel(def.spec.label, op.cursor) : w.edgeIdsByLabel(def.spec.label, op.cursor);
+  const ids = idsOfLabel(w, def, op.cursor);
   let n = 0;
   for (const id of ids) {
     if (++n % CLOCK_EVERY === 0 && performance.now() >= deadline) {
@@ -145,6 +145,11 @@ function buildSome(w: IndexWorkView, def: IndexDef, deadline: number): boolean {
   return false;
 }
 
-function propsOf(w: IndexWorkView, element: IndexElement, id: number): ValueObject | undefined {
+/** The ids of an index's elements (its label's nodes or edges), from `from` on, ascending. */
+export function idsOfLabel(w: IndexWorkView, def: IndexDef, from: number): Iterable<number> {
+  return elementOf(def.spec.kind) === 'node' ? w.nodeIdsByLabel(def.spec.label, from) : w.edgeIdsByLabel(def.spec.label, from);
+}
+
+export function propsOf(w: IndexWorkView, element: IndexElement, id: number): ValueObject | undefined {
   return (element === 'node' ? w.getNode(id) : w.getEdge(id))?.props;
 }

@@ -20,4 +20,3 @@ export { COLUMN_BLOCK } from './layout.js';
 export { vectorValues } from './vector-index.js';
 // The offline import's build (src/bulk-io, docs/import-export.md).
 export { BulkBuild, type BulkColumn } from './bulk-build.js';
-export { cellOf } from './bulk-columns.js';

@@ -15,7 +15,10 @@ import { GraphReadView, GraphWriteView } from './graph.js';
 import type { IdState, IndexContext } from './graph.js';
 import { CatalogReader } from './index-catalog.js';
 import { TextIndexes } from './text-index.js';
-import { VectorIndexes } from './vector-index.js';
+import { isNative, VectorIndexes, type SegmentCommit, type VectorSpec } from './vector-index.js';
+import { VectorBuilderClient } from './vector-builder-client.js';
+import type { VectorSource } from './vector-builder.js';
+import { segmentFiles, type GraphPointer } from './vector-segments.js';
 import { indexWorkStep, type IndexWorkTargets } from './index-work.js';
 import { greatestLeadingU64 } from './keys.js';
 import { DB, DB_KINDS, FORMAT_VERSION, META, READABLE_FORMATS, TEXT_FORMAT, type Dbs, type DbKind } from './layout.js';
@@ -58,6 +61,11 @@ const MAX_DBS = 128;
 const INDEX_STEP_MS = 8;
 /** Pause before trying background index work again after it failed (a full disk). */
 const INDEX_RETRY_MS = 1000;
+/**
+ * How long a replaced vector segment file stays (StoreOptions.segmentGraceMs): twice the
+ * default query timeout, so no read that could name it is still running.
+ */
+const SEGMENT_GRACE_MS = 60_000;
 
 /** A log entry that does not follow the applied history: the replica must take a new snapshot. */
 export class LogMismatch extends Error {
@@ -77,8 +85,10 @@ class LmdbStore implements Store {
   private closed = false;
   /** Runs write batches and answers them (none in a read-only store). */
   private readonly committer: Committer | null;
-  private readonly index: IndexContext;
+  private readonly index: IndexContext & { readonly vector: VectorIndexes };
   private readonly indexWork: IndexWorkTargets;
+  /** The vector builder's thread, started when there is native vector work (writable stores only). */
+  private readonly builder: VectorBuilderClient | null;
   /** Whether a background index step is scheduled or running. */
   private indexStepPending = false;
   private readonly log: (message: string) => void;
@@ -104,15 +114,20 @@ class LmdbStore implements Store {
     this.dbs = dbs;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
     const catalog = new CatalogReader(dbs.indexes);
+    const log = options.log ?? ((message: string) => consoleLog.error({}, message));
+    this.log = log;
+    const vectorOptions = {
+      dataPath: this.path,
+      log,
+      ...(options.vectorQueueEntries === undefined ? {} : { maxEntries: options.vectorQueueEntries }),
+    };
     this.index = {
       catalog,
       text: new TextIndexes(dbs.textIndex),
-      vector: new VectorIndexes(dbs.hnsw, dbs.vectorQueue, dbs.indexes, options.vectorQueueEntries),
+      vector: new VectorIndexes(dbs.hnsw, dbs.vectorQueue, dbs.indexes, vectorOptions),
     };
     this.indexWork = this.index;
     this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES), this.index);
-    const log = options.log ?? ((message: string) => consoleLog.error({}, message));
-    this.log = log;
     this.changeLog = new ChangeLog(handles.typed.meta, handles.log, options.keepLog ?? false);
     const recorder = handles.recorder;
     const changeLog = this.changeLog;
@@ -134,18 +149,23 @@ class LmdbStore implements Store {
             committed: (lsn) => options.onLogged?.(lsn),
           };
     this.committer = this.readOnly ? null : new Committer(env, handles.typed.meta, this.path, () => this.dropWriterCaches(), log, batchLog);
+    this.builder = this.readOnly || this.replica ? null : this.newBuilder(options.segmentGraceMs ?? SEGMENT_GRACE_MS);
   }
 
   /**
    * A writer's first work, before openStore hands the store out: text indexes of an
-   * earlier layout are rebuilt (text-migration.ts), then background work a previous run
-   * left (a build, a drop, queued links) resumes. A replica runs none: its background
-   * steps arrive as entries of the writer's log.
+   * earlier layout are rebuilt (text-migration.ts), the vector builder starts (its
+   * read-only store needs the text layout current), then background work a previous run
+   * left (a build, a drop, queued links) resumes. A replica runs none of it: its background
+   * steps and vector segments arrive from the writer (entries of its log, segment files
+   * fetched by replication/segment-fetcher.ts).
    */
   start(textFormat: TextFormatState): void {
     if (this.readOnly) return;
     if (textFormat === 'earlier') this.rebuildTextLayout();
-    if (!this.replica) this.scheduleIndexWork(0);
+    if (this.replica) return;
+    this.startBuilder();
+    this.scheduleIndexWork(0);
   }
 
   /**
@@ -180,6 +200,57 @@ class LmdbStore implements Store {
     );
   }
 
+  /** The writable store's vector builder (vector-builder-client.ts), started by `start`. */
+  private newBuilder(graceMs: number): VectorBuilderClient {
+    return new VectorBuilderClient({
+      path: this.path,
+      commit: (c) => this.commitSegment(c),
+      referenced: () => this.referencedSegments(),
+      flushed: () => this.flushed(),
+      log: this.log,
+      graceMs,
+    });
+  }
+
+  /**
+   * Graphs of an older format become `scan` graphs (vector-index.ts migrate), files a
+   * previous run left are swept, and the builder starts if any native index exists.
+   */
+  private startBuilder(): void {
+    this.env.transactionSync(() => this.index.vector.migrate());
+    this.builder!.sweep(true);
+    if (this.hasNativeIndexes()) this.builder!.wake();
+  }
+
+  /** Commits a segment the builder published: the pointer it replaced, or false when refused. */
+  private commitSegment(c: SegmentCommit): Promise<GraphPointer | null | false> {
+    if (this.closed) return Promise.resolve(false);
+    return this.committer!.submit(() => {
+      const before = this.index.vector.queue.pointer(c.graph) ?? null;
+      const value: GraphPointer | null | false = this.index.vector.commitSegment(c) ? before : false;
+      return { value, onCommit: () => undefined };
+    }, false).then((done) => done.value);
+  }
+
+  private referencedSegments(): Set<string> {
+    return this.readIndex((_r, v) => new Set([...v.segmentPointers()].flatMap(({ graph, pointer }) => segmentFiles(graph, pointer))));
+  }
+
+  private hasNativeIndexes(): boolean {
+    return this.readIndex((r) => r.indexCatalog().defs.some((d) => d.spec.kind.endsWith('_vector') && isNative(d.spec as VectorSpec)));
+  }
+
+  /** A read on a fresh snapshot with the vector family itself (the builder's source). */
+  readIndex<T>(fn: (r: GraphReadView, v: VectorIndexes) => T): T {
+    if (this.closed) throw new Error(`store ${this.path} is closed`);
+    this.env.resetReadTxn();
+    try {
+      return fn(this.reader, this.index.vector);
+    } finally {
+      this.env.resetReadTxn();
+    }
+  }
+
   /**
    * Runs background index steps (index-work.ts), one write transaction each, until none
    * is left. Client batches submitted meanwhile commit between steps.
@@ -193,7 +264,15 @@ class LmdbStore implements Store {
         const writer = this.newWriter();
         const value = indexWorkStep(writer, this.indexWork, this.indexStepMs);
         writer.finish();
-        return { value, onCommit: () => writer.committed() };
+        return {
+          value,
+          onCommit: () => {
+            writer.committed();
+            // A step may have finished a build over stored vectors: the builder takes it from here.
+            this.index.vector.takeTouched();
+            if (!this.closed && this.builder !== null && this.hasNativeIndexes()) this.builder.wake();
+          },
+        };
       }, false);
       step.then(
         ({ value: more }) => {
@@ -251,6 +330,7 @@ class LmdbStore implements Store {
         onCommit: () => {
           writer.committed();
           if (writer.indexes.queued) this.scheduleIndexWork(0);
+          if (this.index.vector.takeTouched().length > 0) this.builder?.wake();
         },
       };
     }, options.durable ?? false);
@@ -368,6 +448,7 @@ class LmdbStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.builder?.close();
     this.closed = true;
     this.committer?.close();
     try {
@@ -400,7 +481,17 @@ export function environmentOptions(path: string, readOnly: boolean): RootDatabas
  * folder's writer lock (lock.ts): it takes it, or opens under the one `options.writerLock`
  * names. Failures of the folder are DataFolderErrors (folder.ts) naming the path.
  */
-export async function openStore(options: StoreOptions): Promise<Store> {
+export function openStore(options: StoreOptions): Promise<Store> {
+  return openLmdbStore(options);
+}
+
+/** A read-only store as the vector builder's thread reads it (vector-builder.ts). */
+export async function openVectorSource(path: string): Promise<VectorSource> {
+  const store = await openLmdbStore({ path, readOnly: true });
+  return { read: (fn) => store.readIndex(fn), close: () => store.close() };
+}
+
+async function openLmdbStore(options: StoreOptions): Promise<LmdbStore> {
   const { path } = options;
   const readOnly = options.readOnly ?? false;
   checkDataFolder(path, !readOnly);

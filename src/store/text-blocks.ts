@@ -46,6 +46,16 @@ export class PostingList {
     this.lengths.push(length);
   }
 
+  /** Its (tf, length) pairs, flat: every posting's, so scoring them bounds the list exactly. */
+  pairs(): number[] {
+    const pairs = new Array<number>(2 * this.size);
+    for (let i = 0; i < this.size; i++) {
+      pairs[2 * i] = this.tfs[i]!;
+      pairs[2 * i + 1] = this.lengths[i]!;
+    }
+    return pairs;
+  }
+
   /** A new list of postings [from, to). */
   slice(from: number, to: number): PostingList {
     const out = new PostingList();
@@ -92,13 +102,6 @@ export function impactsOf(pairs: readonly number[]): Impacts {
     out.splice(0, out.length, ...merged);
   }
   return out;
-}
-
-/** The impacts of a posting list. */
-export function listImpacts(list: PostingList): Impacts {
-  const pairs: number[] = [];
-  for (let i = 0; i < list.size; i++) pairs.push(list.tfs[i]!, list.lengths[i]!);
-  return impactsOf(pairs);
 }
 
 /** Writes varints into a growing byte array. */
@@ -299,7 +302,7 @@ export function encodeBlock(list: PostingList): Buffer {
   const first = list.ids[0]!;
   const w = scratch;
   w.varint(list.ids[list.size - 1]! - first);
-  w.impacts(listImpacts(list));
+  w.impacts(impactsOf(list.pairs()));
   w.postings(list, first);
   return w.done();
 }

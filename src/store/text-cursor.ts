@@ -7,16 +7,13 @@
  */
 import type { TermScorer } from '../search/bm25.js';
 import { NO_MORE, type TermCursor } from '../search/text-topk.js';
-import { ByteReader, MAX_BLOCK, type PostingList, type TermHead } from './text-blocks.js';
+import { ByteReader, MAX_BLOCK, type TermHead } from './text-blocks.js';
 import { readU64 } from './keys.js';
 import type { TextDb } from './layout.js';
-import { blockKey, blockPrefix } from './text-term-writer.js';
+import { blockRange } from './text-term-writer.js';
 
 const EMPTY_IDS = new Float64Array(0);
 const EMPTY_COUNTS = new Uint32Array(0);
-
-/** The end key of a term's block range: past every block key (ids are below 2^52). */
-const BLOCK_RANGE_END = Buffer.alloc(8, 0xff);
 
 export class TermPostingsCursor implements TermCursor {
   readonly maxScore: number;
@@ -91,11 +88,7 @@ export class TermPostingsCursor implements TermCursor {
     this.block++;
     if (this.blocksSeen < this.head.blocks) {
       this.blocksSeen++;
-      if (this.blocks === null) {
-        const start = blockKey(this.headKey, 0);
-        const end = Buffer.concat([blockPrefix(this.headKey), BLOCK_RANGE_END]);
-        this.blocks = this.db.getRange({ start, end })[Symbol.iterator]();
-      }
+      if (this.blocks === null) this.blocks = this.db.getRange(blockRange(this.headKey))[Symbol.iterator]();
       const next = this.blocks.next();
       if (next.done === true) throw new Error('text index: a term head counts more blocks than are stored');
       const { key, value } = next.value;
@@ -113,7 +106,7 @@ export class TermPostingsCursor implements TermCursor {
       this.blockBytes = null;
       this.blockFirst = tail.ids[0]!;
       this.blockLast = tail.ids[tail.size - 1]!;
-      this.blockBound = this.scorer.bound(tailImpacts(tail));
+      this.blockBound = this.scorer.bound(tail.pairs());
       return;
     }
     this.exhausted = true;
@@ -177,14 +170,4 @@ export class TermPostingsCursor implements TermCursor {
     this.tfs = new Uint32Array(size);
     this.lengths = new Uint32Array(size);
   }
-}
-
-/** The tail's impacts, flat (tf, length) pairs of every posting: the bound needs no more. */
-function tailImpacts(tail: PostingList): number[] {
-  const pairs: number[] = new Array<number>(2 * tail.size);
-  for (let i = 0; i < tail.size; i++) {
-    pairs[2 * i] = tail.tfs[i]!;
-    pairs[2 * i + 1] = tail.lengths[i]!;
-  }
-  return pairs;
 }

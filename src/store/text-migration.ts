@@ -8,7 +8,7 @@
  * the open returns.
  */
 import { elementOf, familyOf } from '../core/index-spec.js';
-import type { IndexWorkView } from './index-work.js';
+import { idsOfLabel, propsOf, type IndexWorkView } from './index-work.js';
 
 export interface TextRebuildCounts {
   readonly indexes: number;
@@ -28,11 +28,10 @@ export function rebuildTextIndexes(w: IndexWorkView): TextRebuildCounts {
     if (familyOf(def.spec.kind) !== 'text' || def.state === 'dropping') continue;
     const upTo = def.state === 'active' ? Infinity : (w.operationRecord(def.operation)?.cursor ?? 0);
     const element = elementOf(def.spec.kind);
-    const ids = element === 'node' ? w.nodeIdsByLabel(def.spec.label, 0) : w.edgeIdsByLabel(def.spec.label, 0);
     indexes++;
-    for (const id of ids) {
+    for (const id of idsOfLabel(w, def, 0)) {
       if (id >= upTo) break;
-      const props = (element === 'node' ? w.getNode(id) : w.getEdge(id))?.props;
+      const props = propsOf(w, element, id);
       if (props === undefined) continue;
       w.indexes.build(def, element, id, props);
       documents++;

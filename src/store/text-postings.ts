@@ -261,7 +261,7 @@ export class TextBatch {
       target.length += doc.length - old.length;
     } else {
       if (old !== undefined) this.removePostings(elementId, old);
-      for (const e of entries) this.change(target, e.term, elementId, packPosting(e.tf, doc.length));
+      for (const e of entries) target.changes.add(e.term, elementId, packPosting(e.tf, doc.length));
       target.documents++;
       target.length += doc.length;
     }
@@ -301,15 +301,15 @@ export class TextBatch {
     for (const e of old.entries) before.set(e.term, e.tf);
     for (const e of doc.entries) {
       const tf = before.get(e.term);
-      if (tf === undefined || rewrite || tf !== e.tf) this.change(target, e.term, elementId, packPosting(e.tf, length));
+      if (tf === undefined || rewrite || tf !== e.tf) target.changes.add(e.term, elementId, packPosting(e.tf, length));
       before.delete(e.term);
     }
-    for (const term of before.keys()) this.change(target, term, elementId, REMOVED);
+    for (const term of before.keys()) target.changes.add(term, elementId, REMOVED);
   }
 
   private removePostings(elementId: number, old: StoredDocument): void {
     const source = this.partition(old.partition);
-    for (const e of old.entries) this.change(source, e.term, elementId, REMOVED);
+    for (const e of old.entries) source.changes.add(e.term, elementId, REMOVED);
     source.documents--;
     source.length -= old.length;
   }
@@ -323,10 +323,6 @@ export class TextBatch {
       this.pending.set(name, p);
     }
     return p;
-  }
-
-  private change(p: PendingPartition, term: string, elementId: number, packed: number): void {
-    p.changes.add(term, elementId, packed);
   }
 }
 

@@ -45,10 +45,15 @@ export function blockKey(headKey: Buffer, first: number): Buffer {
 }
 
 /** What every block key of the term starts with (and sorts before all of them). */
-export function blockPrefix(headKey: Buffer): Buffer {
+function blockPrefix(headKey: Buffer): Buffer {
   const key = Buffer.from(headKey);
   key[4] = TEXT_KEY_KIND.block;
   return key;
+}
+
+/** The key range of every block of the term (element ids are below 2^53). */
+export function blockRange(headKey: Buffer): { start: Buffer; end: Buffer } {
+  return { start: blockKey(headKey, 0), end: blockKey(headKey, 2 ** 53) };
 }
 
 interface Applied {
@@ -143,6 +148,8 @@ export class TermWriter {
 
   /** New postings past the stored ones into a tail that stays short: no decoding (text-blocks.ts appendToHead). */
   private append(headKey: Buffer, raw: Buffer, ids: ArrayLike<number>, changes: ArrayLike<number>): boolean {
+    // A tail stays below BLOCK_SIZE postings: so many would fill it (a frequent term of a bulk load).
+    if (changes.length >= BLOCK_SIZE) return false;
     const tfs: number[] = [];
     const lengths: number[] = [];
     for (let i = 0; i < changes.length; i++) {
@@ -209,7 +216,7 @@ export class TermWriter {
       const first = readU64(key, key.length - 8);
       return { first, list: decodeBlock(first, value) };
     }
-    const firstBlock = this.db.getRange({ start: blockKey(headKey, 0), end: blockKey(headKey, 2 ** 53), limit: 1 });
+    const firstBlock = this.db.getRange({ ...blockRange(headKey), limit: 1 });
     for (const { key, value } of firstBlock) {
       const first = readU64(key, key.length - 8);
       return { first, list: decodeBlock(first, value) };

@@ -92,8 +92,8 @@ export interface GraphReader {
   secondaryEqual(indexId: number, value: Value, limit: number): number[] | null;
   /** Candidate ids of a secondary index between bounds, in value order (re-check too). */
   secondaryRange(indexId: number, low: RangeBound | null, high: RangeBound | null, limit: number): number[] | null;
-  /** The k nearest elements of an active vector index (accept: the `_within` candidates). */
-  vectorSearch(def: IndexDef, tenant: Value | null, query: Float32Array, k: number, candidates: Candidates | null): VectorHit[];
+  /** The k nearest elements of an active vector index, nearest first (ties by id), exact distances. */
+  vectorSearch(def: IndexDef, query: VectorQuery): VectorHit[];
   /** The k best BM25 matches of an active text index. */
   textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[];
 }
@@ -111,6 +111,18 @@ export interface Candidates {
   has(id: number): boolean;
   readonly size: number;
   keys(): Iterable<number>;
+}
+
+/** A vector search: the query, how many hits, the `_within` candidates, the beam (null: the index's default). */
+export interface VectorQuery {
+  /** The tenant partition (null for an index without a tenant property). */
+  readonly tenant: Value | null;
+  readonly vector: Float32Array;
+  readonly k: number;
+  readonly candidates: Candidates | null;
+  readonly ef: number | null;
+  /** Called for every element an exact search reads (the query's deadline and time slice). */
+  readonly tick?: () => void;
 }
 
 /** An index's queued vector work, summed over its graphs (tenant partitions). */
@@ -198,6 +210,12 @@ export interface StoreOptions {
    * wait behind. Tests shorten it to make every step run out of time.
    */
   readonly indexStepMs?: number;
+  /**
+   * How long a replaced vector segment file is kept once its replacement is on disk, ms
+   * (default 60,000: twice the default query timeout; vector-builder-client.ts). A read
+   * that started before the replacement may still map the old file.
+   */
+  readonly segmentGraceMs?: number;
   /**
    * Keep each batch's change-log entry in `replication_log` until a publisher has shipped
    * it (`trimLog`). Without it only the log's position (LSN, hash) advances.

@@ -175,6 +175,7 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
       case: caseBody,
       traversal: traversalBody,
       outer: outerBody,
+      math: mathBody,
       ...Object.fromEntries(ARITH.map((op) => [op, binary])),
     }),
   );

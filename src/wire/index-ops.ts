@@ -5,6 +5,7 @@
 import type { IndexSpec } from '../core/index-spec.js';
 import { INDEX_KINDS, OPERATION_ID } from '../core/index-spec.js';
 import { clip } from '../core/clip.js';
+import { LIMITS } from '../plan/limits.js';
 import type { Expr, PropertyInput, StreamBound } from '../plan/expr.js';
 import type { IndexOperationKind, OpKind, OpOf, PlanNode, SearchOp } from '../plan/ops.js';
 import {
@@ -25,19 +26,30 @@ import {
   u64,
   withDefault,
   type Field,
+  type JsonSchema,
 } from './schema.js';
 
 /** The largest vector dimension an index may declare. */
 export const MAX_VECTOR_DIMENSION = 16384;
 
-const dimension: Field<number> = described(
-  (json, path) => {
-    const n = u64(json, path);
-    if (n < 1 || n > MAX_VECTOR_DIMENSION) fail(path, `dimension must be between 1 and ${MAX_VECTOR_DIMENSION}, got ${n}`);
-    return n;
-  },
-  { type: 'integer', minimum: 1, maximum: MAX_VECTOR_DIMENSION },
-);
+/** An integer from 1 to `max`; `what` names it in the error. */
+function oneTo(what: string, max: number): Field<number> {
+  return described(
+    (json, path) => {
+      const n = u64(json, path);
+      if (n < 1 || n > max) fail(path, `${what} must be between 1 and ${max}, got ${n}`);
+      return n;
+    },
+    { type: 'integer', minimum: 1, maximum: max },
+  );
+}
+
+const dimension = oneTo('dimension', MAX_VECTOR_DIMENSION);
+
+/** The widest beam (ef) of an index's default or a search. */
+const MAX_SEARCH_EF = LIMITS.maxSearchEf;
+
+const efField = oneTo('ef', MAX_SEARCH_EF);
 
 const SPEC_FIELDS = {
   equality: { label: required(label), property: required(name), unique: withDefault(bool, false) },
@@ -46,8 +58,9 @@ const SPEC_FIELDS = {
     label: required(label),
     property: required(name),
     dimension: required(dimension),
-    metric: required(oneOf(['cosine', 'euclidean', 'manhattan'] as const)),
+    metric: required(oneOf(['cosine', 'euclidean', 'manhattan', 'inner_product'] as const)),
     tenant_property: optional(name),
+    ef_search: optional(efField),
   },
   text: { label: required(label), property: required(name), tenant_property: optional(name) },
 };
@@ -94,26 +107,55 @@ type IndexOpKinds = 'create_index' | 'drop_index' | IndexOperationKind | 'list_i
 /** The decoders of every index and search kind. */
 export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
   /**
-   * A search's `k`: a literal of at least 1, a constant folded to one, or an expression
-   * (a parameter) checked when the search runs.
+   * `{"literal": n}` or `{"expr": e}`: an expression that does not fold to a constant is
+   * the bound as it is (checked when the search runs); the literal, or the constant's value
+   * (`folded`), is the number `count` makes of it.
    */
-  const searchCount: Field<StreamBound> = described(
-    (json, path) => {
-      const { tag, body, bodyPath } = tagged(json, path, 'a result count ({"literal": n} or {"expr": ...})');
-      if (tag !== 'literal' && tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
-      const e: Expr | null = tag === 'expr' ? d.expr(body, bodyPath) : null;
-      if (e !== null && e.e !== 'constant') return { kind: 'expr', expr: e, path: bodyPath };
-      if (e !== null && typeof e.value !== 'bigint') {
-        return fail(bodyPath, `k must be a positive integer, got ${describe(e.value)}`, 'invalid_search_result_count_expression');
+  const streamBound = (
+    what: string,
+    count: (value: unknown, path: string, folded: boolean) => number,
+    literalSchema: JsonSchema,
+  ): Field<StreamBound> =>
+    described(
+      (json, path) => {
+        const { tag, body, bodyPath } = tagged(json, path, `${what} ({"literal": n} or {"expr": ...})`);
+        if (tag !== 'literal' && tag !== 'expr') return fail(path, `expected "literal" or "expr", got "${clip(tag)}"`);
+        const e: Expr | null = tag === 'expr' ? d.expr(body, bodyPath) : null;
+        if (e !== null && e.e !== 'constant') return { kind: 'expr', expr: e, path: bodyPath };
+        return { kind: 'literal', n: count(e === null ? body : e.value, bodyPath, e !== null) };
+      },
+      taggedSchema([], { literal: literalSchema, expr: d.expr }),
+    );
+  /** A search's `k`: a literal of at least 1, a constant folded to one, or an expression (a parameter). */
+  const searchCount = streamBound(
+    'a result count',
+    (value, path, folded) => {
+      if (folded && typeof value !== 'bigint') {
+        return fail(path, `k must be a positive integer, got ${describe(value)}`, 'invalid_search_result_count_expression');
       }
-      const n = e === null ? u64(body, bodyPath) : (e.value as bigint);
-      if (n === 0 || n === 0n) return fail(bodyPath, 'k must be at least 1', 'invalid_search_result_count');
+      const n = folded ? (value as bigint) : u64(value, path);
+      if (n === 0 || n === 0n) return fail(path, 'k must be at least 1', 'invalid_search_result_count');
       if (typeof n === 'bigint' && (n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER))) {
-        return fail(bodyPath, `k must be a positive integer, got ${n}`, 'invalid_search_result_count_expression');
+        return fail(path, `k must be a positive integer, got ${n}`, 'invalid_search_result_count_expression');
       }
-      return { kind: 'literal', n: Number(n) };
+      return Number(n);
     },
-    taggedSchema([], { literal: { type: 'integer', minimum: 1 }, expr: d.expr }),
+    { type: 'integer', minimum: 1 },
+  );
+  /**
+   * A vector search's beam (a Trellis extension): a literal from 1 to MAX_SEARCH_EF, a
+   * constant folded to one, or an expression checked when the search runs. A wrong one is
+   * a malformed request (invalid_query_json): the result-count codes are about `k`.
+   */
+  const searchEf = streamBound(
+    'a beam width',
+    (n, path) => {
+      if (typeof n !== 'bigint' || n < 1n || n > BigInt(MAX_SEARCH_EF)) {
+        return fail(path, `ef must be an integer from 1 to ${MAX_SEARCH_EF}, got ${describe(n)}`);
+      }
+      return Number(n);
+    },
+    { type: 'integer', minimum: 1, maximum: MAX_SEARCH_EF },
   );
   const op = d.op;
   const search = (query: 'query_vector' | 'query_text', within: boolean): Record<string, Field<unknown>> => ({
@@ -124,6 +166,7 @@ export function indexOps(d: Decoders): { [K in IndexOpKinds]: Field<OpOf<K>> } {
     k: required(searchCount),
     tenant_value: optional(d.propertyInput),
     missing_index: withDefault(oneOf(['error', 'empty'] as const), 'error'),
+    ...(query === 'query_vector' ? { ef: optional(searchEf) } : {}),
   });
   const operation = { operation_id: required(operationId) };
   return {

@@ -10,20 +10,8 @@ import { DEFAULT_CORPUS, QUERY_SET_NAMES, textCorpus } from '../../bench/lib/tex
 import { bench } from './bench-run.js';
 
 test('text-search bench: every query set answers as exhaustive BM25, embedded and over HTTP', async () => {
-  const report = await bench('text-search', [
-    '--systems',
-    'trellis',
-    '--docs',
-    '400',
-    '--queries',
-    '8',
-    '--rounds',
-    '1',
-    '--builds',
-    '1',
-    '--batch',
-    '150',
-  ]);
+  const args = '--systems trellis --docs 400 --queries 8 --rounds 1 --builds 1 --batch 150';
+  const report = await bench('text-search', args.split(' '));
   assert.equal(report.corpus.documents, 400);
   assert.ok(report.build_ms.trellis > 0);
   assert.equal(report.build_ms.fts5, null);

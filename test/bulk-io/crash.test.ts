@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from '../../src/index.js';
@@ -35,22 +36,28 @@ async function counts(path: string): Promise<[number, number]> {
   }
 }
 
+/** `trellis import` of n.csv and e.csv (in `cwd`) into `target`, as a child process. */
+function offlineImport(cwd: string, target: string, stdio: 'ignore' | 'pipe'): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(process.execPath, [CLI, 'import', '--data', target, '--nodes', 'N=n.csv', '--edges', 'E=e.csv', '--progress', 'none'], {
+    cwd,
+    stdio: ['ignore', stdio, stdio],
+  }) as ChildProcessByStdio<null, Readable, Readable>;
+}
+
+/** Waits (up to 4 s) until an offline import into `target` builds in its temporary folder. */
+async function buildStarted(target: string): Promise<void> {
+  for (let i = 0; i < 400 && !(existsSync(target) && readdirSync(target).some((f) => f.startsWith('.import-'))); i++) await sleep(10);
+}
+
 test('kill -9 during an offline import: the folder holds nothing of it; the next import cleans up and loads', async () => {
   const dir = tempDir();
   try {
     bigFiles(dir.path, 20_000, 400_000);
     const target = join(dir.path, 'db');
-    const child = spawn(
-      process.execPath,
-      [CLI, 'import', '--data', target, '--nodes', 'N=n.csv', '--edges', 'E=e.csv', '--progress', 'none'],
-      {
-        cwd: dir.path,
-        stdio: 'ignore',
-      },
-    );
+    const child = offlineImport(dir.path, target, 'ignore');
     const exited = new Promise((r) => child.once('exit', r));
     // Killed once its build is under way, in its temporary folder.
-    for (let i = 0; i < 400 && !(existsSync(target) && readdirSync(target).some((f) => f.startsWith('.import-'))); i++) await sleep(10);
+    await buildStarted(target);
     await sleep(150);
     child.kill('SIGKILL');
     await exited;
@@ -78,18 +85,11 @@ test('Ctrl+C during an offline import: it stops, says so, exits 130, and the fol
   try {
     bigFiles(dir.path, 20_000, 400_000);
     const target = join(dir.path, 'db');
-    const child = spawn(
-      process.execPath,
-      [CLI, 'import', '--data', target, '--nodes', 'N=n.csv', '--edges', 'E=e.csv', '--progress', 'none'],
-      {
-        cwd: dir.path,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = offlineImport(dir.path, target, 'pipe');
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<number | null>((r) => child.once('exit', r));
-    for (let i = 0; i < 400 && !(existsSync(target) && readdirSync(target).some((f) => f.startsWith('.import-'))); i++) await sleep(10);
+    await buildStarted(target);
     child.kill('SIGINT');
     const code = await exited;
     assert.equal(code, 130, err);

@@ -121,6 +121,29 @@ test('JSON Lines: undeclared members as untyped values, declared ones by the map
   }
 });
 
+test('JSON Lines: characters of several bytes cut by a chunk boundary of the (gzip) stream read back whole', async () => {
+  const dir = tempDir();
+  try {
+    // Every name is two-byte characters only, over many 16 KiB chunks of gunzip's output:
+    // chunk boundaries fall inside characters.
+    const names = Array.from({ length: 3000 }, (_, i) => 'é'.repeat(20 + (i % 7)) + '😀');
+    writeLines(
+      dir.path,
+      'people.jsonl.gz',
+      names.map((name, i) => JSON.stringify({ 'uid:ID': i, name })),
+    );
+    const run = await runImportCli(['--data', 'db', '--nodes', 'P=people.jsonl.gz'], dir.path);
+    assert.equal(run.code, 0, run.err);
+    const { nodes } = await dump(join(dir.path, 'db'));
+    assert.deepStrictEqual(
+      nodes.map((n) => n.props.name),
+      names,
+    );
+  } finally {
+    dir.remove();
+  }
+});
+
 test('progress: a bar per phase when asked (a terminal gets them by default), plain lines otherwise, then the summary', async () => {
   const dir = tempDir();
   try {

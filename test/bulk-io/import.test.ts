@@ -149,6 +149,34 @@ test('a header file and data files in one group, :LABEL and :TYPE columns, id sp
   }
 });
 
+test('integer keys in every form: negative, quoted, over 15 digits; "-0" is the key 0', async () => {
+  const dir = tempDir();
+  try {
+    writeLines(dir.path, 'n.csv', ['uid:ID,name', '-3,a', '0,b', '"7",c', '1234567890123456,d', '9007199254740993,e']);
+    writeLines(dir.path, 'e.csv', [':START_ID,:END_ID', '-3,"7"', '0,1234567890123456', '7,-3', '9007199254740993,-0']);
+    const run = await runImportCli(['--data', 'db', '--id-type', 'integer', '--nodes', 'N=n.csv', '--edges', 'E=e.csv'], dir.path);
+    assert.equal(run.code, 0, run.err);
+    const { nodes, edges } = await dump(join(dir.path, 'db'));
+    const uid = new Map(nodes.map((n) => [n.id, n.props.uid]));
+    assert.deepStrictEqual([...uid.values()], [-3n, 0n, 7n, 1234567890123456n, 9007199254740993n]);
+    assert.deepStrictEqual(
+      edges.map((e) => [uid.get(e.from), uid.get(e.to)]),
+      [
+        [-3n, 7n],
+        [0n, 1234567890123456n],
+        [7n, -3n],
+        [9007199254740993n, 0n],
+      ],
+    );
+    writeLines(dir.path, 'dup.csv', ['uid:ID', '0', '-0']);
+    const dup = await runImportCli(['--data', 'db2', '--id-type', 'integer', '--nodes', 'N=dup.csv'], dir.path);
+    assert.equal(dup.code, 1);
+    assert.match(dup.err, /dup\.csv:3:1: duplicate key 0 in the global id space/);
+  } finally {
+    dir.remove();
+  }
+});
+
 test('a mapping file gives headers to files that have their own, and the indexes to build', async () => {
   const dir = tempDir();
   try {

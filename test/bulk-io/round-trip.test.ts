@@ -138,6 +138,20 @@ test('the Cypher script recreates the graph in a Cypher database (here Trellis i
     await target.close();
     assert.deepEqual(canonical(await dump(join(dir.path, 'b'))), canonical(await dump(join(dir.path, 'a'))));
     assert.equal(rows.r.length, 2);
+    // Another database in the same process, its ids on other labels: edges match their ends' labels.
+    const other = await open(join(dir.path, 'c'));
+    const ids = await other.store.write((w) => {
+      const a = w.createNode('City', {});
+      const b = w.createNode('Town', {});
+      w.createEdge('ROAD', a, b, {});
+      return [a, b];
+    });
+    await other.close();
+    const again = await runExportCli(['--data', 'c', '--out', 'out2', '--format', 'cypher'], dir.path);
+    assert.equal(again.code, 0, again.err);
+    const script2 = readFileSync(join(dir.path, 'out2', 'graph.cypher'), 'utf8');
+    const road = `MATCH (a:City {\`__trellis_id\`: ${ids[0]}}), (b:Town {\`__trellis_id\`: ${ids[1]}}) CREATE (a)-[:ROAD]->(b);`;
+    assert.ok(script2.includes(road), script2);
   } finally {
     dir.remove();
   }

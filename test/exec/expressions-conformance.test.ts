@@ -328,3 +328,30 @@ test('project property items are omitted when missing; expr items are always pre
   });
   assert.equal(body, '{"r":[{"n":7,"e":7,"x":2.5},{"e":null}]}');
 });
+
+// math (a Trellis extension; the query language's POW, ROUND, SUM...)
+
+const math = (fn: string, ...args: unknown[]) => ({ math: { function: fn, args } });
+
+test('math functions: every result a float, ROUND half away from zero, LOG of a base, a domain error null', async () => {
+  assert.equal(await one(math('pow', prop('a'), ci(2))), '16.0');
+  assert.equal(await one(math('round', cf(2.5))), '3.0');
+  assert.equal(await one(math('round', cf(-2.5))), '-3.0', 'half away from zero, as Rust (Math.round gives -2)');
+  assert.equal(await one(math('round', cf(-2.4))), '-2.0');
+  assert.equal(await one(math('log', ci(8), ci(2))), '3.0');
+  assert.equal(await one(math('ln', math('e'))), '1.0');
+  assert.equal(await one(math('min', prop('a'), prop('x'))), '2.5');
+  assert.equal(await one(math('max', prop('a'), prop('x'))), '4.0');
+  assert.equal(await one(math('abs', prop('a')), ids(1)), '3.0');
+  assert.equal(await one(math('sqrt', ci(-1))), 'null');
+});
+
+test('math over a list: SUM, AVG and COUNT of an array, a scalar counting as one, COUNT of null 0', async () => {
+  const list = { constant: { i64_array: [1, 2, 6] } };
+  assert.equal(await one(math('sum', list)), '9.0');
+  assert.equal(await one(math('avg', list)), '3.0');
+  assert.equal(await one(math('count', list)), '3.0');
+  assert.equal(await one(math('sum', prop('a'))), '4.0');
+  assert.equal(await one(math('count', prop('a'))), '1.0');
+  assert.equal(await one(math('count', prop('nope'))), '0.0');
+});

@@ -172,3 +172,11 @@ test('order_by_multiple: lexicographic over keys, each with its own direction, t
   // One key behaves as order_by.
   assert.deepEqual(await om(label('O'), [['k', 'asc']]), await idsOf(orderBy(label('O'), 'k', 'asc')));
 });
+
+test('order_by an expression (a Trellis extension) sorts by its value, under a limit or range over a scan too', async () => {
+  const byG = { order_by: { input: label('O'), expr: { neg: { expr: { property: 'g' } } }, order: 'asc' } };
+  // -g ascending: the g 2 nodes (8, 10) first, then the g 1 nodes, each group stable in id order.
+  assert.deepEqual(await idsOf(byG), [8, 10, 7, 9, 11]);
+  assert.deepEqual(await idsOf({ limit: { input: byG, count: { literal: 2 } } }), [8, 10]);
+  assert.deepEqual(await idsOf({ range: { input: byG, start: { literal: 1 }, end: { literal: 3 } } }), [10, 7]);
+});

@@ -128,22 +128,29 @@ test('shortest_path answers the one-sided BFS path exactly, for every pair, dire
 });
 
 test('shortest_path with result "path": the nodes, the edges (the lowest id of each hop) and the length', async () => {
-  const { t, g } = graphs[0]!;
-  for (let a = 0; a < g.nodes; a++) {
-    const want = referenceBfs(g, 0, a, 'out', 8);
-    const got = (await t.read([q('r', sp(0, a, 'out', 8, { result: 'path' }))], ['r'])).r;
-    if (want.length === 0) {
-      assert.deepEqual(got, []);
-      continue;
+  let multiHop = 0;
+  for (const { t, g } of graphs) {
+    for (const source of [0, 1, 2]) {
+      for (let a = 0; a < g.nodes; a++) {
+        const want = referenceBfs(g, source, a, 'out', 8);
+        const got = (await t.read([q('r', sp(source, a, 'out', 8, { result: 'path' }))], ['r'])).r;
+        if (want.length === 0) {
+          assert.deepEqual(got, []);
+          continue;
+        }
+        if (want.length > 2) multiHop++;
+        const [path] = got as { nodes: number[]; edges: number[]; length: number }[];
+        assert.deepEqual(path!.nodes, want);
+        assert.equal(path!.length, want.length - 1);
+        assert.equal(path!.edges.length, want.length - 1, `one edge per hop of the path ${source} -> ${a}`);
+        path!.edges.forEach((e, k) => {
+          const lowest = g.edges.findIndex(([x, y]) => x === want[k] && y === want[k + 1]);
+          assert.equal(e, lowest, `hop ${k} of the path ${source} -> ${a}`);
+        });
+      }
     }
-    const [path] = got as { nodes: number[]; edges: number[]; length: number }[];
-    assert.deepEqual(path!.nodes, want);
-    assert.equal(path!.length, want.length - 1);
-    path!.edges.forEach((e, k) => {
-      const lowest = g.edges.findIndex(([x, y]) => x === want[k] && y === want[k + 1]);
-      assert.equal(e, lowest, `hop ${k} of the path to ${a}`);
-    });
   }
+  assert.ok(multiHop > 20, `only ${multiHop} paths of two hops or more were compared`);
 });
 
 test('weighted_shortest_path (Dijkstra) finds the least total weight on random graphs, over edges that exist', async () => {

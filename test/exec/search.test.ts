@@ -396,7 +396,11 @@ test('an index of a label with no element is active at once: the writes after it
     // A label that holds elements is built in the background, as before.
     await t.write([q(null, { add_n: { label: 'Note', properties: [['text', s('hello')]] } })], []);
     const later = await t.write([create({ node_text: { label: 'Note', property: 'text' } })], ['r']);
-    assert.notEqual((await t.read([q('r', { get_index_operation: { operation_id: later.r.operation_id } })], ['r'])).r.status, undefined);
+    const status2 = (await t.read([q('r', { get_index_operation: { operation_id: later.r.operation_id } })], ['r'])).r.status;
+    assert.ok(['queued', 'running', 'succeeded'].includes(status2), status2);
+    await poll(t, later.r.operation_id);
+    const hello = { text_search_nodes: { label: 'Note', property: 'text', query_text: { value: { string: 'hello' } }, k: { literal: 5 } } };
+    assert.equal((await t.read([q('r', hello)], ['r'])).r.length, 1);
   } finally {
     await t.close();
   }

@@ -78,6 +78,16 @@ QUERY sameAgeAs(id: ID) =>
     users <- N<User>::WHERE(_::{age}::EQ(other::{age}))
     RETURN users::{name}
 
+QUERY olderThan(id: ID) =>
+    other <- N<User>(id)
+    users <- N<User>::WHERE(_::{age}::GT(other::{age}))
+    RETURN users::{name}
+
+QUERY atMostAgeOf(id: ID) =>
+    other <- N<User>(id)
+    users <- N<User>::WHERE(_::{age}::LTE(other::{age}))
+    RETURN users::{name}
+
 QUERY squares() =>
     users <- N<User>::{name, sq: POW(_::In<Follows>::COUNT, 2)}
     RETURN users
@@ -178,6 +188,13 @@ describe('constructs of the reference refused before issue 27', () => {
     assert.deepEqual(await ok('sameAgeAs', { id: 1 }), { users: ['A', 'B', 'C'] });
   });
 
+  test("GT and LTE against a variable's property compare the tested element on the left", async () => {
+    assert.deepEqual(await ok('olderThan', { id: 1 }), { users: ['D'] }, 'older than B (30)');
+    assert.deepEqual(await ok('olderThan', { id: 3 }), { users: [] }, 'nobody is older than D (40)');
+    assert.deepEqual(await ok('atMostAgeOf', { id: 1 }), { users: ['A', 'B', 'C'] });
+    assert.deepEqual(await ok('atMostAgeOf', { id: 3 }), { users: ['A', 'B', 'C', 'D'] });
+  });
+
   test('POW in a projection', async () => {
     const got = (await ok('squares')).users as { name: string; sq: number }[];
     assert.deepEqual(
@@ -209,6 +226,11 @@ QUERY brokenLoop(names: [String]) =>
     }
     RETURN NONE
 
+QUERY containsOther(id: ID) =>
+    other <- N<User>(id)
+    users <- N<User>::WHERE(_::{name}::CONTAINS(other::{name}))
+    RETURN users
+
 QUERY notAField() =>
     users <- N<User>::{name, friend: nobody}
     RETURN users
@@ -225,6 +247,7 @@ QUERY notAField() =>
       'the loop whose statement was refused names that cause only',
     );
     assert.match(loaded.report, /"nobody" is not a field of node type User/);
+    assert.match(loaded.report, /CONTAINS does not take a variable's property; EQ, NEQ, GT, GTE, LT and LTE do/);
   } finally {
     dir.remove();
   }

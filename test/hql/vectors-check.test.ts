@@ -110,3 +110,21 @@ test('shortest paths: an end, numeric weights, a heuristic that is a number fiel
   refused('QUERY a(t: ID) => p <- N<User>::ShortestPathBFS<Knows>::To(t) RETURN p', /starts from one node/);
   refused('QUERY a(f: ID, t: ID) => p <- N<User>(f)::ShortestPathDijkstras(_::{w})::To(t) RETURN p', /needs its edge type/);
 });
+
+test('Embed takes a String: a string literal or a String parameter', () => {
+  assert.deepEqual(problems('QUERY a(t: String) => d <- SearchV<Doc>(Embed(t), 3) RETURN d'), []);
+  assert.deepEqual(problems('QUERY a() => d <- AddV<Doc>(Embed("hello"), {title: "x"}) RETURN d'), []);
+  refused('QUERY a(t: I32) => d <- SearchV<Doc>(Embed(t), 3) RETURN d', /Embed takes a String; "t" is/);
+  refused('QUERY a() => d <- SearchV<Doc>(Embed(3), 3) RETURN d', /Embed takes a String: a string literal or a String parameter/);
+});
+
+test('the text and k of SearchHybrid and the lambda of RerankMMR are checked like the others', () => {
+  refused('QUERY a(v: [F64], t: I32) => d <- SearchHybrid<Doc>(v, t, 3) RETURN d', /the text of SearchHybrid is a String; "t" is/);
+  refused('QUERY a(v: [F64], k: String) => d <- SearchHybrid<Doc>(v, "x", k) RETURN d', /the k of SearchHybrid is an integer; "k" is/);
+  refused('QUERY a(v: [F64], k: ID) => d <- SearchV<Doc>(v, k) RETURN d', /the k of SearchV is an integer; "k" is/);
+  refused(
+    'QUERY a(v: [F64], l: String) => d <- SearchV<Doc>(v, 3)::RerankMMR(lambda: l) RETURN d',
+    /the lambda of RerankMMR is a number; "l" is/,
+  );
+  refused('QUERY a(v: [F64]) => d <- SearchV<Doc>(v, 3)::RerankMMR(lambda: "x") RETURN d', /the lambda of RerankMMR is a number literal/);
+});

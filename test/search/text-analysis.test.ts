@@ -1,6 +1,7 @@
 /** Text analysis and the per-document and per-write text limits (src/search/text-analysis.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
   analyzeDocument,
   ANALYSIS_BYTES_LIMIT,
@@ -90,6 +91,41 @@ test('analyzeDocument counts tokens and term frequencies', () => {
     ]),
   );
   assert.deepEqual(analyzeDocument('— !'), { length: 0, terms: new Map() });
+});
+
+/** Length and term frequencies from tokenize (the Unicode tokenizer), for comparison. */
+function counted(text: string): { length: number; terms: Map<string, number> } {
+  const terms = new Map<string, number>();
+  const tokens = tokenize(text);
+  for (const t of tokens) terms.set(t, (terms.get(t) ?? 0) + 1);
+  return { length: tokens.length, terms };
+}
+
+test("analyzeDocument's ASCII path counts as the Unicode tokenizer, and hands over at the first other character", () => {
+  const ascii = fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 80 });
+  const other = fc.constantFrom('é', 'É', '\u0301', '日本', 'Ωmega', '\u00a0', '1\ufe0f\u20e3', '👍');
+  fc.assert(
+    fc.property(ascii, fc.option(fc.tuple(other, ascii), { nil: undefined }), (prefix, rest) => {
+      const text = rest === undefined ? prefix : prefix + rest[0] + rest[1];
+      const doc = analyzeDocument(text);
+      assert.deepEqual({ length: doc.length, terms: doc.terms }, counted(text));
+      assert.equal(doc.ascii === true, rest === undefined);
+      // The usage of an ASCII document (character counts) is that of its UTF-8 bytes.
+      assert.deepEqual(documentUsage(text, doc, 'tenant', 5), documentUsage(text, { length: doc.length, terms: doc.terms }, 'tenant', 5));
+    }),
+    { numRuns: 500 },
+  );
+  assert.deepEqual(analyzeDocument('Ab1 c-D_e9 Z'), {
+    length: 5,
+    terms: new Map([
+      ['ab1', 1],
+      ['c', 1],
+      ['d', 1],
+      ['e9', 1],
+      ['z', 1],
+    ]),
+    ascii: true,
+  });
 });
 
 test('query terms are deduplicated in order of first appearance', () => {

@@ -166,6 +166,11 @@ test('property maps written from columns decode to the values, every kind and si
   writer.reset();
   writer.uint(300);
   assert.equal(storePackr.unpack(writer.bytes()), 300);
+  // A string of 16-bit length (str16), the one header size the rows above leave out.
+  writer.reset();
+  writer.value('z'.repeat(1000));
+  assert.equal(writer.bytes()[0], 0xda);
+  assert.equal(storePackr.unpack(writer.bytes()), 'z'.repeat(1000));
 });
 
 test('a bulk build refuses a target with data, and names it', async () => {

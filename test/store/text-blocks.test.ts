@@ -120,9 +120,13 @@ test('appending to a head without decoding its tail equals decoding, appending a
   const tail = new PostingList();
   tail.push(10, 1, 5);
   assert.equal(appendToHead(encodeHead({ df: 1, blocks: 0, blocksEnd: 0, impacts: [1, 5], tail }), [10], [1], [5]), null);
+  // Below the blocks' end (an id a full block may hold): the general path as well.
+  const empty = new PostingList();
+  assert.equal(appendToHead(encodeHead({ df: 500, blocks: 2, blocksEnd: 100, impacts: [1, 5], tail: empty }), [99], [1], [5]), null);
+  assert.notEqual(appendToHead(encodeHead({ df: 500, blocks: 2, blocksEnd: 100, impacts: [1, 5], tail: empty }), [100], [1], [5]), null);
   // An empty tail takes element 0 (fast-check's counterexample [[0], 0, 0]).
   const one = new PostingList();
   one.push(0, 2, 5);
-  const empty = encodeHead({ df: 0, blocks: 0, blocksEnd: 0, impacts: [], tail: new PostingList() });
-  assert.deepEqual(decodeHead(appendToHead(empty, [0], [2], [5])!), { df: 1, blocks: 0, blocksEnd: 0, impacts: [2, 5], tail: one });
+  const none = encodeHead({ df: 0, blocks: 0, blocksEnd: 0, impacts: [], tail: new PostingList() });
+  assert.deepEqual(decodeHead(appendToHead(none, [0], [2], [5])!), { df: 1, blocks: 0, blocksEnd: 0, impacts: [2, 5], tail: one });
 });

@@ -11,9 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { open, type RootDatabase } from 'lmdb';
-import { scoreDocument, topK, type ScoredId } from '../../src/search/bm25.js';
+import { scoreDocument, TermScorer, topK, type ScoredId } from '../../src/search/bm25.js';
 import { analyzeDocument, queryTerms } from '../../src/search/text-analysis.js';
 import { BLOCK_SIZE } from '../../src/store/text-blocks.js';
+import { readU64, TEXT_KEY_KIND, TEXT_TENANT_KEY } from '../../src/store/keys.js';
+import { TermPostingsCursor } from '../../src/store/text-cursor.js';
 import { type TextBatch, TextPostings } from '../../src/store/text-postings.js';
 import type { TextDb } from '../../src/store/layout.js';
 
@@ -380,6 +382,27 @@ test('deleteIndex removes every key of one index and nothing else', () => {
 /** One random operation on an index: put (id, tenant, text) or remove id. */
 type Op = { put: true; id: number; tenant: string | null; text: string } | { put: false; id: number };
 
+/**
+ * Applies `op` to an index (or a batch of one) and to `docs`, the live documents it should
+ * hold: a put without a tenant in a tenant-scoped index removes the element's document.
+ */
+function applyOp(
+  target: TextPostings | TextBatch,
+  tenantScoped: boolean,
+  op: Op,
+  docs: Map<number, { tenant: string | null; text: string }>,
+): void {
+  if (!op.put) {
+    assert.equal(target.remove(op.id), docs.delete(op.id));
+  } else if (op.tenant === null && tenantScoped) {
+    assert.equal(target.put(op.id, op.tenant, op.text), null);
+    docs.delete(op.id);
+  } else {
+    assert.equal(target.put(op.id, op.tenant, op.text), null);
+    docs.set(op.id, { tenant: op.tenant, text: op.text });
+  }
+}
+
 const WORDS = ['apple', 'Banana', 'cherry', 'date', 'elder', 'fig', 'grape', 'x'];
 const textArb = fc.array(fc.constantFrom(...WORDS), { maxLength: 8 }).map((ws) => ws.join(' '));
 
@@ -400,17 +423,7 @@ test('after random operations, searches and statistics equal a brute-force BM25 
           const docs = new Map<number, { tenant: string | null; text: string }>();
           for (const ops of transactions) {
             write(() => {
-              for (const op of ops) {
-                if (!op.put) {
-                  assert.equal(index.remove(op.id), docs.delete(op.id));
-                } else if (op.tenant === null && tenantScoped) {
-                  index.put(op.id, op.tenant, op.text);
-                  docs.delete(op.id);
-                } else {
-                  assert.equal(index.put(op.id, op.tenant, op.text), null);
-                  docs.set(op.id, { tenant: op.tenant, text: op.text });
-                }
-              }
+              for (const op of ops) applyOp(index, tenantScoped, op, docs);
             });
           }
           read(() => {
@@ -470,13 +483,7 @@ test('with full blocks, batched random writes keep searches equal to a brute-for
         for (const ops of transactions) {
           write(() => {
             const batch = index.batch();
-            for (const op of ops) {
-              if (!op.put) assert.equal(batch.remove(op.id), docs.delete(op.id));
-              else {
-                assert.equal(batch.put(op.id, op.tenant, op.text), null);
-                docs.set(op.id, { tenant: op.tenant, text: op.text });
-              }
-            }
+            for (const op of ops) applyOp(batch, true, op, docs);
             batch.flush();
           });
         }
@@ -499,6 +506,55 @@ test('with full blocks, batched random writes keep searches equal to a brute-for
     ),
     { numRuns: 25 },
   );
+});
+
+test('a top-k search skips the blocks that cannot compete, undecoded and unscored, and ranks as brute force', () => {
+  const index = newIndex(false);
+  const docs = new Map<number, { tenant: null; text: string }>();
+  // Eight full blocks of "common": cold documents everywhere but three hot ones in the fifth.
+  const blocks = 8;
+  for (let id = 0; id < blocks * BLOCK_SIZE; id++)
+    docs.set(id, { tenant: null, text: id >= 600 && id < 603 ? 'common common common' : 'common filler filler filler' });
+  write(() => {
+    const batch = index.batch();
+    for (const [id, d] of docs) batch.put(id, null, d.text);
+    batch.flush();
+  });
+  // Counted through the prototypes: every posting scored, every block decoded.
+  const cursor = TermPostingsCursor.prototype as unknown as { decode(): void };
+  const { decode } = cursor;
+  const { score } = TermScorer.prototype;
+  let decoded = 0;
+  let scored = 0;
+  cursor.decode = function (this: unknown) {
+    decoded++;
+    decode.call(this);
+  };
+  TermScorer.prototype.score = function (this: TermScorer, tf: number, length: number) {
+    scored++;
+    return score.call(this, tf, length);
+  };
+  try {
+    read(() => {
+      for (const k of [1, 3]) {
+        const expected = bruteForce(docs, null, 'common', k);
+        decoded = 0;
+        scored = 0;
+        const hits = index.search(null, 'common', k);
+        assert.deepEqual(hits, expected);
+        assert.deepEqual(
+          hits.map((h) => h.id),
+          [600, 601, 602].slice(0, k),
+        );
+        // The first block (where the cursor starts) and the hot one; a few scores past the bounds.
+        assert.equal(decoded, 2, `k ${k}`);
+        assert.ok(scored < 3 * blocks + 2 * BLOCK_SIZE, `k ${k}: ${scored} scores`);
+      }
+    });
+  } finally {
+    cursor.decode = decode;
+    TermScorer.prototype.score = score;
+  }
 });
 
 test('a term grows past one block in one batch and across batches; the blocks hold every posting', () => {
@@ -561,26 +617,43 @@ test('blocks below the first are re-keyed, emptied blocks deleted, overgrown one
       for (const query of ['word', 'other', 'word other'])
         assert.deepEqual(index.search(null, query, 2000), bruteForce(docs, null, query, 2000));
     });
-  // Every tenth id: one full block of 128 spanning 0..1270, and a tail.
+  /** The first ids of the stored blocks of "word" (their keys end with it). */
+  const wordBlocks = (): number[] => {
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(indexIdOf(index));
+    prefix[4] = TEXT_KEY_KIND.block;
+    const start = Buffer.concat([prefix, Buffer.of(TEXT_TENANT_KEY.none), Buffer.from('word'), Buffer.of(0)]);
+    env.resetReadTxn();
+    return [...db.getKeys({ start, end: Buffer.concat([start, Buffer.alloc(8, 0xff)]) })].map((k) => readU64(k as Buffer, k.length - 8));
+  };
+  // Every tenth id from 1000: three full blocks of 128 (the first spanning 1000..2270) and a
+  // one-posting tail.
   batchOf(() => {
     for (let id = 1000; id <= 1000 + 10 * 3 * BLOCK_SIZE; id += 10) put(id, 'word');
   });
   check();
+  const firsts = [1000, 1000 + 10 * BLOCK_SIZE, 1000 + 20 * BLOCK_SIZE];
+  assert.deepEqual(wordBlocks(), firsts);
   // Ids below the first block's first id join it (it is re-keyed).
   batchOf(() => {
     for (let id = 5; id < 40; id++) put(id, 'word other');
   });
   check();
+  assert.deepEqual(wordBlocks(), [5, ...firsts.slice(1)]);
   // Filling the gaps of the second block grows it past two blocks' worth: it is split.
   batchOf(() => {
     for (let id = 1000 + 10 * BLOCK_SIZE; id < 1000 + 20 * BLOCK_SIZE; id++) if (id % 10 !== 0) put(id, 'other word');
   });
   check();
+  // Ten blocks of 128 consecutive ids in its place.
+  const split = Array.from({ length: 10 }, (_, i) => firsts[1]! + i * BLOCK_SIZE);
+  assert.deepEqual(wordBlocks(), [5, ...split, firsts[2]]);
   // Removing every posting of a block deletes it.
   batchOf(() => {
     for (const id of [...docs.keys()]) if (id >= 1000 + 20 * BLOCK_SIZE && id < 1000 + 30 * BLOCK_SIZE) remove(id);
   });
   check();
+  assert.deepEqual(wordBlocks(), [5, ...split]);
   batchOf(() => {
     for (const id of [...docs.keys()]) remove(id);
   });

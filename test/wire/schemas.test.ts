@@ -114,6 +114,32 @@ test('every successful request of docs/queries.md and README.md passes the reque
 
 const read1 = (root: unknown) => ({ request_type: 'read', query: { read: { entries: [{ query: { name: 'x', root } }], returns: ['x'] } } });
 
+test('the Trellis extensions of expressions, searches and sorts pass the request schema (math, ef, missing_index, order_by expr)', () => {
+  const valid = validator('QueryRequest');
+  const pow = { math: { function: 'pow', args: [{ property: 'km' }, { constant: { i64: 2 } }] } };
+  const bodies: unknown[] = [
+    read1({ project: { input: { nodes: { reference: 'all' } }, projections: [{ expr: { alias: 'p', expr: pow } }] } }),
+    read1({ order_by: { input: { nodes: { reference: 'all' } }, expr: { math: { function: 'pi' } }, order: 'asc' } }),
+    read1({
+      weighted_shortest_path: { source: { ids: [0] }, target: { ids: [1] }, direction: 'out', weight: pow, heuristic: 'h' },
+    }),
+    read1({
+      vector_search_nodes: {
+        label: 'Doc',
+        property: 'v',
+        query_vector: { value: { f32_array: [1, 0] } },
+        k: { literal: 2 },
+        ef: { literal: 64 },
+        missing_index: 'empty',
+      },
+    }),
+  ];
+  for (const body of bodies) {
+    assert.doesNotThrow(() => decodeRequest(parseJson(JSON.stringify(body))), JSON.stringify(body));
+    assert.ok(valid(body), `the schema refuses a request the server runs:\n${JSON.stringify(body)}`);
+  }
+});
+
 test('bodies the decoder refuses for their shape fail the schema too', () => {
   const valid = validator('QueryRequest');
   const labelIs = { eq: { left: { property: '$label' }, right: { constant: { string: 'User' } } } };

@@ -1,0 +1,169 @@
+/**
+ * The writable store's side of the vector builder (vector-builder.ts): it starts the
+ * builder's thread when there is native vector work, wakes it after commits that queued
+ * some, commits the segments it publishes (through the store's committer, like any
+ * batch), and deletes the segment files no pointer names any more.
+ *
+ * A file is deleted only once the commit that replaced it is flushed to disk (a crash
+ * then finds the new pointer, whose file was flushed before it was committed) and
+ * `graceMs` later: a read that started before that commit may still view the old file,
+ * and no read outlives the query timeout. Temporary files of a builder that died are
+ * deleted when the store opens; files no pointer names are retired the same way.
+ */
+import { readdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { messageOf } from '../core/errors.js';
+import type { BuilderSettings, FromBuilder, ToBuilder } from './vector-builder.js';
+import type { SegmentCommit } from './vector-index.js';
+import { isSegmentName, segmentDir, segmentFiles, type GraphPointer } from './vector-segments.js';
+
+/** What the builder needs of its store. */
+export interface BuilderHost {
+  readonly path: string;
+  /** Commits a segment's pointer: the pointer it replaced (null: none), or false when refused. */
+  commit(c: SegmentCommit): Promise<GraphPointer | null | false>;
+  /** The segment file names the current pointers name, in a fresh snapshot. */
+  referenced(): Set<string>;
+  /** Resolves once every commit so far is flushed to disk. */
+  flushed(): Promise<void>;
+  readonly log: (message: string) => void;
+  /** How long a replaced file stays after its replacement is on disk (longer than any read). */
+  readonly graceMs: number;
+}
+
+/** Pause before a builder thread that died is started again. */
+const RESTART_MS = 1000;
+/** How often unnamed files are looked for while the builder runs. */
+const SWEEP_MS = 10_000;
+/** How long close waits for the builder to finish its chunk before terminating it. */
+const CLOSE_WAIT_MS = 10_000;
+
+export class VectorBuilderClient {
+  private worker: Worker | null = null;
+  private closed = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly retiring = new Set<string>();
+  private sweeper: NodeJS.Timeout | null = null;
+  private readonly dir: string;
+
+  constructor(private readonly host: BuilderHost) {
+    this.dir = segmentDir(host.path);
+  }
+
+  /** Retires every segment file no pointer names; at open, deletes temporary files too. */
+  sweep(atOpen: boolean): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    const referenced = this.host.referenced();
+    for (const name of names) {
+      if (name.endsWith('.tmp')) {
+        if (atOpen) rmSync(join(this.dir, name), { force: true });
+      } else if (isSegmentName(name) && !referenced.has(name)) {
+        this.retire(name);
+      }
+    }
+  }
+
+  /** There may be work: starts the builder if needed and tells it. */
+  wake(): void {
+    if (this.closed) return;
+    this.start().postMessage({ type: 'wake' } satisfies ToBuilder);
+  }
+
+  private start(): Worker {
+    if (this.worker !== null) return this.worker;
+    const settings: BuilderSettings = { path: this.host.path, threads: Math.max(1, availableParallelism()) };
+    const worker = new Worker(new URL('./vector-builder-thread.js', import.meta.url), { workerData: settings });
+    worker.on('message', (message: FromBuilder) => this.receive(message));
+    worker.on('error', (err) => this.host.log(`the vector builder thread failed: ${messageOf(err)}`));
+    worker.on('exit', () => {
+      if (this.worker === worker) this.worker = null;
+      if (this.closed) return;
+      this.host.log(`the vector builder thread exited; starting it again in ${RESTART_MS} ms`);
+      this.later(RESTART_MS, () => this.wake());
+    });
+    // An embedded process is not kept alive by its builder (the store's close ends it).
+    worker.unref();
+    this.worker = worker;
+    if (this.sweeper === null) {
+      this.sweeper = setInterval(() => this.sweep(false), SWEEP_MS);
+      this.sweeper.unref();
+    }
+    return worker;
+  }
+
+  private receive(message: FromBuilder): void {
+    switch (message.type) {
+      case 'log':
+        this.host.log(message.message);
+        return;
+      case 'publish':
+        this.publish(message.commit);
+        return;
+    }
+  }
+
+  private publish(c: SegmentCommit): void {
+    const answer = (type: 'committed' | 'refused') =>
+      this.worker?.postMessage({ type, graph: c.graph, generation: c.pointer.generation } satisfies ToBuilder);
+    this.host.commit(c).then(
+      (replaced) => {
+        if (replaced === false) {
+          answer('refused');
+          return;
+        }
+        answer('committed');
+        if (replaced !== null && replaced.state === 'segment') for (const name of segmentFiles(c.graph, replaced)) this.retire(name);
+      },
+      (err: unknown) => {
+        if (!this.closed) this.host.log(`a vector segment could not be committed: ${messageOf(err)}`);
+        answer('refused');
+      },
+    );
+  }
+
+  /** Deletes a file no pointer names, once the commits so far are on disk and the grace has passed. */
+  private retire(name: string): void {
+    if (this.retiring.has(name) || this.closed) return;
+    this.retiring.add(name);
+    this.host.flushed().then(
+      () =>
+        this.later(this.host.graceMs, () => {
+          this.retiring.delete(name);
+          if (!this.host.referenced().has(name)) rmSync(join(this.dir, name), { force: true });
+        }),
+      () => this.retiring.delete(name),
+    );
+  }
+
+  private later(ms: number, fn: () => void): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.closed) fn();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Stops the builder (it finishes its chunk); files still to delete are swept at the next open. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    if (this.sweeper !== null) clearInterval(this.sweeper);
+    const worker = this.worker;
+    if (worker === null) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage({ type: 'close' } satisfies ToBuilder);
+    const timer = setTimeout(() => void worker.terminate(), CLOSE_WAIT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+}
