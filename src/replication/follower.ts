@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { messageOf } from '../core/errors.js';
 import { LogMismatch, type LogPosition, type Store } from '../store/index.js';
 import { LogStream, type LogMessage } from './nats.js';
+import { SegmentFetcher } from './segments.js';
 import { downloadSnapshot, snapshotFolder } from './snapshot.js';
 
 export interface FollowerOptions {
@@ -31,6 +32,9 @@ export interface FollowerCounters {
   readonly snapshots: number;
   readonly snapshotBytes: number;
   readonly resnapshots: number;
+  /** Vector segment files fetched from the writer, and their bytes (replication/segments.ts). */
+  readonly segments: number;
+  readonly segmentBytes: number;
 }
 
 /** How often the stream's end is compared with what was applied (ms). */
@@ -55,10 +59,13 @@ export class Follower {
   private closed = false;
   private restarting = false;
   private readonly counts = { appliedEntries: 0, snapshots: 0, snapshotBytes: 0, resnapshots: 0 };
+  private readonly segments: SegmentFetcher;
 
   private constructor(private readonly options: FollowerOptions) {
     this.applied = options.store.logPosition();
     this.submitted = this.applied.lsn;
+    const { store, dataDir, writerUrl, log } = options;
+    this.segments = new SegmentFetcher({ store, dataDir, writerUrl, log: (message) => log(message) });
   }
 
   /** Takes a first snapshot if the copy holds nothing, then follows. Rejects when the writer or NATS cannot be reached. */
@@ -67,6 +74,7 @@ export class Follower {
     follower.stream = await LogStream.connect(options.url, options.stream, 5000);
     await follower.stream.ensure();
     if (follower.applied.lsn === 0) await follower.snapshot();
+    follower.segments.poke();
     await follower.follow();
     follower.timer = setInterval(() => void follower.check(), CHECK_MS);
     follower.timer.unref();
@@ -85,7 +93,8 @@ export class Follower {
   private caughtUp = true;
 
   counters(): FollowerCounters {
-    return { appliedLsn: this.applied.lsn, lagSeconds: this.lagMs() / 1000, ...this.counts };
+    const { segments, bytes } = this.segments.counts;
+    return { appliedLsn: this.applied.lsn, lagSeconds: this.lagMs() / 1000, ...this.counts, segments, segmentBytes: bytes };
   }
 
   /** Resolves true once `lsn` is applied (visible to readers), false after `ms`. */
@@ -160,6 +169,7 @@ export class Follower {
         this.counts.appliedEntries++;
         if (pending === 0) this.markCaughtUp();
         this.wake();
+        this.segments.poke();
       },
       (err: unknown) => {
         this.inFlight--;
@@ -232,6 +242,7 @@ export class Follower {
     this.counts.snapshotBytes += info.bytes;
     this.options.log(`replication: loaded a snapshot of ${info.bytes} bytes at LSN ${info.lsn}`, { lsn: info.lsn, bytes: info.bytes });
     this.wake();
+    this.segments.poke();
   }
 
   async close(): Promise<void> {
@@ -239,6 +250,7 @@ export class Follower {
     if (this.timer !== null) clearInterval(this.timer);
     this.following?.stop();
     await this.chain.catch(() => undefined);
+    await this.segments.close();
     await this.stream?.close();
     for (const w of this.waiters) w.resolve(false);
     this.waiters = [];

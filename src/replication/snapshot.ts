@@ -57,10 +57,19 @@ export async function fileSha256(path: string): Promise<string> {
 
 /** Bytes of snapshot `id` from `offset` (at most PIECE_BYTES), or null when there is no such snapshot. */
 export async function readPiece(dataDir: string, id: string, offset: number, length: number): Promise<Buffer | null> {
-  if (!ID.test(id) || !Number.isSafeInteger(offset) || offset < 0) return null;
-  const path = join(snapshotFolder(dataDir), id, 'data.mdb');
-  if (!existsSync(path)) return null;
-  const size = (await stat(path)).size;
+  if (!ID.test(id)) return null;
+  return readFilePiece(join(snapshotFolder(dataDir), id, 'data.mdb'), offset, length);
+}
+
+/** Bytes of a file from `offset` (at most PIECE_BYTES), or null when there is no such file or the offset is bad. */
+export async function readFilePiece(path: string, offset: number, length: number): Promise<Buffer | null> {
+  if (!Number.isSafeInteger(offset) || offset < 0) return null;
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch {
+    return null;
+  }
   const n = Math.max(0, Math.min(length, PIECE_BYTES, size - offset));
   const out = Buffer.alloc(n);
   const file = await openFile(path, 'r');
@@ -78,6 +87,40 @@ export async function readPiece(dataDir: string, id: string, offset: number, len
 }
 
 /**
+ * Fetches `bytes` bytes into `fd` by pieces from a route that answers `{"…", "offset",
+ * "length"}` bodies (`ask` gives the body for an offset), from `have` on.
+ */
+export async function downloadPieces(
+  url: string,
+  ask: (offset: number) => object,
+  fd: number,
+  have: number,
+  bytes: number,
+  what: string,
+): Promise<void> {
+  while (have < bytes) {
+    const piece = await fetch(url, { method: 'POST', body: JSON.stringify(ask(have)) });
+    if (!piece.ok)
+      throw new PieceRefused(piece.status, `the writer answered ${piece.status} for ${what} at byte ${have}: ${await piece.text()}`);
+    const got = Buffer.from(await piece.arrayBuffer());
+    if (got.length === 0) throw new Error(`${what} ended at byte ${have} of ${bytes}`);
+    writeSync(fd, got, 0, got.length, have);
+    have += got.length;
+  }
+}
+
+/** The writer refused a piece (`status`: 404 when it no longer has the file). */
+export class PieceRefused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PieceRefused';
+  }
+}
+
+/**
  * Downloads a fresh snapshot of the writer at `writerUrl` into the file `fileFor(id)` (a
  * partial file of the same snapshot is resumed), by pieces, and checks its SHA-256 against
  * the announced one (a mismatch removes the file and throws). The LSN and hash the copy
@@ -89,20 +132,11 @@ export async function downloadSnapshot(writerUrl: string, fileFor: (id: string) 
   if (!res.ok) throw new Error(`the writer at ${base} answered ${res.status} to a snapshot request: ${await res.text()}`);
   const info = (await res.json()) as SnapshotInfo;
   const file = fileFor(info.id);
-  let have = existsSync(file) ? statSync(file).size : 0;
+  const have = existsSync(file) ? statSync(file).size : 0;
   const fd = openSync(file, have > 0 ? 'r+' : 'w');
   try {
-    while (have < info.bytes) {
-      const piece = await fetch(`${base}/v2/replication/snapshot/piece`, {
-        method: 'POST',
-        body: JSON.stringify({ id: info.id, offset: have, length: PIECE_BYTES }),
-      });
-      if (!piece.ok) throw new Error(`the writer answered ${piece.status} for snapshot ${info.id} at byte ${have}: ${await piece.text()}`);
-      const bytes = Buffer.from(await piece.arrayBuffer());
-      if (bytes.length === 0) throw new Error(`snapshot ${info.id} ended at byte ${have} of ${info.bytes}`);
-      writeSync(fd, bytes, 0, bytes.length, have);
-      have += bytes.length;
-    }
+    const ask = (offset: number) => ({ id: info.id, offset, length: PIECE_BYTES });
+    await downloadPieces(`${base}/v2/replication/snapshot/piece`, ask, fd, have, info.bytes, `snapshot ${info.id}`);
   } finally {
     closeSync(fd);
   }

@@ -172,6 +172,27 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
       },
     },
   },
+  '/v2/replication/segment': {
+    post: {
+      operationId: 'replicationSegmentPiece',
+      summary:
+        'Bytes of a vector segment file from an offset (at most 8 MiB): a replica fetches the files its replicated pointers name (writers only)',
+      tags: ['replication'],
+      parameters: [{ $ref: '#/components/parameters/x-request-id' }],
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          required: ['name', 'offset'],
+          properties: { name: { type: 'string' }, offset: { type: 'integer' }, length: { type: 'integer' } },
+        }),
+      },
+      responses: {
+        ...ok('The bytes', { type: 'string', format: 'binary' }, 'application/octet-stream'),
+        ...errorResponses([...ROUTING_CODES, 'invalid_query_json']),
+      },
+    },
+  },
   '/healthz': { get: getOperation('health', 'Liveness: 200 whenever the process is alive', ok('Health', ref('Health'))) },
   '/readyz': {
     get: getOperation('ready', 'Readiness: 200 once the database and workers are ready, else 503', ok('Ready', ref('Health')), [

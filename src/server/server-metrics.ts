@@ -126,6 +126,13 @@ export class ServerMetrics {
     r.counterFrom('replica_snapshots_total', 'Snapshots taken from the writer and loaded', [], count('snapshots'));
     r.counterFrom('replica_snapshot_bytes_total', 'Bytes of the snapshots loaded', [], count('snapshotBytes'));
     r.counterFrom('replica_resnapshots_total', 'New snapshots taken after a gap or a mismatch in the stream', [], count('resnapshots'));
+    r.counterFrom(
+      'replica_segment_fetches_total',
+      'Vector segments (a segment file and its side file) fetched from the writer',
+      [],
+      count('segments'),
+    );
+    r.counterFrom('replica_segment_bytes_total', 'Bytes of those vector segment files', [], count('segmentBytes'));
   }
 
   /** The writer client's BatchObserver: every batch answered, with the writer thread's own time for it. */

@@ -35,7 +35,7 @@ import {
 import { EdgeReader } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
-import type { GraphWriter, SnapshotReader, Store, StoreOptions, WriteOptions } from './types.js';
+import type { GraphWriter, MissingSegment, SnapshotReader, Store, StoreOptions, WriteOptions } from './types.js';
 import { Committer, type BatchLog, type Committed, type CommitStats } from './committer.js';
 import { messageOf } from '../core/errors.js';
 import { rebuildTextIndexes } from './text-migration.js';
@@ -87,7 +87,7 @@ class LmdbStore implements Store {
   private readonly committer: Committer | null;
   private readonly index: IndexContext & { readonly vector: VectorIndexes };
   private readonly indexWork: IndexWorkTargets;
-  /** The vector builder's thread, started when there is native vector work (writable stores only). */
+  /** The vector builder's thread, started when there is native vector work (a writer; a replica only sweeps its segment files with it). */
   private readonly builder: VectorBuilderClient | null;
   /** Whether a background index step is scheduled or running. */
   private indexStepPending = false;
@@ -149,7 +149,7 @@ class LmdbStore implements Store {
             committed: (lsn) => options.onLogged?.(lsn),
           };
     this.committer = this.readOnly ? null : new Committer(env, handles.typed.meta, this.path, () => this.dropWriterCaches(), log, batchLog);
-    this.builder = this.readOnly || this.replica ? null : this.newBuilder(options.segmentGraceMs ?? SEGMENT_GRACE_MS);
+    this.builder = this.readOnly ? null : this.newBuilder(options.segmentGraceMs ?? SEGMENT_GRACE_MS);
   }
 
   /**
@@ -163,41 +163,56 @@ class LmdbStore implements Store {
   start(textFormat: TextFormatState): void {
     if (this.readOnly) return;
     if (textFormat === 'earlier') this.rebuildTextLayout();
-    if (this.replica) return;
+    if (this.replica) {
+      // Never woken on a replica: it only retires the segment files no pointer names.
+      this.builder!.sweep(true);
+      return;
+    }
     this.startBuilder();
     this.scheduleIndexWork(0);
   }
 
-  /**
-   * One synchronous transaction: emptied postings, every text index rebuilt, the stamp.
-   * Derived data rebuilt outside any batch, so outside the change log: a writer that
-   * records entries continues its history with a reset entry (its replicas take a new
-   * snapshot), one that records none marks its history as having skipped batches, and a
-   * replica only rebuilds its own copy (its writer's reset follows).
-   */
+  /** One synchronous transaction, outside the log (outsideTheLog): emptied postings, every text index rebuilt, the stamp. */
   private rebuildTextLayout(): void {
     const started = performance.now();
     const writer = this.newWriter();
-    const recorder = this.handles.recorder;
-    const counts = this.env.transactionSync(() => {
-      const rebuild = () => {
+    const counts = this.outsideTheLog(
+      () => {
         this.dbs.textIndex.clearSync();
         const value = rebuildTextIndexes(writer);
         writer.finish();
         this.dbs.meta.putSync(META.textFormat, TEXT_FORMAT);
         return value;
-      };
-      const value = recorder === null ? rebuild() : recorder.unrecorded(rebuild);
-      if (recorder !== null) this.changeLog.appendReset(this.changeLog.position());
-      else if (!this.replica) this.changeLog.skip();
-      return value;
-    });
-    this.changeLog.forget();
+      },
+      () => true,
+    );
     writer.committed();
     const ms = Math.round(performance.now() - started);
     this.log(
       `${this.path}: full-text indexes of an earlier layout rebuilt in text format ${TEXT_FORMAT} (${counts.indexes} indexes, ${counts.documents} documents, ${ms} ms)`,
     );
+  }
+
+  /**
+   * Derived data rewritten at open in one transaction outside any batch, so outside the
+   * change log (the text layout rebuild, the migration of older vector graphs). When it
+   * changed something, a writer that records entries continues its history with a reset
+   * entry (its replicas take a new snapshot) and one that records none marks its history
+   * as having skipped batches; a replica only changes its own copy (its writer's reset
+   * follows).
+   */
+  private outsideTheLog<T>(fn: () => T, changed: (value: T) => boolean): T {
+    const recorder = this.handles.recorder;
+    const value = this.env.transactionSync(() => {
+      const value = recorder === null ? fn() : recorder.unrecorded(fn);
+      if (changed(value)) {
+        if (recorder !== null) this.changeLog.appendReset(this.changeLog.position());
+        else if (!this.replica) this.changeLog.skip();
+      }
+      return value;
+    });
+    this.changeLog.forget();
+    return value;
   }
 
   /** The writable store's vector builder (vector-builder-client.ts), started by `start`. */
@@ -217,7 +232,10 @@ class LmdbStore implements Store {
    * previous run left are swept, and the builder starts if any native index exists.
    */
   private startBuilder(): void {
-    this.env.transactionSync(() => this.index.vector.migrate());
+    this.outsideTheLog(
+      () => this.index.vector.migrate(),
+      (migrated) => migrated > 0,
+    );
     this.builder!.sweep(true);
     if (this.hasNativeIndexes()) this.builder!.wake();
   }
@@ -230,6 +248,14 @@ class LmdbStore implements Store {
       const value: GraphPointer | null | false = this.index.vector.commitSegment(c) ? before : false;
       return { value, onCommit: () => undefined };
     }, false).then((done) => done.value);
+  }
+
+  missingSegments(): MissingSegment[] {
+    return this.readIndex((_r, v) => v.missingSegments());
+  }
+
+  sweepSegments(): void {
+    this.builder?.sweep(false);
   }
 
   private referencedSegments(): Set<string> {

@@ -237,6 +237,13 @@ export interface StoreOptions {
   readonly onLogged?: (lsn: number) => void;
 }
 
+/** A vector segment a folder lacks: its files (the segment, then its side file when it has one), their sizes, and the SHA-256 of both. */
+export interface MissingSegment {
+  readonly files: readonly string[];
+  readonly sizes: readonly number[];
+  readonly checksum: Uint8Array | null;
+}
+
 export interface Store {
   readonly path: string;
   readonly readOnly: boolean;
@@ -276,6 +283,13 @@ export interface Store {
    * transaction its data becomes the snapshot's, and its position the snapshot's position.
    */
   loadSnapshot(file: string, expected?: { lsn: number; hash: string }): Promise<LogPosition>;
+  /**
+   * The vector segments the current pointers name whose files this folder lacks (or holds
+   * with another size): a replica fetches them from its writer (replication/segments.ts).
+   */
+  missingSegments(): MissingSegment[];
+  /** A replica: retires segment files no pointer names any more (deleted after the grace). */
+  sweepSegments(): void;
   /** Writes the log's position (a restored copy; a promotion's new epoch), flushed. */
   setLogPosition(position: LogPosition): Promise<void>;
   /** A compacted copy of the database as `data.mdb` in the folder `path`, returned once every commit it holds is flushed here. */

@@ -5,7 +5,10 @@
  * folder over every key of every sub-database, read from outside the process that owns it.
  */
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { open } from 'lmdb';
+import { decodePointer, POINTER_PREFIX, segmentFiles } from '../../src/store/vector-segments.js';
 import { Rng } from './prng.js';
 import { q, ids } from './embedded.js';
 
@@ -200,4 +203,31 @@ export async function writerLsn(url: string): Promise<number> {
   const res = await fetch(`${url}/v2/query`, { method: 'POST', body: JSON.stringify(LSN_PROBE) });
   await res.text();
   return res.status === 200 ? Number(res.headers.get('x-trellis-lsn')) : NaN;
+}
+
+/**
+ * The vector segment files the pointers of a folder name (read from outside the process
+ * that owns it), with the SHA-256 of each (null: not in the folder).
+ */
+export function namedSegments(path: string): Map<string, string | null> {
+  const env = open({ path, maxDbs: 128, readOnly: true });
+  try {
+    const db = env.openDB<Buffer, Buffer>('vector_queue', { encoding: 'binary', keyEncoding: 'binary' });
+    const out = new Map<string, string | null>();
+    const start = Buffer.alloc(8);
+    start.writeUInt32BE(POINTER_PREFIX, 0);
+    const end = Buffer.alloc(8);
+    end.writeUInt32BE(POINTER_PREFIX + 1, 0);
+    for (const { key, value } of db.getRange({ start, end })) {
+      const pointer = decodePointer(value);
+      if (pointer.state !== 'segment') continue;
+      for (const name of segmentFiles(key.readUInt32BE(4), pointer)) {
+        const file = join(path, 'vectors', name);
+        out.set(name, existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : null);
+      }
+    }
+    return out;
+  } finally {
+    void env.close();
+  }
 }

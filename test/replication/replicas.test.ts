@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, tempDir, failedStart, type TestServer } from '../helpers/server.js';
 import { natsSkip, startNats, type TestNats } from '../helpers/nats.js';
-import { folderDigest, indexRequests, mixedWrites, searchRequests, writerLsn } from '../helpers/replication.js';
+import { folderDigest, indexRequests, mixedWrites, namedSegments, searchRequests, writerLsn } from '../helpers/replication.js';
 
 const skip = natsSkip();
 let nats: TestNats | undefined;
@@ -60,6 +60,18 @@ async function caughtUp(replica: TestServer, lsn: number, ms = 60_000): Promise<
   throw new Error(`the replica reached LSN ${seen}, not ${lsn}:\n${replica.output().slice(-3000)}`);
 }
 
+/** Waits until a replica's folder holds every segment file the writer's pointers name, byte for byte. */
+async function haveSegments(dir: string, want: Map<string, string | null>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  let have = new Map<string, string | null>();
+  while (Date.now() < deadline) {
+    have = new Map([...want.keys()].map((name) => [name, namedSegments(dir).get(name) ?? null]));
+    if ([...want].every(([name, sha]) => have.get(name) === sha)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.deepEqual(have, want, `the replica in ${dir} fetched the writer's vector segments`);
+}
+
 function replicaArgs(data: string, writer: TestServer, stream: string): string[] {
   return ['--mode', 'replica', '--data', data, '--nats', nats!.url, '--writer-url', writer.url, '--stream', stream];
 }
@@ -95,6 +107,11 @@ test('a writer and two replicas: mixed writes, and every replica ends with the w
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     for (const replica of replicas) await caughtUp(replica, settled);
+    // The writer's builder made native vector segments; each replica fetches the files its
+    // replicated pointers name from the writer (searches are exact until then).
+    const segments = namedSegments(writerDir);
+    assert.ok(segments.size > 0, 'the writer built a vector segment');
+    for (const dir of replicaDirs) await haveSegments(dir, segments);
     for (const body of searchRequests()) {
       const want = await post(writer.url, body);
       assert.equal(want.status, 200, want.text);
@@ -115,6 +132,8 @@ test('a writer and two replicas: mixed writes, and every replica ends with the w
     replicas = [];
     const want = folderDigest(writerDir);
     for (const dir of replicaDirs) assert.deepEqual(folderDigest(dir), want);
+    const files = namedSegments(writerDir);
+    for (const dir of replicaDirs) assert.deepEqual(namedSegments(dir), files);
   } finally {
     await writer.stop();
     for (const r of replicas) await r.stop();
