@@ -7,13 +7,20 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { natsSkip, startNats, type TestNats } from '../helpers/nats.js';
 import { folderDigest, writerLsn as lsnAt } from '../helpers/replication.js';
 
 const writerLsn = (writer: TestServer) => lsnAt(writer.url);
 import { LogStream } from '../../src/replication/nats.js';
+import { q } from '../helpers/embedded.js';
 
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const skip = natsSkip();
 let nats: TestNats | undefined;
 const dirs: { remove(): void }[] = [];
@@ -211,3 +218,90 @@ test('a replica that comes back after the stream was trimmed past it takes a sna
     await writer.stop();
   }
 });
+
+test(
+  'an offline import into a replicated database: the writer continues its history with a reset, and a live replica re-snapshots and converges',
+  { skip },
+  async () => {
+    const stream = 'import-reset';
+    const writerDir = folder();
+    const replicaDir = folder();
+    const files = folder();
+    const nodes = ['uid:ID,name,score:double'];
+    for (let i = 0; i < 500; i++) nodes.push(`${i},name ${i},${i / 3}`);
+    writeFileSync(join(files, 'n.csv'), `${nodes.join('\n')}\n`);
+    const edges = [':START_ID,:END_ID,w:long'];
+    for (let i = 0; i < 2000; i++) edges.push(`${i % 500},${(i * 31) % 500},${i}`);
+    writeFileSync(join(files, 'e.csv'), `${edges.join('\n')}\n`);
+    const writerArgs = ['--data', writerDir, '--nats', nats!.url, '--stream', stream];
+    let writer = await startTestServer(writerArgs);
+    // The writer's one address for the replica (as a DNS name would be): the restarted
+    // writer listens on another port (the old one may linger in TIME_WAIT).
+    const address = await forwarder(() => Number(new URL(writer.url).port));
+    const replica = await startTestServer(replicaArgs(replicaDir, { url: address.url } as TestServer, stream));
+    try {
+      // An empty database with an index definition (kept and built by the import).
+      const spec = { node_equality: { label: 'N', property: 'name', unique: false } };
+      const index = { request_type: 'write', query: { write: { entries: [q('r', { create_index: { spec } })], returns: ['r'] } } };
+      const made = await fetch(`${writer.url}/v2/query`, { method: 'POST', body: JSON.stringify(index) });
+      assert.equal(made.status, 200, await made.text());
+      const before = await writerLsn(writer);
+      await until(`the replica reaches LSN ${before}`, async () => (await replicaLsn(replica)) >= before);
+      await writer.stop();
+
+      const imported = spawnSync(
+        process.execPath,
+        [CLI, 'import', '--data', writerDir, '--nodes', 'N=n.csv', '--edges', 'E=e.csv', '--progress', 'none'],
+        { cwd: files, encoding: 'utf8' },
+      );
+      assert.equal(imported.status, 0, imported.stderr);
+      // The replica takes its new snapshot from the restarted writer, through the same address.
+      writer = await startTestServer(writerArgs);
+      const last = await writerLsn(writer);
+      assert.ok(last > before, `the writer's history goes on after the import (LSN ${last} after ${before})`);
+      await until(`the replica reaches LSN ${last}`, async () => (await replicaLsn(replica)) >= last);
+      assert.match(replica.output(), /replaced the writer's data outside the log \(an offline import\): a new snapshot is needed/);
+      const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+      assert.match(metrics, /^trellis_replica_resnapshots_total 1$/m);
+      const count = {
+        request_type: 'read',
+        query: { read: { entries: [q('c', { count: { input: { nodes: { reference: 'all' } } } })], returns: ['c'] } },
+      };
+      const answer = await (await fetch(`${replica.url}/v2/query`, { method: 'POST', body: JSON.stringify(count) })).text();
+      assert.equal(answer, '{"c":[500]}', 'the replica holds the imported nodes');
+      await replica.stop();
+      await writer.stop();
+      assert.deepEqual(folderDigest(replicaDir), folderDigest(writerDir));
+    } finally {
+      await replica.stop();
+      await writer.stop();
+      address.close();
+    }
+  },
+);
+
+/** A TCP forwarder on a loopback port to whichever port `target` names at each connection. */
+async function forwarder(target: () => number): Promise<{ url: string; close(): void }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(target(), '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
