@@ -47,7 +47,7 @@ const ONE_NODE = (i: number) =>
   });
 const COUNT = JSON.stringify({
   request_type: 'read',
-  query: { read: { entries: [{ variable: 'c', query: { count: { input: { nodes: { reference: 'all' } } } } }], returns: ['c'] } },
+  query: { read: { entries: [{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['c'] } },
 });
 
 interface Nats {
@@ -88,7 +88,7 @@ function folder(): { path: string; remove(): void } {
 }
 
 function server(name: string, args: string[]): Promise<Child> {
-  return startChild(name, [], CLI, ['--port', '0', '--log-level', 'warn', ...args], LISTENING, READY);
+  return startChild(name, [], CLI, ['--port', '0', ...args], LISTENING, READY);
 }
 
 async function post(pool: Pool, body: string, headers: Record<string, string> = {}): Promise<{ status: number; lsn: number }> {
