@@ -148,6 +148,15 @@ if (process.argv[2] === 'check') {
 } else if (process.argv[2] === 'export') {
   const { exportMain } = await import('./bulk-io/cli.js');
   process.exitCode = await exportMain(process.argv.slice(3));
+} else if (process.argv[2] === 'backup') {
+  const { backupMain } = await import('./replication/cli.js');
+  process.exitCode = await backupMain(process.argv.slice(3));
+} else if (process.argv[2] === 'restore') {
+  const { restoreMain } = await import('./replication/cli.js');
+  process.exitCode = await restoreMain(process.argv.slice(3));
+} else if (process.argv[2] === 'promote') {
+  const { promoteMain } = await import('./replication/cli.js');
+  process.exitCode = await promoteMain(process.argv.slice(3));
 } else if (process.argv[2] === 'gateway') {
   // The gateway is a mode of the same program (DECISIONS D19): `trellis gateway ...`.
   const { gatewayMain } = await import('./gateway/cli.js');

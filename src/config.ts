@@ -17,7 +17,7 @@ import { LOG_LEVELS, type LogLevel } from './core/log-levels.js';
 import { messageOf } from './core/errors.js';
 import type { EmbeddingConfig } from './core/embedding-config.js';
 
-export type Mode = 'writer' | 'reader';
+export type Mode = 'writer' | 'reader' | 'replica';
 
 export interface Config {
   port: number;
@@ -52,6 +52,16 @@ export interface Config {
   explorer: boolean;
   /** The least severe level logged (pino's levels; `silent`: nothing). */
   logLevel: LogLevel;
+  /** NATS server of the replication stream (docs/replication.md): a writer publishes to it, a replica follows it. */
+  nats: string | undefined;
+  /** The JetStream stream's name. */
+  stream: string;
+  /** A replica's writer, for snapshots. */
+  writerUrl: string | undefined;
+  /** A replica further behind than this (ms) answers /readyz 503. */
+  maxLagMs: number;
+  /** How long a replica waits for X-Trellis-Min-Lsn before 503 lsn_not_reached (ms). */
+  minLsnWaitMs: number;
   /** `--help` was given: print USAGE and exit; the other fields are defaults. */
   help: boolean;
 }
@@ -69,7 +79,10 @@ const MAX_WORKERS = 1024;
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const NonEmpty = Type.String({ minLength: 1 });
-const ModeSchema = Type.Union([Type.Literal('writer'), Type.Literal('reader')]);
+const ModeSchema = Type.Union([Type.Literal('writer'), Type.Literal('reader'), Type.Literal('replica')]);
+const NatsUrl = Type.String({ pattern: '^(nats|tls)://[^\\s]+$' });
+const HttpUrl = Type.String({ pattern: '^https?://[^\\s]+$' });
+const StreamName = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' });
 const Workers = Type.Integer({ minimum: 1, maximum: MAX_WORKERS });
 const MaxBody = Type.Integer({ minimum: 1, maximum: bufferConstants.MAX_LENGTH });
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
@@ -112,6 +125,11 @@ const FileSchema = Type.Object(
     cypher: Type.Optional(Bool),
     explorer: Type.Optional(Bool),
     logLevel: Type.Optional(LogLevelSchema),
+    nats: Type.Optional(NatsUrl),
+    stream: Type.Optional(StreamName),
+    writerUrl: Type.Optional(HttpUrl),
+    maxLagMs: Type.Optional(Timeout),
+    minLsnWaitMs: Type.Optional(SliceMs),
   },
   { additionalProperties: false },
 );
@@ -132,7 +150,12 @@ type FlagKey =
   | 'metrics'
   | 'cypher'
   | 'explorer'
-  | 'logLevel';
+  | 'logLevel'
+  | 'nats'
+  | 'stream'
+  | 'writerUrl'
+  | 'maxLagMs'
+  | 'minLsnWaitMs';
 
 interface Setting {
   readonly key: FlagKey;
@@ -148,7 +171,7 @@ const SETTINGS: readonly Setting[] = [
   { key: 'port', flag: '--port', env: 'TRELLIS_PORT', schema: Port, expects: 'an integer from 0 to 65535', parse: 'integer' },
   { key: 'host', flag: '--host', env: 'TRELLIS_HOST', schema: NonEmpty, expects: 'a non-empty host name or address', parse: 'text' },
   { key: 'dataDir', flag: '--data', env: 'TRELLIS_DATA_DIR', schema: NonEmpty, expects: 'a non-empty path', parse: 'text' },
-  { key: 'mode', flag: '--mode', env: 'TRELLIS_MODE', schema: ModeSchema, expects: '"writer" or "reader"', parse: 'text' },
+  { key: 'mode', flag: '--mode', env: 'TRELLIS_MODE', schema: ModeSchema, expects: '"writer", "reader" or "replica"', parse: 'text' },
   { key: 'project', flag: '--project', env: 'TRELLIS_PROJECT', schema: NonEmpty, expects: 'a non-empty path', parse: 'text' },
   {
     key: 'workers',
@@ -202,6 +225,32 @@ const SETTINGS: readonly Setting[] = [
   { key: 'cypher', flag: '--cypher', env: 'TRELLIS_CYPHER', schema: Bool, expects: 'true or false', parse: 'boolean' },
   { key: 'explorer', flag: '--explorer', env: 'TRELLIS_EXPLORER', schema: Bool, expects: 'true or false', parse: 'boolean' },
   { key: 'logLevel', flag: '--log-level', env: 'TRELLIS_LOG_LEVEL', schema: LogLevelSchema, expects: LOG_LEVEL_LIST, parse: 'text' },
+  { key: 'nats', flag: '--nats', env: 'TRELLIS_NATS', schema: NatsUrl, expects: 'a nats:// URL (nats://host:port)', parse: 'text' },
+  { key: 'stream', flag: '--stream', env: 'TRELLIS_STREAM', schema: StreamName, expects: '1 to 64 letters, digits, _ or -', parse: 'text' },
+  {
+    key: 'writerUrl',
+    flag: '--writer-url',
+    env: 'TRELLIS_WRITER_URL',
+    schema: HttpUrl,
+    expects: 'an http:// URL of the writer',
+    parse: 'text',
+  },
+  {
+    key: 'maxLagMs',
+    flag: '--max-lag-ms',
+    env: 'TRELLIS_MAX_LAG_MS',
+    schema: Timeout,
+    expects: `an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`,
+    parse: 'integer',
+  },
+  {
+    key: 'minLsnWaitMs',
+    flag: '--min-lsn-wait-ms',
+    env: 'TRELLIS_MIN_LSN_WAIT_MS',
+    schema: SliceMs,
+    expects: 'an integer from 0 to 60000 (milliseconds)',
+    parse: 'integer',
+  },
 ];
 const BY_FLAG = new Map(SETTINGS.map((s) => [s.flag, s]));
 
@@ -213,7 +262,9 @@ in the project folder (camelCase key), else its default.
   --port <n>             TRELLIS_PORT            HTTP port, 0 picks a free one (6969)
   --host <addr>          TRELLIS_HOST            address to bind (127.0.0.1)
   --data <dir>           TRELLIS_DATA_DIR        database folder (./data)
-  --mode <writer|reader> TRELLIS_MODE            serve writes, or reads only (writer)
+  --mode <writer|reader|replica>
+                         TRELLIS_MODE            serve writes, reads of the writer's folder,
+                                                 or reads of a replicated copy (writer)
   --project <dir>        TRELLIS_PROJECT         folder with trellis.json and .hx files
                                                  (the current folder if it has trellis.json)
   --workers <n>          TRELLIS_WORKERS         read worker threads (CPUs - 1, at least 1)
@@ -232,6 +283,14 @@ in the project folder (camelCase key), else its default.
                                                  (true)
   --log-level <level>    TRELLIS_LOG_LEVEL       least severe level logged: fatal, error,
                                                  warn, info, debug, trace or silent (info)
+  --nats <url>           TRELLIS_NATS            NATS of the replication stream: a writer
+                                                 publishes its log, a replica follows it
+  --stream <name>        TRELLIS_STREAM          the JetStream stream's name (trellis)
+  --writer-url <url>     TRELLIS_WRITER_URL      a replica's writer, for snapshots
+  --max-lag-ms <n>       TRELLIS_MAX_LAG_MS      a replica further behind answers /readyz
+                                                 503 (5000)
+  --min-lsn-wait-ms <n>  TRELLIS_MIN_LSN_WAIT_MS how long a replica waits for
+                                                 X-Trellis-Min-Lsn (1000)
   --help                                         print this text
 
 trellis.json may also set "mcp": true to serve the MCP routes, "bm25": false to turn
@@ -393,6 +452,11 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     cypher: true,
     explorer: true,
     logLevel: 'info',
+    nats: undefined,
+    stream: 'trellis',
+    writerUrl: undefined,
+    maxLagMs: 5000,
+    minLsnWaitMs: 1000,
   };
 }
 
@@ -425,6 +489,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
       if (setting.key === 'dataDir') value = resolve(project!, value as string);
     }
     (config as unknown as Record<string, unknown>)[setting.key] = value;
+  }
+  if (config.mode === 'replica' && (config.nats === undefined || config.writerUrl === undefined)) {
+    throw new ConfigError('--mode replica needs --nats (the stream to follow) and --writer-url (where to take a snapshot from)');
+  }
+  if (config.mode === 'reader' && config.nats !== undefined) {
+    throw new ConfigError("--nats is for a writer (it publishes) or a replica (it follows); a reader reads the writer's own folder");
   }
   return config;
 }

@@ -52,6 +52,11 @@ test('defaults with no flags, no variables, no file', () => {
     cypher: true,
     explorer: true,
     logLevel: 'info',
+    nats: undefined,
+    stream: 'trellis',
+    writerUrl: undefined,
+    maxLagMs: 5000,
+    minLsnWaitMs: 1000,
     help: false,
   });
 });
@@ -207,8 +212,8 @@ test('bad values name their flag, variable or file key', () => {
   configError(() => loadConfig(['--port', '80.5'], {}, empty), /^--port must be/);
   configError(() => loadConfig(['--port='], {}, empty), /^--port must be an integer from 0 to 65535, got ""$/);
   configError(() => loadConfig([], { TRELLIS_PORT: 'abc' }, empty), /^TRELLIS_PORT must be an integer from 0 to 65535, got "abc"$/);
-  configError(() => loadConfig(['--mode', 'primary'], {}, empty), /^--mode must be "writer" or "reader", got "primary"$/);
-  configError(() => loadConfig([], { TRELLIS_MODE: 'Writer' }, empty), /^TRELLIS_MODE must be "writer" or "reader"/);
+  configError(() => loadConfig(['--mode', 'primary'], {}, empty), /^--mode must be "writer", "reader" or "replica", got "primary"$/);
+  configError(() => loadConfig([], { TRELLIS_MODE: 'Writer' }, empty), /^TRELLIS_MODE must be "writer", "reader" or "replica"/);
   configError(() => loadConfig(['--workers', '0'], {}, empty), /^--workers must be an integer from 1 to 1024, got "0"$/);
   configError(() => loadConfig([], { TRELLIS_MAX_BODY_BYTES: '0' }, empty), /^TRELLIS_MAX_BODY_BYTES must be an integer from 1 to/);
   configError(() => loadConfig(['--host='], {}, empty), /^--host must be a non-empty host name or address/);
@@ -270,7 +275,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, { port: 1, prot: 2 });
   configError(
     () => loadConfig([], {}, dir),
-    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, bm25, embedding, metrics, cypher, explorer, logLevel$/,
+    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, bm25, embedding, metrics, cypher, explorer, logLevel, nats, stream, writerUrl, maxLagMs, minLsnWaitMs$/,
   );
   writeConfig(dir, { project: '.' });
   configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);
@@ -279,7 +284,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, { port: '7000' });
   configError(() => loadConfig([], {}, dir), /"port" must be an integer from 0 to 65535, got "7000"$/);
   writeConfig(dir, { mode: 'both' });
-  configError(() => loadConfig([], {}, dir), /"mode" must be "writer" or "reader", got "both"$/);
+  configError(() => loadConfig([], {}, dir), /"mode" must be "writer", "reader" or "replica", got "both"$/);
   writeConfig(dir, { mcp: 'yes' });
   configError(() => loadConfig([], {}, dir), /"mcp" must be true or false, got "yes"$/);
   writeConfig(dir, { metrics: 'false' });

@@ -33,9 +33,9 @@ import type { FamilyWork, IndexWorkView } from './index-work.js';
 import { HnswRecords } from './hnsw-records.js';
 import type { NativeIndex, NativeShape, Quantization } from './native-vectors.js';
 import { tenantKey } from './tenant-key.js';
-import type { VectorBacklog, VectorHit, VectorQuery } from './types.js';
+import type { MissingSegment, VectorBacklog, VectorHit, VectorQuery } from './types.js';
 import { LINK, UNLINK, VectorQueue, type Applied } from './vector-queue.js';
-import { listed, SegmentViews, segmentDir, type GraphPointer } from './vector-segments.js';
+import { listed, SegmentViews, segmentDir, segmentFiles, segmentProblem, segmentSizes, type GraphPointer } from './vector-segments.js';
 
 /** Keys a drop deletes between two looks at its step's deadline. */
 const DELETE_ROUND = 4096;
@@ -135,6 +135,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   readonly queue: VectorQueue;
   private readonly catalogReader: CatalogReader;
   private readonly views: SegmentViews;
+  private readonly segmentDir: string;
   /** Native graphs this store's writes queued work for, since takeTouched (to wake the builder). */
   private touched = new Set<number>();
 
@@ -146,7 +147,8 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   ) {
     this.queue = new VectorQueue(queue, options.maxEntries);
     this.catalogReader = new CatalogReader(catalog);
-    this.views = new SegmentViews(segmentDir(options.dataPath), options.log);
+    this.segmentDir = segmentDir(options.dataPath);
+    this.views = new SegmentViews(this.segmentDir, options.log);
   }
 
   private config(metric: Metric): HnswConfig {
@@ -442,13 +444,15 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
    * At a writable open: every graph of a native index that has no pointer is of an older
    * format (HNSW records in LMDB). It becomes a `scan` graph, searched exactly until the
    * builder has made its segment, and its old records are deleted in the background; an
-   * empty one becomes a `queue` graph.
+   * empty one becomes a `queue` graph. Answers how many graphs it migrated.
    */
-  migrate(): void {
+  migrate(): number {
+    let migrated = 0;
     for (const def of this.catalogReader.current().defs) {
       if (def.state === 'dropping' || !def.spec.kind.endsWith('_vector') || !isNative(def.spec as VectorSpec)) continue;
       for (const { graph } of this.graphsOf(def)) {
         if (this.queue.pointer(graph) !== undefined) continue;
+        migrated++;
         const records = HnswRecords.count(this.records, graph);
         const queued = this.queue.state(graph)?.entries ?? 0;
         if (records === 0 && queued === 0) {
@@ -459,6 +463,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
         if (records > 0) this.queue.markPurge(graph);
       }
     }
+    return migrated;
   }
 
   /**
@@ -478,6 +483,23 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   }
 
   /** The segment file names every pointer of this snapshot names (files the store keeps). */
+  /**
+   * The segments of every live native graph whose files are not in the data folder as their
+   * pointers describe them (absent, or of another size), in the current transaction.
+   */
+  missingSegments(): MissingSegment[] {
+    const dir = this.segmentDir;
+    const out: MissingSegment[] = [];
+    for (const { def, graph } of this.nativeGraphs()) {
+      const pointer = this.queue.pointer(graph);
+      if (pointer?.state !== 'segment') continue;
+      const { dimension } = def.spec as VectorSpec;
+      if (segmentProblem(dir, graph, pointer, dimension, false) === null) continue;
+      out.push({ files: segmentFiles(graph, pointer), sizes: segmentSizes(pointer, dimension), checksum: pointer.checksum });
+    }
+    return out;
+  }
+
   *segmentPointers(): Generator<{ graph: number; pointer: GraphPointer }> {
     for (const entry of this.queue.pointers()) if (entry.pointer.state === 'segment') yield entry;
   }
