@@ -21,6 +21,7 @@ import {
   propertyExpr,
   shows,
   stored,
+  traversalStart,
   typeOf,
   withInput,
   type ElementTy,
@@ -85,9 +86,17 @@ function source(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, current: T
         );
       return { root: CONTEXT, ty: current, show: current.k === 'element' && current.single ? ONE : LIST };
     case 'var': {
+      if (current !== null) {
+        // Inside WHERE, EXISTS or a projection: from an enclosing |item|, or a variable's elements.
+        const start = traversalStart(l, s.name.text, s.name.pos);
+        if (start === null)
+          throw new CompileError(
+            s.pos,
+            `"${s.name.text}" is ${describeTy(lookup(l, s.name.text, s.name.pos).ty)}; steps start from nodes, edges or vectors`,
+          );
+        return { root: start.root, ty: start.el, show: start.el.single ? ONE : LIST };
+      }
       const v = lookup(l, s.name.text, s.name.pos);
-      if (current !== null)
-        throw new CompileError(s.pos, `a nested traversal starts from "_", not from the variable "${s.name.text}" (not supported yet)`);
       if (v.ty.k !== 'element')
         throw new CompileError(s.pos, `"${s.name.text}" is ${describeTy(v.ty)}; steps start from nodes, edges or vectors`);
       const reference = { var: s.name.text };
