@@ -56,6 +56,8 @@ export interface ItemScope {
 export interface LoweringOptions {
   /** Text search (SearchBM25, SearchHybrid) is on. */
   readonly bm25: boolean;
+  /** The beam of every vector search (config.hx.json's `ef_search`); null: the index's default. */
+  readonly efSearch: number | null;
 }
 
 export interface Lowering {
