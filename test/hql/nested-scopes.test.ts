@@ -1,6 +1,6 @@
 /**
  * Traversals from an enclosing `|item|` (or a variable) inside nested traversals, and
- * grouping inside nested traversals (issue 27, item 6): a realistic social-app query for
+ * INTERSECT and grouping inside nested traversals (issue 27, item 6): a realistic social-app query for
  * each, run on a real server; and the one thing still refused there, a shortest path.
  */
 import assert from 'node:assert/strict';
@@ -59,6 +59,11 @@ QUERY withAlice(id: ID) =>
     users <- N<User>::|u|{name, posts: _::Out<Wrote>::|p|{title, aliceFollows: alice::Out<Follows>::COUNT}}
     RETURN users
 
+// INTERSECT inside a nested traversal: the posts every user one follows likes.
+QUERY likedByAllFollowed() =>
+    users <- N<User>::|u|{name, consensus: _::Out<Follows>::INTERSECT(_::Out<Likes>)::{title}}
+    RETURN users
+
 // Grouping inside a nested traversal: each user's topics, and those of whom they follow.
 QUERY topics() =>
     users <- N<User>::|u|{name, topics: _::Out<Wrote>::GROUP_BY(topic), followedTopics: _::Out<Follows>::Out<Wrote>::COUNT::GROUP_BY(topic), byAge: _::Out<Follows>::AGGREGATE_BY(age)}
@@ -91,7 +96,7 @@ describe('traversals from enclosing items and grouping inside nested traversals'
       ['Carol', 20],
     ])
       await ok('addUser', { name, age });
-    // A1 (3, db) by Alice, B1 (4, db) by Bob, C1 (5, art) by Carol; Alice likes A1.
+    // A1 (3, db) by Alice, B1 (4, db) by Bob, C1 (5, art) by Carol.
     await ok('addPost', { author: 0, title: 'A1', topic: 'db' });
     await ok('addPost', { author: 1, title: 'B1', topic: 'db' });
     await ok('addPost', { author: 2, title: 'C1', topic: 'art' });
@@ -101,7 +106,10 @@ describe('traversals from enclosing items and grouping inside nested traversals'
       [1, 2],
     ])
       await ok('follow', { a, b });
+    // Alice likes A1; Bob and Carol like B1.
     await ok('like', { a: 0, p: 3 });
+    await ok('like', { a: 1, p: 4 });
+    await ok('like', { a: 2, p: 4 });
   });
   after(async () => {
     await server.stop();
@@ -120,7 +128,7 @@ describe('traversals from enclosing items and grouping inside nested traversals'
         },
         {
           name: 'Bob',
-          posts: [{ title: 'B1', authorFollows: ['Carol'], likedByAuthor: false, author: { name: 'Bob', age: 40 }, whole: bob }],
+          posts: [{ title: 'B1', authorFollows: ['Carol'], likedByAuthor: true, author: { name: 'Bob', age: 40 }, whole: bob }],
         },
         {
           name: 'Carol',
@@ -156,6 +164,16 @@ describe('traversals from enclosing items and grouping inside nested traversals'
         { name: 'Alice', posts: [{ title: 'A1', aliceFollows: 2 }] },
         { name: 'Bob', posts: [{ title: 'B1', aliceFollows: 2 }] },
         { name: 'Carol', posts: [{ title: 'C1', aliceFollows: 2 }] },
+      ],
+    });
+  });
+
+  test('INTERSECT inside a nested traversal intersects per element', async () => {
+    assert.deepEqual(await ok('likedByAllFollowed'), {
+      users: [
+        { name: 'Alice', consensus: ['B1'] },
+        { name: 'Bob', consensus: ['B1'] },
+        { name: 'Carol', consensus: [] },
       ],
     });
   });
