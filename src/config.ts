@@ -16,6 +16,7 @@ import { LIMITS } from './plan/limits.js';
 import { LOG_LEVELS, type LogLevel } from './core/log-levels.js';
 import { messageOf } from './core/errors.js';
 import type { EmbeddingConfig } from './core/embedding-config.js';
+import { parseToml, TomlError, type TomlTable, type TomlValue } from './core/toml-subset.js';
 
 export type Mode = 'writer' | 'reader' | 'replica';
 
@@ -29,6 +30,14 @@ export interface Config {
   project: string | undefined;
   /** The trellis.json that was read, if any. */
   configFile: string | undefined;
+  /** Absolute folder whose `.hx` files the project is (helix.toml's `queries`); undefined: the whole project folder. */
+  queriesDir: string | undefined;
+  /** The project's name (helix.toml's `[project] name`), if it has one. */
+  projectName: string | undefined;
+  /** The beam of the project's vector searches (config.hx.json's `vector_config.ef_search`); undefined: the index's default. */
+  efSearch: number | undefined;
+  /** What the HelixDB project files say that Trellis does not apply, for a warning at start-up. */
+  notes: string[];
   workers: number;
   /** Worker threads of the lane for long queries (src/pool/read-pool.ts). */
   longWorkers: number;
@@ -380,18 +389,38 @@ function readConfigFile(path: string): FileConfig {
 
 /** HelixDB's project settings (v1 CLI): the keys of config.hx.json that Trellis reads. */
 export const HELIX_CONFIG_FILE_NAME = 'config.hx.json';
+/** The newer HelixDB CLI's project file. */
+export const HELIX_TOML_FILE_NAME = 'helix.toml';
+
+/** What a HelixDB project folder's files say of Trellis's settings. */
+interface HelixSettings {
+  mcp?: boolean;
+  bm25?: boolean;
+  embedding?: EmbeddingConfig;
+  efSearch?: number;
+  port?: number;
+  queries?: string;
+  name?: string;
+  /** The file exists. */
+  found: boolean;
+  notes: string[];
+}
+
+/** HelixDB's HNSW parameters, which Trellis's vector indexes use too (src/store/native-vectors.ts). */
+const HNSW_DEFAULTS = { m: 16, ef_construction: 128 } as const;
 
 /**
  * What a HelixDB project folder's config.hx.json says of the settings Trellis has: `mcp`
- * (HelixDB's default: true), `bm25`, and `embedding_model`, an OpenAI model name, as
- * OpenAI's API with the key in OPENAI_API_KEY (as HelixDB called it). Its other keys
- * (vector_config's m, ef_construction, ef_search; db_max_size_gb; graph_config;
- * graphvis_node_label) are read and not needed (docs/query-language.md, "HelixDB project
- * folders"). No file: nothing.
+ * (HelixDB's default: true), `bm25`, `embedding_model`, an OpenAI model name, as OpenAI's
+ * API with the key in OPENAI_API_KEY (as HelixDB called it), and `vector_config.ef_search`,
+ * the beam of the project's vector searches. `vector_config`'s `m` and `ef_construction`
+ * are HelixDB's defaults in Trellis's indexes; other values are noted (not applied). Its
+ * other keys (db_max_size_gb, graph_config, graphvis_node_label) are read and not needed
+ * (docs/query-language.md, "HelixDB project folders"). No file: nothing.
  */
-export function readHelixConfig(project: string): { mcp?: boolean; bm25?: boolean; embedding?: EmbeddingConfig } {
+export function readHelixConfig(project: string): HelixSettings {
   const path = join(project, HELIX_CONFIG_FILE_NAME);
-  if (!existsSync(path)) return {};
+  if (!existsSync(path)) return { found: false, notes: [] };
   const c = readJsonObject(path);
   const bool = (key: string): boolean | undefined => {
     const v = c[key];
@@ -399,7 +428,7 @@ export function readHelixConfig(project: string): { mcp?: boolean; bm25?: boolea
     if (typeof v !== 'boolean') throw new ConfigError(`${path}: "${key}" must be true or false, got ${JSON.stringify(v)}`);
     return v;
   };
-  const out: { mcp?: boolean; bm25?: boolean; embedding?: EmbeddingConfig } = { mcp: bool('mcp') ?? true };
+  const out: HelixSettings = { mcp: bool('mcp') ?? true, found: true, notes: [] };
   const bm25 = bool('bm25');
   if (bm25 !== undefined) out.bm25 = bm25;
   const model = c.embedding_model;
@@ -407,6 +436,87 @@ export function readHelixConfig(project: string): { mcp?: boolean; bm25?: boolea
     if (typeof model !== 'string' || model === '')
       throw new ConfigError(`${path}: "embedding_model" must be a model name, got ${JSON.stringify(model)}`);
     out.embedding = { url: 'https://api.openai.com/v1', model, api_key_env: 'OPENAI_API_KEY' };
+  }
+  const vectors = c.vector_config;
+  if (vectors !== undefined && vectors !== null) {
+    if (typeof vectors !== 'object' || Array.isArray(vectors))
+      throw new ConfigError(
+        `${path}: "vector_config" must be an object {"m", "ef_construction", "ef_search"}, got ${JSON.stringify(vectors)}`,
+      );
+    const v = vectors as Record<string, unknown>;
+    const count = (key: string, max: number): number | undefined => {
+      const n = v[key];
+      if (n === undefined || n === null) return undefined;
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > max)
+        throw new ConfigError(`${path}: "vector_config.${key}" must be an integer from 1 to ${max}, got ${JSON.stringify(n)}`);
+      return n;
+    };
+    const ef = count('ef_search', LIMITS.maxSearchEf);
+    if (ef !== undefined) out.efSearch = ef;
+    for (const key of ['m', 'ef_construction'] as const) {
+      const n = count(key, 10_000);
+      if (n !== undefined && n !== HNSW_DEFAULTS[key])
+        out.notes.push(`${path}: vector_config.${key} is ${n}; Trellis's vector indexes use ${HNSW_DEFAULTS[key]} (HelixDB's default)`);
+    }
+  }
+  return out;
+}
+
+/**
+ * What a HelixDB project folder's helix.toml says (the newer HelixDB CLI): `[project]`
+ * `name` and `queries` (the folder of its .hx files, relative to the project), and, of its
+ * local instance (`[local.dev]`, else the first `[local.*]`), `port`, `mcp` (HelixDB's
+ * default: true) and `bm25`. Its other keys (build_mode, image, storage, cloud and
+ * enterprise instances) are read and not needed. No file: nothing.
+ */
+export function readHelixToml(project: string): HelixSettings {
+  const path = join(project, HELIX_TOML_FILE_NAME);
+  if (!existsSync(path)) return { found: false, notes: [] };
+  let toml: TomlTable;
+  try {
+    toml = parseToml(readFileSync(path, 'utf8'));
+  } catch (err) {
+    if (err instanceof TomlError) throw new ConfigError(`${path}: ${err.message}`);
+    throw new ConfigError(`${path}: cannot read it: ${messageOf(err)}`);
+  }
+  const table = (v: TomlValue | undefined, where: string): TomlTable | undefined => {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'object' || Array.isArray(v)) throw new ConfigError(`${path}: ${where} must be a table`);
+    return v;
+  };
+  const typed = <T>(t: TomlTable | undefined, key: string, where: string, check: (v: TomlValue) => v is T & TomlValue, expects: string) => {
+    const v = t?.[key];
+    if (v === undefined) return undefined;
+    if (!check(v)) throw new ConfigError(`${path}: ${where}${key} must be ${expects}, got ${JSON.stringify(v)}`);
+    return v as T;
+  };
+  const isString = (v: TomlValue): v is string => typeof v === 'string' && v !== '';
+  const isBool = (v: TomlValue): v is boolean => typeof v === 'boolean';
+  const isPort = (v: TomlValue): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 65535;
+  const out: HelixSettings = { found: true, notes: [] };
+  const projectTable = table(toml.project, '[project]');
+  const name = typed<string>(projectTable, 'name', '[project] ', isString, 'a name');
+  if (name !== undefined) out.name = name;
+  const queries = typed<string>(projectTable, 'queries', '[project] ', isString, 'a folder');
+  if (queries !== undefined) {
+    const dir = resolve(project, queries);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new ConfigError(`${path}: [project] queries names ${dir}, which is not a folder`);
+    out.queries = dir;
+  }
+  const local = table(toml.local, '[local]');
+  if (local !== undefined) {
+    const instance = Object.hasOwn(local, 'dev') ? 'dev' : Object.keys(local)[0];
+    if (instance !== undefined) {
+      const where = `[local.${instance}] `;
+      const t = table(local[instance], `[local.${instance}]`);
+      const port = typed<number>(t, 'port', where, isPort, 'a port number from 0 to 65535');
+      if (port !== undefined) out.port = port;
+      const mcp = typed<boolean>(t, 'mcp', where, isBool, 'true or false');
+      if (mcp !== undefined) out.mcp = mcp;
+      const bm25 = typed<boolean>(t, 'bm25', where, isBool, 'true or false');
+      if (bm25 !== undefined) out.bm25 = bm25;
+    }
   }
   return out;
 }
@@ -448,6 +558,10 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     mcp: false,
     bm25: true,
     embedding: undefined,
+    queriesDir: undefined,
+    projectName: undefined,
+    efSearch: undefined,
+    notes: [],
     metrics: true,
     cypher: true,
     explorer: true,
@@ -467,14 +581,22 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
   const { project, configFile } = findProject(flags, env, cwd);
   const file = configFile !== undefined ? readConfigFile(configFile) : {};
   const config: Config = { ...defaults(cwd), project, configFile, help: false };
-  // A HelixDB project folder's config.hx.json says what trellis.json does not.
-  const helix = project === undefined ? {} : readHelixConfig(project);
-  const mcp = file.mcp ?? helix.mcp;
+  // A HelixDB project folder's helix.toml, then its config.hx.json, say what trellis.json does not.
+  const toml: HelixSettings = project === undefined ? { found: false, notes: [] } : readHelixToml(project);
+  const helix: HelixSettings = project === undefined ? { found: false, notes: [] } : readHelixConfig(project);
+  // HelixDB serves #[mcp] queries unless told not to, in either file.
+  const mcp = file.mcp ?? toml.mcp ?? helix.mcp ?? (toml.found ? true : undefined);
   if (mcp !== undefined) config.mcp = mcp;
-  const bm25 = file.bm25 ?? helix.bm25;
+  const bm25 = file.bm25 ?? toml.bm25 ?? helix.bm25;
   if (bm25 !== undefined) config.bm25 = bm25;
   const embedding = file.embedding ?? helix.embedding;
   if (embedding !== undefined) config.embedding = embedding;
+  config.efSearch = helix.efSearch;
+  config.queriesDir = toml.queries;
+  config.projectName = toml.name;
+  config.notes = [...toml.notes, ...helix.notes];
+  // The instance's port, below trellis.json, the variable and the flag (the loop below).
+  if (toml.port !== undefined) config.port = toml.port;
 
   for (const setting of SETTINGS) {
     if (setting.key === 'project') continue;
