@@ -79,7 +79,7 @@ test('a writer thread that dies fails its pending write and is replaced; every b
         ['info', 'a replacement writer thread opened the database'],
       ],
     );
-    assert.deepEqual(writer.counters(), { queued: 0, alive: true, deaths: 1, restarts: 1 });
+    assert.deepEqual(writer.counters(), { queued: 0, alive: true, deaths: 1, restarts: 1, committedLsn: 0, publishedLsn: 0 });
   } finally {
     await writer.close();
     lock.release();
@@ -139,7 +139,7 @@ test('replacements that fail to open are retried with a pause that doubles each 
       'the death and 3 failed opens',
     );
     assert.deepEqual(await writer.write(addNode('Kept'), false), { ok: true, body: '{"n":[{"$id":0}]}', lsn: 0 });
-    assert.deepEqual(writer.counters(), { queued: 0, alive: true, deaths: 4, restarts: 4 });
+    assert.deepEqual(writer.counters(), { queued: 0, alive: true, deaths: 4, restarts: 4, committedLsn: 0, publishedLsn: 0 });
   } finally {
     await writer.close();
     lock.release();
