@@ -31,11 +31,11 @@ import type { CatalogDb, HnswDb, QueueDb } from './layout.js';
 import type { IndexedElements, VectorFamily } from './index-families.js';
 import type { FamilyWork, IndexWorkView } from './index-work.js';
 import { HnswRecords } from './hnsw-records.js';
-import type { NativeIndex, NativeShape, Quantization } from './native-vectors.js';
+import { exactNearest, type NativeIndex, type NativeShape, type Quantization } from './native-vectors.js';
 import { tenantKey } from './tenant-key.js';
 import type { VectorBacklog, VectorHit, VectorQuery } from './types.js';
 import { LINK, UNLINK, VectorQueue, type Applied } from './vector-queue.js';
-import { listed, SegmentViews, segmentDir, type GraphPointer } from './vector-segments.js';
+import { listed, SegmentViews, segmentDir, type GraphPointer, type SegmentView } from './vector-segments.js';
 
 /** Keys a drop deletes between two looks at its step's deadline. */
 const DELETE_ROUND = 4096;
@@ -49,6 +49,15 @@ const EXACT_SHARE = 0.02;
 export const DEFAULT_EF = 64;
 /** Native hits ranked again exactly, per result asked for (nativeNearest says why). */
 const RERANK = 2;
+/** A graph's queue with no entries, decoded. */
+const EMPTY_PENDING: ReadonlyMap<number, Float32Array | null> = new Map();
+
+/** A graph's queue as a snapshot of committed data saw it, decoded: entries [first, next). */
+interface DecodedQueue {
+  readonly first: number;
+  next: number;
+  readonly map: Map<number, Float32Array | null>;
+}
 
 export type VectorSpec = Extract<IndexDef['spec'], { kind: 'node_vector' | 'edge_vector' }>;
 
@@ -137,6 +146,10 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   private readonly views: SegmentViews;
   /** Native graphs this store's writes queued work for, since takeTouched (to wake the builder). */
   private touched = new Set<number>();
+  /** Decoded queues of committed snapshots, per graph (pendingOf). */
+  private readonly decoded = new Map<number, DecodedQueue>();
+  /** The orphans of each mapped segment, one flat array in the native index's space (offerOrphans). */
+  private readonly orphanVectors = new WeakMap<SegmentView, Float32Array>();
 
   constructor(
     private readonly records: HnswDb,
@@ -223,10 +236,16 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     const spec = def.spec as VectorSpec;
     const first = this.queue.append(graph, METRICS.indexOf(spec.metric), op, id, vector, () => describeIndex(spec));
     if (!isNative(spec)) return;
-    // A graph without a pointer was made by this write: its vectors are its queue. Only a
-    // graph's first entry can find none (a `scan` graph has one and no queue yet; every
-    // older graph got one at the writable open, migrate), so later writes skip the look.
-    if (first && this.queue.pointer(graph) === undefined) this.queue.putPointer(graph, newPointer('queue', 1, 0));
+    // A graph without a pointer was made by this write: its vectors are its queue, and it
+    // keeps copies of them. Only a graph's first entry can find none (a `scan` graph has
+    // one and no queue yet; every older graph got one at the writable open, migrate), so
+    // later writes skip the look.
+    if (first && this.queue.pointer(graph) === undefined) {
+      this.queue.putPointer(graph, newPointer('queue', 1, 0));
+      this.queue.markCopies(graph);
+    }
+    if (vector === null) this.queue.removeCopy(graph, id);
+    else this.queue.putCopy(graph, id, vector);
     this.touched.add(graph);
   }
 
@@ -259,12 +278,17 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       this.add(def, id, props);
       return;
     }
-    if (this.checked(def, id, props) === null) return;
+    const vector = this.checked(def, id, props);
+    if (vector === null) return;
     const tenant = this.tenantOf(def, props);
     if ((def.spec as VectorSpec).tenant_property !== null && tenant === null) return;
     const graph = this.graphOf(def, tenant, true)!;
     const p = this.queue.pointer(graph);
     this.queue.putPointer(graph, p?.state === 'scan' ? { ...p, count: p.count + 1 } : newPointer('scan', (p?.generation ?? 0) + 1, 1));
+    // A graph made by this scan keeps copies: the scan copies every element it reaches
+    // before the index is active, and writes meanwhile copy theirs (enqueue).
+    if (p === undefined) this.queue.markCopies(graph);
+    this.queue.putCopy(graph, id, vector);
     this.touched.add(graph);
   }
 
@@ -284,19 +308,20 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     const graph = this.graphOf(def, tenant, false);
     if (graph === null) return [];
     if (!isNative(spec)) return this.searchRecords(def, graph, q);
+    const stored = this.storedVectors(def, graph, tenant, elements);
     const pointer = this.queue.pointer(graph);
     // No pointer: a graph of an older format the writer has not opened yet.
-    if (pointer === undefined || pointer.state === 'scan') return this.searchScan(def, tenant, q, elements);
+    if (pointer === undefined || pointer.state === 'scan') return this.searchScan(def, graph, stored, q, elements);
     const exact = distanceFrom(spec.metric, q.vector);
     const nearest = new Nearest(q.k);
-    const pending = this.queue.pending(graph);
+    const pending = this.pendingOf(graph, elements.committed());
     const candidates = q.candidates;
     for (const [id, v] of pending) if (v !== null && (candidates === null || candidates.has(id))) nearest.offer(id, exact(v));
     if (pointer.state === 'queue') return nearest.hits();
     const segment = this.views.get(graph, pointer, nativeShape(spec));
-    if (segment === null) return this.searchScan(def, tenant, q, elements);
+    if (segment === null) return this.searchScan(def, graph, stored, q, elements);
     const offerStored = (id: number) => {
-      const v = this.indexedVector(def, tenant, elements, id);
+      const v = stored(id);
       if (v !== null) nearest.offer(id, exact(v));
     };
     if (candidates !== null && candidates.size <= Math.max(EXACT_CANDIDATES, EXACT_SHARE * pointer.count)) {
@@ -306,10 +331,8 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       }
       return nearest.hits();
     }
-    // Orphans (elements the graph cannot reach) are ranked exactly, from the side file.
-    segment.orphans.forEach((id, i) => {
-      if (!pending.has(id) && (candidates === null || candidates.has(id))) nearest.offer(id, exact(segment.vectors[i]!));
-    });
+    const query = nativeVector(spec, q.vector);
+    this.offerOrphans(spec, segment, query, q.k, nearest, exact, (id) => !pending.has(id) && (candidates === null || candidates.has(id)));
     const { tombstones: dead, orphans } = segment;
     const stale =
       dead.length + orphans.length === 0
@@ -318,19 +341,110 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     const skip = candidates === null ? stale : (id: number) => stale(id) || !candidates.has(id);
     const selectivity = candidates === null ? 1 : Math.min(1, candidates.size / Math.max(1, pointer.count));
     const ef = q.ef ?? spec.ef_search ?? DEFAULT_EF;
-    for (const id of nativeNearest(segment.index, nativeVector(spec, q.vector), q.k, ef, selectivity, skip)) offerStored(id);
+    for (const id of nativeNearest(segment.index, query, q.k, ef, selectivity, skip)) offerStored(id);
     return nearest.hits();
   }
 
-  /** Exact: every element the graph holds, read from the store (or only the candidates). */
-  private searchScan(def: IndexDef, tenant: string | null, q: VectorQuery, elements: IndexedElements): VectorHit[] {
+  /**
+   * The segment's orphans (elements its graph cannot reach) that may rank: the RERANK
+   * times k nearest by a native brute-force pass over them, then ranked exactly from the
+   * side file's vectors.
+   */
+  private offerOrphans(
+    spec: VectorSpec,
+    segment: SegmentView,
+    query: Float32Array,
+    k: number,
+    nearest: Nearest,
+    exact: (v: Float32Array) => number,
+    accept: (id: number) => boolean,
+  ): void {
+    const { orphans, vectors } = segment;
+    if (orphans.length === 0) return;
+    let flat = this.orphanVectors.get(segment);
+    if (flat === undefined) {
+      flat = new Float32Array(orphans.length * spec.dimension);
+      vectors.forEach((v, i) => flat!.set(nativeVector(spec, v), i * spec.dimension));
+      this.orphanVectors.set(segment, flat);
+    }
+    // Widened while too few of those found pass (a `_within` search's candidates, queued elements).
+    for (let count = RERANK * k; ; count *= 4) {
+      let passed = 0;
+      for (const i of exactNearest(flat, query, nativeShape(spec), count)) {
+        const id = orphans[i]!;
+        if (!accept(id)) continue;
+        passed++;
+        nearest.offer(id, exact(vectors[i]!));
+      }
+      if (passed >= k || count >= orphans.length) return;
+    }
+  }
+
+  /**
+   * How a search reads the vector of an element the graph holds, as stored, or null when
+   * it holds none: the graph's copy (vector-queue.ts), or, for a graph of an older
+   * database that keeps none, the element itself. The vector answered is valid until the
+   * next call.
+   */
+  private storedVectors(
+    def: IndexDef,
+    graph: number,
+    tenant: string | null,
+    elements: IndexedElements,
+  ): (id: number) => Float32Array | null {
+    if (!this.queue.hasCopies(graph)) return (id) => this.indexedVector(def, tenant, elements, id);
+    const into = new Float32Array((def.spec as VectorSpec).dimension);
+    return (id) => (this.queue.readCopy(graph, id, into) ? into : null);
+  }
+
+  /**
+   * The graph's queued entries, decoded (VectorQueue.pending). In a snapshot of committed
+   * data the decoded map is kept per graph and reused while the queue is the same, or only
+   * grew (entries are appended at `next` and deleted from the oldest on, so the queue is
+   * the sequence numbers [next - entries, next) and a committed number never changes):
+   * a search then decodes only the entries queued since the last one. A write batch's own
+   * view is decoded afresh, since what it queued may yet be rolled back.
+   */
+  private pendingOf(graph: number, committed: boolean): ReadonlyMap<number, Float32Array | null> {
+    if (!committed) return this.queue.pending(graph);
+    const s = this.queue.state(graph);
+    if (s === undefined || s.entries === 0) return EMPTY_PENDING;
+    const first = s.next - s.entries;
+    const cached = this.decoded.get(graph);
+    if (cached !== undefined && cached.first === first && cached.next <= s.next) {
+      if (cached.next < s.next) {
+        for (const { entry } of this.queue.entries(graph, cached.next)) cached.map.set(entry.id, entry.vector);
+        cached.next = s.next;
+      }
+      return cached.map;
+    }
+    const map = this.queue.pending(graph);
+    this.decoded.set(graph, { first, next: s.next, map });
+    return map;
+  }
+
+  /** Exact: every element the graph holds, from its copies or the store (or only the candidates). */
+  private searchScan(
+    def: IndexDef,
+    graph: number,
+    stored: (id: number) => Float32Array | null,
+    q: VectorQuery,
+    elements: IndexedElements,
+  ): VectorHit[] {
     const spec = def.spec as VectorSpec;
     const exact = distanceFrom(spec.metric, q.vector);
     const nearest = new Nearest(q.k);
+    if (q.candidates === null && this.queue.hasCopies(graph)) {
+      for (const { id, vector } of this.queue.copies(graph, spec.dimension)) {
+        q.tick?.();
+        nearest.offer(id, exact(vector));
+      }
+      return nearest.hits();
+    }
     const ids = q.candidates?.keys() ?? elements.idsByLabel(elementOf(spec.kind), spec.label);
     for (const id of ids) {
       q.tick?.();
-      const v = this.indexedVector(def, tenant, elements, id);
+      const v = stored(id);
       if (v !== null) nearest.offer(id, exact(v));
     }
     return nearest.hits();
@@ -452,7 +566,9 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
         const records = HnswRecords.count(this.records, graph);
         const queued = this.queue.state(graph)?.entries ?? 0;
         if (records === 0 && queued === 0) {
+          // Empty: it holds no vector, so it keeps (no) copies of all it holds.
           this.queue.putPointer(graph, newPointer('queue', 1, 0));
+          this.queue.markCopies(graph);
           continue;
         }
         this.queue.putPointer(graph, newPointer('scan', 1, records + queued));
