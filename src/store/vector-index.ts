@@ -504,20 +504,60 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     return out;
   }
 
-  /** Whether the writer has work here: old-engine links, or old-format records to delete. */
+  /** Whether the writer has work here: old-engine links, old-format records to delete, or copies to fill. */
   hasQueued(): boolean {
-    return this.queue.purges().length > 0 || this.recordGraphs().some((g) => (this.queue.state(g)?.entries ?? 0) > 0);
+    return (
+      this.queue.purges().length > 0 ||
+      this.recordGraphs().some((g) => (this.queue.state(g)?.entries ?? 0) > 0) ||
+      this.unfilled().length > 0
+    );
+  }
+
+  /** Graphs of active native indexes that keep no copies yet (of an older database). */
+  private unfilled(): NativeGraph[] {
+    return this.nativeGraphs().filter((g) => !this.queue.hasCopies(g.graph));
+  }
+
+  /**
+   * Fills the copies of graphs of an older database, element by element from a cursor
+   * kept in the graph's rows, until the deadline (true when some is left); a graph is
+   * marked once all are written, and its searches read the copies from then on. Writes
+   * meanwhile keep the copies of what they change (enqueue), before and behind the cursor.
+   */
+  private fillCopies(w: IndexWorkView, deadline: number): boolean {
+    for (const g of this.unfilled()) {
+      const spec = g.def.spec as VectorSpec;
+      const elements: IndexedElements = {
+        element: (kind, id) => (kind === 'node' ? w.getNode(id) : w.getEdge(id)),
+        idsByLabel: (kind, label) => (kind === 'node' ? w.nodeIdsByLabel(label, 0) : w.edgeIdsByLabel(label, 0)),
+        committed: () => false,
+      };
+      const from = this.queue.fillCursor(g.graph);
+      const ids = elementOf(spec.kind) === 'node' ? w.nodeIdsByLabel(spec.label, from) : w.edgeIdsByLabel(spec.label, from);
+      for (const id of ids) {
+        if (performance.now() >= deadline) {
+          this.queue.saveFillCursor(g.graph, id);
+          return true;
+        }
+        const v = this.indexedVector(g.def, g.tenant, elements, id);
+        if (v !== null) this.queue.putCopy(g.graph, id, v);
+      }
+      this.queue.markCopies(g.graph);
+    }
+    return false;
   }
 
   /**
    * The writer's share (index-work.ts), until the deadline; true when some is left: the
-   * old engine's links and unlinks, oldest first, and the deletion of old-format records.
+   * deletion of old-format records, the copies of older graphs, and the old engine's
+   * links and unlinks, oldest first.
    */
-  drain(_w: IndexWorkView, deadline: number): boolean {
+  drain(w: IndexWorkView, deadline: number): boolean {
     for (const graph of this.queue.purges()) {
       while (HnswRecords.drop(this.records, graph, DELETE_ROUND) === DELETE_ROUND) if (performance.now() >= deadline) return true;
       this.queue.unmarkPurge(graph);
     }
+    if (this.fillCopies(w, deadline)) return true;
     for (const graph of this.recordGraphs()) {
       const started = performance.now();
       if (started >= deadline) return true;

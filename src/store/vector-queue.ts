@@ -7,8 +7,10 @@
  *   metric (kept when the queue empties: a builder tracks its position by sequence);
  * - `[graph u32][seq u64]` a queued entry: link (with the vector) or unlink, of one element;
  * - `[0xFFFFFFFC][graph u32]` the graph keeps a copy of every vector it holds (written with
- *   the graph since this format; a graph of an older database has none, and searches read
- *   its stored elements instead);
+ *   the graph since this format; a graph of an older database has none until the writer's
+ *   background steps have filled them, and searches read its stored elements meanwhile);
+ * - `[0xFFFFFFFC][graph u32][0x00]` for a graph of an older database, where the background
+ *   filling of its copies goes on (an element id; the mark replaces it once all are written);
  * - `[0xFFFFFFFC][graph u32][element u64]` the copy: the element's vector as f32 bytes,
  *   written and deleted in the transactions that queue its links and unlinks, so a search
  *   ranks a hit exactly without decoding the element (vector-index.ts);
@@ -88,6 +90,14 @@ function copyKey(graph: number, id: number): Buffer {
   key.writeUInt32BE(COPY_PREFIX, 0);
   key.writeUInt32BE(graph, 4);
   writeU64(key, 8, id);
+  return key;
+}
+
+/** The cursor of a graph whose copies are being filled: between its mark's key and its copies' keys. */
+function fillKey(graph: number): Buffer {
+  const key = Buffer.alloc(9);
+  key.writeUInt32BE(COPY_PREFIX, 0);
+  key.writeUInt32BE(graph, 4);
   return key;
 }
 
@@ -231,9 +241,22 @@ export class VectorQueue {
     return this.db.doesExist(prefixedKey(COPY_PREFIX, graph));
   }
 
-  /** Marks a graph, when it is made, as one that keeps copies. */
+  /** Marks a graph as one that keeps a copy of every vector it holds (its fill cursor goes). */
   markCopies(graph: number): void {
     this.db.putSync(prefixedKey(COPY_PREFIX, graph), Buffer.alloc(0));
+    this.db.removeSync(fillKey(graph));
+  }
+
+  /** Where the filling of an older graph's copies goes on (vector-index.ts): an element id, 0 at first. */
+  fillCursor(graph: number): number {
+    const raw = this.db.get(fillKey(graph));
+    return raw === undefined ? 0 : raw.readDoubleLE(0);
+  }
+
+  saveFillCursor(graph: number, id: number): void {
+    const raw = Buffer.allocUnsafe(8);
+    raw.writeDoubleLE(id, 0);
+    this.db.putSync(fillKey(graph), raw);
   }
 
   putCopy(graph: number, id: number, vector: Float32Array): void {
