@@ -20,6 +20,26 @@ export class IdSet implements Candidates {
     return this.count;
   }
 
+  /**
+   * Adds the slots of a block of ids base, base + 1, ... that hold an element (`labels`
+   * not 0) and pass `mask` (null: all do), all greater than every id added before.
+   */
+  pushSlots(base: number, size: number, labels: Uint32Array, mask: Uint8Array | null): void {
+    if (this.count + size > this.ids.length) {
+      const grown = new Float64Array(Math.max(this.ids.length * 2, this.count + size));
+      grown.set(this.ids.subarray(0, this.count));
+      this.ids = grown;
+    }
+    const ids = this.ids;
+    let n = this.count;
+    if (mask === null) {
+      for (let i = 0; i < size; i++) if (labels[i] !== 0) ids[n++] = base + i;
+    } else {
+      for (let i = 0; i < size; i++) if (mask[i] !== 0 && labels[i] !== 0) ids[n++] = base + i;
+    }
+    this.count = n;
+  }
+
   /** Adds an id greater than every id added before. */
   push(id: number): void {
     if (this.count === this.ids.length) {

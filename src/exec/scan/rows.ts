@@ -171,6 +171,10 @@ export function scanIds(x: Exec, spec: ScanSpec): IdSet {
   const properties = scanProperties(scan, []);
   for (const { block, mask } of candidates(x, scan, properties, viewOf(x, scan, properties))) {
     const { labels, base, ids, size } = block;
+    if (ids === null && residual.length === 0) {
+      out.pushSlots(base, size, labels, mask);
+      continue;
+    }
     for (let i = 0; i < size; i++) {
       if (labels[i] === 0 || (mask !== null && mask[i] === 0)) continue;
       const id = ids === null ? base + i : ids[i]!;
