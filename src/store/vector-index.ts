@@ -332,14 +332,15 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       return nearest.hits();
     }
     const query = nativeVector(spec, q.vector);
-    this.offerOrphans(spec, segment, query, q.k, nearest, exact, (id) => !pending.has(id) && (candidates === null || candidates.has(id)));
+    const selectivity = candidates === null ? 1 : Math.min(1, candidates.size / Math.max(1, pointer.count));
+    const acceptOrphan = (id: number) => !pending.has(id) && (candidates === null || candidates.has(id));
+    this.offerOrphans(spec, segment, query, q.k, selectivity, nearest, exact, acceptOrphan);
     const { tombstones: dead, orphans } = segment;
     const stale =
       dead.length + orphans.length === 0
         ? (id: number) => pending.has(id)
         : (id: number) => pending.has(id) || listed(dead, id) || listed(orphans, id);
     const skip = candidates === null ? stale : (id: number) => stale(id) || !candidates.has(id);
-    const selectivity = candidates === null ? 1 : Math.min(1, candidates.size / Math.max(1, pointer.count));
     const ef = q.ef ?? spec.ef_search ?? DEFAULT_EF;
     for (const id of nativeNearest(segment.index, query, q.k, ef, selectivity, skip)) offerStored(id);
     return nearest.hits();
@@ -347,14 +348,15 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
 
   /**
    * The segment's orphans (elements its graph cannot reach) that may rank: the RERANK
-   * times k nearest by a native brute-force pass over them, then ranked exactly from the
-   * side file's vectors.
+   * times k nearest (over the candidates' share) by a native brute-force pass over them,
+   * then ranked exactly from the side file's vectors.
    */
   private offerOrphans(
     spec: VectorSpec,
     segment: SegmentView,
     query: Float32Array,
     k: number,
+    selectivity: number,
     nearest: Nearest,
     exact: (v: Float32Array) => number,
     accept: (id: number) => boolean,
@@ -367,8 +369,9 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       vectors.forEach((v, i) => flat!.set(nativeVector(spec, v), i * spec.dimension));
       this.orphanVectors.set(segment, flat);
     }
-    // Widened while too few of those found pass (a `_within` search's candidates, queued elements).
-    for (let count = RERANK * k; ; count *= 4) {
+    // Over the share of them a `_within` search may keep, widened while too few of those
+    // found pass (its candidates, and not queued).
+    for (let count = Math.ceil((RERANK * k) / selectivity); ; count *= 4) {
       let passed = 0;
       for (const i of exactNearest(flat, query, nativeShape(spec), count)) {
         const id = orphans[i]!;
