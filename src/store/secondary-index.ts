@@ -146,8 +146,6 @@ export class SecondaryEntries {
   }
 
   private ids(start: Buffer, end: Buffer, limit: number): number[] | null {
-    // Counted natively first: a range past the limit is refused without a key made in JavaScript.
-    if (limit !== Infinity && this.db.getKeysCount({ start, end, limit: limit + 1 }) > limit) return null;
     const out: number[] = [];
     for (const key of this.db.getKeys({ start, end })) {
       if (out.length >= limit) return null;
