@@ -39,12 +39,16 @@ import { listed, SegmentViews, segmentDir, type GraphPointer, type SegmentView }
 
 /** Keys a drop deletes between two looks at its step's deadline. */
 const DELETE_ROUND = 4096;
-/**
- * A `_within` search of a segment ranks its candidates exactly up to this many (or this
- * share of the graph), and over-fetches from the native index above (docs/architecture.md).
- */
+/** A `_within` search of the old engine's records ranks its candidates exactly up to this many. */
 const EXACT_CANDIDATES = 2048;
-const EXACT_SHARE = 0.02;
+/**
+ * A `_within` search of a segment ranks its c candidates exactly while c^2 <= this times
+ * ef times the graph's count n, and over-fetches from the native index above: exact costs
+ * about c reads and distances, the native walk about ef x n / c (its beam over the
+ * candidates' share). Measured at 100k x 128 (docs/benchmarks.md): the two cost the same
+ * near 1,400 candidates at ef 10 and 2,500 at ef 64, a factor of 1 to 2.
+ */
+const EXACT_FACTOR = 1.5;
 /** The beam of a native search when neither the query nor the index names one. */
 export const DEFAULT_EF = 64;
 /** Native hits ranked again exactly, per result asked for (nativeNearest says why). */
@@ -324,7 +328,8 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       const v = stored(id);
       if (v !== null) nearest.offer(id, exact(v));
     };
-    if (candidates !== null && candidates.size <= Math.max(EXACT_CANDIDATES, EXACT_SHARE * pointer.count)) {
+    const ef = q.ef ?? spec.ef_search ?? DEFAULT_EF;
+    if (candidates !== null && candidates.size ** 2 <= EXACT_FACTOR * ef * pointer.count) {
       for (const id of candidates.keys()) {
         q.tick?.();
         if (!pending.has(id)) offerStored(id);
@@ -341,7 +346,6 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
         ? (id: number) => pending.has(id)
         : (id: number) => pending.has(id) || listed(dead, id) || listed(orphans, id);
     const skip = candidates === null ? stale : (id: number) => stale(id) || !candidates.has(id);
-    const ef = q.ef ?? spec.ef_search ?? DEFAULT_EF;
     for (const id of nativeNearest(segment.index, query, q.k, ef, selectivity, skip)) offerStored(id);
     return nearest.hits();
   }
