@@ -526,30 +526,34 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   }
 
   /**
-   * Fills the copies of graphs of an older database, element by element from a cursor
-   * kept in the graph's rows, until the deadline (true when some is left); a graph is
-   * marked once all are written, and its searches read the copies from then on. Writes
-   * meanwhile keep the copies of what they change (enqueue), before and behind the cursor.
+   * Fills the copies of graphs of an older database, until the deadline (true when some
+   * is left): the elements of each index's label in id order, from a cursor kept in its
+   * graphs' rows, each copied into the graph of its tenant partition (one pass for all the
+   * partitions of an index); the graphs are marked once all are written, and their
+   * searches read the copies from then on. Writes meanwhile keep the copies of what they
+   * change (enqueue), before and behind the cursor.
    */
   private fillCopies(w: IndexWorkView, deadline: number): boolean {
-    for (const g of this.unfilled()) {
-      const spec = g.def.spec as VectorSpec;
-      const elements: IndexedElements = {
-        element: (kind, id) => (kind === 'node' ? w.getNode(id) : w.getEdge(id)),
-        idsByLabel: (kind, label) => (kind === 'node' ? w.nodeIdsByLabel(label, 0) : w.edgeIdsByLabel(label, 0)),
-        committed: () => false,
-      };
-      const from = this.queue.fillCursor(g.graph);
-      const ids = elementOf(spec.kind) === 'node' ? w.nodeIdsByLabel(spec.label, from) : w.edgeIdsByLabel(spec.label, from);
-      for (const id of ids) {
+    const groups = new Map<number, NativeGraph[]>();
+    for (const g of this.unfilled()) groups.set(g.def.id, [...(groups.get(g.def.id) ?? []), g]);
+    for (const graphs of groups.values()) {
+      const def = graphs[0]!.def;
+      const spec = def.spec as VectorSpec;
+      const byTenant = new Map(graphs.map((g) => [g.tenant, g.graph]));
+      const from = Math.min(...graphs.map((g) => this.queue.fillCursor(g.graph)));
+      const node = elementOf(spec.kind) === 'node';
+      for (const id of node ? w.nodeIdsByLabel(spec.label, from) : w.edgeIdsByLabel(spec.label, from)) {
         if (performance.now() >= deadline) {
-          this.queue.saveFillCursor(g.graph, id);
+          for (const g of graphs) this.queue.saveFillCursor(g.graph, id);
           return true;
         }
-        const v = this.indexedVector(g.def, g.tenant, elements, id);
-        if (v !== null) this.queue.putCopy(g.graph, id, v);
+        const element = node ? w.getNode(id) : w.getEdge(id);
+        if (element === undefined) continue;
+        const graph = byTenant.get(spec.tenant_property === null ? null : tenantKey(element.props[spec.tenant_property]));
+        const v = graph === undefined ? null : vectorValues(element.props[spec.property]);
+        if (v !== null && v.length === spec.dimension) this.queue.putCopy(graph!, id, v instanceof Float32Array ? v : Float32Array.from(v));
       }
-      this.queue.markCopies(g.graph);
+      for (const g of graphs) this.queue.markCopies(g.graph);
     }
     return false;
   }

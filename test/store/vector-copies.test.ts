@@ -8,6 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import { open } from 'lmdb';
 import { VectorQueue } from '../../src/store/vector-queue.js';
 import { Rng } from '../helpers/prng.js';
@@ -25,6 +26,7 @@ import {
   search,
   until,
   type Spec,
+  type VectorDb,
 } from '../helpers/vectors.js';
 
 const COSINE: Spec = { label: 'Doc', property: 'emb', dimension: 16, metric: 'cosine' };
@@ -38,6 +40,28 @@ async function withQueue<T>(path: string, fn: (queue: VectorQueue) => T, readOnl
   } finally {
     await env.close();
   }
+}
+
+/** Takes a graph's copies and mark away, as a database written before the copies has none. */
+function stripCopies(queue: VectorQueue, graph: number): void {
+  for (const { id } of [...queue.copies(graph, 16)]) queue.removeCopy(graph, id);
+  const mark = Buffer.alloc(8);
+  mark.writeUInt32BE(0xfffffffc, 0);
+  mark.writeUInt32BE(graph, 4);
+  queue.db.removeSync(mark);
+}
+
+/** Closes the store and looks at the raw queue until `filled` says so (reopening in between), then reopens it. */
+async function untilFilled(path: string, db: VectorDb, filled: (queue: VectorQueue) => boolean): Promise<VectorDb> {
+  for (let round = 0; round < 50; round++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await db.close();
+    const done = await withQueue(path, filled);
+    db = await openVectorDb({ path });
+    if (done) return db;
+  }
+  await db.close();
+  throw new Error('the copies were not filled');
 }
 
 const copiesOf = (queue: VectorQueue, graph: number) =>
@@ -103,17 +127,7 @@ test('a graph of an older database keeps no copies: its searches read the stored
     const graph = db.store.read((r) => r.indexCatalog().active('node_vector', 'Doc', 'emb')!.id);
     await db.close();
     // As a database written before the copies: no mark, no copy.
-    await withQueue(
-      dir.path,
-      (queue) => {
-        for (const { id } of [...queue.copies(graph, 16)]) queue.removeCopy(graph, id);
-        const mark = Buffer.alloc(8);
-        mark.writeUInt32BE(0xfffffffc, 0);
-        mark.writeUInt32BE(graph, 4);
-        queue.db.removeSync(mark);
-      },
-      false,
-    );
+    await withQueue(dir.path, (queue) => stripCopies(queue, graph), false);
     await withQueue(dir.path, (queue) => assert.ok(!queue.hasCopies(graph)));
 
     db = await openVectorDb({ path: dir.path });
@@ -147,19 +161,49 @@ test('a graph of an older database keeps no copies: its searches read the stored
       );
       // The writer's background steps fill the copies, then mark the graph (looked at with
       // the store closed; reopened to go on while they are not done).
-      let filled = false;
-      for (let round = 0; round < 50 && !filled; round++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        await db.close();
-        filled = await withQueue(dir.path, (queue) => {
-          if (!queue.hasCopies(graph)) return false;
-          assert.deepEqual(copiesOf(queue, graph), new Map([...live].map(([id, v]) => [id, f32(v)])));
-          return true;
-        });
-        db = await openVectorDb({ path: dir.path });
-      }
-      assert.ok(filled, 'the copies of the older graph were filled');
+      db = await untilFilled(dir.path, db, (queue) => {
+        if (!queue.hasCopies(graph)) return false;
+        assert.deepEqual(copiesOf(queue, graph), new Map([...live].map(([id, v]) => [id, f32(v)])));
+        return true;
+      });
       check();
+    } finally {
+      await db.close();
+    }
+  } finally {
+    dir.remove();
+  }
+});
+
+test("the copies of an older tenant-partitioned index are filled in one pass, each into its tenant's graph", async () => {
+  const dir = tempDir('trellis-vector-copies-');
+  try {
+    let db = await openVectorDb({ path: dir.path });
+    await createIndex(db, { ...COSINE, tenant_property: 'tenant' });
+    const rng = new Rng(15);
+    const vectors = clusteredVectors(rng, 300, 16);
+    const tenants = ['a', 'b', 'c'];
+    const ids = await addDocs(db, vectors, (n) => [['tenant', { value: { string: tenants[n % 3] } }]]);
+    await built(db);
+    await db.close();
+    const graphs = await withQueue(dir.path, (queue) => [...queue.pointers()].map((p) => p.graph));
+    assert.equal(graphs.length, 3);
+    await withQueue(dir.path, (queue) => graphs.forEach((g) => stripCopies(queue, g)), false);
+    db = await openVectorDb({ path: dir.path });
+    const byTenant = tenants.map(
+      (_, t) => new Map(ids.flatMap((id, n) => (n % 3 === t ? [[id, f32(vectors[n]!)] as [number, number[]]] : []))),
+    );
+    db = await untilFilled(dir.path, db, (queue) => {
+      if (!graphs.every((g) => queue.hasCopies(g))) return false;
+      const found = graphs.map((g) => copiesOf(queue, g));
+      for (const want of byTenant)
+        assert.equal(found.filter((got) => isDeepStrictEqual(got, want)).length, 1, 'one graph holds each tenant');
+      return true;
+    });
+    try {
+      const query = vectors[4]!;
+      const live = new Map(ids.flatMap((id, n) => (n % 3 === 1 ? [[id, vectors[n]!] as [number, number[]]] : [])));
+      assert.deepEqual(search(db, query, { k: 5, ef: 1000, tenant: 'b' }), bruteForce('cosine', live, query, 5));
     } finally {
       await db.close();
     }
