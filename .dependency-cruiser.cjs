@@ -19,8 +19,11 @@ const LAYERS = {
   'src/protocol': ['src/plan', 'src/core'],
   'src/pool': ['src/protocol', 'src/core'],
   'src/config.ts': ['src/plan', 'src/core'],
+  // Replication (docs/replication.md): the publisher, the replica's follower and snapshots, over NATS JetStream.
+  'src/replication': ['src/store', 'src/core'],
   'src/observe': ['src/core'],
   'src/server': [
+    'src/replication',
     'src/observe',
     'src/pool',
     'src/protocol',
@@ -37,7 +40,7 @@ const LAYERS = {
   // The gateway shares the HTTP transport with the server, nothing of its database side
   // (the rule gateway-uses-only-the-transport below).
   'src/gateway': ['src/server', 'src/observe', 'src/core'],
-  workers: ['src/database.ts', 'src/protocol', 'src/store', 'src/plan', 'src/core'],
+  workers: ['src/database.ts', 'src/protocol', 'src/replication', 'src/store', 'src/plan', 'src/core'],
   // The explorer's browser code (docs/explorer.md): bundled by esbuild, served by
   // src/server/explorer-files.ts as files; it talks to the server over HTTP only.
   explorer: [],
@@ -64,6 +67,7 @@ const SRC = [
   'src/protocol',
   'src/pool',
   'src/config.ts',
+  'src/replication',
   'src/observe',
   'src/server',
   'src/gateway',
@@ -111,6 +115,8 @@ module.exports = {
     soleImporter('prom-client', 'src/observe'),
     soleImporter('ioredis', 'src/gateway'),
     soleImporter('undici', 'src/gateway'),
+    soleImporter('@nats-io/transport-node', 'src/replication/nats.ts'),
+    soleImporter('@nats-io/jetstream', 'src/replication/nats.ts'),
     soleImporter('@modelcontextprotocol/sdk', 'src/server/mcp-endpoint.ts'),
     {
       // The store's modules are its own: every other layer imports its entry point. The

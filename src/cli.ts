@@ -87,6 +87,8 @@ async function main(): Promise<void> {
     { host, port: server.port, mode, dataDir, workers, longWorkers, metrics },
     `trellis listening on http://${host}:${server.port} (mode ${mode}, data ${dataDir}, ${workers} read workers and ${longWorkers} for long queries)`,
   );
+  if (config.projectName !== undefined) logger.info({ project: config.projectName }, `serving project ${config.projectName}`);
+  for (const note of config.notes) logger.warn(note);
   server.ready.then(
     () => {
       if (failed) return;
@@ -107,7 +109,7 @@ async function main(): Promise<void> {
 
 /** What a project's loading takes from the configuration. */
 function projectConfig(config: Config): ProjectConfig {
-  return { mcp: config.mcp, bm25: config.bm25, embedding: config.embedding };
+  return { mcp: config.mcp, bm25: config.bm25, embedding: config.embedding, queries: config.queriesDir, efSearch: config.efSearch };
 }
 
 function problems(n: number): string {
@@ -134,9 +136,11 @@ async function checkMain(argv: readonly string[]): Promise<void> {
     console.error(`${loaded.report}\n\ntrellis check: ${problems(loaded.count)} in ${config.project}`);
     process.exit(1);
   }
+  for (const note of config.notes) console.error(`trellis check: note: ${note}`);
   const { schema, queries } = loaded.project;
+  const named = config.projectName === undefined ? '' : ` (project ${config.projectName})`;
   console.log(
-    `trellis check: ${config.project} is valid: ${queries.size} queries, ${schema.nodes.size} node types, ${schema.edges.size} edge types`,
+    `trellis check: ${config.project}${named} is valid: ${queries.size} queries, ${schema.nodes.size} node types, ${schema.edges.size} edge types`,
   );
 }
 
@@ -148,6 +152,15 @@ if (process.argv[2] === 'check') {
 } else if (process.argv[2] === 'export') {
   const { exportMain } = await import('./bulk-io/cli.js');
   process.exitCode = await exportMain(process.argv.slice(3));
+} else if (process.argv[2] === 'backup') {
+  const { backupMain } = await import('./replication/cli.js');
+  process.exitCode = await backupMain(process.argv.slice(3));
+} else if (process.argv[2] === 'restore') {
+  const { restoreMain } = await import('./replication/cli.js');
+  process.exitCode = await restoreMain(process.argv.slice(3));
+} else if (process.argv[2] === 'promote') {
+  const { promoteMain } = await import('./replication/cli.js');
+  process.exitCode = await promoteMain(process.argv.slice(3));
 } else if (process.argv[2] === 'gateway') {
   // The gateway is a mode of the same program (DECISIONS D19): `trellis gateway ...`.
   const { gatewayMain } = await import('./gateway/cli.js');

@@ -16,8 +16,9 @@ import { LIMITS } from './plan/limits.js';
 import { LOG_LEVELS, type LogLevel } from './core/log-levels.js';
 import { messageOf } from './core/errors.js';
 import type { EmbeddingConfig } from './core/embedding-config.js';
+import { parseToml, TomlError, type TomlTable, type TomlValue } from './core/toml-subset.js';
 
-export type Mode = 'writer' | 'reader';
+export type Mode = 'writer' | 'reader' | 'replica';
 
 export interface Config {
   port: number;
@@ -29,6 +30,14 @@ export interface Config {
   project: string | undefined;
   /** The trellis.json that was read, if any. */
   configFile: string | undefined;
+  /** Absolute folder whose `.hx` files the project is (helix.toml's `queries`); undefined: the whole project folder. */
+  queriesDir: string | undefined;
+  /** The project's name (helix.toml's `[project] name`), if it has one. */
+  projectName: string | undefined;
+  /** The beam of the project's vector searches (config.hx.json's `vector_config.ef_search`); undefined: the index's default. */
+  efSearch: number | undefined;
+  /** What the HelixDB project files say that Trellis does not apply, for a warning at start-up. */
+  notes: string[];
   workers: number;
   /** Worker threads of the lane for long queries (src/pool/read-pool.ts). */
   longWorkers: number;
@@ -52,6 +61,16 @@ export interface Config {
   explorer: boolean;
   /** The least severe level logged (pino's levels; `silent`: nothing). */
   logLevel: LogLevel;
+  /** NATS server of the replication stream (docs/replication.md): a writer publishes to it, a replica follows it. */
+  nats: string | undefined;
+  /** The JetStream stream's name. */
+  stream: string;
+  /** A replica's writer, for snapshots. */
+  writerUrl: string | undefined;
+  /** A replica further behind than this (ms) answers /readyz 503. */
+  maxLagMs: number;
+  /** How long a replica waits for X-Trellis-Min-Lsn before 503 lsn_not_reached (ms). */
+  minLsnWaitMs: number;
   /** `--help` was given: print USAGE and exit; the other fields are defaults. */
   help: boolean;
 }
@@ -69,7 +88,10 @@ const MAX_WORKERS = 1024;
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const NonEmpty = Type.String({ minLength: 1 });
-const ModeSchema = Type.Union([Type.Literal('writer'), Type.Literal('reader')]);
+const ModeSchema = Type.Union([Type.Literal('writer'), Type.Literal('reader'), Type.Literal('replica')]);
+const NatsUrl = Type.String({ pattern: '^(nats|tls)://[^\\s]+$' });
+const HttpUrl = Type.String({ pattern: '^https?://[^\\s]+$' });
+const StreamName = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' });
 const Workers = Type.Integer({ minimum: 1, maximum: MAX_WORKERS });
 const MaxBody = Type.Integer({ minimum: 1, maximum: bufferConstants.MAX_LENGTH });
 const MAX_TIMEOUT_MS = 24 * 3600 * 1000;
@@ -112,6 +134,11 @@ const FileSchema = Type.Object(
     cypher: Type.Optional(Bool),
     explorer: Type.Optional(Bool),
     logLevel: Type.Optional(LogLevelSchema),
+    nats: Type.Optional(NatsUrl),
+    stream: Type.Optional(StreamName),
+    writerUrl: Type.Optional(HttpUrl),
+    maxLagMs: Type.Optional(Timeout),
+    minLsnWaitMs: Type.Optional(SliceMs),
   },
   { additionalProperties: false },
 );
@@ -132,7 +159,12 @@ type FlagKey =
   | 'metrics'
   | 'cypher'
   | 'explorer'
-  | 'logLevel';
+  | 'logLevel'
+  | 'nats'
+  | 'stream'
+  | 'writerUrl'
+  | 'maxLagMs'
+  | 'minLsnWaitMs';
 
 interface Setting {
   readonly key: FlagKey;
@@ -148,7 +180,7 @@ const SETTINGS: readonly Setting[] = [
   { key: 'port', flag: '--port', env: 'TRELLIS_PORT', schema: Port, expects: 'an integer from 0 to 65535', parse: 'integer' },
   { key: 'host', flag: '--host', env: 'TRELLIS_HOST', schema: NonEmpty, expects: 'a non-empty host name or address', parse: 'text' },
   { key: 'dataDir', flag: '--data', env: 'TRELLIS_DATA_DIR', schema: NonEmpty, expects: 'a non-empty path', parse: 'text' },
-  { key: 'mode', flag: '--mode', env: 'TRELLIS_MODE', schema: ModeSchema, expects: '"writer" or "reader"', parse: 'text' },
+  { key: 'mode', flag: '--mode', env: 'TRELLIS_MODE', schema: ModeSchema, expects: '"writer", "reader" or "replica"', parse: 'text' },
   { key: 'project', flag: '--project', env: 'TRELLIS_PROJECT', schema: NonEmpty, expects: 'a non-empty path', parse: 'text' },
   {
     key: 'workers',
@@ -202,6 +234,32 @@ const SETTINGS: readonly Setting[] = [
   { key: 'cypher', flag: '--cypher', env: 'TRELLIS_CYPHER', schema: Bool, expects: 'true or false', parse: 'boolean' },
   { key: 'explorer', flag: '--explorer', env: 'TRELLIS_EXPLORER', schema: Bool, expects: 'true or false', parse: 'boolean' },
   { key: 'logLevel', flag: '--log-level', env: 'TRELLIS_LOG_LEVEL', schema: LogLevelSchema, expects: LOG_LEVEL_LIST, parse: 'text' },
+  { key: 'nats', flag: '--nats', env: 'TRELLIS_NATS', schema: NatsUrl, expects: 'a nats:// URL (nats://host:port)', parse: 'text' },
+  { key: 'stream', flag: '--stream', env: 'TRELLIS_STREAM', schema: StreamName, expects: '1 to 64 letters, digits, _ or -', parse: 'text' },
+  {
+    key: 'writerUrl',
+    flag: '--writer-url',
+    env: 'TRELLIS_WRITER_URL',
+    schema: HttpUrl,
+    expects: 'an http:// URL of the writer',
+    parse: 'text',
+  },
+  {
+    key: 'maxLagMs',
+    flag: '--max-lag-ms',
+    env: 'TRELLIS_MAX_LAG_MS',
+    schema: Timeout,
+    expects: `an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`,
+    parse: 'integer',
+  },
+  {
+    key: 'minLsnWaitMs',
+    flag: '--min-lsn-wait-ms',
+    env: 'TRELLIS_MIN_LSN_WAIT_MS',
+    schema: SliceMs,
+    expects: 'an integer from 0 to 60000 (milliseconds)',
+    parse: 'integer',
+  },
 ];
 const BY_FLAG = new Map(SETTINGS.map((s) => [s.flag, s]));
 
@@ -213,7 +271,9 @@ in the project folder (camelCase key), else its default.
   --port <n>             TRELLIS_PORT            HTTP port, 0 picks a free one (6969)
   --host <addr>          TRELLIS_HOST            address to bind (127.0.0.1)
   --data <dir>           TRELLIS_DATA_DIR        database folder (./data)
-  --mode <writer|reader> TRELLIS_MODE            serve writes, or reads only (writer)
+  --mode <writer|reader|replica>
+                         TRELLIS_MODE            serve writes, reads of the writer's folder,
+                                                 or reads of a replicated copy (writer)
   --project <dir>        TRELLIS_PROJECT         folder with trellis.json and .hx files
                                                  (the current folder if it has trellis.json)
   --workers <n>          TRELLIS_WORKERS         read worker threads (CPUs - 1, at least 1)
@@ -232,6 +292,14 @@ in the project folder (camelCase key), else its default.
                                                  (true)
   --log-level <level>    TRELLIS_LOG_LEVEL       least severe level logged: fatal, error,
                                                  warn, info, debug, trace or silent (info)
+  --nats <url>           TRELLIS_NATS            NATS of the replication stream: a writer
+                                                 publishes its log, a replica follows it
+  --stream <name>        TRELLIS_STREAM          the JetStream stream's name (trellis)
+  --writer-url <url>     TRELLIS_WRITER_URL      a replica's writer, for snapshots
+  --max-lag-ms <n>       TRELLIS_MAX_LAG_MS      a replica further behind answers /readyz
+                                                 503 (5000)
+  --min-lsn-wait-ms <n>  TRELLIS_MIN_LSN_WAIT_MS how long a replica waits for
+                                                 X-Trellis-Min-Lsn (1000)
   --help                                         print this text
 
 trellis.json may also set "mcp": true to serve the MCP routes, "bm25": false to turn
@@ -321,18 +389,38 @@ function readConfigFile(path: string): FileConfig {
 
 /** HelixDB's project settings (v1 CLI): the keys of config.hx.json that Trellis reads. */
 export const HELIX_CONFIG_FILE_NAME = 'config.hx.json';
+/** The newer HelixDB CLI's project file. */
+export const HELIX_TOML_FILE_NAME = 'helix.toml';
+
+/** What a HelixDB project folder's files say of Trellis's settings. */
+interface HelixSettings {
+  mcp?: boolean;
+  bm25?: boolean;
+  embedding?: EmbeddingConfig;
+  efSearch?: number;
+  port?: number;
+  queries?: string;
+  name?: string;
+  /** The file exists. */
+  found: boolean;
+  notes: string[];
+}
+
+/** HelixDB's HNSW parameters, which Trellis's vector indexes use too (src/store/native-vectors.ts). */
+const HNSW_DEFAULTS = { m: 16, ef_construction: 128 } as const;
 
 /**
  * What a HelixDB project folder's config.hx.json says of the settings Trellis has: `mcp`
- * (HelixDB's default: true), `bm25`, and `embedding_model`, an OpenAI model name, as
- * OpenAI's API with the key in OPENAI_API_KEY (as HelixDB called it). Its other keys
- * (vector_config's m, ef_construction, ef_search; db_max_size_gb; graph_config;
- * graphvis_node_label) are read and not needed (docs/query-language.md, "HelixDB project
- * folders"). No file: nothing.
+ * (HelixDB's default: true), `bm25`, `embedding_model`, an OpenAI model name, as OpenAI's
+ * API with the key in OPENAI_API_KEY (as HelixDB called it), and `vector_config.ef_search`,
+ * the beam of the project's vector searches. `vector_config`'s `m` and `ef_construction`
+ * are HelixDB's defaults in Trellis's indexes; other values are noted (not applied). Its
+ * other keys (db_max_size_gb, graph_config, graphvis_node_label) are read and not needed
+ * (docs/query-language.md, "HelixDB project folders"). No file: nothing.
  */
-export function readHelixConfig(project: string): { mcp?: boolean; bm25?: boolean; embedding?: EmbeddingConfig } {
+export function readHelixConfig(project: string): HelixSettings {
   const path = join(project, HELIX_CONFIG_FILE_NAME);
-  if (!existsSync(path)) return {};
+  if (!existsSync(path)) return { found: false, notes: [] };
   const c = readJsonObject(path);
   const bool = (key: string): boolean | undefined => {
     const v = c[key];
@@ -340,7 +428,7 @@ export function readHelixConfig(project: string): { mcp?: boolean; bm25?: boolea
     if (typeof v !== 'boolean') throw new ConfigError(`${path}: "${key}" must be true or false, got ${JSON.stringify(v)}`);
     return v;
   };
-  const out: { mcp?: boolean; bm25?: boolean; embedding?: EmbeddingConfig } = { mcp: bool('mcp') ?? true };
+  const out: HelixSettings = { mcp: bool('mcp') ?? true, found: true, notes: [] };
   const bm25 = bool('bm25');
   if (bm25 !== undefined) out.bm25 = bm25;
   const model = c.embedding_model;
@@ -348,6 +436,87 @@ export function readHelixConfig(project: string): { mcp?: boolean; bm25?: boolea
     if (typeof model !== 'string' || model === '')
       throw new ConfigError(`${path}: "embedding_model" must be a model name, got ${JSON.stringify(model)}`);
     out.embedding = { url: 'https://api.openai.com/v1', model, api_key_env: 'OPENAI_API_KEY' };
+  }
+  const vectors = c.vector_config;
+  if (vectors !== undefined && vectors !== null) {
+    if (typeof vectors !== 'object' || Array.isArray(vectors))
+      throw new ConfigError(
+        `${path}: "vector_config" must be an object {"m", "ef_construction", "ef_search"}, got ${JSON.stringify(vectors)}`,
+      );
+    const v = vectors as Record<string, unknown>;
+    const count = (key: string, max: number): number | undefined => {
+      const n = v[key];
+      if (n === undefined || n === null) return undefined;
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > max)
+        throw new ConfigError(`${path}: "vector_config.${key}" must be an integer from 1 to ${max}, got ${JSON.stringify(n)}`);
+      return n;
+    };
+    const ef = count('ef_search', LIMITS.maxSearchEf);
+    if (ef !== undefined) out.efSearch = ef;
+    for (const key of ['m', 'ef_construction'] as const) {
+      const n = count(key, 10_000);
+      if (n !== undefined && n !== HNSW_DEFAULTS[key])
+        out.notes.push(`${path}: vector_config.${key} is ${n}; Trellis's vector indexes use ${HNSW_DEFAULTS[key]} (HelixDB's default)`);
+    }
+  }
+  return out;
+}
+
+/**
+ * What a HelixDB project folder's helix.toml says (the newer HelixDB CLI): `[project]`
+ * `name` and `queries` (the folder of its .hx files, relative to the project), and, of its
+ * local instance (`[local.dev]`, else the first `[local.*]`), `port`, `mcp` (HelixDB's
+ * default: true) and `bm25`. Its other keys (build_mode, image, storage, cloud and
+ * enterprise instances) are read and not needed. No file: nothing.
+ */
+export function readHelixToml(project: string): HelixSettings {
+  const path = join(project, HELIX_TOML_FILE_NAME);
+  if (!existsSync(path)) return { found: false, notes: [] };
+  let toml: TomlTable;
+  try {
+    toml = parseToml(readFileSync(path, 'utf8'));
+  } catch (err) {
+    if (err instanceof TomlError) throw new ConfigError(`${path}: ${err.message}`);
+    throw new ConfigError(`${path}: cannot read it: ${messageOf(err)}`);
+  }
+  const table = (v: TomlValue | undefined, where: string): TomlTable | undefined => {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'object' || Array.isArray(v)) throw new ConfigError(`${path}: ${where} must be a table`);
+    return v;
+  };
+  const typed = <T>(t: TomlTable | undefined, key: string, where: string, check: (v: TomlValue) => v is T & TomlValue, expects: string) => {
+    const v = t?.[key];
+    if (v === undefined) return undefined;
+    if (!check(v)) throw new ConfigError(`${path}: ${where}${key} must be ${expects}, got ${JSON.stringify(v)}`);
+    return v as T;
+  };
+  const isString = (v: TomlValue): v is string => typeof v === 'string' && v !== '';
+  const isBool = (v: TomlValue): v is boolean => typeof v === 'boolean';
+  const isPort = (v: TomlValue): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 65535;
+  const out: HelixSettings = { found: true, notes: [] };
+  const projectTable = table(toml.project, '[project]');
+  const name = typed<string>(projectTable, 'name', '[project] ', isString, 'a name');
+  if (name !== undefined) out.name = name;
+  const queries = typed<string>(projectTable, 'queries', '[project] ', isString, 'a folder');
+  if (queries !== undefined) {
+    const dir = resolve(project, queries);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new ConfigError(`${path}: [project] queries names ${dir}, which is not a folder`);
+    out.queries = dir;
+  }
+  const local = table(toml.local, '[local]');
+  if (local !== undefined) {
+    const instance = Object.hasOwn(local, 'dev') ? 'dev' : Object.keys(local)[0];
+    if (instance !== undefined) {
+      const where = `[local.${instance}] `;
+      const t = table(local[instance], `[local.${instance}]`);
+      const port = typed<number>(t, 'port', where, isPort, 'a port number from 0 to 65535');
+      if (port !== undefined) out.port = port;
+      const mcp = typed<boolean>(t, 'mcp', where, isBool, 'true or false');
+      if (mcp !== undefined) out.mcp = mcp;
+      const bm25 = typed<boolean>(t, 'bm25', where, isBool, 'true or false');
+      if (bm25 !== undefined) out.bm25 = bm25;
+    }
   }
   return out;
 }
@@ -389,10 +558,19 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     mcp: false,
     bm25: true,
     embedding: undefined,
+    queriesDir: undefined,
+    projectName: undefined,
+    efSearch: undefined,
+    notes: [],
     metrics: true,
     cypher: true,
     explorer: true,
     logLevel: 'info',
+    nats: undefined,
+    stream: 'trellis',
+    writerUrl: undefined,
+    maxLagMs: 5000,
+    minLsnWaitMs: 1000,
   };
 }
 
@@ -403,14 +581,22 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
   const { project, configFile } = findProject(flags, env, cwd);
   const file = configFile !== undefined ? readConfigFile(configFile) : {};
   const config: Config = { ...defaults(cwd), project, configFile, help: false };
-  // A HelixDB project folder's config.hx.json says what trellis.json does not.
-  const helix = project === undefined ? {} : readHelixConfig(project);
-  const mcp = file.mcp ?? helix.mcp;
+  // A HelixDB project folder's helix.toml, then its config.hx.json, say what trellis.json does not.
+  const toml: HelixSettings = project === undefined ? { found: false, notes: [] } : readHelixToml(project);
+  const helix: HelixSettings = project === undefined ? { found: false, notes: [] } : readHelixConfig(project);
+  // HelixDB serves #[mcp] queries unless told not to, in either file.
+  const mcp = file.mcp ?? toml.mcp ?? helix.mcp ?? (toml.found ? true : undefined);
   if (mcp !== undefined) config.mcp = mcp;
-  const bm25 = file.bm25 ?? helix.bm25;
+  const bm25 = file.bm25 ?? toml.bm25 ?? helix.bm25;
   if (bm25 !== undefined) config.bm25 = bm25;
   const embedding = file.embedding ?? helix.embedding;
   if (embedding !== undefined) config.embedding = embedding;
+  config.efSearch = helix.efSearch;
+  config.queriesDir = toml.queries;
+  config.projectName = toml.name;
+  config.notes = [...toml.notes, ...helix.notes];
+  // The instance's port, below trellis.json, the variable and the flag (the loop below).
+  if (toml.port !== undefined) config.port = toml.port;
 
   for (const setting of SETTINGS) {
     if (setting.key === 'project') continue;
@@ -425,6 +611,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
       if (setting.key === 'dataDir') value = resolve(project!, value as string);
     }
     (config as unknown as Record<string, unknown>)[setting.key] = value;
+  }
+  if (config.mode === 'replica' && (config.nats === undefined || config.writerUrl === undefined)) {
+    throw new ConfigError('--mode replica needs --nats (the stream to follow) and --writer-url (where to take a snapshot from)');
+  }
+  if (config.mode === 'reader' && config.nats !== undefined) {
+    throw new ConfigError("--nats is for a writer (it publishes) or a replica (it follows); a reader reads the writer's own folder");
   }
   return config;
 }

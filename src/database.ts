@@ -16,7 +16,7 @@ import { decodeParameters, decodeRequest } from './wire/request.js';
 import { executePlan, type ExecOptions } from './exec/batch.js';
 import { Preempted } from './exec/guarded-reader.js';
 import { LIMITS } from './plan/limits.js';
-import { openStore, type Store } from './store/index.js';
+import { openStore, type Committed, type Store } from './store/index.js';
 import type { CompiledQuery } from './hql/compile.js';
 import { checkParameters as checkNamedParameters, type ParamValue } from './hql/params.js';
 import { vectorIndexEntries, withEmbeddings, withScalarLoops } from './hql/call.js';
@@ -314,6 +314,11 @@ export function runRead(store: Store, plan: QueryPlan, options: ExecOptions): st
   return store.read((reader) => executePlan(plan, reader, null, options));
 }
 
+/** As runWrite, with the LSN at which the write is visible (its change-log entry's; the X-Trellis-Lsn answer header). */
+export function runWriteLogged(store: Store, plan: QueryPlan, options: ExecOptions, durable = false): Promise<Committed<string>> {
+  return store.writeLogged((writer) => executePlan(plan, writer, writer, options), { durable });
+}
+
 /** Runs a write plan; answers once its commit is visible, or flushed to disk when `durable`. */
 export function runWrite(store: Store, plan: QueryPlan, options: ExecOptions, durable = false): Promise<string> {
   return store.write((writer) => executePlan(plan, writer, writer, options), { durable });
@@ -333,7 +338,8 @@ export class Database {
   ) {}
 
   static async open(path: string, options: OpenOptions = {}): Promise<Database> {
-    const store = await openStore({ path, readOnly: options.readOnly ?? false });
+    // The embedded API publishes nothing: its batches record no change-log entries (docs/replication.md, "Cost").
+    const store = await openStore({ path, readOnly: options.readOnly ?? false, unlogged: true });
     return new Database(store, { timeoutMs: options.queryTimeoutMs ?? LIMITS.defaultQueryTimeoutMs });
   }
 

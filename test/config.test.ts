@@ -48,10 +48,19 @@ test('defaults with no flags, no variables, no file', () => {
     mcp: false,
     bm25: true,
     embedding: undefined,
+    queriesDir: undefined,
+    projectName: undefined,
+    efSearch: undefined,
+    notes: [],
     metrics: true,
     cypher: true,
     explorer: true,
     logLevel: 'info',
+    nats: undefined,
+    stream: 'trellis',
+    writerUrl: undefined,
+    maxLagMs: 5000,
+    minLsnWaitMs: 1000,
     help: false,
   });
 });
@@ -207,8 +216,8 @@ test('bad values name their flag, variable or file key', () => {
   configError(() => loadConfig(['--port', '80.5'], {}, empty), /^--port must be/);
   configError(() => loadConfig(['--port='], {}, empty), /^--port must be an integer from 0 to 65535, got ""$/);
   configError(() => loadConfig([], { TRELLIS_PORT: 'abc' }, empty), /^TRELLIS_PORT must be an integer from 0 to 65535, got "abc"$/);
-  configError(() => loadConfig(['--mode', 'primary'], {}, empty), /^--mode must be "writer" or "reader", got "primary"$/);
-  configError(() => loadConfig([], { TRELLIS_MODE: 'Writer' }, empty), /^TRELLIS_MODE must be "writer" or "reader"/);
+  configError(() => loadConfig(['--mode', 'primary'], {}, empty), /^--mode must be "writer", "reader" or "replica", got "primary"$/);
+  configError(() => loadConfig([], { TRELLIS_MODE: 'Writer' }, empty), /^TRELLIS_MODE must be "writer", "reader" or "replica"/);
   configError(() => loadConfig(['--workers', '0'], {}, empty), /^--workers must be an integer from 1 to 1024, got "0"$/);
   configError(() => loadConfig([], { TRELLIS_MAX_BODY_BYTES: '0' }, empty), /^TRELLIS_MAX_BODY_BYTES must be an integer from 1 to/);
   configError(() => loadConfig(['--host='], {}, empty), /^--host must be a non-empty host name or address/);
@@ -270,7 +279,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, { port: 1, prot: 2 });
   configError(
     () => loadConfig([], {}, dir),
-    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, bm25, embedding, metrics, cypher, explorer, logLevel$/,
+    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, bm25, embedding, metrics, cypher, explorer, logLevel, nats, stream, writerUrl, maxLagMs, minLsnWaitMs$/,
   );
   writeConfig(dir, { project: '.' });
   configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);
@@ -279,7 +288,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, { port: '7000' });
   configError(() => loadConfig([], {}, dir), /"port" must be an integer from 0 to 65535, got "7000"$/);
   writeConfig(dir, { mode: 'both' });
-  configError(() => loadConfig([], {}, dir), /"mode" must be "writer" or "reader", got "both"$/);
+  configError(() => loadConfig([], {}, dir), /"mode" must be "writer", "reader" or "replica", got "both"$/);
   writeConfig(dir, { mcp: 'yes' });
   configError(() => loadConfig([], {}, dir), /"mcp" must be true or false, got "yes"$/);
   writeConfig(dir, { metrics: 'false' });
@@ -348,4 +357,86 @@ test("a HelixDB project folder: config.hx.json's mcp, bm25 and embedding_model, 
   configError(() => loadConfig(['--project', dir], {}, root), /config\.hx\.json: "embedding_model" must be a model name, got 3$/);
   writeFileSync(join(dir, 'config.hx.json'), '{"embedding_model": ""}');
   configError(() => loadConfig(['--project', dir], {}, root), /"embedding_model" must be a model name, got ""$/);
+});
+
+test("config.hx.json's vector_config: ef_search is the beam of the project's searches; m and ef_construction other than HelixDB's defaults are noted", () => {
+  const dir = join(root, 'helix-vectors');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 16, ef_construction: 128, ef_search: 768 } }));
+  const c = loadConfig(['--project', dir], {}, root);
+  assert.equal(c.efSearch, 768);
+  assert.deepEqual(c.notes, [], "HelixDB's defaults are Trellis's");
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 32, ef_construction: 400, ef_search: 64 } }));
+  const tuned = loadConfig(['--project', dir], {}, root);
+  assert.equal(tuned.efSearch, 64);
+  assert.equal(tuned.notes.length, 2);
+  assert.match(tuned.notes[0]!, /config\.hx\.json: vector_config\.m is 32; Trellis's vector indexes use 16/);
+  assert.match(tuned.notes[1]!, /vector_config\.ef_construction is 400; Trellis's vector indexes use 128/);
+  assert.equal(loadConfig(['--project', empty], {}, root).efSearch, undefined, 'no HelixDB file: the index default');
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { ef_search: 0 } }));
+  configError(() => loadConfig(['--project', dir], {}, root), /"vector_config\.ef_search" must be an integer from 1 to 10000, got 0$/);
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { ef_search: 20000 } }));
+  configError(() => loadConfig(['--project', dir], {}, root), /"vector_config\.ef_search" must be an integer from 1 to 10000, got 20000$/);
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: [16] }));
+  configError(() => loadConfig(['--project', dir], {}, root), /"vector_config" must be an object/);
+});
+
+test("helix.toml: the project's name, its queries folder, its local instance's port, mcp and bm25; trellis.json and flags win", () => {
+  const dir = join(root, 'helix-toml');
+  mkdirSync(join(dir, 'db'), { recursive: true });
+  const toml = (text: string) => writeFileSync(join(dir, 'helix.toml'), text);
+  toml(
+    [
+      '# made by helix init',
+      '[project]',
+      'name = "social-app"',
+      'queries = "./db/"',
+      '',
+      '[local.dev]',
+      'port = 7070',
+      'build_mode = "debug"',
+      'bm25 = false',
+      '',
+      '[cloud.production.fly]',
+      'vm_size = "shared-cpu-4x"   # read and not needed',
+    ].join('\n'),
+  );
+  const c = loadConfig(['--project', dir], {}, root);
+  assert.equal(c.projectName, 'social-app');
+  assert.equal(c.queriesDir, join(dir, 'db'));
+  assert.equal(c.port, 7070);
+  assert.equal(c.bm25, false);
+  assert.equal(c.mcp, true, "helix.toml's mcp is on unless it says otherwise (HelixDB's default)");
+  assert.equal(loadConfig(['--project', dir, '--port', '0'], {}, root).port, 0, 'the flag wins');
+  assert.equal(loadConfig(['--project', dir], { TRELLIS_PORT: '7171' }, root).port, 7171, 'the variable wins');
+  writeConfig(dir, { port: 7272, bm25: true, mcp: false });
+  const both = loadConfig(['--project', dir], {}, root);
+  assert.deepEqual([both.port, both.bm25, both.mcp], [7272, true, false], 'trellis.json wins');
+  rmSync(join(dir, 'trellis.json'));
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ mcp: false, bm25: true }));
+  const withJson = loadConfig(['--project', dir], {}, root);
+  assert.equal(withJson.bm25, false, 'helix.toml before config.hx.json');
+  assert.equal(withJson.mcp, false, "config.hx.json's mcp where helix.toml says nothing of it");
+  rmSync(join(dir, 'config.hx.json'));
+  toml('[project]\nname = "x"\n\n[local.staging]\nport = 7373\nmcp = false\n\n[local.other]\nport = 7474\n');
+  const staging = loadConfig(['--project', dir], {}, root);
+  assert.deepEqual(
+    [staging.port, staging.mcp, staging.queriesDir],
+    [7373, false, undefined],
+    'no [local.dev]: the first instance; no queries: the whole folder',
+  );
+
+  toml('[project]\nname = "x"\nqueries = "missing"\n');
+  configError(() => loadConfig(['--project', dir], {}, root), /helix\.toml: \[project\] queries names .*missing, which is not a folder$/);
+  toml('[project]\nname = 3\n');
+  configError(() => loadConfig(['--project', dir], {}, root), /helix\.toml: \[project\] name must be a name, got 3$/);
+  toml('[local.dev]\nport = "6969"\n');
+  configError(
+    () => loadConfig(['--project', dir], {}, root),
+    /helix\.toml: \[local\.dev\] port must be a port number from 0 to 65535, got "6969"$/,
+  );
+  toml('[project]\nname = "x\n');
+  configError(() => loadConfig(['--project', dir], {}, root), /helix\.toml: line 2: a string is not closed on its line$/);
+  toml('[project]\nname = "x"\nname = "y"\n');
+  configError(() => loadConfig(['--project', dir], {}, root), /helix\.toml: line 3: "name" is set twice$/);
 });

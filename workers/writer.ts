@@ -6,11 +6,12 @@
  * server's metrics report); what the store logs goes to the main thread's logger.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runWrite } from '../src/database.js';
+import { runWriteLogged } from '../src/database.js';
 import { messageOf, toErrorBody } from '../src/core/errors.js';
 import { decodeMessage, encodeMessage, fromPlanMessage } from '../src/protocol/codec.js';
 import type { PlanMessage, Reply, WorkerSettings, WriterEvent, WriterRequest } from '../src/protocol/messages.js';
 import { openStore, type Store } from '../src/store/index.js';
+import { Publisher } from '../src/replication/publisher.js';
 
 const port = parentPort!;
 const send = (event: WriterEvent) => port.postMessage(encodeMessage(event));
@@ -18,12 +19,30 @@ const send = (event: WriterEvent) => port.postMessage(encodeMessage(event));
 const settings = workerData as WorkerSettings;
 const exec = { timeoutMs: settings.queryTimeoutMs };
 let store: Store;
+let publisher: Publisher | null = null;
+/** Why this writer takes no more writes (its stream holds another history), or null. */
+let fenced: string | null = null;
 try {
   store = await openStore({
     path: settings.dataDir,
     ...(settings.writerLock === undefined ? {} : { writerLock: settings.writerLock }),
     log: (message) => send({ kind: 'log', message }),
+    keepLog: settings.replication !== undefined,
+    // Without a publisher the change log costs nothing (docs/replication.md, "Cost").
+    unlogged: settings.replication === undefined,
+    onLogged: () => publisher?.notify(),
   });
+  if (settings.replication !== undefined) {
+    publisher = await Publisher.start({
+      ...settings.replication,
+      store,
+      log: (message) => send({ kind: 'log', message }),
+      onFenced: (reason) => (fenced = reason),
+    }).catch(async (err: unknown) => {
+      await store.close();
+      throw err;
+    });
+  }
   send({ kind: 'ready' });
 } catch (err) {
   send({ kind: 'failed', message: messageOf(err) });
@@ -56,7 +75,18 @@ process.on('unhandledRejection', die);
 port.on('message', (request: WriterRequest) => {
   if (dying) return;
   if (request.kind === 'close') {
-    void inFlight.then(() => store.close()).then(() => send({ kind: 'closed' }));
+    void inFlight
+      .then(() => publisher?.close())
+      .then(() => store.close())
+      .then(() => send({ kind: 'closed' }));
+    return;
+  }
+  if (request.kind === 'snapshot') {
+    const id = request.id;
+    store.backup(request.path).then(
+      () => send({ kind: 'snapshot', id, error: null }),
+      (err: unknown) => send({ kind: 'snapshot', id, error: messageOf(err) }),
+    );
     return;
   }
   const done = handleWrite(request.id, request.plan, request.awaitDurable, performance.now());
@@ -65,11 +95,15 @@ port.on('message', (request: WriterRequest) => {
 
 async function handleWrite(id: number, bytes: Uint8Array, awaitDurable: boolean, arrived: number): Promise<void> {
   let reply: Reply;
+  if (fenced !== null) {
+    send({ kind: 'reply', id, reply: { ok: false, error: { error: 'writer_fenced', msg: fenced } }, seconds: 0 });
+    return;
+  }
   try {
     // A plan that does not decode is a bug on our side: that request alone fails.
     const plan = fromPlanMessage(decodeMessage<PlanMessage>(bytes));
-    const body = await runWrite(store, plan, exec, awaitDurable);
-    reply = { ok: true, body };
+    const { value: body, lsn } = await runWriteLogged(store, plan, exec, awaitDurable);
+    reply = { ok: true, body, lsn };
   } catch (err) {
     reply = { ok: false, error: toErrorBody(err) };
   }

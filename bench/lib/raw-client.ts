@@ -70,6 +70,8 @@ export interface TimedRun {
   readonly seconds: number;
   /** Answers other than 200. */
   readonly failures: number;
+  /** How many answers of each status other than 200. */
+  readonly statuses: Readonly<Record<number, number>>;
 }
 
 /** A request body, or a body with extra header lines (each ending in CRLF) and, optionally, another path. */
@@ -79,6 +81,7 @@ export type Outgoing = string | { readonly body: string; readonly headers: strin
 export async function timedLoad(port: number, connections: number, seconds: number, next: () => Outgoing): Promise<TimedRun> {
   const latencies: number[] = [];
   let failures = 0;
+  const statuses: Record<number, number> = {};
   const started = performance.now();
   const until = started + seconds * 1000;
   const clients = await Promise.all(Array.from({ length: connections }, () => RawConnection.open(port)));
@@ -89,11 +92,14 @@ export async function timedLoad(port: number, connections: number, seconds: numb
         const out = next();
         const answer = typeof out === 'string' ? await c.post(out) : await c.post(out.body, out.headers, out.path);
         latencies.push((performance.now() - t) * 1000);
-        if (answer.status !== 200) failures++;
+        if (answer.status !== 200) {
+          failures++;
+          statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+        }
       }
       c.close();
     }),
   );
   latencies.sort((a, b) => a - b);
-  return { latenciesUs: latencies, requests: latencies.length, seconds: (performance.now() - started) / 1000, failures };
+  return { latenciesUs: latencies, requests: latencies.length, seconds: (performance.now() - started) / 1000, failures, statuses };
 }

@@ -193,6 +193,16 @@ export const ERROR_REGISTRY = {
   access_mode_error: spec(503, 'Cypher: a writing statement (or X-Svc-Require-Writer) reached a server in reader mode.'),
   writer_mode_required: spec(503, 'A write, or X-Svc-Require-Writer, reached a server in reader mode.'),
   not_ready: spec(503, 'The database is still opening; retry shortly.', true),
+  // Replication (docs/replication.md)
+  writer_fenced: spec(
+    503,
+    'This writer was fenced: its replication stream holds another history (a newer writer took over, or the histories disagree); it takes no more writes. Send writes to the current writer.',
+  ),
+  lsn_not_reached: spec(
+    503,
+    'X-Trellis-Min-Lsn: this replica had not applied that LSN within the wait bound; retry, or read from the writer.',
+    true,
+  ),
   // Our own failures
   internal_error: spec(500, 'An internal invariant failed; this is a bug in the service.'),
   storage_error: spec(500, 'The storage engine failed (disk full, I/O error, corrupt file).'),

@@ -8,8 +8,8 @@
  * /v2/query prints them (`3.0` stays a float).
  */
 import { GraphError } from '../core/errors.js';
-import { isValueObject, type Value, type ValueObject } from '../core/value.js';
-import type { HqlElement, HqlFormat, HqlShow, HqlValue } from '../plan/hql-format.js';
+import { isValueObject, setOwn, type Value, type ValueObject } from '../core/value.js';
+import type { HqlElement, HqlFormat, HqlGroup, HqlShow, HqlValue } from '../plan/hql-format.js';
 import { LIMITS } from '../plan/limits.js';
 import type { EdgeRecord } from '../store/index.js';
 import type { Exec } from './context.js';
@@ -69,7 +69,7 @@ function shown(x: Exec | null, r: HqlShow, source: string, flow: Flow | undefine
       }
   } else {
     const items = flow.t === 'values' ? flow.items : flow.t === 'rows' ? [...flow.rows].map((row) => BigInt(row.id)) : [];
-    if (r.group !== null) return groups(r.group.properties, r.group.aggregate, items);
+    if (r.group !== null) return encodeValue(groups(r.group, items));
     const { pluck, nested } = r;
     parts = items.map((v) => encodeValue(pluck !== null ? pluckValue(v, pluck) : nested !== null ? withNested(v, nested) : v));
   }
@@ -141,19 +141,20 @@ function pluckValue(v: Value, key: string): Value {
 }
 
 /**
- * An object with the one-key objects of each `nested` path shown as their bare values. A
- * path names fields from the object down (`bylines.by`); arrays on the way apply it to
- * each of their items.
+ * An object with the one-key objects of each `nested` path shown as their bare values, and
+ * the rows of each nested grouping as their groups. A path names fields from the object
+ * down (`bylines.by`); arrays on the way apply it to each of their items.
  */
-function withNested(v: Value, nested: Readonly<Record<string, string>>): Value {
+function withNested(v: Value, nested: Readonly<Record<string, string | HqlGroup>>): Value {
   let out = v;
   for (const path in nested) out = plucked(out, path.split('.'), nested[path]!);
   return out;
 }
 
-function plucked(v: Value, path: readonly string[], key: string): Value {
+function plucked(v: Value, path: readonly string[], key: string | HqlGroup): Value {
+  if (path.length === 0 && typeof key !== 'string') return groups(key, Array.isArray(v) ? v : []);
   if (Array.isArray(v)) return v.map((item) => plucked(item, path, key));
-  if (path.length === 0) return pluckValue(v, key);
+  if (path.length === 0) return pluckValue(v, key as string);
   if (!isValueObject(v) || !Object.hasOwn(v, path[0]!)) return v;
   const out: ValueObject = {};
   for (const k in v) out[k] = k === path[0] ? plucked(v[k] as Value, path.slice(1), key) : (v[k] as Value);
@@ -164,7 +165,7 @@ function plucked(v: Value, path: readonly string[], key: string): Value {
  * D17: GROUP_BY gives `[{p1: v1, ..., count}]`, AGGREGATE_BY `[{count, data: [elements]}]`,
  * one per distinct combination, in the order each combination first appears.
  */
-function groups(properties: readonly string[], aggregate: boolean, rows: readonly Value[]): string {
+function groups({ properties, aggregate }: HqlGroup, rows: readonly Value[]): Value[] {
   const byKey = new Map<string, { values: Value[]; rows: Value[] }>();
   for (const row of rows) {
     const values = properties.map((p) => (isValueObject(row) ? (row[p] ?? null) : null));
@@ -173,12 +174,18 @@ function groups(properties: readonly string[], aggregate: boolean, rows: readonl
     if (group === undefined) byKey.set(key, (group = { values, rows: [] }));
     group.rows.push(row);
   }
-  const out: string[] = [];
+  const out: Value[] = [];
   for (const g of byKey.values()) {
-    if (aggregate) out.push(`{"count":${g.rows.length},"data":${encodeValue(g.rows)}}`);
-    else out.push(`{${properties.map((p, i) => `${JSON.stringify(p)}:${encodeValue(g.values[i]!)}`).join(',')},"count":${g.rows.length}}`);
+    const count = BigInt(g.rows.length);
+    if (aggregate) out.push({ count, data: g.rows });
+    else {
+      const group: ValueObject = {};
+      properties.forEach((p, i) => setOwn(group, p, g.values[i]!));
+      setOwn(group, 'count', count);
+      out.push(group);
+    }
   }
-  return `[${out.join(',')}]`;
+  return out;
 }
 
 function tooLarge(): GraphError {

@@ -10,6 +10,11 @@
  * A write is only ever resent when the writer refused the connection, so the write cannot
  * have reached it; once sent, a lost answer means the outcome is unknown, and the client
  * is told so rather than the write being sent twice.
+ *
+ * Replicas (docs/replication.md): each answer's X-Trellis-Lsn, and a poll of every reader's
+ * GET /readyz (REPLICA_POLL_MS), tell which LSN a server has applied and whether it is
+ * within its lag bound. A replica that is not ready gets no reads; a read with a minimum LSN
+ * (read-your-writes) goes to a server known to have applied it, the writer otherwise.
  */
 import { Pool } from 'undici';
 import type { DatabaseConfig } from './config.js';
@@ -20,6 +25,8 @@ export interface BackendAnswer {
   status: number;
   contentType: string | undefined;
   retryAfter: string | undefined;
+  /** X-Trellis-Lsn of the answer: the LSN it reflects (docs/replication.md). */
+  lsn: string | undefined;
   body: Buffer;
 }
 
@@ -46,18 +53,33 @@ const CONNECTIONS = 128;
 const NOT_SENT = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 /** Backend answers that say "not me, try another" for a read. */
-const TRY_ANOTHER = /^\s*\{\s*"error"\s*:\s*"(not_ready|writer_mode_required)"/;
+const TRY_ANOTHER = /^\s*\{\s*"error"\s*:\s*"(not_ready|writer_mode_required|lsn_not_reached)"/;
+/** How often every reader's GET /readyz is polled (its applied LSN and readiness), and how long a poll may take. */
+export const REPLICA_POLL_MS = 200;
+const POLL_TIMEOUT_MS = 1000;
+export const LSN_HEADER = 'x-trellis-lsn';
+export const MIN_LSN_HEADER = 'x-trellis-min-lsn';
 
 export class Backend {
   readonly pool: Pool;
   inFlight = 0;
   private downUntil = 0;
+  /**
+   * A replica: it holds a copy that may lag, where a `--mode reader` server reads the
+   * writer's own folder. Until its first /readyz poll says which, a reader counts as one.
+   */
+  replica: boolean;
+  /** The highest LSN this server is known to have applied (replicas). */
+  lsn = 0;
+  /** False while its last /readyz poll failed or answered 503 (a replica past its lag bound). */
+  ready = true;
 
   constructor(
     readonly database: string,
     readonly url: string,
     readonly role: Role,
   ) {
+    this.replica = role === 'reader';
     this.pool = new Pool(url, {
       connections: CONNECTIONS,
       pipelining: 1,
@@ -77,6 +99,19 @@ export class Backend {
 
   markUp(): void {
     this.downUntil = 0;
+  }
+
+  /** An answer's X-Trellis-Lsn: this server is a replica that has applied at least that. */
+  noteLsn(text: string | undefined): void {
+    if (text === undefined) return;
+    const lsn = Number(text);
+    if (Number.isSafeInteger(lsn) && lsn > this.lsn) this.lsn = lsn;
+  }
+
+  /** Whether a read that needs LSN `minLsn` may go here: the writer always; a replica that is ready and has applied it. */
+  serves(minLsn: number): boolean {
+    if (this.role === 'writer') return true;
+    return this.ready && (!this.replica || this.lsn >= minLsn);
   }
 }
 
@@ -107,26 +142,63 @@ export class DatabaseBackends {
   readonly all: readonly Backend[];
   private turn = 0;
 
+  private poller: NodeJS.Timeout | null = null;
+
   constructor(config: DatabaseConfig) {
     this.writer = new Backend(config.id, config.writer, 'writer');
     this.all = [...config.readers.map((url) => new Backend(config.id, url, 'reader')), this.writer];
   }
 
-  /** The next server for a read: up ones first, fewest in flight, ties taken in turn. */
-  pickRead(tried: ReadonlySet<Backend>): Backend | undefined {
+  /** Whether a read needs the LSN token (some reader turned out to be a replica). */
+  get hasReplicas(): boolean {
+    return this.all.some((b) => b.replica);
+  }
+
+  /** Starts polling the readers' GET /readyz (their readiness and applied LSN). */
+  watch(): void {
+    if (this.poller !== null || this.all.length === 1) return;
+    const readers = this.all.filter((b) => b.role === 'reader');
+    let busy = false;
+    this.poller = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      void Promise.all(readers.map((b) => pollReady(b))).finally(() => (busy = false));
+    }, REPLICA_POLL_MS);
+    this.poller.unref();
+  }
+
+  /**
+   * The next server for a read: up ones first, fewest in flight, ties taken in turn; only
+   * servers that serve `minLsn` (Backend.serves: never a replica past its lag bound).
+   */
+  pickRead(tried: ReadonlySet<Backend>, minLsn = 0): Backend | undefined {
     const n = this.all.length;
     let best: Backend | undefined;
     const start = this.turn++ % n;
     for (let i = 0; i < n; i++) {
       const b = this.all[(start + i) % n]!;
-      if (tried.has(b)) continue;
+      if (tried.has(b) || !b.serves(minLsn)) continue;
       if (best === undefined || (b.up && !best.up) || (b.up === best.up && b.inFlight < best.inFlight)) best = b;
     }
     return best;
   }
 
   async close(): Promise<void> {
+    if (this.poller !== null) clearInterval(this.poller);
     await Promise.all(this.all.map((b) => b.pool.close()));
+  }
+}
+
+/** One poll of a reader's GET /readyz: 200 ready, anything else (503, no answer in time) not. */
+async function pollReady(b: Backend): Promise<void> {
+  try {
+    const res = await b.pool.request({ path: '/readyz', method: 'GET', signal: AbortSignal.timeout(POLL_TIMEOUT_MS) });
+    const health = (await res.body.json().catch(() => ({}))) as { mode?: unknown };
+    b.replica = health.mode === 'replica';
+    b.noteLsn(headerText(res.headers[LSN_HEADER]));
+    b.ready = res.statusCode === 200;
+  } catch {
+    b.ready = false;
   }
 }
 
@@ -153,10 +225,12 @@ export class Forwarder {
         signal,
       });
       const body = Buffer.from(await res.body.arrayBuffer());
+      backend.noteLsn(headerText(res.headers[LSN_HEADER]));
       return {
         status: res.statusCode,
         contentType: headerText(res.headers['content-type']),
         retryAfter: headerText(res.headers['retry-after']),
+        lsn: headerText(res.headers[LSN_HEADER]),
         body,
       };
     } finally {
@@ -197,12 +271,15 @@ export class Forwarder {
     }
   }
 
-  /** Sends a read to one server after another until one answers or the deadline passes. */
-  async read(backends: DatabaseBackends, req: OutgoingRequest, deadline: number): Promise<ForwardOutcome> {
+  /**
+   * Sends a read to one server after another until one answers or the deadline passes;
+   * `minLsn` > 0 (read-your-writes): only to servers that have applied it.
+   */
+  async read(backends: DatabaseBackends, req: OutgoingRequest, deadline: number, minLsn = 0): Promise<ForwardOutcome> {
     const tried = new Set<Backend>();
     const signal = untilDeadline(deadline);
     let last: ForwardOutcome = { kind: 'unavailable', msg: `no server of database "${backends.writer.database}" could take the request` };
-    for (let backend = backends.pickRead(tried); backend !== undefined; backend = backends.pickRead(tried)) {
+    for (let backend = backends.pickRead(tried, minLsn); backend !== undefined; backend = backends.pickRead(tried, minLsn)) {
       tried.add(backend);
       try {
         const answer = await this.attempt(backend, req, signal);

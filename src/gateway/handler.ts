@@ -19,11 +19,19 @@ import type { AnswerListener } from '../server/uws.js';
 import type { Admission, Admitted } from './admission.js';
 import { errorResponse } from '../server/http-errors.js';
 import { methodNotAllowed, notFound } from '../server/routes.js';
-import type { DatabaseBackends, ForwardOutcome, Forwarder, OutgoingRequest } from './backends.js';
+import {
+  LSN_HEADER,
+  MIN_LSN_HEADER,
+  type DatabaseBackends,
+  type ForwardOutcome,
+  type Forwarder,
+  type OutgoingRequest,
+} from './backends.js';
 import { cypherMayWrite } from './cypher-kind.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { Warn } from './throttled-log.js';
 import type { RedisLimiter } from './limiter.js';
+import type { LsnTokens } from './lsn-tokens.js';
 
 type RouteKind = 'query' | 'cypher' | 'explain' | 'named' | 'mcp_init' | 'mcp_call' | 'mcp_endpoint';
 
@@ -65,6 +73,10 @@ export interface PipelineParts {
   metrics: GatewayMetrics | undefined;
   /** Failed-closed admissions, throttled (throttled-log.ts). */
   warnUnavailable: Warn;
+  /** Read-your-writes tokens (lsn-tokens.ts); undefined: reads carry only the client's own X-Trellis-Min-Lsn. */
+  lsnTokens?: LsnTokens;
+  /** A token that could not be read or kept, throttled. */
+  warnTokens?: Warn;
 }
 
 /** The request type and where it must go, from the decoded body; or the 400 answer. */
@@ -200,11 +212,49 @@ export class Pipeline {
       if (warmed.kind === 'warmed') return { status: 204, body: '' };
       return this.answerOf(warmed, a);
     }
-    const outcome =
-      decoded.writer || a.options.requireWriter
-        ? await forwarder.toWriter(backends, outgoing, deadline)
-        : await forwarder.read(backends, outgoing, deadline);
-    return this.answerOf(outcome, a);
+    if (decoded.writer || a.options.requireWriter) {
+      const outcome = await forwarder.toWriter(backends, outgoing, deadline);
+      if (outcome.kind === 'answer' && outcome.answer.status === 200 && outcome.answer.lsn !== undefined && backends.hasReplicas) {
+        await this.keepToken(a, Number(outcome.answer.lsn));
+      }
+      return this.answerOf(outcome, a);
+    }
+    const minLsn = await this.readToken(req, a, backends);
+    if (minLsn === null) return this.answerOf(await forwarder.toWriter(backends, outgoing, deadline), a);
+    if (minLsn > 0) outgoing.headers[MIN_LSN_HEADER] = String(minLsn);
+    return this.answerOf(await forwarder.read(backends, outgoing, deadline, minLsn), a);
+  }
+
+  /** Keeps the LSN a write of this key was answered at (read-your-writes); a failure is logged, the answer stands. */
+  private async keepToken(a: Admitted, lsn: number): Promise<void> {
+    const tokens = this.parts.lsnTokens;
+    if (tokens === undefined || !Number.isSafeInteger(lsn)) return;
+    try {
+      await tokens.note(a.database.id, a.key.name, lsn);
+    } catch (err) {
+      this.parts.warnTokens?.({ req_id: a.requestId, db: a.database.id, err: messageOf(err) }, 'could not keep a read-your-writes LSN');
+    }
+  }
+
+  /**
+   * The LSN a read must see: the client's X-Trellis-Min-Lsn and its key's last write on
+   * this database, whichever is higher (0: none; the Redis lookup runs only when the
+   * database has replicas). Null when the key's token cannot be read: the writer answers.
+   */
+  private async readToken(req: HttpRequest, a: Admitted, backends: DatabaseBackends): Promise<number | null> {
+    const asked = Number(req.headers.get(MIN_LSN_HEADER) ?? 0);
+    const own = Number.isSafeInteger(asked) && asked > 0 ? asked : 0;
+    const tokens = this.parts.lsnTokens;
+    if (tokens === undefined || !backends.hasReplicas) return own;
+    try {
+      return Math.max(own, await tokens.highest(a.database.id, a.key.name));
+    } catch (err) {
+      this.parts.warnTokens?.(
+        { req_id: a.requestId, db: a.database.id, err: messageOf(err) },
+        'could not read a read-your-writes LSN; reading from the writer',
+      );
+      return null;
+    }
   }
 
   private answerOf(outcome: ForwardOutcome, a: Admitted): HttpResponse {
@@ -214,6 +264,7 @@ export class Pipeline {
         const headers: Record<string, string> = {};
         if (answer.contentType !== undefined) headers['content-type'] = answer.contentType;
         if (answer.retryAfter !== undefined) headers['retry-after'] = answer.retryAfter;
+        if (answer.lsn !== undefined) headers[LSN_HEADER] = answer.lsn;
         return { status: answer.status, headers, body: answer.body };
       }
       case 'timeout':

@@ -379,7 +379,7 @@ function checkDatabase(database: string): void {
  * in an event-loop turn): the verdict waits for the I/O of that turn (setImmediate), so a
  * gateway under load does not fail closed for its own lateness.
  */
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+export function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => setImmediate(() => reject(new Error(`Redis did not answer within ${ms} ms`))), ms);
     promise.then(

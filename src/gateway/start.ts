@@ -13,6 +13,7 @@ import type { GatewayConfig } from './config.js';
 import { observeAnswers, OPENAPI_PATH, Pipeline, refuseRoute } from './handler.js';
 import { KeyRing } from './keys.js';
 import { RedisLimiter } from './limiter.js';
+import { LsnTokens } from './lsn-tokens.js';
 import { GatewayMetrics } from './metrics.js';
 import { throttledWarn } from './throttled-log.js';
 import { messageOf } from '../core/errors.js';
@@ -55,6 +56,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       logger.warn({ err: messageOf(err) }, 'redis is not reachable yet; token-costing requests get 503 until it is');
     });
   }
+  // Read-your-writes over replicas (docs/replication.md): the readers' readiness and LSN
+  // are polled, and each key's last write LSN is kept in Redis, where gateways share it.
+  for (const b of backends.values()) b.watch();
+  const withReaders = [...config.databases.values()].some((db) => db.readers.length > 0);
+  const lsnTokens = withReaders
+    ? new LsnTokens(config.redis.url, config.redis.keyPrefix, config.redis.deadlineMs, (err) =>
+        redisTrouble({ err: err.message }, 'redis error; reads with a read-your-writes token go to the writer until it answers'),
+      )
+    : undefined;
   const admission = new Admission(config.mode, new KeyRing(config.keys), config.databases);
   const pipeline = new Pipeline({
     admission,
@@ -63,6 +73,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     forwarder,
     metrics,
     warnUnavailable: throttledWarn(logger),
+    ...(lsnTokens === undefined ? {} : { lsnTokens, warnTokens: throttledWarn(logger) }),
   });
 
   const health = (strict: boolean): HttpResponse => {
@@ -138,6 +149,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       server.close();
       await Promise.all([...backends.values()].map((b) => b.close()));
       await limiter?.close();
+      await lsnTokens?.close();
     },
   };
 }

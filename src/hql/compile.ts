@@ -51,7 +51,7 @@ export interface CompiledQuery {
   readonly needs: CallNeeds;
 }
 
-const DEFAULT_OPTIONS: LoweringOptions = { bm25: true };
+const DEFAULT_OPTIONS: LoweringOptions = { bm25: true, efSearch: null };
 
 const HOOKS: LoweringHooks = { traversal: lowerTraversal, condition: lowerCondition, projection: lowerProjection };
 

@@ -6,10 +6,23 @@
  * and their negations; as /v2/query predicates. Also what ORDER sorts by.
  */
 import type { Expr, Step, TypeExpr } from './ast.js';
-import { COUNT_TYPE, F64_TYPE, ID_TYPE, lookup, propertyOf, singleField, type ElementTy, type Lowering } from './lower-context.js';
+import {
+  COUNT_TYPE,
+  F64_TYPE,
+  ID_TYPE,
+  lookup,
+  nestedTraversal,
+  outerScope,
+  propertyOf,
+  singleField,
+  traversalStart,
+  withInput,
+  type ElementTy,
+  type Lowering,
+} from './lower-context.js';
 import { listExpr, literal, mathCall, paramRef, valueExpr } from './lower-value.js';
 import { CompileError, describeTy, typeText } from './types.js';
-import { and, compare, constant, ID_EXPR, not, op, or, param, type Wire } from './wire-build.js';
+import { and, compare, constant, CONTEXT, ID_EXPR, not, op, or, param, type Wire } from './wire-build.js';
 
 /** A condition about the current element `_` of type `el`, as a /v2/query predicate. */
 export function lowerCondition(l: Lowering, e: Expr, el: ElementTy): Wire {
@@ -35,16 +48,25 @@ export function lowerCondition(l: Lowering, e: Expr, el: ElementTy): Wire {
 
 /** `EXISTS(_::...)` as a boolean expression of the current element (its negation is the caller's). */
 export function existsExpr(l: Lowering, e: Extract<Expr, { kind: 'exists' }>, el: ElementTy): Wire {
-  if (e.traversal.kind !== 'traversal' || e.traversal.source.kind !== 'anon') {
-    throw new CompileError(e.traversal.pos, 'EXISTS takes a traversal from the current element, such as EXISTS(_::Out<Follows>)');
+  const t = e.traversal;
+  if (t.kind !== 'traversal' || (t.source.kind !== 'anon' && t.source.kind !== 'var')) {
+    throw new CompileError(t.pos, 'EXISTS takes a traversal from the current element, such as EXISTS(_::Out<Follows>)');
   }
-  const sub = l.hooks.traversal(l, e.traversal, el);
+  // `EXISTS(u::Out<Likes>)`: from an enclosing |u| item, or from a variable's elements.
+  let start: { root: Wire; el: ElementTy } = { root: CONTEXT, el };
+  if (t.source.kind === 'var') {
+    const from = traversalStart(l, t.source.name.text, t.source.pos);
+    if (from === null)
+      throw new CompileError(
+        t.source.pos,
+        `EXISTS asks whether a traversal from nodes, edges or vectors finds something; "${t.source.name.text}" is none`,
+      );
+    start = from;
+  }
+  const sub = nestedTraversal(l, { ...t, source: { kind: 'anon', pos: t.source.pos } }, start.el);
   if (sub.ty.k !== 'element')
-    throw new CompileError(
-      e.traversal.pos,
-      `EXISTS asks whether a traversal finds nodes, edges or vectors; this one gives ${describeTy(sub.ty)}`,
-    );
-  return { traversal: { root: op('exists', { input: sub.root }) } };
+    throw new CompileError(t.pos, `EXISTS asks whether a traversal finds nodes, edges or vectors; this one gives ${describeTy(sub.ty)}`);
+  return { traversal: { root: op('exists', { input: withInput(sub.root, start.root) }) } };
 }
 
 type Compare = Extract<Step, { kind: 'compare' }>;
@@ -75,7 +97,7 @@ function comparison(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, el: El
     return compared(l, last, expr, type);
   }
   if (valueSteps[valueSteps.length - 1]!.kind === 'COUNT') {
-    const sub = l.hooks.traversal(l, { ...e, steps: valueSteps }, el);
+    const sub = nestedTraversal(l, { ...e, steps: valueSteps }, el);
     return compared(l, last, { traversal: { root: sub.root } }, COUNT_TYPE);
   }
   return firstValue(l, e, valueSteps, last, el);
@@ -101,12 +123,18 @@ function firstValue(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, steps:
       e.pos,
       `a comparison needs one value: a property (::{name}), ::ID or ::COUNT at the end of the traversal before ${last.op}`,
     );
-  const sub = l.hooks.traversal(l, { ...e, steps: steps.slice(0, -1) }, el);
+  const sub = nestedTraversal(l, { ...e, steps: steps.slice(0, -1) }, el);
   if (sub.ty.k !== 'element')
     throw new CompileError(e.pos, `a comparison reads a property of nodes, edges or vectors, not of ${describeTy(sub.ty)}`);
   const { expr, type } = directValue(l, final, { ...sub.ty, single: true });
   const first = op('limit', { input: sub.root, count: { literal: 1 } });
-  return firstMeets(first, compared(l, last, expr, type));
+  // The comparison runs inside the traversal expression of firstMeets, one level deeper.
+  l.expressionLevel++;
+  try {
+    return firstMeets(first, compared(l, last, expr, type));
+  } finally {
+    l.expressionLevel--;
+  }
 }
 
 /** Whether the row `first` gives (at most one) meets `test`: an exists over a where, as a predicate. */
@@ -120,9 +148,10 @@ function firstMeets(first: Wire, test: Wire): Wire {
 
 /** `left OP value` for the comparison step `last`, the value checked against `type`. */
 function compared(l: Lowering, last: Compare, left: Wire, type: TypeExpr | null): Wire {
-  const fromVariable = variableValue(l, last.value, left, last);
+  const ofItem = outerItemValue(l, last.value);
+  const fromVariable = ofItem === null ? variableValue(l, last.value, left, last) : null;
   if (fromVariable !== null) return fromVariable;
-  const right = last.op === 'IS_IN' ? listExpr(l, last.value, type) : rightValue(l, last.value, type);
+  const right = ofItem ?? (last.op === 'IS_IN' ? listExpr(l, last.value, type) : rightValue(l, last.value, type));
   switch (last.op) {
     case 'EQ':
       return compare('eq', left, right);
@@ -184,6 +213,27 @@ function variableValue(l: Lowering, value: Expr, left: Wire, last: Compare): Wir
   return firstMeets(first, compare(reversed[last.op as keyof typeof reversed], expr, outerLeft));
 }
 
+/**
+ * `GT(u::{age})`, `EQ(u::ID)` where `u` is an enclosing `|u|` item: its property read from
+ * the row the traversal expressions between its scope and here started from (`outer`), or
+ * from the element itself when the condition is about the item. Null for anything else.
+ */
+function outerItemValue(l: Lowering, value: Expr): Wire | null {
+  if (value.kind !== 'traversal' || value.source.kind !== 'var' || value.steps.length !== 1) return null;
+  const frame = outerScope(l, value.source.name.text);
+  if (frame === undefined) return null;
+  const { expr } = directValue(l, value.steps[0]!, { ...frame.el, single: true });
+  const depth = l.expressionLevel - frame.level;
+  if (depth === 0) return expr;
+  const read = outerOf(expr, depth);
+  if (read === null)
+    throw new CompileError(
+      value.pos,
+      `an enclosing item's ${value.source.name.text}::{score} cannot be compared here; compare a stored property or the id`,
+    );
+  return read;
+}
+
 /** `left` read from the row `depth` traversal expressions out, when it is a property or the id. */
 function outerOf(left: Wire, depth: number): Wire | null {
   if (left === ID_EXPR) return { outer: { depth, property: '$id' } };
@@ -217,7 +267,7 @@ function computedKey(l: Lowering, e: Expr, el: ElementTy): Wire {
   if (e.kind === 'traversal' && e.source.kind === 'anon') {
     const last = e.steps[e.steps.length - 1];
     if (e.steps.length === 1 && last !== undefined && (last.kind === 'ID' || last.kind === 'project')) return directValue(l, last, el).expr;
-    const sub = l.hooks.traversal(l, e, el);
+    const sub = nestedTraversal(l, e, el);
     if (sub.show.unwrap === 'count') return { traversal: { root: sub.root } };
   }
   if (e.kind === 'traversal' && e.source.kind === 'var' && e.steps.length === 0) return paramRef(l, e.source.name.text, e.source.pos, null);

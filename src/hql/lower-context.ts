@@ -38,17 +38,26 @@ export interface LoweringHooks {
   projection(l: Lowering, state: Lowered, el: ElementTy, step: ProjectionStep): Lowered;
 }
 
-/** An enclosing `|item|` scope of a projection, with the traversal-expression level it is at. */
+/**
+ * An enclosing `|item|` scope of a projection, with the traversal-expression level it is
+ * at. A traversal from the item deeper down starts from the hidden variable `stored`, which
+ * each of the scope's values that needs it sets to the current item first (`as`); `uses`
+ * counts those traversals, so the projection knows which of its values need it.
+ */
 export interface ItemScope {
   readonly name: string;
   readonly el: ElementTy;
   readonly level: number;
+  stored: string | null;
+  uses: number;
 }
 
 /** What the project's configuration tells the lowering. */
 export interface LoweringOptions {
   /** Text search (SearchBM25, SearchHybrid) is on. */
   readonly bm25: boolean;
+  /** The beam of every vector search (config.hx.json's `ef_search`); null: the index's default. */
+  readonly efSearch: number | null;
 }
 
 export interface Lowering {
@@ -151,6 +160,45 @@ export const COUNT: Presentation = shows({ unwrap: 'count' });
 
 /** Names the checker refuses as variable, parameter or field names (reference §1, E105). */
 const RESERVED_NAMES = new Set<string>(['true', 'false', 'NONE', 'Uuid', '_', ...PRIMITIVE_TYPES]);
+
+/** The innermost enclosing `|item|` scope named `name`, if any. */
+export function outerScope(l: Lowering, name: string): ItemScope | undefined {
+  for (let i = l.items.length - 1; i >= 0; i--) if (l.items[i]!.name === name) return l.items[i];
+  return undefined;
+}
+
+/**
+ * Where a traversal from the name `name` starts, inside WHERE, EXISTS or a projection:
+ * the current element when `name` is the item of the projection being lowered (`context`),
+ * an outer item (read back from its scope's hidden variable) or a variable of the query
+ * (`select`, the same for every element). Null when `name` is neither item nor element variable.
+ */
+export function traversalStart(l: Lowering, name: string, pos: SourcePos): { root: Wire; el: ElementTy } | null {
+  const frame = outerScope(l, name);
+  if (frame !== undefined) {
+    if (frame.level === l.expressionLevel) return { root: CONTEXT, el: { ...frame.el, single: true } };
+    frame.stored ??= hiddenName(l, 'item');
+    frame.uses++;
+    return { root: { select: { input: CONTEXT, name: frame.stored } }, el: { ...frame.el, single: true } };
+  }
+  const v = lookup(l, name, pos);
+  if (v.ty.k !== 'element') return null;
+  return { root: { select: { input: CONTEXT, name } }, el: v.ty };
+}
+
+/**
+ * A traversal lowered as a traversal expression of its own (inside EXISTS, a comparison,
+ * a sort key, a projected value): one level deeper, so `outer` reads and outer items
+ * inside it count the expression it runs in.
+ */
+export function nestedTraversal(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, current: Ty): Lowered {
+  l.expressionLevel++;
+  try {
+    return l.hooks.traversal(l, e, current);
+  } finally {
+    l.expressionLevel--;
+  }
+}
 
 /** A use of a variable whose statement failed: stops the use without a second report. */
 export class FollowOnError extends CompileError {}

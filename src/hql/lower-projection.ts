@@ -10,7 +10,10 @@ import {
   aliasOf,
   elementItems,
   lookup,
+  nestedTraversal,
+  outerScope,
   propertyOf,
+  traversalStart,
   shows,
   singleField,
   withInput,
@@ -22,6 +25,7 @@ import {
 import { existsExpr } from './lower-condition.js';
 import { literal, mathCall } from './lower-value.js';
 import { CompileError, describeTy } from './types.js';
+import type { HqlGroup } from '../plan/hql-format.js';
 import { constant, CONTEXT, ID_EXPR, not, compare, op, param, projectItem, type Wire } from './wire-build.js';
 
 /** A projected value: its expression, the property it reads (for the spread), where the response shows bare values. */
@@ -29,7 +33,7 @@ interface Projected {
   readonly expr: Wire;
   readonly source: string | null;
   /** Paths below this field to the keys of one-key objects shown as bare values (nested property accesses). */
-  readonly plucks?: Readonly<Record<string, string>>;
+  readonly plucks?: Readonly<Record<string, string | HqlGroup>>;
 }
 
 export function lowerProjection(l: Lowering, state: Lowered, el: ElementTy, step: ProjectionStep): Lowered {
@@ -48,25 +52,30 @@ export function lowerProjection(l: Lowering, state: Lowered, el: ElementTy, step
 }
 
 /** The `project` items of a projection step on `el`, and the nested property accesses shown bare (alias path to key). */
-function projectionItems(l: Lowering, el: ElementTy, step: ProjectionStep): { items: Wire[]; nested: Record<string, string> } {
+function projectionItems(l: Lowering, el: ElementTy, step: ProjectionStep): { items: Wire[]; nested: Record<string, string | HqlGroup> } {
   if (step.fields.length === 0) throw new CompileError(step.pos, 'a projection lists at least one field');
   const items: Wire[] = [];
   const used = new Set<string>();
   const aliases = new Set<string>();
-  const nested: Record<string, string> = {};
-  if (step.closure !== null) l.items.push({ name: step.closure.text, el, level: l.expressionLevel });
+  const nested: Record<string, string | HqlGroup> = {};
+  const frame: ItemScope | null =
+    step.closure === null ? null : { name: step.closure.text, el, level: l.expressionLevel, stored: null, uses: 0 };
+  if (frame !== null) l.items.push(frame);
   try {
     for (const f of step.fields) {
       const alias = f.name.text === 'ID' && f.value === null ? 'id' : f.name.text;
       if (aliases.has(alias)) throw new CompileError(f.name.pos, `"${alias}" appears twice in this projection`);
       aliases.add(alias);
+      const uses = frame?.uses ?? 0;
       const made = projectedValue(l, f.name.text, f.name.pos, f.value, el, step.closure?.text ?? null);
       if (made.source !== null) used.add(made.source);
       for (const [path, key] of Object.entries(made.plucks ?? {})) nested[path === '' ? alias : `${alias}.${path}`] = key;
-      items.push(projectItem(alias, made.expr));
+      // Deeper traversals of this value start from the item: its traversal expressions store it first.
+      const expr = frame !== null && frame.uses > uses ? storingItem(made.expr, frame.stored!) : made.expr;
+      items.push(projectItem(alias, expr));
     }
   } finally {
-    if (step.closure !== null) l.items.pop();
+    if (frame !== null) l.items.pop();
   }
   if (step.spread) {
     for (const item of elementItems(l, el)) {
@@ -75,6 +84,25 @@ function projectionItems(l: Lowering, el: ElementTy, step: ProjectionStep): { it
     }
   }
   return { items, nested };
+}
+
+/**
+ * `expr` with each of its traversal expressions storing the row it starts from (the
+ * current item) in the variable `name` before it runs, for the traversals from the item
+ * nested inside it (read back with `select`). Evaluation is depth first, so every read
+ * sees the item of its own enclosing row.
+ */
+function storingItem(expr: Wire, name: string): Wire {
+  if (typeof expr !== 'object' || expr === null) return expr;
+  if (Array.isArray(expr)) return expr.map((x: Wire) => storingItem(x, name)) as unknown as Wire;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(expr)) {
+    if (key === 'traversal' && typeof value === 'object' && value !== null && 'root' in value) {
+      const t = value as { root: Wire };
+      out[key] = { ...t, root: withInput(t.root, op('as', { input: CONTEXT, name })) };
+    } else out[key] = storingItem(value as Wire, name);
+  }
+  return out;
 }
 
 /** The whole elements of `root` as objects: id, label (edges: ends), then every declared field. */
@@ -129,8 +157,11 @@ function projectedValue(
     const v = l.scope.get(n);
     if (v?.ty.k === 'param') return { expr: param(n), source: null };
     if (v !== undefined) return variableValue(l, n, v.ty.k === 'element' ? v.ty : null, v.show.pluck, v.ty.single);
-    if (outerScope(l, n) !== undefined)
-      throw new CompileError(src.pos, `"${n}" is an item of an enclosing projection; show it as ${n}::{property} or ${n}::ID`);
+    if (outerScope(l, n) !== undefined) {
+      // `|p|{author: u}` deeper down: the enclosing item, whole.
+      const start = traversalStart(l, n, src.pos)!;
+      return { expr: { traversal: { root: elementObjects(l, start.root, start.el), first: true } }, source: null };
+    }
     return { expr: propertyOf(l, el, n, src.pos).expr, source: n };
   }
   // `_::...` or `item::...` inside `|item|{...}`: a traversal from the element itself.
@@ -138,12 +169,15 @@ function projectedValue(
   if (!fromCurrent && src.kind === 'var') {
     const outer = outerItem(l, src.name.text, value.steps);
     if (outer !== null) return { expr: outer, source: null };
-    // `posts: posts::{title}`: a traversal from a variable of the query, the same for every element.
-    const v = lookup(l, src.name.text, src.pos);
-    if (v.ty.k !== 'element')
+    // `posts: posts::{title}`: a traversal from a variable of the query, the same for every
+    // element; `u::Out<Wrote>` deeper inside `|u|{...}`: a traversal from the enclosing item.
+    const start = traversalStart(l, src.name.text, src.pos);
+    if (start === null) {
+      const v = lookup(l, src.name.text, src.pos);
       throw new CompileError(src.pos, `"${src.name.text}" is ${describeTy(v.ty)}; steps start from nodes, edges or vectors`);
+    }
     const anon = { ...value, source: { kind: 'anon' as const, pos: src.pos } };
-    return { ...nestedValue(l, anon, v.ty, op('select', { input: CONTEXT, name: src.name.text })), source: null };
+    return { ...nestedValue(l, anon, start.el, start.root), source: null };
   }
   if (!fromCurrent) throw new CompileError(src.pos, 'a projected traversal starts from "_", an item or a variable');
   const first = value.steps[0];
@@ -154,11 +188,6 @@ function projectedValue(
   }
   const anon = { ...value, source: { kind: 'anon' as const, pos: src.pos } };
   return { ...nestedValue(l, anon, { ...el, single: true }, null), source: null };
-}
-
-function outerScope(l: Lowering, name: string): ItemScope | undefined {
-  for (let i = l.items.length - 1; i >= 0; i--) if (l.items[i]!.name === name) return l.items[i];
-  return undefined;
 }
 
 /**
@@ -174,7 +203,7 @@ function variableValue(l: Lowering, name: string, el: ElementTy | null, pluck: s
 /**
  * `item::ID` or `item::{property}` of an enclosing `|item|` scope, read through an
  * `outer` expression: its depth is the number of traversal expressions between that
- * scope and here. Null when `name` names no enclosing scope.
+ * scope and here. Null when `name` names no enclosing scope, or for a traversal from it.
  */
 function outerItem(l: Lowering, name: string, steps: readonly Step[]): Wire | null {
   const frame = outerScope(l, name);
@@ -190,11 +219,7 @@ function outerItem(l: Lowering, name: string, steps: readonly Step[]): Wire | nu
       property = expr === ID_EXPR ? '$id' : (expr as { property: string }).property;
     }
   }
-  if (property === null) {
-    const pos = first?.pos ?? l.query.name.pos;
-    throw new CompileError(pos, `an outer item is read as ${name}::ID or ${name}::{property}; traversals from it are not supported yet`);
-  }
-  return { outer: { depth, property } };
+  return property === null ? null : { outer: { depth, property } };
 }
 
 /**
@@ -203,20 +228,19 @@ function outerItem(l: Lowering, name: string, steps: readonly Step[]): Wire | nu
  * comes back as one-key objects; `plucks` names the key the response shows bare.
  */
 function nestedValue(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, from: ElementTy, start: Wire | null): Omit<Projected, 'source'> {
-  l.expressionLevel++;
-  let sub: Lowered;
-  try {
-    sub = l.hooks.traversal(l, e, from);
-  } finally {
-    l.expressionLevel--;
-  }
-  if (sub.show.group !== null || sub.show.path !== null)
-    throw new CompileError(e.pos, 'grouping or a path inside a nested traversal is not supported yet');
+  const sub = nestedTraversal(l, e, from);
+  if (sub.show.path !== null)
+    throw new CompileError(
+      e.pos,
+      'a shortest path inside a nested traversal is not supported: a path starts from one node of the query (a variable or N<T>(id)), not from each element',
+    );
   const rooted = start === null ? sub.root : withInput(sub.root, start);
   if (sub.show.unwrap === 'count') return { expr: { traversal: { root: rooted } } };
+  // `topics: _::Out<Wrote>::GROUP_BY(topic)`: the projected rows, grouped as the response is written.
+  if (sub.show.group !== null) return { expr: { traversal: { root: rooted } }, plucks: { '': sub.show.group } };
   const root = sub.ty.k === 'element' ? elementObjects(l, rooted, sub.ty) : rooted;
   const expr = { traversal: { root, first: sub.show.unwrap === 'one' } };
-  const plucks: Record<string, string> = {};
+  const plucks: Record<string, string | HqlGroup> = {};
   if (sub.show.pluck !== null) plucks[''] = sub.show.pluck;
   for (const [path, key] of Object.entries(sub.show.nested ?? {})) plucks[path] = key;
   return Object.keys(plucks).length === 0 ? { expr } : { expr, plucks };

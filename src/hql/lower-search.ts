@@ -26,8 +26,16 @@ const isString = (t: TypeExpr): boolean => t.kind === 'primitive' && t.name === 
 const isInteger = (t: TypeExpr): boolean => t.kind === 'primitive' && integerRange(t.name) !== undefined && t.name !== 'ID';
 
 /** A search of the language's vector index of `type`. */
-function vectorSearch(type: string, vector: Wire, k: Wire, input: Wire | null): Wire {
-  const fields = { label: type, property: VECTOR_PROPERTY, query_vector: vector, k, missing_index: 'empty' };
+function vectorSearch(l: Lowering, type: string, vector: Wire, k: Wire, input: Wire | null): Wire {
+  const ef = l.options.efSearch;
+  const fields = {
+    label: type,
+    property: VECTOR_PROPERTY,
+    query_vector: vector,
+    k,
+    missing_index: 'empty',
+    ...(ef === null ? {} : { ef: { literal: BigInt(ef) } }),
+  };
   return input === null ? op('vector_search_nodes', fields) : op('vector_search_nodes_within', { input, ...fields });
 }
 
@@ -182,7 +190,7 @@ export function lowerSearchV(l: Lowering, type: Name, vector: VectorArg, k: Expr
     const condition = l.hooks.condition(l, prefilter, vectors(t.name, true));
     input = op('where', { input: op('nodes_where', { predicate: labelIs(t.name) }), predicate: condition });
   }
-  return { root: vectorSearch(t.name, query, count, input), ty: vectors(t.name, false), show: LIST };
+  return { root: vectorSearch(l, t.name, query, count, input), ty: vectors(t.name, false), show: LIST };
 }
 
 /** `::SearchV<T>(vector, k)` as a step: the search ranks only the incoming vectors. */
@@ -190,7 +198,7 @@ export function lowerSearchStep(l: Lowering, state: Lowered, step: Extract<Step,
   const t = elementType(l, 'vector', step.type.text, step.type.pos);
   if (state.ty.k !== 'element' || state.ty.kind !== 'vector' || state.ty.type !== t.name)
     throw new CompileError(step.pos, `::SearchV<${t.name}> searches among vectors of type ${t.name}, not ${describeTy(state.ty)}`);
-  const root = vectorSearch(t.name, vectorInput(l, step.vector, null), searchCount(l, step.k, 'SearchV'), state.root);
+  const root = vectorSearch(l, t.name, vectorInput(l, step.vector, null), searchCount(l, step.k, 'SearchV'), state.root);
   return { root, ty: vectors(t.name, false), show: LIST };
 }
 
@@ -237,7 +245,7 @@ export function lowerSearchHybrid(l: Lowering, type: Name, vector: VectorArg, te
   const t = elementType(l, 'vector', type.text, type.pos) as NodeType;
   const count = searchCount(l, k, 'SearchHybrid');
   const byVector = hiddenName(l, 'vector');
-  l.pre.push({ query: { name: byVector, root: vectorSearch(t.name, vectorInput(l, vector, null), count, null) } });
+  l.pre.push({ query: { name: byVector, root: vectorSearch(l, t.name, vectorInput(l, vector, null), count, null) } });
   const byText = hiddenName(l, 'text');
   const texts = textSearch(l, t, searchText(l, text, 'SearchHybrid'), count, pos, 'SearchHybrid');
   l.pre.push({ query: { name: byText, root: texts } });

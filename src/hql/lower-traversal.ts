@@ -21,6 +21,7 @@ import {
   propertyExpr,
   shows,
   stored,
+  traversalStart,
   typeOf,
   withInput,
   type ElementTy,
@@ -41,7 +42,7 @@ import {
 import { assignments, bound, valueExpr } from './lower-value.js';
 import type { EdgeType } from './schema.js';
 import { CompileError, describeTy, type ElementKind, type Ty } from './types.js';
-import { and, compare, constant, CONTEXT, ID_EXPR, labelIs, not, op, projectItem, property } from './wire-build.js';
+import { and, compare, constant, CONTEXT, ID_EXPR, labelIs, not, op, projectItem, property, type Wire } from './wire-build.js';
 
 /**
  * Lowers a traversal. `current` is the element `_` stands for inside WHERE, projections
@@ -85,9 +86,17 @@ function source(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, current: T
         );
       return { root: CONTEXT, ty: current, show: current.k === 'element' && current.single ? ONE : LIST };
     case 'var': {
+      if (current !== null) {
+        // Inside WHERE, EXISTS or a projection: from an enclosing |item|, or a variable's elements.
+        const start = traversalStart(l, s.name.text, s.name.pos);
+        if (start === null)
+          throw new CompileError(
+            s.pos,
+            `"${s.name.text}" is ${describeTy(lookup(l, s.name.text, s.name.pos).ty)}; steps start from nodes, edges or vectors`,
+          );
+        return { root: start.root, ty: start.el, show: start.el.single ? ONE : LIST };
+      }
       const v = lookup(l, s.name.text, s.name.pos);
-      if (current !== null)
-        throw new CompileError(s.pos, `a nested traversal starts from "_", not from the variable "${s.name.text}" (not supported yet)`);
       if (v.ty.k !== 'element')
         throw new CompileError(s.pos, `"${s.name.text}" is ${describeTy(v.ty)}; steps start from nodes, edges or vectors`);
       const reference = { var: s.name.text };
@@ -356,21 +365,25 @@ function group(l: Lowering, state: Lowered, s: Extract<Step, { kind: 'group' }>,
  * `::INTERSECT(_::step...)` (reference §4.3): the elements that the traversal reaches from
  * every incoming element, each once, in the order they are first reached. Lowered as the
  * elements reached from any incoming one (dedup) that no incoming one fails to reach: the
- * incoming elements are a hidden variable, read back inside the test with `select`.
+ * incoming elements are a hidden variable, read back inside the test with `select`. At the
+ * top of a statement the variable is an entry of its own; inside a nested traversal, where
+ * the incoming elements are those of the current element, the stream stores it (`as`) as
+ * it passes, once per evaluation.
  */
 function intersect(l: Lowering, state: Lowered, el: ElementTy, s: Extract<Step, { kind: 'intersect' }>): Lowered {
   const e = s.traversal;
   if (e.kind !== 'traversal' || e.source.kind !== 'anon')
     throw new CompileError(s.pos, 'INTERSECT takes a traversal from the current element, such as INTERSECT(_::Out<Follows>)');
-  if (l.expressionLevel > 0) throw new CompileError(s.pos, 'INTERSECT inside a nested traversal is not supported');
   const sub = l.hooks.traversal(l, e, { ...el, single: true });
   if (sub.ty.k !== 'element')
     throw new CompileError(e.pos, `INTERSECT intersects nodes, edges or vectors; this traversal gives ${describeTy(sub.ty)}`);
   const inputs = hiddenName(l, 'from');
-  l.pre.push({ query: { name: inputs, root: state.root } });
-  const reached = op('dedup', {
-    input: withInput(sub.root, op(stored(el.kind) === 'node' ? 'nodes' : 'edges', { reference: { var: inputs } })),
-  });
+  let incoming: Wire;
+  if (l.expressionLevel === 0) {
+    l.pre.push({ query: { name: inputs, root: state.root } });
+    incoming = op(stored(el.kind) === 'node' ? 'nodes' : 'edges', { reference: { var: inputs } });
+  } else incoming = op('as', { input: state.root, name: inputs });
+  const reached = op('dedup', { input: withInput(sub.root, incoming) });
   // Inside: from each incoming element (read back with select), does the traversal reach the candidate (two levels out)?
   const reaches = op('exists', {
     input: op('where', { input: sub.root, predicate: compare('eq', ID_EXPR, { outer: { depth: 2, property: '$id' } }) }),

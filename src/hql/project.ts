@@ -22,6 +22,10 @@ export interface ProjectConfig {
   readonly bm25?: boolean;
   /** The embedding provider of Embed() (`"embedding"` in trellis.json); without one, a query using Embed() is refused. */
   readonly embedding?: EmbeddingConfig | undefined;
+  /** The folder of the project's `.hx` files (helix.toml's `queries`); default: the project folder. */
+  readonly queries?: string | undefined;
+  /** The beam of the project's vector searches (config.hx.json's `vector_config.ef_search`); default: the index's. */
+  readonly efSearch?: number | undefined;
 }
 
 export interface Project {
@@ -52,7 +56,7 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
   const sources = new Map<string, string>();
   const types: Located<TypeDef>[] = [];
   const queries: Located<QueryDef>[] = [];
-  for (const path of hxFiles(dir, diagnostics)) {
+  for (const path of hxFiles(dir, config.queries ?? dir, diagnostics)) {
     const file = relative(dir, path).split(sep).join('/');
     const text = readFileSync(path, 'utf8');
     sources.set(file, text);
@@ -85,7 +89,7 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
         pos: item.name.pos,
         message: `query names starting with "${TOOL_PREFIX}" are kept for the MCP endpoint's own tools; choose another query name`,
       });
-    const result = compileQuery(item, schema, { bm25: config.bm25 ?? true });
+    const result = compileQuery(item, schema, { bm25: config.bm25 ?? true, efSearch: config.efSearch ?? null });
     if (result.compiled !== null && result.compiled.needs.embeds.length > 0 && config.embedding === undefined)
       result.problems.push({
         pos: item.pos,
@@ -100,8 +104,11 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
   return { ok: true, project: { dir, config, schema, queries: compiled } };
 }
 
-/** Every `.hx` file under `dir`, sorted by path; folders starting with "." and node_modules are skipped. */
-function hxFiles(dir: string, diagnostics: Diagnostic[]): string[] {
+/**
+ * Every `.hx` file under `from` (the project folder `dir` or its queries folder), sorted by
+ * path; folders starting with "." and node_modules are skipped.
+ */
+function hxFiles(dir: string, from: string, diagnostics: Diagnostic[]): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
     let names: string[];
@@ -118,6 +125,6 @@ function hxFiles(dir: string, diagnostics: Diagnostic[]): string[] {
       else if (name.endsWith('.hx')) out.push(path);
     }
   };
-  walk(dir);
+  walk(from);
   return out;
 }

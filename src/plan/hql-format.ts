@@ -14,6 +14,12 @@ export interface HqlElement {
   readonly fields: readonly string[];
 }
 
+/** GROUP_BY (counts per combination of `properties`) or AGGREGATE_BY (`aggregate`: the rows too). */
+export interface HqlGroup {
+  readonly properties: readonly string[];
+  readonly aggregate: boolean;
+}
+
 /** How one returned value is shown. */
 export interface HqlShow {
   /** one: the first item or null; list: the items; count: the number. */
@@ -22,13 +28,15 @@ export interface HqlShow {
   readonly pluck: string | null;
   /**
    * Projected fields holding a nested property access (`posts: _::Out<Wrote>::{title}`):
-   * alias to the key whose bare values are shown (the executor gives one-key objects).
+   * alias path to the key whose bare values are shown (the executor gives one-key
+   * objects); or a nested grouping (`topics: _::Out<Wrote>::GROUP_BY(topic)`): alias path
+   * to the grouping of the projected rows the executor gives.
    */
-  readonly nested: Readonly<Record<string, string>> | null;
+  readonly nested: Readonly<Record<string, string | HqlGroup>> | null;
   /** The value is a stream of elements, shown whole (read from the store as the response is written). */
   readonly element: HqlElement | null;
-  /** GROUP_BY / AGGREGATE_BY (DECISIONS D17), grouped from the projected rows; `counts`: count mode. */
-  readonly group: { readonly properties: readonly string[]; readonly aggregate: boolean } | null;
+  /** GROUP_BY / AGGREGATE_BY (DECISIONS D17), grouped from the projected rows. */
+  readonly group: HqlGroup | null;
   /**
    * A shortest path (`{nodes, edges, length, weight?}` ids from the executor): shown with
    * its nodes and edges whole, each by the type of its label; none is 404 path_not_found.

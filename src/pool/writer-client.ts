@@ -54,6 +54,8 @@ const LONGEST_RESTART_DELAY_MS = 10_000;
 export class WriterClient {
   private worker!: Worker;
   private readonly pending = new Map<number, Pending>();
+  /** Snapshot requests waiting for the writer thread: their outcome (null, or why they failed). */
+  private readonly snapshots = new Map<number, (error: string | null) => void>();
   private nextId = 1;
   private alive = false;
   private closing = false;
@@ -100,6 +102,10 @@ export class WriterClient {
           reject(new Error(event.message));
         } else if (event.kind === 'closed') {
           this.closed?.();
+        } else if (event.kind === 'snapshot') {
+          const waiting = this.snapshots.get(event.id);
+          this.snapshots.delete(event.id);
+          waiting?.(event.error);
         } else if (event.kind === 'log') {
           this.log.error({ thread: 'writer' }, event.message);
         } else {
@@ -156,7 +162,19 @@ export class WriterClient {
     });
   }
 
+  /** Asks the writer thread for a compacted copy of the database in `path` (flushed before it resolves). */
+  snapshot(path: string): Promise<void> {
+    if (!this.alive) return Promise.reject(new Error('the writer thread is starting; retry shortly'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.snapshots.set(id, (error) => (error === null ? resolve() : reject(new Error(error))));
+      this.worker.postMessage({ kind: 'snapshot', id, path } satisfies WriterRequest);
+    });
+  }
+
   private failPending(msg: string): void {
+    for (const done of this.snapshots.values()) done(msg);
+    this.snapshots.clear();
     for (const { resolve, awaitDurable } of this.pending.values()) {
       const reply: Reply = { ok: false, error: { error: 'internal_error', msg } };
       this.onBatch?.(reply, awaitDurable, undefined);

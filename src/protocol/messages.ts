@@ -29,7 +29,8 @@ export type RequestRoute = 'query' | 'cypher' | 'cypher_explain' | 'named';
 /** A read worker's task: an encoded task frame (frames.ts), or a request for its statistics. */
 export type ReadTask = Uint8Array | 'stats';
 
-export type Reply = { readonly ok: true; readonly body: string } | { readonly ok: false; readonly error: ErrorBody };
+/** A write's answer; `lsn`: the change-log position at which it is visible (docs/replication.md). */
+export type Reply = { readonly ok: true; readonly body: string; readonly lsn: number } | { readonly ok: false; readonly error: ErrorBody };
 
 /** What a read worker reports of itself (for tests and diagnostics). */
 export interface WorkerStats {
@@ -50,6 +51,8 @@ export interface WorkerSettings {
    * (src/store/lock.ts): the writer thread opens under it, again after every restart.
    */
   readonly writerLock?: string;
+  /** The writer publishes its change log to this JetStream stream (docs/replication.md). */
+  readonly replication?: { readonly url: string; readonly stream: string };
   /**
    * The project's compiled named queries (src/hql compile.ts CompiledQuery[], msgpack):
    * a `named` request calls one by its place in this list.
@@ -63,7 +66,10 @@ export interface WorkerSettings {
  * request alone fails.
  */
 export type WriterRequest =
-  { readonly kind: 'write'; readonly id: number; readonly plan: Uint8Array; readonly awaitDurable: boolean } | { readonly kind: 'close' };
+  | { readonly kind: 'write'; readonly id: number; readonly plan: Uint8Array; readonly awaitDurable: boolean }
+  /** A compacted copy of the database in the file `path`, for a replica (docs/replication.md). */
+  | { readonly kind: 'snapshot'; readonly id: number; readonly path: string }
+  | { readonly kind: 'close' };
 
 export type WriterEvent =
   | { readonly kind: 'ready' }
@@ -73,4 +79,6 @@ export type WriterEvent =
   | { readonly kind: 'reply'; readonly id: number; readonly reply: Reply; readonly seconds: number }
   /** Something the store could not answer to a caller (a commit visible but not flushed): the main thread logs it. */
   | { readonly kind: 'log'; readonly message: string }
+  /** A snapshot request's outcome: null, or why it failed. */
+  | { readonly kind: 'snapshot'; readonly id: number; readonly error: string | null }
   | { readonly kind: 'closed' };

@@ -4,7 +4,8 @@
  * here, the body size in the transport, then the service runs the rest of the pipeline
  * (database.ts answerQuery, answerCypher).
  */
-import { toErrorBody } from '../core/errors.js';
+import { GraphError, toErrorBody } from '../core/errors.js';
+import { clip } from '../core/clip.js';
 import { errorBodyResponse, errorResponse } from './http-errors.js';
 import { parseRequestOptions, type RequestOptions } from './headers.js';
 import type { Handler, HttpRequest, HttpResponse } from './http-types.js';
@@ -12,6 +13,19 @@ import { createRouter, type Route } from './routes.js';
 import type { QueryReply, QueryService } from './service.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
+/** The change-log position an answer reflects (docs/replication.md, read-your-writes). */
+export const LSN_HEADER = 'x-trellis-lsn';
+/** A read's read-your-writes token: the LSN its answer must reflect. */
+export const MIN_LSN_HEADER = 'x-trellis-min-lsn';
+
+function parseMinLsn(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  const text = raw.trim();
+  if (!/^\d{1,15}$/.test(text)) {
+    throw new GraphError('invalid_request_option', `${MIN_LSN_HEADER} must be a non-negative integer LSN, got "${clip(text)}"`);
+  }
+  return Number(text);
+}
 
 /**
  * /v2/query or a Cypher route: the headers here (the body size was checked by the
@@ -24,11 +38,23 @@ async function handleQuery(
 ): Promise<HttpResponse> {
   try {
     const options = parseRequestOptions(req.headers, req.repeated);
+    const minLsn = parseMinLsn(req.headers.get(MIN_LSN_HEADER));
+    const replica = service.replica;
+    if (replica !== undefined && minLsn > 0 && !(await replica.waitFor(minLsn))) {
+      return errorResponse(
+        'lsn_not_reached',
+        `this replica had not applied LSN ${minLsn} (it is at ${replica.lsn()}) within its wait bound; retry, or read from the writer`,
+      );
+    }
     // Only start-up blocks every query; a writer thread being replaced fails writes alone
     // (the service answers not_ready for them) while reads carry on.
     if (service.health().index_runtime !== 'ready') return errorResponse('not_ready', 'the database is still opening; retry shortly');
+    // A replica's read answers reflect at least the LSN applied when they started.
+    const seen = replica?.lsn();
     const reply = await answer(options);
-    return { status: reply.status, headers: JSON_TYPE, body: reply.body };
+    const lsn = reply.lsn ?? seen;
+    const headers = lsn === undefined ? JSON_TYPE : { ...JSON_TYPE, [LSN_HEADER]: String(lsn) };
+    return { status: reply.status, headers, body: reply.body };
   } catch (err) {
     return errorBodyResponse(toErrorBody(err));
   }
@@ -36,7 +62,9 @@ async function handleQuery(
 
 function healthResponse(service: QueryService, strict: boolean): HttpResponse {
   const health = service.health();
-  return { status: strict && !health.ready ? 503 : 200, headers: JSON_TYPE, body: JSON.stringify(health) };
+  const lsn = service.replica?.lsn();
+  const headers = lsn === undefined ? JSON_TYPE : { ...JSON_TYPE, [LSN_HEADER]: String(lsn) };
+  return { status: strict && !health.ready ? 503 : 200, headers, body: JSON.stringify(health) };
 }
 
 export interface RouteOptions {

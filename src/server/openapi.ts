@@ -126,6 +126,73 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
       ok('The plan', ref('ExplainResponse')),
     ),
   },
+  // A writer's snapshots for its replicas and backups (docs/replication.md).
+  '/v2/replication/snapshot': {
+    post: {
+      operationId: 'replicationSnapshot',
+      summary: 'Make a compacted snapshot of the database for a replica or a backup (writers only)',
+      description:
+        'A compacted LMDB copy taken in one read transaction, announced once every commit it holds is flushed; fetched by pieces from /v2/replication/snapshot/piece and kept 15 minutes (docs/replication.md).',
+      tags: ['replication'],
+      parameters: [{ $ref: '#/components/parameters/x-request-id' }],
+      responses: {
+        ...ok('The snapshot', {
+          type: 'object',
+          required: ['id', 'bytes', 'sha256', 'lsn', 'hash', 'epoch'],
+          properties: {
+            id: { type: 'string' },
+            bytes: { type: 'integer' },
+            sha256: { type: 'string' },
+            lsn: { type: 'integer' },
+            hash: { type: 'string' },
+            epoch: { type: 'integer' },
+          },
+        }),
+        ...errorResponses([...ROUTING_CODES, 'internal_error']),
+      },
+    },
+  },
+  '/v2/replication/snapshot/piece': {
+    post: {
+      operationId: 'replicationSnapshotPiece',
+      summary: 'Bytes of a snapshot from an offset (at most 8 MiB), so a download that broke resumes (writers only)',
+      tags: ['replication'],
+      parameters: [{ $ref: '#/components/parameters/x-request-id' }],
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          required: ['id', 'offset'],
+          properties: { id: { type: 'string' }, offset: { type: 'integer' }, length: { type: 'integer' } },
+        }),
+      },
+      responses: {
+        ...ok('The bytes', { type: 'string', format: 'binary' }, 'application/octet-stream'),
+        ...errorResponses([...ROUTING_CODES, 'invalid_query_json']),
+      },
+    },
+  },
+  '/v2/replication/segment': {
+    post: {
+      operationId: 'replicationSegmentPiece',
+      summary:
+        'Bytes of a vector segment file from an offset (at most 8 MiB): a replica fetches the files its replicated pointers name (writers only)',
+      tags: ['replication'],
+      parameters: [{ $ref: '#/components/parameters/x-request-id' }],
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          required: ['name', 'offset'],
+          properties: { name: { type: 'string' }, offset: { type: 'integer' }, length: { type: 'integer' } },
+        }),
+      },
+      responses: {
+        ...ok('The bytes', { type: 'string', format: 'binary' }, 'application/octet-stream'),
+        ...errorResponses([...ROUTING_CODES, 'invalid_query_json']),
+      },
+    },
+  },
   '/healthz': { get: getOperation('health', 'Liveness: 200 whenever the process is alive', ok('Health', ref('Health'))) },
   '/readyz': {
     get: getOperation('ready', 'Readiness: 200 once the database and workers are ready, else 503', ok('Ready', ref('Health')), [

@@ -2,7 +2,9 @@
  * The database server's metrics, served at `GET /metrics` with the prefix `trellis`:
  * requests by route, status and code and their latency (RequestMetrics, counted by
  * answers.ts), the writer thread's queue, commit latency and batches, the read pool's
- * lanes, and the process itself (prom-client's default metrics).
+ * lanes, replication (the writer's last LSN; a replica's applied LSN, lag, applied entries
+ * and snapshot transfers: docs/replication.md), and the process itself (prom-client's
+ * default metrics).
  *
  * What the threads see is counted where it happens, as plain numbers in src/pool (which
  * may not import prom-client), and read here only when /metrics is scraped. The writer
@@ -14,6 +16,7 @@ import type { BatchObserver } from '../pool/writer-client.js';
 import type { HttpResponse } from './http-types.js';
 import type { ServiceCounters } from './threaded-service.js';
 import type { IndexBacklog } from '../store/index.js';
+import type { FollowerCounters } from '../replication/follower.js';
 
 const LANES = ['short', 'long'] as const;
 
@@ -24,9 +27,14 @@ export class ServerMetrics {
   private readonly durableSeconds: Histogram;
   private readonly committed: Counter;
   private readonly failed: Counter;
+  /** The highest LSN a write answer carried (docs/replication.md). */
+  private lastLsn = 0;
 
-  /** `counters`: the threads' numbers now (ThreadedService.counters). */
-  constructor(counters: () => ServiceCounters) {
+  /**
+   * `counters`: the threads' numbers now (ThreadedService.counters); `replica`: a replica's
+   * follower counters (null until it runs), absent on a writer or reader.
+   */
+  constructor(counters: () => ServiceCounters, replica?: () => FollowerCounters | null) {
     const r = this.registry;
     const writer = () => counters().writer;
     const lanes = () => counters().pool;
@@ -90,6 +98,41 @@ export class ServerMetrics {
     r.counterFrom('read_worker_replacements_total', 'Read worker threads started in place of dead ones, by lane', ['lane'], () =>
       LANES.map((lane) => [{ lane }, lanes()?.[lane].replacements ?? 0] as const),
     );
+    this.replicationMetrics(replica);
+  }
+
+  private replicationMetrics(replica: (() => FollowerCounters | null) | undefined): void {
+    const r = this.registry;
+    const lsn = () => (replica === undefined ? this.lastLsn : (replica()?.appliedLsn ?? 0));
+    r.gauge(
+      'replication_lsn',
+      "The change log's position this server answers at: a writer's last write, a replica's applied LSN",
+      [],
+      function () {
+        this.set(lsn());
+      },
+    );
+    if (replica === undefined) return;
+    const count = (name: keyof FollowerCounters) => () => [[{}, replica()?.[name] ?? 0] as const];
+    r.gauge(
+      'replica_lag_seconds',
+      'How long this replica has not held everything the stream has (0: caught up); /readyz is 503 past --max-lag-ms',
+      [],
+      function () {
+        this.set(replica()?.lagSeconds ?? 0);
+      },
+    );
+    r.counterFrom('replica_applied_entries_total', 'Log entries applied (the apply rate is its rate())', [], count('appliedEntries'));
+    r.counterFrom('replica_snapshots_total', 'Snapshots taken from the writer and loaded', [], count('snapshots'));
+    r.counterFrom('replica_snapshot_bytes_total', 'Bytes of the snapshots loaded', [], count('snapshotBytes'));
+    r.counterFrom('replica_resnapshots_total', 'New snapshots taken after a gap or a mismatch in the stream', [], count('resnapshots'));
+    r.counterFrom(
+      'replica_segment_fetches_total',
+      'Vector segments (a segment file and its side file) fetched from the writer',
+      [],
+      count('segments'),
+    );
+    r.counterFrom('replica_segment_bytes_total', 'Bytes of those vector segment files', [], count('segmentBytes'));
   }
 
   /** The writer client's BatchObserver: every batch answered, with the writer thread's own time for it. */
@@ -99,6 +142,7 @@ export class ServerMetrics {
       return;
     }
     this.committed.inc();
+    if (reply.lsn > this.lastLsn) this.lastLsn = reply.lsn;
     if (seconds !== undefined) (awaitDurable ? this.durableSeconds : this.commitSeconds).observe(seconds);
   };
 

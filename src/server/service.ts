@@ -5,7 +5,7 @@
  */
 import type { PipelineOptions } from '../core/request-options.js';
 
-export type Mode = 'writer' | 'reader';
+export type Mode = 'writer' | 'reader' | 'replica';
 export type IndexRuntime = 'starting' | 'ready' | 'failed';
 
 export interface HealthResponse {
@@ -18,6 +18,8 @@ export interface HealthResponse {
 export interface QueryReply {
   readonly status: number;
   readonly body: string | Uint8Array;
+  /** The change-log position the answer reflects (a write's LSN; a replica's applied LSN): the X-Trellis-Lsn header. */
+  readonly lsn?: number;
 }
 
 /** A reply's or response's body as text, reading the bytes in place. */
@@ -25,8 +27,18 @@ export function utf8Text(body: string | Uint8Array): string {
   return typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
 }
 
+/** A replica's side of replication, as the HTTP layer sees it (docs/replication.md). */
+export interface ReplicaLink {
+  /** The applied LSN: every read answered now reflects at least this. */
+  lsn(): number;
+  /** Resolves true once `lsn` is applied, false past the wait bound. */
+  waitFor(lsn: number): Promise<boolean>;
+}
+
 export interface QueryService {
   readonly mode: Mode;
+  /** Set on a replica. */
+  readonly replica?: ReplicaLink;
   health(): HealthResponse;
   /** Runs the query pipeline (database.ts answerQuery) on a request body. */
   query(body: Uint8Array, options: PipelineOptions): Promise<QueryReply>;

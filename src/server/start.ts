@@ -21,6 +21,10 @@ import type { Project } from '../hql/project.js';
 import { namedQueries, namedQueryRoutes } from './named-queries.js';
 import { encodeMessage } from '../protocol/codec.js';
 import { mcpRoutes } from './mcp-routes.js';
+import { replicationRoutes } from './replication-routes.js';
+import { Follower } from '../replication/follower.js';
+import type { Store } from '../store/index.js';
+import type { ReplicaLink } from './service.js';
 import { explorerRoutes, loadExplorerFiles } from './explorer-files.js';
 import { openApiRoute } from './openapi.js';
 import { VERSION } from './version.js';
@@ -47,8 +51,39 @@ export interface ServerOptions {
   readonly logger?: Logger;
   /** The query-language project whose queries are served at POST /<QueryName> (src/hql/project.ts). */
   readonly queries?: Project;
+  /** Replication (docs/replication.md): NATS URL (a writer publishes, a replica follows), stream, a replica's writer. */
+  readonly nats?: string | undefined;
+  readonly stream?: string;
+  readonly writerUrl?: string | undefined;
+  /** A replica further behind than this is not ready (ms, default 5000). */
+  readonly maxLagMs?: number;
+  /** How long a replica waits for X-Trellis-Min-Lsn (ms, default 1000). */
+  readonly minLsnWaitMs?: number;
   /** Serve the explorer at `GET /` (default true; docs/explorer.md); false: its paths are 404. */
   readonly explorer?: boolean;
+}
+
+/** A replica's state for the HTTP layer, delegating to the follower once it runs. */
+class ReplicaState implements ReplicaLink {
+  follower: Follower | null = null;
+  store: Store | null = null;
+  constructor(
+    readonly maxLagMs: number,
+    private readonly waitMs: number,
+  ) {}
+  lsn(): number {
+    return this.follower?.position.lsn ?? 0;
+  }
+  lagMs(): number {
+    return this.follower?.lagMs() ?? Number.POSITIVE_INFINITY;
+  }
+  waitFor(lsn: number): Promise<boolean> {
+    return this.follower?.waitFor(lsn, this.waitMs) ?? Promise.resolve(false);
+  }
+  async close(): Promise<void> {
+    await this.follower?.close();
+    await this.store?.close();
+  }
 }
 
 export interface RunningServer {
@@ -68,8 +103,13 @@ export interface RunningServer {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const lock = await checkDataFolder(options.dataDir, options.mode);
   const logger = options.logger ?? createLogger({ name: 'trellis', level: 'info' });
+  const replica = options.mode === 'replica' ? new ReplicaState(options.maxLagMs ?? 5000, options.minLsnWaitMs ?? 1000) : null;
+  const stream = options.stream ?? 'trellis';
   let service: ThreadedService | undefined;
-  const metrics = (options.metrics ?? true) ? new ServerMetrics(() => service!.counters()) : null;
+  const metrics =
+    (options.metrics ?? true)
+      ? new ServerMetrics(() => service!.counters(), replica === null ? undefined : () => replica.follower?.counters() ?? null)
+      : null;
   let http: HttpServer;
   const queries = namedQueries(options.queries);
   let served: { method: string; path: string }[];
@@ -77,9 +117,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     service = new ThreadedService(
       {
         dataDir: options.dataDir,
-        mode: options.mode,
+        mode: options.mode === 'writer' ? 'writer' : 'reader',
         queryTimeoutMs: options.queryTimeoutMs,
-        ...(lock === null ? {} : { writerLock: lock.token }),
+        ...(lock === null || options.mode !== 'writer' ? {} : { writerLock: lock.token }),
+        ...(options.mode === 'writer' && options.nats !== undefined ? { replication: { url: options.nats, stream } } : {}),
         ...(queries.list.length === 0 ? {} : { namedQueries: encodeMessage(queries.list) }),
       },
       {
@@ -88,7 +129,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         sliceMs: options.querySliceMs ?? 2,
         workerHeapMb: options.workerHeapMb ?? 0,
       },
-      { log: logger, onBatch: metrics?.batch },
+      { log: logger, onBatch: metrics?.batch, ...(replica === null ? {} : { replica }) },
       queries.list,
     );
     // The MCP SDK takes about half a second to load: only a project with MCP on loads it.
@@ -99,6 +140,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...serverRoutes(service, { metrics: metrics?.serve, cypher: options.cypher ?? true }),
       ...mcpRoutes(service, options.queries, queries),
       ...endpoint,
+      ...(options.mode === 'writer' ? replicationRoutes({ dataDir: options.dataDir, snapshot: (path) => snapshotOf(service!, path) }) : []),
       ...((options.explorer ?? true) ? explorerRoutes(loadExplorerFiles()) : []),
     ];
     routes.push(openApiRoute(() => ({ version: VERSION, routes, queries: options.queries?.queries ?? new Map() })));
@@ -122,7 +164,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw err;
   }
   const started = service;
-  const ready = service.start().then(() => (options.mode === 'writer' ? makeTextIndexes(started, queries.list, logger) : undefined));
+  const ready = (async () => {
+    if (replica !== null) {
+      replica.store = await openStore({ path: options.dataDir, replica: true, writerLock: lock!.token, log: (m) => logger.error(m) });
+      replica.follower = await Follower.start({
+        store: replica.store,
+        dataDir: options.dataDir,
+        url: options.nats!,
+        stream,
+        writerUrl: options.writerUrl!,
+        log: (message, fields) => logger.info(fields ?? {}, message),
+      });
+    }
+    await started.start();
+    if (options.mode === 'writer') await makeTextIndexes(started, queries.list, logger);
+  })();
   ready.catch(() => undefined);
   return {
     port: http.port,
@@ -132,6 +188,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       http.close();
       try {
         await service.close();
+        await replica?.close();
       } finally {
         lock?.release();
       }
@@ -170,8 +227,15 @@ async function makeTextIndexes(service: ThreadedService, queries: readonly Compi
  * it holds a database of this format, so a read worker never meets a folder it cannot open.
  */
 async function checkDataFolder(dataDir: string, mode: Mode): Promise<WriterLock | null> {
-  if (mode === 'writer') return lockDataFolder(dataDir);
+  // A replica writes its own copy (the follower applies the log), so it holds the lock too.
+  if (mode === 'writer' || mode === 'replica') return lockDataFolder(dataDir);
   const store = await openStore({ path: dataDir, readOnly: true });
   await store.close();
   return null;
+}
+
+function snapshotOf(service: ThreadedService, path: string): Promise<void> {
+  const writer = service.writerClient;
+  if (writer === null) return Promise.reject(new Error('this server has no writer thread'));
+  return writer.snapshot(path);
 }

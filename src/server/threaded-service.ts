@@ -16,7 +16,7 @@ import type { RequestRoute, WorkerSettings } from '../protocol/messages.js';
 import type { IndexBacklog } from '../store/index.js';
 import { InlineQueries } from './inline-queries.js';
 import type { CompiledQuery } from '../hql/compile.js';
-import type { HealthResponse, IndexRuntime, Mode, QueryReply, QueryService } from './service.js';
+import type { HealthResponse, IndexRuntime, Mode, QueryReply, QueryService, ReplicaLink } from './service.js';
 
 const READ_WORKER = new URL('../../workers/read-worker-entry.cjs', import.meta.url);
 const WRITER = new URL('../../workers/writer.js', import.meta.url);
@@ -28,6 +28,8 @@ export interface ServiceHooks {
   readonly log?: LogSink;
   /** Called for every write batch the writer thread answers (the metrics). */
   readonly onBatch?: BatchObserver;
+  /** A replica's link (its read workers run as a reader's); ready only within the lag bound. */
+  readonly replica?: ReplicaLink & { lagMs(): number; readonly maxLagMs: number };
 }
 
 /** What the threads have seen so far; null for a part not running (no writer in reader mode, no pool yet). */
@@ -45,6 +47,7 @@ export class ThreadedService implements QueryService {
   private state: IndexRuntime = 'starting';
 
   private readonly log: LogSink;
+  readonly replica: (ReplicaLink & { lagMs(): number; readonly maxLagMs: number }) | undefined;
 
   constructor(
     private readonly settings: WorkerSettings,
@@ -54,11 +57,17 @@ export class ThreadedService implements QueryService {
     private readonly namedQueries: readonly CompiledQuery[] = [],
   ) {
     this.log = hooks.log ?? consoleLog;
+    this.replica = hooks.replica;
     this.writer = settings.mode === 'writer' ? new WriterClient(WRITER, settings, { log: this.log, onBatch: hooks.onBatch }) : null;
   }
 
   get mode(): Mode {
-    return this.settings.mode;
+    return this.replica === undefined ? this.settings.mode : 'replica';
+  }
+
+  /** The writer thread's client (none in reader and replica mode). */
+  get writerClient(): WriterClient | null {
+    return this.writer;
   }
 
   async start(): Promise<void> {
@@ -81,7 +90,10 @@ export class ThreadedService implements QueryService {
   }
 
   health(): HealthResponse {
-    const ready = this.state === 'ready' && (this.writer === null || this.writer.isAlive);
+    const ready =
+      this.state === 'ready' &&
+      (this.writer === null || this.writer.isAlive) &&
+      (this.replica === undefined || this.replica.lagMs() <= this.replica.maxLagMs);
     return { ready, mode: this.mode, index_runtime: this.state };
   }
 
@@ -123,7 +135,9 @@ export class ThreadedService implements QueryService {
         ? fail('writer_mode_required', 'this server is in reader mode')
         : fail('access_mode_error', 'this server is in reader mode');
     const reply = await this.writer.write(answer.plan, answer.awaitDurable);
-    return reply.ok ? { status: 200, body: reply.body } : errorReply(reply.error, route === 'named' ? 'named_query' : 'any');
+    return reply.ok
+      ? { status: 200, body: reply.body, lsn: reply.lsn }
+      : errorReply(reply.error, route === 'named' ? 'named_query' : 'any');
   }
 
   /** On the main thread (inline-queries.ts); a read that outruns its slice moves to the long lane. */

@@ -36,7 +36,8 @@ import type { Dbs } from './layout.js';
 import { columnKey, scratchIdKey } from './keys.js';
 import { COLUMN_BLOCK, DB, FORMAT_VERSION, LABEL_COLUMN, MAX_NAME_BYTES, META } from './layout.js';
 import { acquireWriterLock, type WriterLock } from './lock.js';
-import { environmentOptions, openDbs, openStore } from './open.js';
+import { continueHistory, environmentOptions, openDbs, openStore } from './open.js';
+import { ZERO_HASH, type LogPosition } from './change-log.js';
 import type { Store } from './types.js';
 
 export type { BulkColumn } from './bulk-columns.js';
@@ -53,6 +54,8 @@ export interface TargetState {
   readonly indexes: readonly IndexSpec[];
   readonly nextNode: number;
   readonly nextEdge: number;
+  /** Its change-log position: the built database's history continues it (open.ts continueHistory). */
+  readonly log: LogPosition;
 }
 
 export interface BulkBuildOptions {
@@ -321,6 +324,7 @@ export class BulkBuild {
       await this.env.close();
       this.closed = true;
       if (indexes.length > 0 || onIndexes !== undefined) await this.buildIndexes(indexes, onIndexes);
+      await continueHistory(this.temp, this.state.log);
       this.moveIntoPlace();
     } catch (err) {
       await this.abort();
@@ -408,10 +412,14 @@ async function readTarget(target: string, lockToken: string): Promise<TargetStat
   } catch (err) {
     if (errorCode(err) !== 'ENOENT') throw err;
   }
-  if (size === 0) return { indexes: [], nextNode: 0, nextEdge: 0 };
-  const store = await openStore({ path: target, writerLock: lockToken });
+  if (size === 0) return { indexes: [], nextNode: 0, nextEdge: 0, log: { lsn: 0, hash: ZERO_HASH, epoch: 1, time: 0 } };
+  // Unlogged: reading the target must not change it (a logging open would continue a
+  // marked history with a reset entry, and a failed import must leave the folder as it was).
+  const store = await openStore({ path: target, writerLock: lockToken, unlogged: true });
   let indexes: IndexSpec[];
+  let log: LogPosition;
   try {
+    log = store.logPosition();
     const found = store.read((r) => ({
       nodes: r.nodeCount(),
       edges: r.edgeCount(),
@@ -429,7 +437,7 @@ async function readTarget(target: string, lockToken: string): Promise<TargetStat
   } finally {
     await store.close();
   }
-  return { indexes, ...(await readNextIds(target)) };
+  return { indexes, log, ...(await readNextIds(target)) };
 }
 
 /** The id counters of a closed database (ids are never reused, even after everything was deleted). */

@@ -16,6 +16,26 @@ import { CommitWatch } from './commit-watch.js';
 import { META, type MetaDb } from './layout.js';
 import { isStorageFailure, storageFailure } from './storage-failure.js';
 
+/**
+ * The change log's part in a batch (change-log.ts): recording starts before the batch
+ * runs, and `end`, inside the same child transaction, gives its entry the next LSN.
+ */
+export interface BatchLog {
+  begin(): void;
+  /** The batch's LSN (the current one when it changed nothing). */
+  end(): number;
+  /** The batch threw: what it recorded is dropped with its transaction. */
+  abort(): void;
+  /** A logged batch is committed (visible): `lsn` is its LSN. */
+  committed(lsn: number): void;
+}
+
+/** A batch's answer and the LSN at which it is visible. */
+export interface Committed<T> {
+  readonly value: T;
+  readonly lsn: number;
+}
+
 /** What a batch leaves once its function returned inside the transaction. */
 export interface BatchOutcome<T> {
   readonly value: T;
@@ -58,6 +78,8 @@ export class Committer {
     private readonly dropCaches: () => void,
     /** Reports what operators must hear (StoreOptions.log). */
     private readonly log: (message: string) => void,
+    /** Records each batch in the change log (none: batches are not logged, e.g. a replica's). */
+    private readonly batchLog: BatchLog | null = null,
   ) {
     this.seq = (meta.get(META.commitSeq) as number | undefined) ?? 0;
     this.watch = new CommitWatch(env, meta, this.seq);
@@ -72,18 +94,22 @@ export class Committer {
     return this.watch.hooked;
   }
 
-  submit<T>(run: () => BatchOutcome<T>, durable: boolean): Promise<T> {
-    if (this.oneAtATime) return this.alone(run, durable);
-    const attempt = this.attempt(run, durable);
+  /**
+   * Runs a batch; `logged` false for the log's own upkeep (trimming published rows), which
+   * is this copy's local state and writes through no logged handle.
+   */
+  submit<T>(run: () => BatchOutcome<T>, durable: boolean, logged = true): Promise<Committed<T>> {
+    if (this.oneAtATime) return this.alone(run, durable, logged);
+    const attempt = this.attempt(run, durable, logged);
     return attempt.answer.catch((err: unknown) => {
       if (!(err instanceof RetryAlone)) throw err;
-      return this.alone(run, durable);
+      return this.alone(run, durable, logged);
     });
   }
 
   /** Queues a batch to commit by itself, after every batch queued before it has finished. */
-  private alone<T>(run: () => BatchOutcome<T>, durable: boolean): Promise<T> {
-    const start = this.queueTail.then(() => this.attempt(run, durable, true));
+  private alone<T>(run: () => BatchOutcome<T>, durable: boolean, logged: boolean): Promise<Committed<T>> {
+    const start = this.queueTail.then(() => this.attempt(run, durable, logged, true));
     this.queueTail = start.then(
       (a) => a.finished,
       () => undefined,
@@ -91,15 +117,16 @@ export class Committer {
     return start.then((a) => a.answer);
   }
 
-  private attempt<T>(run: () => BatchOutcome<T>, durable: boolean, last = false): Attempt<T> {
+  private attempt<T>(run: () => BatchOutcome<T>, durable: boolean, logged: boolean, last = false): Attempt<Committed<T>> {
     const seq = ++this.seq;
     let outcome: BatchOutcome<T> | undefined;
+    let lsn = 0;
     let settled = false;
     let visible = false;
     let commitFailed = false;
-    let resolveAnswer!: (value: T) => void;
+    let resolveAnswer!: (value: Committed<T>) => void;
     let rejectAnswer!: (err: unknown) => void;
-    const answer = new Promise<T>((resolve, reject) => {
+    const answer = new Promise<Committed<T>>((resolve, reject) => {
       resolveAnswer = resolve;
       rejectAnswer = reject;
     });
@@ -109,7 +136,8 @@ export class Committer {
       if (atFlush) this.stats.answeredAtFlush++;
       else this.stats.answeredAtVisibility++;
       outcome!.onCommit();
-      resolveAnswer(outcome!.value);
+      if (logged && lsn > 0) this.batchLog?.committed(lsn);
+      resolveAnswer({ value: outcome!.value, lsn });
     };
     const fail = (err: unknown) => {
       if (settled) return;
@@ -121,11 +149,16 @@ export class Committer {
     // The callback runs later, inside the commit lmdb-js is building; a throw aborts only
     // this child transaction, and the batch is answered with its error at once.
     const committed = this.env.childTransaction(() => {
+      const log = logged ? this.batchLog : null;
       try {
-        outcome = run();
+        log?.begin();
+        const ran = run();
+        if (log !== null) lsn = log.end();
+        outcome = ran;
         this.meta.putSync(META.commitSeq, seq);
         return true;
       } catch (err) {
+        log?.abort();
         fail(isStorageFailure(err) ? storageFailure(err, this.path) : err);
         throw err;
       }

@@ -3,7 +3,8 @@
  * import (.dependency-cruiser.cjs checks it). `openStore` opens a database; the data
  * folder's checks and writer lock are for start-up; the rest is what the executors read.
  */
-export { openStore } from './open.js';
+export { openStore, LogMismatch, snapshotPosition } from './open.js';
+export { chainHash, entryHeader, ZERO_HASH, HASH_BYTES, type EntryHeader } from './change-log.js';
 export { DataFolderError } from './folder.js';
 export { lockDataFolder, writerLockHolder, type LockHolder, type WriterLock } from './lock.js';
 export type * from './types.js';
@@ -17,5 +18,8 @@ export { bit, chunkValue, decodeChunk, encodeChunk, type NumChunk, type StrChunk
 export { COLUMN_BLOCK } from './layout.js';
 /** A stored property as a vector, as vector indexes read it. */
 export { vectorValues } from './vector-index.js';
+// A replica's copies of its writer's vector segment files (src/replication/segments.ts).
+export { fileChecksum, isSegmentName, segmentDir } from './vector-segments.js';
+export { syncFile } from './sync-file.js';
 // The offline import's build (src/bulk-io, docs/import-export.md).
 export { BulkBuild, type BulkColumn } from './bulk-build.js';

@@ -24,11 +24,19 @@
  * - `text_index`: full-text documents, postings and partition statistics (text-postings.ts).
  * - `hnsw`: vector index graphs [graph u32][element u64] (hnsw-records.ts).
  * - `vector_queue`: queued vector links and unlinks [graph u32][seq u64] (vector-index.ts).
+ * - `replication_log`: the change log, LSN (u64 BE) -> [hash 32][entry] (change-log.ts). Local:
+ *   never itself logged; kept only while a publisher ships it (docs/replication.md).
+ *
+ * Format 4 added `replication_log` and the log's position in `meta`; a format 3 database
+ * opens unchanged (a writer stamps it 4: from then on an older build, which would commit
+ * batches without log entries, refuses it).
  */
 
 import type { Database } from 'lmdb';
 
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
+/** Older formats this build opens as they are (a writer stamps them FORMAT_VERSION). */
+export const READABLE_FORMATS: readonly number[] = [3, 4];
 
 /**
  * The layout of `text_index` (text-postings.ts), stamped in `meta` apart from FORMAT_VERSION
@@ -52,6 +60,7 @@ export const DB = {
   textIndex: 'text_index',
   hnsw: 'hnsw',
   vectorQueue: 'vector_queue',
+  log: 'replication_log',
 } as const;
 
 export const META = {
@@ -66,9 +75,23 @@ export const META = {
   columnsGeneration: 'columns_generation',
   /** Sequence number of the last write batch committed (commit-watch.ts). */
   commitSeq: 'commit_seq',
+  /**
+   * The change log's position (change-log.ts), one value of 52 bytes: last LSN (u64), its
+   * chain hash (32), the writer's epoch (u32) and the last logged batch's commit time (f64, ms).
+   */
+  logPosition: 'log_position',
+  /** Set by a batch of a writer that logs nothing (no publisher): the next logging open writes a reset entry. */
+  logSkipped: 'log_skipped',
   /** TEXT_FORMAT of the text_index keys. */
   textFormat: 'text_format',
 } as const;
+
+/**
+ * Keys of `meta` that are this copy's own state, never logged or compared between a writer
+ * and its replicas: the commit sequence of this process's committer, and the log position
+ * (a replica records the position it applied; the log writes it itself).
+ */
+export const LOCAL_META: readonly string[] = [META.commitSeq, META.logPosition, META.logSkipped];
 
 /** Node slots per column chunk. */
 export const COLUMN_BLOCK = 1024;
@@ -102,6 +125,26 @@ export const MAX_NAME_BYTES = 1024;
 
 /** Node record value: [labelId, props]. */
 export type StoredNode = [number, Record<string, unknown>];
+
+/**
+ * How each sub-database's keys and values are encoded: raw bytes (`binary`), binary keys
+ * with msgpack values (`records`), or lmdb-js's ordered keys with msgpack values (`plain`).
+ */
+export type DbKind = 'binary' | 'records' | 'plain';
+export const DB_KINDS: { readonly [K in keyof Dbs]: DbKind } = {
+  nodes: 'records',
+  columns: 'binary',
+  adjacency: 'binary',
+  adjacencyLists: 'binary',
+  edges: 'binary',
+  dictionary: 'plain',
+  meta: 'plain',
+  indexes: 'plain',
+  indexEntries: 'binary',
+  textIndex: 'binary',
+  hnsw: 'binary',
+  vectorQueue: 'binary',
+};
 
 /** Sub-database handles, by the shape of their keys and values. */
 export type NodeDb = Database<StoredNode, Buffer>;

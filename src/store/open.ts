@@ -3,8 +3,9 @@
  * fresh read snapshots per `read`, one child transaction per `write` (lmdb-js queues the
  * child transactions of one event turn into one LMDB commit).
  */
+import { rmSync } from 'node:fs';
 import { getSystemErrorName } from 'node:util';
-import { open } from 'lmdb';
+import { asBinary, open } from 'lmdb';
 import type { Database, Key, RootDatabase, RootDatabaseOptions, RootDatabaseOptionsWithPath } from 'lmdb';
 import { consoleLog } from '../core/log-sink.js';
 import { storeEncoderOptions } from './codec.js';
@@ -20,12 +21,22 @@ import type { VectorSource } from './vector-builder.js';
 import { segmentFiles, type GraphPointer } from './vector-segments.js';
 import { indexWorkStep, type IndexWorkTargets } from './index-work.js';
 import { greatestLeadingU64 } from './keys.js';
-import { DB, FORMAT_VERSION, META, TEXT_FORMAT, type Dbs } from './layout.js';
+import { DB, DB_KINDS, FORMAT_VERSION, META, READABLE_FORMATS, TEXT_FORMAT, type Dbs, type DbKind } from './layout.js';
+import {
+  applyEntry,
+  chainHash,
+  ChangeLog,
+  ChangeRecorder,
+  entryHeader,
+  isReset,
+  type LogPosition,
+  type LoggedEntry,
+} from './change-log.js';
 import { EdgeReader } from './edge-blocks.js';
 import { checkDataFile, checkDataFolder, DataFolderError, fsFailure, notTrellis } from './folder.js';
 import { acquireWriterLock, confirmWriterLock, type WriterLock } from './lock.js';
-import type { GraphWriter, SnapshotReader, Store, StoreOptions, WriteOptions } from './types.js';
-import { Committer, type CommitStats } from './committer.js';
+import type { GraphWriter, MissingSegment, SnapshotReader, Store, StoreOptions, WriteOptions } from './types.js';
+import { Committer, type BatchLog, type Committed, type CommitStats } from './committer.js';
 import { messageOf } from '../core/errors.js';
 import { rebuildTextIndexes } from './text-migration.js';
 
@@ -56,6 +67,14 @@ const INDEX_RETRY_MS = 1000;
  */
 const SEGMENT_GRACE_MS = 60_000;
 
+/** A log entry that does not follow the applied history: the replica must take a new snapshot. */
+export class LogMismatch extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LogMismatch';
+  }
+}
+
 class LmdbStore implements Store {
   readonly path: string;
   readonly readOnly: boolean;
@@ -68,23 +87,31 @@ class LmdbStore implements Store {
   private readonly committer: Committer | null;
   private readonly index: IndexContext & { readonly vector: VectorIndexes };
   private readonly indexWork: IndexWorkTargets;
-  /** The vector builder's thread, started when there is native vector work (writable stores only). */
+  /** The vector builder's thread, started when there is native vector work (a writer; a replica only sweeps its segment files with it). */
   private readonly builder: VectorBuilderClient | null;
   /** Whether a background index step is scheduled or running. */
   private indexStepPending = false;
   private readonly log: (message: string) => void;
   private readonly indexStepMs: number;
 
+  /** The change log (change-log.ts): position and rows, through unlogged handles. */
+  private readonly changeLog: ChangeLog;
+  private readonly replica: boolean;
+  private readonly dbs: Dbs;
+
   constructor(
     options: StoreOptions,
     private readonly env: RootDatabase,
-    private readonly dbs: Dbs,
+    private readonly handles: Handles,
     private readonly ids: IdState,
     private readonly lock: WriterLock | null,
   ) {
     this.path = options.path;
     this.readOnly = options.readOnly ?? false;
+    this.replica = options.replica ?? false;
     this.indexStepMs = options.indexStepMs ?? INDEX_STEP_MS;
+    const dbs = handles.recorder?.dbs ?? handles.typed;
+    this.dbs = dbs;
     this.dictionary = new Dictionary(dbs.dictionary, dbs.meta);
     const catalog = new CatalogReader(dbs.indexes);
     const log = options.log ?? ((message: string) => consoleLog.error({}, message));
@@ -101,7 +128,27 @@ class LmdbStore implements Store {
     };
     this.indexWork = this.index;
     this.reader = new GraphReadView(dbs, this.dictionary, new ChunkCache(CHUNK_CACHE_BYTES), this.index);
-    this.committer = this.readOnly ? null : new Committer(env, dbs.meta, this.path, () => this.dropWriterCaches(), log);
+    this.changeLog = new ChangeLog(handles.typed.meta, handles.log, options.keepLog ?? false);
+    const recorder = handles.recorder;
+    const changeLog = this.changeLog;
+    const batchLog: BatchLog | null =
+      recorder === null
+        ? this.readOnly || this.replica
+          ? null
+          : { begin: () => undefined, end: () => changeLog.skip(), abort: () => changeLog.forget(), committed: () => undefined }
+        : {
+            begin: () => recorder.begin(),
+            end: () => {
+              const changes = recorder.changes;
+              return this.changeLog.append(recorder.finish(), changes);
+            },
+            abort: () => {
+              recorder.finish();
+              this.changeLog.forget();
+            },
+            committed: (lsn) => options.onLogged?.(lsn),
+          };
+    this.committer = this.readOnly ? null : new Committer(env, handles.typed.meta, this.path, () => this.dropWriterCaches(), log, batchLog);
     this.builder = this.readOnly ? null : this.newBuilder(options.segmentGraceMs ?? SEGMENT_GRACE_MS);
   }
 
@@ -109,31 +156,63 @@ class LmdbStore implements Store {
    * A writer's first work, before openStore hands the store out: text indexes of an
    * earlier layout are rebuilt (text-migration.ts), the vector builder starts (its
    * read-only store needs the text layout current), then background work a previous run
-   * left (a build, a drop, queued links) resumes.
+   * left (a build, a drop, queued links) resumes. A replica runs none of it: its background
+   * steps and vector segments arrive from the writer (entries of its log, segment files
+   * fetched by replication/segment-fetcher.ts).
    */
   start(textFormat: TextFormatState): void {
     if (this.readOnly) return;
     if (textFormat === 'earlier') this.rebuildTextLayout();
+    if (this.replica) {
+      // Never woken on a replica: it only retires the segment files no pointer names.
+      this.builder!.sweep(true);
+      return;
+    }
     this.startBuilder();
     this.scheduleIndexWork(0);
   }
 
-  /** One synchronous transaction: emptied postings, every text index rebuilt, the stamp. */
+  /** One synchronous transaction, outside the log (outsideTheLog): emptied postings, every text index rebuilt, the stamp. */
   private rebuildTextLayout(): void {
     const started = performance.now();
     const writer = this.newWriter();
-    const counts = this.env.transactionSync(() => {
-      this.dbs.textIndex.clearSync();
-      const value = rebuildTextIndexes(writer);
-      writer.finish();
-      this.dbs.meta.putSync(META.textFormat, TEXT_FORMAT);
-      return value;
-    });
+    const counts = this.outsideTheLog(
+      () => {
+        this.dbs.textIndex.clearSync();
+        const value = rebuildTextIndexes(writer);
+        writer.finish();
+        this.dbs.meta.putSync(META.textFormat, TEXT_FORMAT);
+        return value;
+      },
+      () => true,
+    );
     writer.committed();
     const ms = Math.round(performance.now() - started);
     this.log(
       `${this.path}: full-text indexes of an earlier layout rebuilt in text format ${TEXT_FORMAT} (${counts.indexes} indexes, ${counts.documents} documents, ${ms} ms)`,
     );
+  }
+
+  /**
+   * Derived data rewritten at open in one transaction outside any batch, so outside the
+   * change log (the text layout rebuild, the migration of older vector graphs). When it
+   * changed something, a writer that records entries continues its history with a reset
+   * entry (its replicas take a new snapshot) and one that records none marks its history
+   * as having skipped batches; a replica only changes its own copy (its writer's reset
+   * follows).
+   */
+  private outsideTheLog<T>(fn: () => T, changed: (value: T) => boolean): T {
+    const recorder = this.handles.recorder;
+    const value = this.env.transactionSync(() => {
+      const value = recorder === null ? fn() : recorder.unrecorded(fn);
+      if (changed(value)) {
+        if (recorder !== null) this.changeLog.appendReset(this.changeLog.position());
+        else if (!this.replica) this.changeLog.skip();
+      }
+      return value;
+    });
+    this.changeLog.forget();
+    return value;
   }
 
   /** The writable store's vector builder (vector-builder-client.ts), started by `start`. */
@@ -153,7 +232,10 @@ class LmdbStore implements Store {
    * previous run left are swept, and the builder starts if any native index exists.
    */
   private startBuilder(): void {
-    this.env.transactionSync(() => this.index.vector.migrate());
+    this.outsideTheLog(
+      () => this.index.vector.migrate(),
+      (migrated) => migrated > 0,
+    );
     this.builder!.sweep(true);
     if (this.hasNativeIndexes()) this.builder!.wake();
   }
@@ -163,9 +245,17 @@ class LmdbStore implements Store {
     if (this.closed) return Promise.resolve(false);
     return this.committer!.submit(() => {
       const before = this.index.vector.queue.pointer(c.graph) ?? null;
-      const value = this.index.vector.commitSegment(c) ? before : false;
+      const value: GraphPointer | null | false = this.index.vector.commitSegment(c) ? before : false;
       return { value, onCommit: () => undefined };
-    }, false);
+    }, false).then((done) => done.value);
+  }
+
+  missingSegments(): MissingSegment[] {
+    return this.readIndex((_r, v) => v.missingSegments());
+  }
+
+  sweepSegments(): void {
+    this.builder?.sweep(false);
   }
 
   private referencedSegments(): Set<string> {
@@ -211,7 +301,7 @@ class LmdbStore implements Store {
         };
       }, false);
       step.then(
-        (more) => {
+        ({ value: more }) => {
           this.indexStepPending = false;
           if (more) this.scheduleIndexWork(0);
         },
@@ -246,9 +336,14 @@ class LmdbStore implements Store {
   }
 
   write<T>(fn: (w: GraphWriter) => T, options: WriteOptions = {}): Promise<T> {
+    return this.writeLogged(fn, options).then((done) => done.value);
+  }
+
+  writeLogged<T>(fn: (w: GraphWriter) => T, options: WriteOptions = {}): Promise<Committed<T>> {
     if (this.closed) return Promise.reject(new Error(`store ${this.path} is closed`));
-    if (this.readOnly) {
-      return Promise.reject(new Error(`store ${this.path} is open read-only; writes need a writer`));
+    if (this.readOnly || this.replica) {
+      const why = this.replica ? 'is a replica; writes go to its writer' : 'is open read-only; writes need a writer';
+      return Promise.reject(new Error(`store ${this.path} ${why}`));
     }
     return this.committer!.submit(() => {
       const writer = this.newWriter();
@@ -271,6 +366,7 @@ class LmdbStore implements Store {
   private dropWriterCaches(): void {
     this.dictionary.forget();
     this.slots.clear();
+    this.changeLog.forget();
   }
 
   /**
@@ -286,6 +382,93 @@ class LmdbStore implements Store {
   }
 
   async flushed(): Promise<void> {
+    await this.env.flushed;
+  }
+
+  logPosition(): LogPosition {
+    return this.read(() => this.changeLog.position());
+  }
+
+  logEntries(from: number, limit: number): LoggedEntry[] {
+    return this.read(() => [...this.changeLog.entries(from, limit)]);
+  }
+
+  firstLogged(): number | null {
+    return this.read(() => this.changeLog.firstKept());
+  }
+
+  async trimLog(upTo: number): Promise<number> {
+    const done = await this.committer!.submit(() => ({ value: this.changeLog.trim(upTo), onCommit: () => undefined }), false, false);
+    return done.value;
+  }
+
+  async applyEntry(entry: Uint8Array, hash: Uint8Array): Promise<LogPosition> {
+    if (!this.replica) throw new Error(`store ${this.path} is not a replica: it applies no log entries`);
+    const done = await this.committer!.submit(
+      () => {
+        const at = this.changeLog.position();
+        const header = entryHeader(entry);
+        if (header.lsn !== at.lsn + 1) throw new LogMismatch(`entry ${header.lsn} does not follow the applied LSN ${at.lsn}`);
+        const expected = chainHash(at.hash, entry);
+        if (!expected.equals(hash)) {
+          throw new LogMismatch(
+            `entry ${header.lsn} does not chain: its hash is ${Buffer.from(hash).toString('hex')}, the applied history at ${at.lsn} (${at.hash.toString('hex')}) gives ${expected.toString('hex')}`,
+          );
+        }
+        if (isReset(header)) {
+          throw new LogMismatch(
+            `entry ${header.lsn} replaced the writer's data outside the log (an offline import): a new snapshot is needed`,
+          );
+        }
+        applyEntry(this.handles.typed, entry);
+        const position = { lsn: header.lsn, hash: expected, epoch: header.epoch, time: header.time };
+        this.changeLog.record(position);
+        return { value: position, onCommit: () => this.dropWriterCaches() };
+      },
+      false,
+      false,
+    );
+    return done.value;
+  }
+
+  async loadSnapshot(file: string, expected?: { lsn: number; hash: string }): Promise<LogPosition> {
+    if (!this.replica) throw new Error(`store ${this.path} is not a replica: it loads no snapshot`);
+    const copy = openCopy(file);
+    try {
+      const from = openDbs(copy, file);
+      const position = new ChangeLog(from.meta, sub(copy, file, DB.log, 'binary'), false).position();
+      copy.resetReadTxn();
+      if (expected !== undefined && (position.lsn !== expected.lsn || position.hash.toString('hex') !== expected.hash)) {
+        throw new Error(
+          `the snapshot ${file} holds LSN ${position.lsn} (${position.hash.toString('hex')}), not the announced ${expected.lsn} (${expected.hash})`,
+        );
+      }
+      const to = this.handles.typed;
+      // One transaction: readers see the old copy or the new one, never a mix.
+      await this.committer!.submit(
+        () => {
+          for (const name of Object.keys(DB_KINDS) as (keyof Dbs)[]) replaceContents(from[name], to[name], DB_KINDS[name]);
+          this.changeLog.record(position);
+          return { value: undefined, onCommit: () => this.dropWriterCaches() };
+        },
+        true,
+        false,
+      );
+      return position;
+    } finally {
+      await copy.close();
+    }
+  }
+
+  async setLogPosition(position: LogPosition): Promise<void> {
+    await this.committer!.submit(() => ({ value: this.changeLog.record(position), onCommit: () => undefined }), true, false);
+  }
+
+  async backup(path: string): Promise<void> {
+    if (this.closed) throw new Error(`store ${this.path} is closed`);
+    await this.env.backup(path, true);
+    // The copy may hold commits that are visible but not yet flushed here: it leaves only
+    // once they are on disk, so no copy holds what a power cut could take from this writer.
     await this.env.flushed;
   }
 
@@ -362,10 +545,22 @@ async function openLmdbStore(options: StoreOptions): Promise<LmdbStore> {
       checkVersion(path, readVersion(dbs));
       if (textFormatOf(dbs) === 'earlier') throw earlierTextFormat(path, dbs);
     }
+    const replica = options.replica ?? false;
+    const unlogged = options.unlogged ?? false;
+    // A writer records every batch through wrapped handles (unless it logs nothing); a replica applies entries.
+    const handles: Handles = {
+      typed: dbs,
+      log: sub(env, path, DB.log, 'binary'),
+      recorder: readOnly || replica || unlogged ? null : new ChangeRecorder(dbs),
+    };
+    if (handles.recorder !== null && dbs.meta.get(META.logSkipped) !== undefined) {
+      const log = new ChangeLog(dbs.meta, handles.log, true);
+      env.transactionSync(() => log.resumeAfterSkipped());
+    }
     // Opening read through lmdb-js's shared snapshot; release it now, or a read worker that
     // then sees only writes would pin it and LMDB could reuse no page freed afterwards.
     env.resetReadTxn();
-    const store = new LmdbStore(options, env, dbs, opened.ids, lock);
+    const store = new LmdbStore(options, env, handles, opened.ids, lock);
     try {
       store.start(opened.textFormat);
     } catch (err) {
@@ -412,36 +607,89 @@ function checkNotForeign(env: RootDatabase, path: string): void {
   throw notTrellis(path, 'its LMDB file holds other data and no Trellis format version');
 }
 
+/** The handles of a store: as the code reads them, the log's, and the recorder's wrapped ones. */
+interface Handles {
+  readonly typed: Dbs;
+  readonly log: Database<Buffer, Buffer>;
+  /** The writer's: every put and removal of a batch goes to its entry (none in a replica). */
+  readonly recorder: ChangeRecorder | null;
+}
+
+function sub<V, K extends Key>(env: RootDatabase, path: string, name: string, kind: DbKind): Database<V, K> {
+  try {
+    // lmdb-js types `encoder` on the root options only; openDB accepts it per database.
+    const options: RootDatabaseOptions =
+      kind === 'binary'
+        ? { encoding: 'binary', keyEncoding: 'binary' }
+        : kind === 'records'
+          ? { keyEncoding: 'binary', encoder: storeEncoderOptions() }
+          : { encoder: storeEncoderOptions() };
+    return env.openDB<V, K>(name, options);
+  } catch (err) {
+    throw new Error(`store ${path}: cannot open sub-database "${name}": ${String(err)}`, { cause: err });
+  }
+}
+
 /** The sub-databases of an environment, with the encodings of layout.ts (the bulk builder opens them too). */
 export function openDbs(env: RootDatabase, path: string): Dbs {
-  const sub = <V, K extends Key>(name: string, kind: 'binary' | 'records' | 'plain'): Database<V, K> => {
-    try {
-      // lmdb-js types `encoder` on the root options only; openDB accepts it per database.
-      const options: RootDatabaseOptions =
-        kind === 'binary'
-          ? { encoding: 'binary', keyEncoding: 'binary' }
-          : kind === 'records'
-            ? { keyEncoding: 'binary', encoder: storeEncoderOptions() }
-            : { encoder: storeEncoderOptions() };
-      return env.openDB<V, K>(name, options);
-    } catch (err) {
-      throw new Error(`store ${path}: cannot open sub-database "${name}": ${String(err)}`, { cause: err });
-    }
+  const dbs: Record<string, unknown> = {};
+  for (const [name, kind] of Object.entries(DB_KINDS)) dbs[name] = sub(env, path, DB[name as keyof Dbs], kind);
+  return dbs as unknown as Dbs;
+}
+
+/**
+ * A snapshot file, opened to read it. Not read-only: LMDB opens a read-only environment
+ * only beside an existing lock file, and a copy has none (it makes `<file>-lock`, removed
+ * on close). Nothing is written: every sub-database exists in a copy of ours.
+ */
+function openCopy(file: string): RootDatabase {
+  const env = open({ path: file, noSubdir: true, maxDbs: MAX_DBS });
+  const close = env.close.bind(env);
+  env.close = async () => {
+    await close();
+    rmSync(`${file}-lock`, { force: true });
   };
-  return {
-    nodes: sub(DB.nodes, 'records'),
-    columns: sub(DB.columns, 'binary'),
-    adjacency: sub(DB.adjacency, 'binary'),
-    adjacencyLists: sub(DB.adjacencyLists, 'binary'),
-    edges: sub(DB.edges, 'binary'),
-    dictionary: sub(DB.dictionary, 'plain'),
-    meta: sub(DB.meta, 'plain'),
-    indexes: sub(DB.indexes, 'plain'),
-    indexEntries: sub(DB.indexEntries, 'binary'),
-    textIndex: sub(DB.textIndex, 'binary'),
-    hnsw: sub(DB.hnsw, 'binary'),
-    vectorQueue: sub(DB.vectorQueue, 'binary'),
-  };
+  return env;
+}
+
+/**
+ * After the offline import built a database in `path` (closed), whose data no log entry
+ * holds: its history continues `from`, the replaced database's position, with a reset entry
+ * (ChangeLog.appendReset), so LSNs never go back for the folder and a replica or a replay
+ * that reaches the import knows a snapshot is needed (docs/replication.md).
+ */
+export async function continueHistory(path: string, from: LogPosition): Promise<LogPosition> {
+  const env = open(environmentOptions(path, false));
+  try {
+    const log = new ChangeLog(sub(env, path, DB.meta, 'plain'), sub(env, path, DB.log, 'binary'), true);
+    return env.transactionSync(() => log.appendReset(from));
+  } finally {
+    await env.close();
+  }
+}
+
+/** The change-log position a snapshot file (`Store.backup`) holds. */
+export async function snapshotPosition(file: string): Promise<LogPosition> {
+  const copy = openCopy(file);
+  try {
+    const position = new ChangeLog(sub(copy, file, DB.meta, 'plain'), sub(copy, file, DB.log, 'binary'), false).position();
+    copy.resetReadTxn();
+    return position;
+  } finally {
+    await copy.close();
+  }
+}
+
+/** Inside a write transaction: every key of `to` removed, every key and value of `from` put, as stored. */
+function replaceContents(from: Database<unknown, Key>, to: Database<unknown, Key>, kind: DbKind): void {
+  const old: Key[] = [...to.getKeys({})];
+  for (const key of old) to.removeSync(key);
+  const raw = from as unknown as { getBinary(k: Key): Buffer | undefined };
+  for (const key of from.getKeys({})) {
+    const value = raw.getBinary(key);
+    if (value === undefined) continue;
+    to.putSync(key, kind === 'binary' ? Buffer.from(value) : asBinary(Buffer.from(value)));
+  }
 }
 
 /** A read-only open of a foreign LMDB gets unusable handles for our missing sub-databases. */
@@ -455,7 +703,7 @@ function readVersion(dbs: Dbs): number | undefined {
 
 function checkVersion(path: string, version: number | undefined): void {
   if (version === undefined) throw notTrellis(path, 'it has no Trellis format version');
-  if (version !== FORMAT_VERSION) {
+  if (!READABLE_FORMATS.includes(version)) {
     throw new DataFolderError(
       `the database in ${path} has format version ${version}, this build reads version ${FORMAT_VERSION}; there is no in-place upgrade: reload the data into a new folder, or use a build that reads version ${version}`,
     );
@@ -497,6 +745,8 @@ function initialise(env: RootDatabase, path: string, dbs: Dbs): { ids: IdState; 
       dbs.meta.putSync(META.version, FORMAT_VERSION);
     } else {
       checkVersion(path, version);
+      // An older format this build reads: it only lacked the change log, which opened empty.
+      if (version !== FORMAT_VERSION) dbs.meta.putSync(META.version, FORMAT_VERSION);
     }
     const textFormat = textFormatOf(dbs);
     if (textFormat === 'unstamped') dbs.meta.putSync(META.textFormat, TEXT_FORMAT);

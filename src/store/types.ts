@@ -14,10 +14,12 @@ import type { IndexSpec } from '../core/index-spec.js';
 import type { Catalog, IndexDef, IndexReceipt } from './index-catalog.js';
 import type { RangeBound } from './secondary-index.js';
 import type { ColumnBlock } from './columns.js';
-import type { CommitStats } from './committer.js';
+import type { CommitStats, Committed } from './committer.js';
+import type { LogPosition, LoggedEntry } from './change-log.js';
 
 export type { ColumnBlock, ColumnChunk } from './columns.js';
-export type { CommitStats } from './committer.js';
+export type { CommitStats, Committed } from './committer.js';
+export type { LogPosition, LoggedEntry } from './change-log.js';
 export type { Catalog, IndexDef, IndexReceipt } from './index-catalog.js';
 export type { RangeBound } from './secondary-index.js';
 export type Direction = 'out' | 'in';
@@ -214,6 +216,32 @@ export interface StoreOptions {
    * that started before the replacement may still map the old file.
    */
   readonly segmentGraceMs?: number;
+  /**
+   * Keep each batch's change-log entry in `replication_log` until a publisher has shipped
+   * it (`trimLog`). Without it only the log's position (LSN, hash) advances.
+   */
+  readonly keepLog?: boolean;
+  /**
+   * Record no change-log entries (a writer without a publisher, the embedded API): batches
+   * cost nothing for the log; they only mark the history as having skipped batches, and the
+   * next open that records entries continues it with a reset entry (docs/replication.md).
+   */
+  readonly unlogged?: boolean;
+  /**
+   * A replica's copy (docs/replication.md): writable, but only through `applyEntry`; it
+   * logs nothing and runs no background index work of its own (the writer's steps arrive
+   * as entries).
+   */
+  readonly replica?: boolean;
+  /** Called when a logged batch is visible, with its LSN (a publisher's cue; docs/replication.md). */
+  readonly onLogged?: (lsn: number) => void;
+}
+
+/** A vector segment a folder lacks: its files (the segment, then its side file when it has one), their sizes, and the SHA-256 of both. */
+export interface MissingSegment {
+  readonly files: readonly string[];
+  readonly sizes: readonly number[];
+  readonly checksum: Uint8Array | null;
 }
 
 export interface Store {
@@ -235,6 +263,37 @@ export interface Store {
    * that fail again on their own (committer.ts).
    */
   write<T>(fn: (w: GraphWriter) => T, options?: WriteOptions): Promise<T>;
+  /** As `write`, with the LSN at which the batch is visible (its entry's, or the current one when it changed nothing). */
+  writeLogged<T>(fn: (w: GraphWriter) => T, options?: WriteOptions): Promise<Committed<T>>;
+  /** The change log's position in a fresh snapshot. */
+  logPosition(): LogPosition;
+  /** Kept log entries from LSN `from` on (at most `limit`), in a fresh snapshot. */
+  logEntries(from: number, limit: number): LoggedEntry[];
+  /** The first LSN still kept, or null when none is. */
+  firstLogged(): number | null;
+  /** Drops kept entries up to `upTo` (published); returns how many. Not itself logged. */
+  trimLog(upTo: number): Promise<number>;
+  /**
+   * A replica applies the next entry: checks that it follows (LSN + 1) and chains (`hash`),
+   * writes its changes and the new position in one transaction; throws LogMismatch otherwise.
+   */
+  applyEntry(entry: Uint8Array, hash: Uint8Array): Promise<LogPosition>;
+  /**
+   * A replica takes a snapshot (a file `backup` wrote, checked by the caller): in one
+   * transaction its data becomes the snapshot's, and its position the snapshot's position.
+   */
+  loadSnapshot(file: string, expected?: { lsn: number; hash: string }): Promise<LogPosition>;
+  /**
+   * The vector segments the current pointers name whose files this folder lacks (or holds
+   * with another size): a replica fetches them from its writer (replication/segments.ts).
+   */
+  missingSegments(): MissingSegment[];
+  /** A replica: retires segment files no pointer names any more (deleted after the grace). */
+  sweepSegments(): void;
+  /** Writes the log's position (a restored copy; a promotion's new epoch), flushed. */
+  setLogPosition(position: LogPosition): Promise<void>;
+  /** A compacted copy of the database as `data.mdb` in the folder `path`, returned once every commit it holds is flushed here. */
+  backup(path: string): Promise<void>;
   /** How write batches were answered so far (diagnostics). */
   commitStats(): CommitStats;
   /** Resolves when every commit so far is flushed to disk (for X-Svc-Await-Durable). */

@@ -33,9 +33,18 @@ import type { FamilyWork, IndexWorkView } from './index-work.js';
 import { HnswRecords } from './hnsw-records.js';
 import { exactNearest, type NativeIndex, type NativeShape, type Quantization } from './native-vectors.js';
 import { tenantKey } from './tenant-key.js';
-import type { VectorBacklog, VectorHit, VectorQuery } from './types.js';
+import type { MissingSegment, VectorBacklog, VectorHit, VectorQuery } from './types.js';
 import { LINK, UNLINK, VectorQueue, type Applied } from './vector-queue.js';
-import { listed, SegmentViews, segmentDir, type GraphPointer, type SegmentView } from './vector-segments.js';
+import {
+  listed,
+  SegmentViews,
+  segmentDir,
+  segmentFiles,
+  segmentProblem,
+  segmentSizes,
+  type GraphPointer,
+  type SegmentView,
+} from './vector-segments.js';
 
 /** Keys a drop deletes between two looks at its step's deadline. */
 const DELETE_ROUND = 4096;
@@ -56,8 +65,10 @@ const RERANK = 2;
 /** A graph's queue with no entries, decoded. */
 const EMPTY_PENDING: ReadonlyMap<number, Float32Array | null> = new Map();
 
-/** A graph's queue as a snapshot of committed data saw it, decoded: entries [first, next). */
+/** A graph's queue as a snapshot of committed data saw it, decoded: entries [first, next), over the segment of a pointer. */
 interface DecodedQueue {
+  readonly nonce: number;
+  readonly generation: number;
   readonly first: number;
   next: number;
   readonly map: Map<number, Float32Array | null>;
@@ -148,6 +159,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   readonly queue: VectorQueue;
   private readonly catalogReader: CatalogReader;
   private readonly views: SegmentViews;
+  private readonly segmentDir: string;
   /** Native graphs this store's writes queued work for, since takeTouched (to wake the builder). */
   private touched = new Set<number>();
   /** Decoded queues of committed snapshots, per graph (pendingOf). */
@@ -163,7 +175,8 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   ) {
     this.queue = new VectorQueue(queue, options.maxEntries);
     this.catalogReader = new CatalogReader(catalog);
-    this.views = new SegmentViews(segmentDir(options.dataPath), options.log);
+    this.segmentDir = segmentDir(options.dataPath);
+    this.views = new SegmentViews(this.segmentDir, options.log);
   }
 
   private config(metric: Metric): HnswConfig {
@@ -318,7 +331,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     if (pointer === undefined || pointer.state === 'scan') return this.searchScan(def, graph, stored, q, elements);
     const exact = distanceFrom(spec.metric, q.vector);
     const nearest = new Nearest(q.k);
-    const pending = this.pendingOf(graph, elements.committed());
+    const pending = this.pendingOf(graph, pointer, elements.committed());
     const candidates = q.candidates;
     for (const [id, v] of pending) if (v !== null && (candidates === null || candidates.has(id))) nearest.offer(id, exact(v));
     if (pointer.state === 'queue') return nearest.hits();
@@ -406,19 +419,28 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
 
   /**
    * The graph's queued entries, decoded (VectorQueue.pending). In a snapshot of committed
-   * data the decoded map is kept per graph and reused while the queue is the same, or only
-   * grew (entries are appended at `next` and deleted from the oldest on, so the queue is
+   * data over a segment, the decoded map is kept per graph and reused while the pointer and
+   * the oldest entry are the same and the queue only grew (entries are appended at `next` and deleted from the oldest on, so the queue is
    * the sequence numbers [next - entries, next) and a committed number never changes):
    * a search then decodes only the entries queued since the last one. A write batch's own
    * view is decoded afresh, since what it queued may yet be rolled back.
    */
-  private pendingOf(graph: number, committed: boolean): ReadonlyMap<number, Float32Array | null> {
-    if (!committed) return this.queue.pending(graph);
+  private pendingOf(graph: number, pointer: GraphPointer, committed: boolean): ReadonlyMap<number, Float32Array | null> {
+    // Only over a segment, whose pointer's random nonce tells one history from another: a
+    // replica that takes a new snapshot replaces every key under this thread, and the same
+    // graph and sequence numbers may then hold other entries (docs/replication.md).
+    if (!committed || pointer.state !== 'segment') return this.queue.pending(graph);
     const s = this.queue.state(graph);
     if (s === undefined || s.entries === 0) return EMPTY_PENDING;
     const first = s.next - s.entries;
     const cached = this.decoded.get(graph);
-    if (cached !== undefined && cached.first === first && cached.next <= s.next) {
+    if (
+      cached !== undefined &&
+      cached.nonce === pointer.nonce &&
+      cached.generation === pointer.generation &&
+      cached.first === first &&
+      cached.next <= s.next
+    ) {
       if (cached.next < s.next) {
         for (const { entry } of this.queue.entries(graph, cached.next)) cached.map.set(entry.id, entry.vector);
         cached.next = s.next;
@@ -426,7 +448,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       return cached.map;
     }
     const map = this.queue.pending(graph);
-    this.decoded.set(graph, { first, next: s.next, map });
+    this.decoded.set(graph, { nonce: pointer.nonce, generation: pointer.generation, first, next: s.next, map });
     return map;
   }
 
@@ -607,13 +629,15 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
    * At a writable open: every graph of a native index that has no pointer is of an older
    * format (HNSW records in LMDB). It becomes a `scan` graph, searched exactly until the
    * builder has made its segment, and its old records are deleted in the background; an
-   * empty one becomes a `queue` graph.
+   * empty one becomes a `queue` graph. Answers how many graphs it migrated.
    */
-  migrate(): void {
+  migrate(): number {
+    let migrated = 0;
     for (const def of this.catalogReader.current().defs) {
       if (def.state === 'dropping' || !def.spec.kind.endsWith('_vector') || !isNative(def.spec as VectorSpec)) continue;
       for (const { graph } of this.graphsOf(def)) {
         if (this.queue.pointer(graph) !== undefined) continue;
+        migrated++;
         const records = HnswRecords.count(this.records, graph);
         const queued = this.queue.state(graph)?.entries ?? 0;
         if (records === 0 && queued === 0) {
@@ -626,6 +650,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
         if (records > 0) this.queue.markPurge(graph);
       }
     }
+    return migrated;
   }
 
   /**
@@ -645,6 +670,23 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   }
 
   /** The segment file names every pointer of this snapshot names (files the store keeps). */
+  /**
+   * The segments of every live native graph whose files are not in the data folder as their
+   * pointers describe them (absent, or of another size), in the current transaction.
+   */
+  missingSegments(): MissingSegment[] {
+    const dir = this.segmentDir;
+    const out: MissingSegment[] = [];
+    for (const { def, graph } of this.nativeGraphs()) {
+      const pointer = this.queue.pointer(graph);
+      if (pointer?.state !== 'segment') continue;
+      const { dimension } = def.spec as VectorSpec;
+      if (segmentProblem(dir, graph, pointer, dimension, false) === null) continue;
+      out.push({ files: segmentFiles(graph, pointer), sizes: segmentSizes(pointer, dimension), checksum: pointer.checksum });
+    }
+    return out;
+  }
+
   *segmentPointers(): Generator<{ graph: number; pointer: GraphPointer }> {
     for (const entry of this.queue.pointers()) if (entry.pointer.state === 'segment') yield entry;
   }

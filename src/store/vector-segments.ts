@@ -20,7 +20,7 @@
  * file; files are never changed, only replaced under a new generation and deleted once no
  * snapshot can name them (vector-builder-client.ts).
  */
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { NativeIndex, QUANTIZATIONS, type NativeShape, type Quantization } from './native-vectors.js';
@@ -123,6 +123,11 @@ export function segmentFiles(graph: number, p: GraphPointer): string[] {
 
 const sideSize = (p: GraphPointer, dimension: number): number => 8 * (p.tombstones + p.orphans) + 4 * p.orphans * dimension;
 
+/** The sizes of a pointer's segment files, in segmentFiles' order. */
+export function segmentSizes(p: GraphPointer, dimension: number): number[] {
+  return p.tombstones + p.orphans > 0 ? [p.size, sideSize(p, dimension)] : [p.size];
+}
+
 /** What a side file holds. */
 export interface SideEntries {
   readonly tombstones: Float64Array;
@@ -196,7 +201,7 @@ export function listed(sorted: Float64Array, id: number): boolean {
  */
 export function segmentProblem(dir: string, graph: number, pointer: GraphPointer, dimension: number, full: boolean): string | null {
   const paths = segmentFiles(graph, pointer).map((name) => join(dir, name));
-  const sizes = [pointer.size, sideSize(pointer, dimension)];
+  const sizes = segmentSizes(pointer, dimension);
   for (let i = 0; i < paths.length; i++) {
     let size: number;
     try {
@@ -220,10 +225,15 @@ export interface SegmentView extends SideEntries {
  * for. A thread answers one request at a time, so when a request names a newer generation
  * no search of this thread still uses the older view, which is dropped (usearch unmaps it
  * when it is collected). A file that cannot be viewed is remembered as such: searches of
- * that graph fall back to an exact scan until a new generation replaces it.
+ * that graph fall back to an exact scan until a new generation replaces it. A file not
+ * there yet is looked for again at every search (a replica fetches its writer's segments
+ * after it has applied their pointers, replication/segments.ts): searches are exact until
+ * it arrives.
  */
 export class SegmentViews {
   private readonly views = new Map<number, { generation: number; view: SegmentView | null }>();
+  /** Segments found absent and said so (one message per file). */
+  private readonly absent = new Set<string>();
 
   constructor(
     private readonly dir: string,
@@ -235,6 +245,14 @@ export class SegmentViews {
     if (cached !== undefined && cached.generation === pointer.generation) return cached.view;
     const name = segmentName(graph, pointer);
     const path = join(this.dir, name);
+    if (!existsSync(path)) {
+      if (!this.absent.has(name)) {
+        this.absent.add(name);
+        this.log(`vector segment ${path} is not there (yet); searching graph ${graph} exactly until it is`);
+      }
+      return null;
+    }
+    this.absent.delete(name);
     let view: SegmentView | null = null;
     const problem = segmentProblem(this.dir, graph, pointer, shape.dimension, false);
     if (problem === null) {

@@ -53,11 +53,15 @@ export async function scrape(baseUrl: string): Promise<Scrape> {
 
 /**
  * How many requests a database server has answered on any route, whatever their status,
- * leaving out the scrapes of /metrics that count them (the gateway's tests).
+ * leaving out the scrapes of /metrics that count them and the health checks (the gateway's
+ * tests; a gateway polls its readers' /readyz every 200 ms).
  */
 export async function queriesServed(serverUrl: string): Promise<number> {
   const { samples } = await scrape(serverUrl);
-  return samples
-    .filter((s) => s.name === 'trellis_http_requests_total' && s.labels.route !== '/metrics')
-    .reduce((sum, s) => sum + s.value, 0);
+  return (
+    samples
+      // Neither scrapes nor health checks (a gateway polls every reader's /readyz) are queries.
+      .filter((s) => s.name === 'trellis_http_requests_total' && !['/metrics', '/readyz', '/healthz'].includes(s.labels.route ?? ''))
+      .reduce((sum, s) => sum + s.value, 0)
+  );
 }

@@ -2,7 +2,9 @@
  * A database server stand-in for the gateway's forwarding tests: a real HTTP server on a
  * loopback port that records every request it gets and answers as told, including the
  * failures a real server does not produce on demand (a connection dropped after the
- * request arrived, a 503 not_ready, an answer with Retry-After).
+ * request arrived, a 503 not_ready, an answer with Retry-After). The gateway's polls of a
+ * reader's GET /readyz (docs/replication.md) are answered as a ready reader answers them
+ * and counted apart, in `polls`.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,8 +22,10 @@ export interface Recorded {
 
 export interface ScriptedBackend {
   readonly url: string;
-  /** Every request, in arrival order. */
+  /** Every request, in arrival order (the /readyz polls apart). */
   readonly requests: Recorded[];
+  /** GET /readyz polls received. */
+  readonly polls: () => number;
   /** What the next requests get (default: 200 `{"r":[]}`). */
   behave(behaviour: Behaviour): void;
   close(): Promise<void>;
@@ -32,7 +36,14 @@ export const OK: Behaviour = { kind: 'answer', status: 200, body: '{"r":[]}' };
 export async function startScriptedBackend(): Promise<ScriptedBackend> {
   const requests: Recorded[] = [];
   let behaviour: Behaviour = OK;
+  let polls = 0;
   const server: Server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/readyz') {
+      polls++;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ready":true,"mode":"reader","index_runtime":"ready"}');
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -50,6 +61,7 @@ export async function startScriptedBackend(): Promise<ScriptedBackend> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    polls: () => polls,
     behave: (b) => {
       behaviour = b;
     },

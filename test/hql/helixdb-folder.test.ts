@@ -1,14 +1,20 @@
 /**
  * A HelixDB project folder as it is (issue 27 item 7): helix.toml, config.hx.json,
  * schema.hx and queries.hx, no trellis.json, served with --project DIR. config.hx.json's
- * mcp (on), bm25 and embedding_model are Trellis's settings.
+ * mcp (on), bm25, embedding_model and ef_search are Trellis's settings; helix.toml's
+ * queries folder is where the .hx files are read, and its name is the project's.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { loadProject } from '../../src/hql/project.js';
 import { get, post, postPath, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { HQL_PROJECTS } from '../helpers/hql-projects.js';
 
 type Obj = Record<string, unknown>;
+
+const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
 describe('a HelixDB project folder', () => {
   const dir = tempDir();
@@ -53,5 +59,62 @@ describe('a HelixDB project folder', () => {
     assert.equal((answer.body as Obj).error, 'embedding_provider_error');
     assert.match((answer.body as Obj).msg as string, /api\.openai\.com\/v1\/embeddings.*text-embedding-ada-002/);
     assert.deepEqual((await postPath(server, '/recall', { person: 0, vector: [1, 0], k: 10 })).body, before);
+  });
+});
+
+describe('a HelixDB project folder of the newer CLI: helix.toml naming its queries folder', () => {
+  const project = `${HQL_PROJECTS}helix-toml-folder`;
+  const dir = tempDir();
+  let server: TestServer;
+  before(async () => {
+    // --port 0 wins over helix.toml's port; scratch/old-draft.hx (outside ./db/) does not parse and is not read.
+    server = await startTestServer(['--data', dir.path, '--project', project]);
+  });
+  after(async () => {
+    await server.stop();
+    dir.remove();
+  });
+
+  test('trellis check reads the .hx files of the queries folder only, names the project and notes vector settings it does not apply', () => {
+    const run = spawnSync(process.execPath, [CLI, 'check', '--project', project], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /helix-toml-folder \(project agent-memory\) is valid: 6 queries, 2 node types, 1 edge types/);
+    assert.match(run.stderr, /note: .*config\.hx\.json: vector_config\.m is 32; Trellis's vector indexes use 16/);
+  });
+
+  test("config.hx.json's ef_search is the beam of every vector search of the project", () => {
+    const loaded = loadProject(project, { mcp: true, queries: join(project, 'db'), efSearch: 96 });
+    assert.ok(loaded.ok, loaded.ok ? '' : loaded.report);
+    for (const name of ['recall', 'nearest']) {
+      const plan = JSON.stringify(loaded.project.queries.get(name)!.batch, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+      assert.match(plan, /"op":"vector_search_nodes(_within)?".*"ef":\{"kind":"literal","n":96\}/, name);
+    }
+    const plain = loadProject(project, { mcp: true, queries: join(project, 'db') });
+    assert.ok(plain.ok);
+    const nearest = JSON.stringify(plain.project.queries.get('nearest')!.batch, (_k, v: unknown) =>
+      typeof v === 'bigint' ? Number(v) : v,
+    );
+    assert.match(nearest, /"ef":null/, "without ef_search: the index's default beam");
+  });
+
+  test('its queries run, split over files: nodes, vectors, searches, and the #[mcp] route (helix.toml: mcp = true)', async () => {
+    const agent = ((await postPath(server, '/addAgent', { name: 'scout' })).body as Obj).agent as Obj;
+    for (const [vector, content] of [
+      [[1, 0, 0], 'the river floods in spring'],
+      [[0, 1, 0], 'the bridge is closed'],
+      [[0, 0, 1], 'bread at the market'],
+    ] as const) {
+      const r = await postPath(server, '/remember', { agent: agent.id, vector, content });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
+    assert.deepEqual((await postPath(server, '/recall', { agent: agent.id, vector: [0.1, 0.9, 0], k: 1 })).body, {
+      memories: ['the bridge is closed'],
+    });
+    assert.deepEqual((await postPath(server, '/nearest', { vector: [0, 0.2, 0.9], k: 2 })).body, {
+      memories: ['bread at the market', 'the bridge is closed'],
+    });
+    assert.deepEqual((await postPath(server, '/mentions', { text: 'river' })).body, { memories: ['the river floods in spring'] });
+    assert.deepEqual((await postPath(server, '/agentByName', { name: 'scout' })).body, { agent });
+    assert.equal((await post(`${server.url}/mcp/init`, {})).status, 200);
   });
 });

@@ -28,7 +28,7 @@ function problems(query: string, options = { bm25: true }): string[] {
   const { schema, problems: schemaProblems } = buildSchema(parsed.file.types.map((item) => ({ file: 'q.hx', item })));
   assert.deepEqual(schemaProblems, []);
   const def = parsed.file.queries[0]!;
-  return compileQuery(def, schema, options).problems.map((p) => p.message);
+  return compileQuery(def, schema, { efSearch: null, ...options }).problems.map((p) => p.message);
 }
 
 function refused(query: string, pattern: RegExp, options?: { bm25: boolean }): void {

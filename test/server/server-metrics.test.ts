@@ -59,9 +59,9 @@ test('parts not running (no writer in reader mode, no pool yet) read as 0, the w
 
 test('the batch observer: committed batches timed as commit or durable, failed ones by code, a lost one without a time', async () => {
   const metrics = new ServerMetrics(() => ({ writer: null, pool: null, vectors: [] }));
-  metrics.batch({ ok: true, body: '{}' }, false, 0.002);
-  metrics.batch({ ok: true, body: '{}' }, false, 0.003);
-  metrics.batch({ ok: true, body: '{}' }, true, 0.02);
+  metrics.batch({ ok: true, body: '{}', lsn: 1 }, false, 0.002);
+  metrics.batch({ ok: true, body: '{}', lsn: 1 }, false, 0.003);
+  metrics.batch({ ok: true, body: '{}', lsn: 1 }, true, 0.02);
   metrics.batch({ ok: false, error: { error: 'node_not_found', msg: 'x' } }, false, 0.001);
   metrics.batch({ ok: false, error: { error: 'internal_error', msg: 'lost' } }, true, undefined);
   const { body } = await metrics.serve();

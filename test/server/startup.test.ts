@@ -77,9 +77,9 @@ test('a folder of another format version: writer (refused by the writer thread) 
   await env.openDB('meta', {}).put('format_version', 2);
   await env.close();
   const writer = await failedStart(['--data', path]);
-  assertOneLine(writer, path, /format version 2, this build reads version 3; .*reload the data into a new folder/);
+  assertOneLine(writer, path, /format version 2, this build reads version 4; .*reload the data into a new folder/);
   assert.match(writer.stdout, /listening/, 'the writer listens first and opens the database afterwards');
-  assertOneLine(await failedStart(['--mode', 'reader', '--data', path]), path, /format version 2, this build reads version 3/);
+  assertOneLine(await failedStart(['--mode', 'reader', '--data', path]), path, /format version 2, this build reads version 4/);
 });
 
 test('the port in use', async (t) => {

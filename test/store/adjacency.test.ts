@@ -180,8 +180,8 @@ test('a folder of the previous format (per-list adjacency, format 2) is refused,
   const env = open({ path, maxDbs: 128 });
   await env.openDB('meta', {}).put('format_version', 2);
   await env.close();
-  await assert.rejects(openStore({ path }), /format version 2, this build reads version 3/);
-  await assert.rejects(openStore({ path, readOnly: true }), /format version 2, this build reads version 3/);
+  await assert.rejects(openStore({ path }), /format version 2, this build reads version 4/);
+  await assert.rejects(openStore({ path, readOnly: true }), /format version 2, this build reads version 4/);
 });
 
 test('node ids stop below 2^52 (adjacency sorts keys of twice the id as exact doubles)', async () => {

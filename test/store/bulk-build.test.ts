@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openStore } from '../../src/store/index.js';
+import { chainHash, entryHeader, openStore } from '../../src/store/index.js';
 import { BulkBuild, type BulkColumn } from '../../src/store/bulk-build.js';
 import { PropertyMapWriter } from '../../src/store/bulk-columns.js';
 import { storePackr } from '../../src/store/codec.js';
@@ -186,6 +186,58 @@ test('a bulk build refuses a target with data, and names it', async () => {
     await build.abort();
     await build.abort();
     assert.throws(() => build.addNodes('A', 1, []), /the bulk build is closed/);
+  } finally {
+    dir.remove();
+  }
+});
+
+test('a bulk build continues the target history with a reset entry, chained, that replicas and replays recognise', async () => {
+  const dir = tempDir();
+  try {
+    const store = await openStore({ path: dir.path });
+    const id = await store.write((w) => w.createNode('A', {}));
+    await store.write((w) => void w.deleteNode(id));
+    const before = store.logPosition();
+    await store.close();
+    assert.equal(before.lsn, 2);
+    const build = await BulkBuild.open({ target: dir.path });
+    build.addNodes('B', 3, []);
+    await build.finish();
+    const after = await openStore({ path: dir.path });
+    try {
+      const position = after.logPosition();
+      assert.equal(position.lsn, 3, 'the import is one entry after the history it replaced');
+      const [reset] = after.logEntries(3, 10);
+      assert.ok(reset !== undefined, 'the reset entry is kept for a publisher');
+      const header = entryHeader(reset.entry);
+      assert.deepEqual([header.lsn, header.count, header.epoch], [3, 0, before.epoch]);
+      assert.deepEqual(reset.hash, chainHash(before.hash, reset.entry), 'it chains to the replaced history');
+      assert.deepEqual(position.hash, reset.hash);
+      assert.equal(
+        after.read((r) => r.nodeCount()),
+        3,
+      );
+      // The next batch follows it.
+      assert.equal((await after.writeLogged((w) => w.createNode('C', {}))).lsn, 4);
+    } finally {
+      await after.close();
+    }
+    // A replica that followed the old history meets the reset and needs a snapshot.
+    const replicaDir = join(dir.path, 'replica');
+    const source = await openStore({ path: dir.path });
+    const [resetRow] = source.logEntries(3, 1);
+    await source.close();
+    const replica = await openStore({ path: replicaDir, replica: true });
+    try {
+      await replica.setLogPosition(before);
+      await assert.rejects(replica.applyEntry(resetRow!.entry, resetRow!.hash), (err: Error) => {
+        assert.equal(err.name, 'LogMismatch');
+        assert.match(err.message, /entry 3 replaced the writer's data outside the log \(an offline import\): a new snapshot is needed/);
+        return true;
+      });
+    } finally {
+      await replica.close();
+    }
   } finally {
     dir.remove();
   }

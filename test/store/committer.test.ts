@@ -54,7 +54,7 @@ test('batches committing one at a time after a failure carry on past one whose t
   // behind it, still commits.
   const { c, dropped, logged } = committer(['fail', 'throw', 'commit']);
   await assert.rejects(c.submit(batch(1), false), /the transaction cannot start/);
-  assert.equal(await c.submit(batch(2), false), 2);
+  assert.equal((await c.submit(batch(2), false)).value, 2);
   assert.equal(c.stats.commitFailures, 1);
   assert.equal(dropped(), 1);
   assert.deepEqual(logged, [], 'nothing was visible before the failure: nothing to warn operators about');

@@ -6,7 +6,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { open } from 'lmdb';
-import { openStore } from '../../src/store/index.js';
+import { entryHeader, openStore } from '../../src/store/index.js';
 import { open as openDatabase, type Database } from '../../src/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,6 +79,12 @@ test('a folder of the earlier text layout: a reader is refused until a writer ha
   );
   const logged: string[] = [];
   const writer = await openStore({ path, log: (m) => logged.push(m) });
+  // The rebuild is outside any batch: a writer that records the change log continues its
+  // history with a reset entry, so its replicas take a new snapshot (docs/replication.md).
+  const position = writer.logPosition();
+  const [reset] = writer.logEntries(position.lsn, 1);
+  assert.equal(reset?.lsn, position.lsn);
+  assert.equal(entryHeader(reset.entry).count, 0, 'the last entry is a reset');
   await writer.close();
   assert.ok(
     logged.some((m) => /rebuilt in text format 2 \(1 indexes, 7 documents/.test(m)),

@@ -4,7 +4,8 @@
  * answering: searches are exact at once, the builder makes the graph's segment from the
  * stored vectors, and the old records are deleted in the background. The old format is
  * written here by the old engine's own code (src/search/hnsw.ts, hnsw-records.ts) into a
- * folder the store made, with the pointer and segment files taken away.
+ * folder the store made, with the pointer and segment files taken away. The migration
+ * rewrites derived data outside any batch, so a logging writer follows it with a reset entry.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,7 @@ import { METRICS } from '../../src/search/vector-math.js';
 import { HNSW_DB_OPTIONS, HnswRecords } from '../../src/store/hnsw-records.js';
 import { LINK, VectorQueue } from '../../src/store/vector-queue.js';
 import { pointerKey } from '../../src/store/vector-segments.js';
+import { entryHeader } from '../../src/store/index.js';
 import { Rng } from '../helpers/prng.js';
 import { tempDir } from '../helpers/server.js';
 import { addDocs, bruteForce, built, clusteredVectors, createIndex, openVectorDb, recall, search, type Spec } from '../helpers/vectors.js';
@@ -32,6 +34,7 @@ test('a graph of the older format (HNSW records in LMDB) is searched exactly at 
     const ids = await addDocs(db, vectors);
     await built(db);
     const graph = db.store.read((r) => r.indexCatalog().active('node_vector', 'Doc', 'emb')!.id);
+    const logged = db.store.logPosition().lsn;
     await db.close();
 
     // The older format: the first 600 linked into HNSW records, the last 100 still queued.
@@ -55,6 +58,11 @@ test('a graph of the older format (HNSW records in LMDB) is searched exactly at 
     await env.close();
 
     db = await openVectorDb({ path: dir.path });
+    // The migration is outside any batch: a writer that records the change log continues
+    // its history with a reset entry first, so its replicas take a new snapshot.
+    const [reset] = db.store.logEntries(logged + 1, 1);
+    assert.equal(reset?.lsn, logged + 1);
+    assert.equal(entryHeader(reset.entry).count, 0, 'the entry after the migration is a reset');
     const live = new Map(ids.map((id, i) => [id, vectors[i]!]));
     const queries = clusteredVectors(rng, 8, 16);
     // Right after the open: the stored vectors are ranked exactly until the segment exists

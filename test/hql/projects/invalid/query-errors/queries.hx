@@ -82,6 +82,6 @@ QUERY healthz() =>
 QUERY trellis_schema() =>
     RETURN NONE
 
-QUERY outerTraversal() =>
-    users <- N<User>::|u|{name, posts: _::Out<Wrote>::|p|{title, byId: u::ID, more: u::Out<Wrote>::COUNT}}
+QUERY nestedPath(to: ID) =>
+    users <- N<User>::|u|{name, route: _::ShortestPathBFS<Wrote>::To(to)}
     RETURN users

@@ -1,0 +1,210 @@
+/**
+ * The replication log's stream in NATS JetStream: the only importer of `@nats-io/*`
+ * (docs/replication.md). One entry is one message, or several (`Trellis-Part: i/k`) when it
+ * is larger than the server's message limit; the last message of entry N has the message
+ * id `N` (the others `N.i`), so "the stream's last message id" after entry N is always
+ * `N` and the publisher's expected-last-message-id check refuses a second writer.
+ */
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+
+export const LSN_HEADER = 'Trellis-Lsn';
+export const PART_HEADER = 'Trellis-Part';
+export const HASH_HEADER = 'Trellis-Hash';
+
+/** One message of the stream, as the replicas and the publisher's checks read it. */
+export interface LogMessage {
+  /** The stream's own sequence number. */
+  readonly seq: number;
+  readonly lsn: number;
+  /** 0-based part of the entry, and how many parts it has. */
+  readonly part: number;
+  readonly parts: number;
+  /** hash_lsn, hex (on every part). */
+  readonly hash: string;
+  readonly data: Uint8Array;
+  /** Messages after this one in the stream when it was delivered (consumers only; else 0). */
+  readonly pending: number;
+}
+
+export interface StreamState {
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly messages: number;
+}
+
+/** What a publish learnt: the stream's sequence, and whether the message id was already there. */
+export interface PublishAck {
+  readonly seq: number;
+  readonly duplicate: boolean;
+}
+
+/** The stream holds another message id than the one this writer expected last: a second writer. */
+export class WrongLastMessage extends Error {}
+
+/** Bytes the headers of a part may take: a part's payload is the server's limit less this. */
+const HEADER_ROOM = 1024;
+
+export class LogStream {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    readonly stream: string,
+  ) {}
+
+  /**
+   * Connects (and keeps reconnecting for ever once connected). Rejects when no server
+   * answers within `timeoutMs`.
+   */
+  static async connect(url: string, stream: string, timeoutMs = 2000): Promise<LogStream> {
+    const nc = await connect({ servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: timeoutMs, name: 'trellis' });
+    const jsm = await jetstreamManager(nc, { timeout: timeoutMs });
+    return new LogStream(nc, jetstream(nc, { timeout: 5000 }), jsm, stream);
+  }
+
+  get subject(): string {
+    return `${this.stream}.log`;
+  }
+
+  /** Payload bytes of one message (the server's max_payload less room for the headers). */
+  get partBytes(): number {
+    return Math.max(1024, (this.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM);
+  }
+
+  /** Creates the stream if it does not exist (file storage; limits as the operator set them otherwise). */
+  async ensure(): Promise<void> {
+    try {
+      await this.jsm.streams.info(this.stream);
+    } catch (err) {
+      if (!/stream not found/i.test(String((err as Error).message))) throw err;
+      await this.jsm.streams.add({ name: this.stream, subjects: [this.subject], storage: 'file' as never });
+    }
+  }
+
+  async state(): Promise<StreamState> {
+    const info = await this.jsm.streams.info(this.stream);
+    return { firstSeq: info.state.first_seq, lastSeq: info.state.last_seq, messages: info.state.messages };
+  }
+
+  /** The message at a stream sequence, or null when there is none (trimmed, or past the end). */
+  async at(seq: number): Promise<LogMessage | null> {
+    try {
+      const m = await this.jsm.streams.getMessage(this.stream, { seq });
+      if (m === null) return null;
+      return decode(m.seq, m.header, m.data, 0);
+    } catch (err) {
+      if (/no message found|not found/i.test(String((err as Error).message))) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * The stream sequence of the first message of entry `lsn`+1 (binary search: messages are
+   * in LSN order), the stream's end + 1 when it holds nothing after `lsn`, or 'gap' when the
+   * stream no longer holds entry `lsn`+1 whole (trimmed past it).
+   */
+  async seqAfter(lsn: number): Promise<number | 'gap'> {
+    const state = await this.state();
+    if (state.messages === 0 || state.lastSeq === 0) return state.lastSeq + 1;
+    const first = await this.at(state.firstSeq);
+    if (first !== null && (first.lsn > lsn + 1 || (first.lsn === lsn + 1 && first.part > 0))) return 'gap';
+    let lo = state.firstSeq;
+    let hi = state.lastSeq + 1;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const m = await this.at(mid);
+      if (m === null || m.lsn <= lsn) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * Publishes one part. `expectLast`: the message id the stream must end with, or null when
+   * the stream is new to this writer's history. A duplicate (the id is already in the
+   * stream's window) is acknowledged as such, without the check.
+   */
+  async publish(
+    data: Uint8Array,
+    meta: { lsn: number; part: number; parts: number; hash: string },
+    msgID: string,
+    expectLast: string | null,
+  ): Promise<PublishAck> {
+    const h = headers();
+    h.set(LSN_HEADER, String(meta.lsn));
+    h.set(PART_HEADER, `${meta.part}/${meta.parts}`);
+    h.set(HASH_HEADER, meta.hash);
+    try {
+      const ack = await this.js.publish(this.subject, data, {
+        msgID,
+        headers: h,
+        ...(expectLast === null ? {} : { expect: { lastMsgID: expectLast } }),
+      });
+      return { seq: ack.seq, duplicate: ack.duplicate };
+    } catch (err) {
+      if (/wrong last msg ID/i.test(String((err as Error).message))) throw new WrongLastMessage((err as Error).message);
+      throw err;
+    }
+  }
+
+  /**
+   * Delivers the stream's messages from `startSeq` on, in order, to `onMessage` (an ordered
+   * consumer: no state on the server, recreated by the client after a reconnect). Resolves
+   * when `stop` is called or `onMessage` throws (the error is returned).
+   */
+  follow(startSeq: number, onMessage: (m: LogMessage) => Promise<void> | void): { stop(): void; done: Promise<unknown> } {
+    let stopped = false;
+    let iterator: { stop(): void } | null = null;
+    const done = (async () => {
+      const consumer = await this.js.consumers.get(this.stream, { opt_start_seq: startSeq });
+      const messages = await consumer.consume();
+      iterator = messages;
+      if (stopped) messages.stop();
+      for await (const msg of messages) {
+        if (stopped) break;
+        await onMessage(decode(msg.seq, msg.headers, msg.data, msg.info.pending));
+      }
+      return undefined;
+    })().catch((err: unknown) => err);
+    return {
+      stop() {
+        stopped = true;
+        (iterator as { stop(): void } | null)?.stop();
+      },
+      done,
+    };
+  }
+
+  /** Deletes the stream (tests; and an operator starting over). */
+  async remove(): Promise<void> {
+    await this.jsm.streams.delete(this.stream);
+  }
+
+  /** Trims the stream to the messages after `seq` (tests of a replica that fell behind the stream). */
+  async purgeBefore(seq: number): Promise<void> {
+    await this.jsm.streams.purge(this.stream, { seq });
+  }
+
+  get closed(): boolean {
+    return this.nc.isClosed();
+  }
+
+  async close(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.close();
+  }
+}
+
+interface HeaderReader {
+  get(name: string): string;
+}
+
+function decode(seq: number, h: HeaderReader | undefined, data: Uint8Array, pending: number): LogMessage {
+  const lsn = Number(h?.get(LSN_HEADER) ?? NaN);
+  const [part, parts] = (h?.get(PART_HEADER) ?? '0/1').split('/').map(Number) as [number, number];
+  const hash = h?.get(HASH_HEADER) ?? '';
+  if (!Number.isSafeInteger(lsn) || lsn < 1 || !(parts >= 1) || !(part >= 0 && part < parts)) {
+    throw new Error(`stream message ${seq} is not a Trellis log entry (headers ${LSN_HEADER} and ${PART_HEADER})`);
+  }
+  return { seq, lsn, part, parts, hash, data, pending };
+}

@@ -1,0 +1,149 @@
+/**
+ * Snapshots between a writer and its replicas (docs/replication.md). The writer makes a
+ * compacted copy of its database in a read transaction (lmdb-js `backup`), returned once
+ * every commit it holds is flushed, and serves it by pieces: a replica asks for the bytes
+ * from an offset, so a download that broke resumes where it stopped. The replica checks
+ * the whole file's SHA-256 and the LSN and hash the copy itself holds against what the
+ * writer announced before it uses it.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import { open as openFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** What the writer announces of a snapshot. */
+export interface SnapshotInfo {
+  readonly id: string;
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly lsn: number;
+  readonly hash: string;
+  readonly epoch: number;
+}
+
+/** Largest piece served at once. */
+export const PIECE_BYTES = 8 * 1024 * 1024;
+/** Snapshots older than this are removed when a new one is made. */
+const KEEP_MS = 15 * 60 * 1000;
+const ID = /^[0-9a-f-]{36}$/;
+
+export function snapshotFolder(dataDir: string): string {
+  return join(dataDir, 'snapshots');
+}
+
+/**
+ * A fresh snapshot's folder (lmdb-js writes a copy as `data.mdb` in a folder) and the file
+ * it will hold; stale snapshots are removed.
+ */
+export function newSnapshotPath(dataDir: string): { id: string; folder: string; file: string } {
+  const root = snapshotFolder(dataDir);
+  mkdirSync(root, { recursive: true });
+  for (const name of readdirSync(root)) {
+    const path = join(root, name);
+    if (name.startsWith('incoming-')) continue;
+    if (Date.now() - statSync(path).mtimeMs > KEEP_MS) rmSync(path, { recursive: true, force: true });
+  }
+  const id = randomUUID();
+  const folder = join(root, id);
+  mkdirSync(folder);
+  return { id, folder, file: join(folder, 'data.mdb') };
+}
+
+export async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Bytes of snapshot `id` from `offset` (at most PIECE_BYTES), or null when there is no such snapshot. */
+export async function readPiece(dataDir: string, id: string, offset: number, length: number): Promise<Buffer | null> {
+  if (!ID.test(id)) return null;
+  return readFilePiece(join(snapshotFolder(dataDir), id, 'data.mdb'), offset, length);
+}
+
+/** Bytes of a file from `offset` (at most PIECE_BYTES), or null when there is no such file or the offset is bad. */
+export async function readFilePiece(path: string, offset: number, length: number): Promise<Buffer | null> {
+  if (!Number.isSafeInteger(offset) || offset < 0) return null;
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch {
+    return null;
+  }
+  const n = Math.max(0, Math.min(length, PIECE_BYTES, size - offset));
+  const out = Buffer.alloc(n);
+  const file = await openFile(path, 'r');
+  try {
+    let at = 0;
+    while (at < n) {
+      const { bytesRead } = await file.read(out, at, n - at, offset + at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return out.subarray(0, at);
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Fetches `bytes` bytes into `fd` by pieces from a route that answers `{"…", "offset",
+ * "length"}` bodies (`ask` gives the body for an offset), from `have` on.
+ */
+export async function downloadPieces(
+  url: string,
+  ask: (offset: number) => object,
+  fd: number,
+  have: number,
+  bytes: number,
+  what: string,
+): Promise<void> {
+  while (have < bytes) {
+    const piece = await fetch(url, { method: 'POST', body: JSON.stringify(ask(have)) });
+    if (!piece.ok)
+      throw new PieceRefused(piece.status, `the writer answered ${piece.status} for ${what} at byte ${have}: ${await piece.text()}`);
+    const got = Buffer.from(await piece.arrayBuffer());
+    if (got.length === 0) throw new Error(`${what} ended at byte ${have} of ${bytes}`);
+    writeSync(fd, got, 0, got.length, have);
+    have += got.length;
+  }
+}
+
+/** The writer refused a piece (`status`: 404 when it no longer has the file). */
+export class PieceRefused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PieceRefused';
+  }
+}
+
+/**
+ * Downloads a fresh snapshot of the writer at `writerUrl` into the file `fileFor(id)` (a
+ * partial file of the same snapshot is resumed), by pieces, and checks its SHA-256 against
+ * the announced one (a mismatch removes the file and throws). The LSN and hash the copy
+ * holds are the loader's to check (Store.loadSnapshot, or the restore).
+ */
+export async function downloadSnapshot(writerUrl: string, fileFor: (id: string) => string): Promise<{ info: SnapshotInfo; file: string }> {
+  const base = writerUrl.replace(/\/+$/, '');
+  const res = await fetch(`${base}/v2/replication/snapshot`, { method: 'POST' });
+  if (!res.ok) throw new Error(`the writer at ${base} answered ${res.status} to a snapshot request: ${await res.text()}`);
+  const info = (await res.json()) as SnapshotInfo;
+  const file = fileFor(info.id);
+  const have = existsSync(file) ? statSync(file).size : 0;
+  const fd = openSync(file, have > 0 ? 'r+' : 'w');
+  try {
+    const ask = (offset: number) => ({ id: info.id, offset, length: PIECE_BYTES });
+    await downloadPieces(`${base}/v2/replication/snapshot/piece`, ask, fd, have, info.bytes, `snapshot ${info.id}`);
+  } finally {
+    closeSync(fd);
+  }
+  const sha = await fileSha256(file);
+  if (sha !== info.sha256) {
+    rmSync(file, { force: true });
+    throw new Error(`snapshot ${info.id} arrived with SHA-256 ${sha}, the writer announced ${info.sha256}`);
+  }
+  return { info, file };
+}

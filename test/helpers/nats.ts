@@ -1,0 +1,88 @@
+/**
+ * A real nats-server with JetStream for the replication tests: Debian's `nats-server`
+ * (.ci/run installs it), on a free loopback port with its store in a temporary folder,
+ * killed when the test process exits however it exits (reap.ts).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { killOnExit } from './reap.js';
+import { freePort } from './redis.js';
+
+export interface TestNats {
+  readonly url: string;
+  readonly port: number;
+  /** SIGKILL; the store folder is kept, so `start` brings the same streams back. */
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function natsSkip(): false | string {
+  const found = (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, 'nats-server'), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return found ? false : 'nats-server is not installed (.ci/run installs it)';
+}
+
+async function listening(port: number, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ port, host: '127.0.0.1' }, () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`nats-server did not listen on ${port}`);
+}
+
+export async function startNats(): Promise<TestNats> {
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-nats-'));
+  const port = await freePort();
+  let proc: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  let output = '';
+  const start = async () => {
+    proc = spawn('nats-server', ['-js', '-sd', join(dir, 'js'), '-a', '127.0.0.1', '-p', String(port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    proc.stdout!.on('data', (d) => (output += d));
+    proc.stderr!.on('data', (d) => (output += d));
+    const p = proc;
+    exited = new Promise((resolve) => p.once('exit', () => resolve()));
+    killOnExit({ proc });
+    try {
+      await listening(port, Date.now() + 20_000);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}:\n${output}`, { cause: err });
+    }
+  };
+  const halt = async (signal: NodeJS.Signals) => {
+    const p = proc as ChildProcess | null;
+    if (p === null || p.exitCode !== null || p.signalCode !== null) return;
+    p.kill(signal);
+    await exited;
+  };
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    kill: () => halt('SIGKILL'),
+    start,
+    async stop() {
+      await halt('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

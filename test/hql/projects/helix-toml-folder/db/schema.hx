@@ -1,0 +1,12 @@
+N::Agent {
+    INDEX name: String,
+}
+
+V::Memory {
+    content: String,
+}
+
+E::Recalls {
+    From: Agent,
+    To: Memory,
+}

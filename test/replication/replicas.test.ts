@@ -1,0 +1,237 @@
+/**
+ * Replication end to end, with real parts (docs/replication.md): a real nats-server with
+ * JetStream, the real server as a writer publishing its change log, and two replicas in
+ * data folders of their own that take a snapshot and follow the stream. At the end every
+ * replica's folder holds exactly the writer's data, key for key, and answers every search
+ * as the writer does.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, tempDir, failedStart, type TestServer } from '../helpers/server.js';
+import { natsSkip, startNats, type TestNats } from '../helpers/nats.js';
+import { folderDigest, indexRequests, mixedWrites, namedSegments, searchRequests, writerLsn } from '../helpers/replication.js';
+
+const skip = natsSkip();
+let nats: TestNats | undefined;
+const folders: { remove(): void }[] = [];
+
+before(async () => {
+  if (skip === false) nats = await startNats();
+});
+after(async () => {
+  await nats?.stop();
+  for (const f of folders) f.remove();
+});
+
+function folder(): string {
+  const dir = tempDir('trellis-repl-');
+  folders.push(dir);
+  return dir.path;
+}
+
+async function post(
+  url: string,
+  body: object,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; lsn: string | null; text: string }> {
+  const res = await fetch(`${url}/v2/query`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+  return { status: res.status, lsn: res.headers.get('x-trellis-lsn'), text: await res.text() };
+}
+
+async function readyLsn(url: string): Promise<number> {
+  const res = await fetch(`${url}/readyz`);
+  await res.text();
+  return Number(res.headers.get('x-trellis-lsn') ?? -1);
+}
+
+/** Waits (generously: the machine is shared) until the replica has applied `lsn`. */
+async function caughtUp(replica: TestServer, lsn: number, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  let seen = -1;
+  while (Date.now() < deadline) {
+    seen = await readyLsn(replica.url);
+    if (seen >= lsn) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the replica reached LSN ${seen}, not ${lsn}:\n${replica.output().slice(-3000)}`);
+}
+
+/** Waits until a replica's folder holds every segment file the writer's pointers name, byte for byte. */
+async function haveSegments(dir: string, want: Map<string, string | null>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  let have = new Map<string, string | null>();
+  while (Date.now() < deadline) {
+    have = new Map([...want.keys()].map((name) => [name, namedSegments(dir).get(name) ?? null]));
+    if ([...want].every(([name, sha]) => have.get(name) === sha)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.deepEqual(have, want, `the replica in ${dir} fetched the writer's vector segments`);
+}
+
+function replicaArgs(data: string, writer: TestServer, stream: string): string[] {
+  return ['--mode', 'replica', '--data', data, '--nats', nats!.url, '--writer-url', writer.url, '--stream', stream];
+}
+
+test('a writer and two replicas: mixed writes, and every replica ends with the writer data and answers', { skip }, async () => {
+  const stream = 'mixed';
+  const writerDir = folder();
+  const writer = await startTestServer(['--data', writerDir, '--nats', nats!.url, '--stream', stream]);
+  const replicaDirs = [folder(), folder()];
+  let replicas: TestServer[] = [];
+  try {
+    for (const body of indexRequests()) assert.equal((await post(writer.url, body)).status, 200);
+    const writes = mixedWrites(5, 400);
+    // One replica joins before the writes, the other in the middle of them (snapshot under writes).
+    replicas.push(await startTestServer(replicaArgs(replicaDirs[0]!, writer, stream)));
+    let last = 0;
+    for (let i = 0; i < writes.length; i++) {
+      if (i === 200) replicas.push(await startTestServer(replicaArgs(replicaDirs[1]!, writer, stream)));
+      const answer = await post(writer.url, writes[i]!);
+      if (answer.status === 200) {
+        const lsn = Number(answer.lsn);
+        assert.ok(lsn >= last, `write answers carry non-decreasing LSNs (${lsn} after ${last})`);
+        last = lsn;
+      }
+    }
+    // Background index steps are entries too: wait until the writer's LSN stops moving.
+    let settled = -1;
+    for (let i = 0; i < 600; i++) {
+      const lsn = await writerLsn(writer.url);
+      assert.ok(lsn > 0, 'the writer answers its LSN');
+      if (lsn === settled) break;
+      settled = lsn;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    for (const replica of replicas) await caughtUp(replica, settled);
+    // The writer's builder made native vector segments; each replica fetches the files its
+    // replicated pointers name from the writer (searches are exact until then).
+    const segments = namedSegments(writerDir);
+    assert.ok(segments.size > 0, 'the writer built a vector segment');
+    for (const dir of replicaDirs) await haveSegments(dir, segments);
+    for (const body of searchRequests()) {
+      const want = await post(writer.url, body);
+      assert.equal(want.status, 200, want.text);
+      for (const replica of replicas) {
+        const got = await post(replica.url, body);
+        assert.equal(got.text, want.text, `a replica answers ${JSON.stringify(body).slice(0, 80)} as the writer`);
+        assert.ok(Number(got.lsn) >= settled, 'every replica answer carries the LSN it reflects');
+      }
+    }
+    // Writes are the writer's.
+    const refused = await post(replicas[0]!.url, writes[0]!);
+    assert.equal(refused.status, 503);
+    assert.equal(JSON.parse(refused.text).error, 'writer_mode_required');
+    const health = await fetch(`${replicas[0]!.url}/readyz`);
+    assert.deepEqual(await health.json(), { ready: true, mode: 'replica', index_runtime: 'ready' });
+    await writer.stop();
+    for (const r of replicas) await r.stop();
+    replicas = [];
+    const want = folderDigest(writerDir);
+    for (const dir of replicaDirs) assert.deepEqual(folderDigest(dir), want);
+    const files = namedSegments(writerDir);
+    for (const dir of replicaDirs) assert.deepEqual(namedSegments(dir), files);
+  } finally {
+    await writer.stop();
+    for (const r of replicas) await r.stop();
+  }
+});
+
+test('read-your-writes: a read with X-Trellis-Min-Lsn on a replica sees the write, every time', { skip }, async () => {
+  const stream = 'ryw';
+  const writer = await startTestServer(['--data', folder(), '--nats', nats!.url, '--stream', stream]);
+  const replica = await startTestServer(replicaArgs(folder(), writer, stream));
+  try {
+    for (let i = 0; i < 100; i++) {
+      const name = `n${i}`;
+      const w = await post(writer.url, {
+        request_type: 'write',
+        query: {
+          write: {
+            entries: [{ query: { root: { add_n: { label: 'R', properties: [['name', { value: { string: name } }]] } } } }],
+            returns: [],
+          },
+        },
+      });
+      assert.equal(w.status, 200, w.text);
+      const r = await post(
+        replica.url,
+        {
+          request_type: 'read',
+          query: {
+            read: {
+              entries: [
+                {
+                  query: {
+                    name: 'c',
+                    root: {
+                      count: {
+                        input: {
+                          nodes_where: { predicate: { eq: { left: { property: 'name' }, right: { constant: { string: name } } } } },
+                        },
+                      },
+                    },
+                  },
+                },
+              ],
+              returns: ['c'],
+            },
+          },
+        },
+        { 'x-trellis-min-lsn': w.lsn! },
+      );
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.text, '{"c":[1]}', `round ${i}: the replica saw the write it was asked for`);
+      assert.ok(Number(r.lsn) >= Number(w.lsn));
+    }
+    // An LSN that will not come within the bound: 503 with a retryable code.
+    const far = await post(
+      replica.url,
+      { request_type: 'read', query: { read: { entries: [], returns: [] } } },
+      { 'x-trellis-min-lsn': '999999' },
+    );
+    assert.equal(far.status, 503);
+    assert.equal(JSON.parse(far.text).error, 'lsn_not_reached');
+    const bad = await post(
+      replica.url,
+      { request_type: 'read', query: { read: { entries: [], returns: [] } } },
+      { 'x-trellis-min-lsn': 'x' },
+    );
+    assert.equal(bad.status, 400);
+  } finally {
+    await replica.stop();
+    await writer.stop();
+  }
+});
+
+test('a second writer on the same stream is refused at start, naming both histories', { skip }, async () => {
+  const stream = 'fenced';
+  const first = await startTestServer(['--data', folder(), '--nats', nats!.url, '--stream', stream]);
+  try {
+    for (let i = 0; i < 3; i++) {
+      await post(first.url, {
+        request_type: 'write',
+        query: { write: { entries: [{ query: { root: { add_n: { label: 'A', properties: [] } } } }], returns: [] } },
+      });
+    }
+    // Wait until the stream holds the three entries (published after their flush).
+    const replica = await startTestServer(replicaArgs(folder(), first, stream));
+    await caughtUp(replica, 3);
+    await replica.stop();
+    const other = folder();
+    const seed = await startTestServer(['--data', other]);
+    await post(seed.url, {
+      request_type: 'write',
+      query: { write: { entries: [{ query: { root: { add_n: { label: 'B', properties: [] } } } }], returns: [] } },
+    });
+    await seed.stop();
+    const second = await failedStart(['--data', other, '--nats', nats!.url, '--stream', stream]);
+    assert.equal(second.code, 1, second.stdout + second.stderr);
+    assert.match(second.stderr, /holds entries up to LSN 3 but this writer's history ends at LSN 1/);
+  } finally {
+    await first.stop();
+  }
+});
