@@ -3,7 +3,8 @@
  * with real parts: Debian's nats-server with JetStream, the real server as a writer (with
  * and without `--nats`) and as a replica, over loopback HTTP.
  *
- *   node dist/bench/replication.js [--duration S] [--repeat N] [--rate R] [--clients C] [--size small|medium|large] [--only write,lag,snapshot]
+ *   node dist/bench/replication.js [--duration S] [--repeat N] [--rate R] [--clients C] [--size small|medium|large]
+ *                                 [--connections N] [--rounds N] [--only write,lag,snapshot,reads]
  *
  * - `write`: write throughput with replication on against off, in alternating rounds of
  *   `--duration` seconds each (a fresh folder per round): C clients, each sending one-node
@@ -18,17 +19,26 @@
  *   `--size` (small 10k/100k, medium 100k/1M, large 1M nodes/10M edges): the snapshot's
  *   bytes and the time from the replica's start until it is ready (made, transferred,
  *   checked, loaded), as MB/s.
+ * - `reads`: point reads of the `--size` dataset through the gateway (`--connections`, 16),
+ *   sent to the writer alone against the writer and two replicas, `--rounds` (6) rounds of
+ *   `--duration` seconds each, alternating, with the CPU each process used: on 2 cores the
+ *   aggregate is bounded by the cores, which the per-process CPU shows.
  *
  * Prints one JSON object on stdout; progress on stderr.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { newKey } from '../src/gateway/keys.js';
+import { startRedis } from '../test/helpers/redis.js';
 import { startChild, type Child } from './lib/child.js';
+import { timedLoad, type Outgoing } from './lib/raw-client.js';
+import { readScenarios } from './lib/scenarios.js';
+import { buildTruth } from './lib/truth.js';
 import { DEFAULT_SEED, SIZES, type SizeName } from './lib/dataset.js';
 import { loadRequests } from './lib/load-trellis.js';
 import { machine, parseBenchArgs, positiveInt, positiveNumber, progress, runBench } from './lib/cli.js';
@@ -243,8 +253,115 @@ async function snapshotRun(nats: Nats, size: SizeName): Promise<Record<string, n
   }
 }
 
+/** CPU seconds a process has used so far (utime + stime of /proc/PID/stat, at 100 ticks/s). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Point reads through the gateway: to the writer alone, and to the writer and two
+ * replicas (a gateway each, the same key), in alternating rounds; with each process's CPU.
+ */
+async function readsRun(nats: Nats, size: SizeName, connections: number, rounds: number, roundS: number): Promise<Record<string, unknown>> {
+  const stream = `reads${Date.now()}`;
+  const dirs = [folder(), folder(), folder()];
+  const children: Child[] = [];
+  const redis = await startRedis();
+  try {
+    const writer = await server('writer', ['--data', dirs[0]!.path, '--nats', nats.url, '--stream', stream]);
+    children.push(writer);
+    const pool = new Pool(`http://127.0.0.1:${writer.port}`, { connections: 1 });
+    const load = loadRequests(DEFAULT_SEED, SIZES[size]);
+    let lsn = 0;
+    for (const body of [...load.nodes, ...load.edges]) lsn = (await post(pool, body)).lsn;
+    await pool.close();
+    const replicas: Child[] = [];
+    for (const [i, dir] of dirs.slice(1).entries()) {
+      const args = ['--mode', 'replica', '--data', dir.path, '--nats', nats.url, '--stream', stream];
+      replicas.push(await server(`replica${i + 1}`, [...args, '--writer-url', `http://127.0.0.1:${writer.port}`]));
+    }
+    children.push(...replicas);
+    for (const r of replicas) {
+      for (;;) {
+        const res = await fetch(`http://127.0.0.1:${r.port}/readyz`);
+        await res.text();
+        if (Number(res.headers.get('x-trellis-lsn') ?? 0) >= lsn && res.status === 200) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    progress(`reads: ${size} dataset on the writer and both replicas (LSN ${lsn})`);
+    const { key, sha256 } = newKey();
+    const gateway = async (name: string, readers: Child[]): Promise<Child> => {
+      const file = join(dirs[0]!.path, `${name}.json`);
+      const config = {
+        mode: 'cluster',
+        redis: { url: redis.url },
+        rate_limit: false,
+        databases: { db: { writer: `http://127.0.0.1:${writer.port}`, readers: readers.map((r) => `http://127.0.0.1:${r.port}`) } },
+        keys: [{ name: 'bench', sha256, databases: { db: ['read'] } }],
+        log_level: 'warn',
+      };
+      writeFileSync(file, JSON.stringify(config));
+      const child = await startChild(name, [], CLI, ['gateway', '--config', file, '--port', '0'], LISTENING, LISTENING);
+      children.push(child);
+      return child;
+    };
+    const targets = [
+      { name: 'writer_alone', gateway: await gateway('gateway-writer', []) },
+      { name: 'writer_and_2_replicas', gateway: await gateway('gateway-replicas', replicas) },
+    ];
+    const truth = buildTruth(DEFAULT_SEED, SIZES[size]);
+    const point = readScenarios(truth, DEFAULT_SEED).find((x) => x.name === 'point_read')!;
+    let i = 0;
+    const headers = `Authorization: Bearer ${key}\r\n`;
+    const next = (): Outgoing => ({ body: point.requests[i++ % point.requests.length]!, headers });
+    for (const t of targets) {
+      const headers = { authorization: `Bearer ${key}` };
+      const res = await fetch(`http://127.0.0.1:${t.gateway.port}/v2/query`, { method: 'POST', headers, body: point.requests[0] });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`${t.name}: the gateway answered ${res.status}: ${text}`);
+      point.check(text, 0);
+      await timedLoad(t.gateway.port, 2, 1, next); // warm-up (and the gateway's first /readyz polls)
+    }
+    const processes = { writer, replica1: replicas[0]!, replica2: replicas[1]! };
+    const totals = new Map(targets.map((t) => [t.name, { requests: 0, seconds: 0, failures: 0, cpu: {} as Record<string, number> }]));
+    for (let r = 0; r < rounds; r++) {
+      for (const t of r % 2 === 0 ? targets : [...targets].reverse()) {
+        const watched = { ...processes, gateway: t.gateway };
+        const before = Object.fromEntries(Object.entries(watched).map(([n, c]) => [n, cpuSeconds(c.process.pid!)]));
+        const run = await timedLoad(t.gateway.port, connections, roundS, next);
+        const total = totals.get(t.name)!;
+        total.requests += run.requests;
+        total.seconds += run.seconds;
+        total.failures += run.failures;
+        for (const [n, c] of Object.entries(watched)) total.cpu[n] = (total.cpu[n] ?? 0) + cpuSeconds(c.process.pid!) - before[n]!;
+      }
+      progress(`reads round ${r + 1}/${rounds}`);
+    }
+    const out: Record<string, unknown> = { size, connections, rounds, round_s: roundS };
+    for (const t of targets) {
+      const total = totals.get(t.name)!;
+      out[t.name] = {
+        requests_per_s: Math.round(total.requests / total.seconds),
+        failures: total.failures,
+        // Cores each process kept busy on average (2 on this machine in all).
+        cpu_cores: Object.fromEntries(Object.entries(total.cpu).map(([n, c]) => [n, round(c / total.seconds, 2)])),
+      };
+    }
+    const rate = (name: string) => (out[name] as { requests_per_s: number }).requests_per_s;
+    out.ratio = round(rate('writer_and_2_replicas') / rate('writer_alone'), 3);
+    return out;
+  } finally {
+    for (const c of children.reverse()) await c.stop();
+    await redis.stop();
+    for (const d of dirs) d.remove();
+  }
+}
+
 async function main(): Promise<void> {
-  const args = parseBenchArgs(process.argv.slice(2), ['duration', 'rate', 'clients']);
+  const args = parseBenchArgs(process.argv.slice(2), ['duration', 'rate', 'clients', 'connections', 'rounds']);
   const seconds = positiveNumber(args.values.duration, 5, 'duration');
   const rate = positiveNumber(args.values.rate, 1000, 'rate');
   const clients = positiveInt(args.values.clients, 8, 'clients');
@@ -276,6 +393,10 @@ async function main(): Promise<void> {
       out.lag = { rate, runs, lag_p99_median_ms: round(median(runs.map((x) => x.lag_p99_ms!)), 2) };
     }
     if (want('snapshot')) out.snapshot = await snapshotRun(nats, args.size);
+    if (want('reads')) {
+      const connections = positiveInt(args.values.connections, 16, 'connections');
+      out.reads = await readsRun(nats, args.size, connections, positiveInt(args.values.rounds, 6, 'rounds'), seconds);
+    }
   } finally {
     await nats.stop();
   }

@@ -22,6 +22,10 @@ let store: Store;
 let publisher: Publisher | null = null;
 /** Why this writer takes no more writes (its stream holds another history), or null. */
 let fenced: string | null = null;
+/** The last LSN committed (background steps included), reported with the published one. */
+let committed = 0;
+/** How often the change log's position is reported to the main thread while it moves (its metrics). */
+const POSITION_MS = 250;
 try {
   store = await openStore({
     path: settings.dataDir,
@@ -30,7 +34,10 @@ try {
     keepLog: settings.replication !== undefined,
     // Without a publisher the change log costs nothing (docs/replication.md, "Cost").
     unlogged: settings.replication === undefined,
-    onLogged: () => publisher?.notify(),
+    onLogged: (lsn) => {
+      committed = lsn;
+      publisher?.notify();
+    },
   });
   if (settings.replication !== undefined) {
     publisher = await Publisher.start({
@@ -44,6 +51,7 @@ try {
     });
   }
   send({ kind: 'ready' });
+  if (publisher !== null) reportPosition(publisher);
 } catch (err) {
   send({ kind: 'failed', message: messageOf(err) });
   throw err;
@@ -108,4 +116,15 @@ async function handleWrite(id: number, bytes: Uint8Array, awaitDurable: boolean,
     reply = { ok: false, error: toErrorBody(err) };
   }
   send({ kind: 'reply', id, reply, seconds: (performance.now() - arrived) / 1000 });
+}
+
+function reportPosition(p: Publisher): void {
+  let sent = { committed: -1, published: -1 };
+  const timer = setInterval(() => {
+    const now = { committed, published: Math.max(0, p.publishedLsn) };
+    if (now.committed === sent.committed && now.published === sent.published) return;
+    sent = now;
+    send({ kind: 'position', ...now });
+  }, POSITION_MS);
+  timer.unref();
 }

@@ -37,6 +37,9 @@ export interface WriterCounters {
   readonly deaths: number;
   /** Replacement threads started after a death. */
   readonly restarts: number;
+  /** The change log's last LSN the writer thread committed and published (a writer with --nats; 0 otherwise). */
+  readonly committedLsn: number;
+  readonly publishedLsn: number;
 }
 
 interface Pending {
@@ -68,6 +71,8 @@ export class WriterClient {
   private failedReplacements = 0;
   /** Threads that ended while the client was open. */
   private deaths = 0;
+  /** The writer thread's last report of the change log's position (WriterEvent 'position'). */
+  private position = { committed: 0, published: 0 };
   private readonly log: LogSink;
   private readonly onBatch: BatchObserver | undefined;
 
@@ -108,6 +113,8 @@ export class WriterClient {
           waiting?.(event.error);
         } else if (event.kind === 'log') {
           this.log.error({ thread: 'writer' }, event.message);
+        } else if (event.kind === 'position') {
+          this.position = { committed: event.committed, published: event.published };
         } else {
           const pending = this.pending.get(event.id);
           if (pending === undefined) return;
@@ -148,7 +155,15 @@ export class WriterClient {
   }
 
   counters(): WriterCounters {
-    return { queued: this.pending.size, alive: this.alive, deaths: this.deaths, restarts: this.restarts };
+    const { committed, published } = this.position;
+    return {
+      queued: this.pending.size,
+      alive: this.alive,
+      deaths: this.deaths,
+      restarts: this.restarts,
+      committedLsn: committed,
+      publishedLsn: published,
+    };
   }
 
   /** Runs a write plan (a msgpack PlanMessage, as a read worker encoded it). */

@@ -81,4 +81,10 @@ export type WriterEvent =
   | { readonly kind: 'log'; readonly message: string }
   /** A snapshot request's outcome: null, or why it failed. */
   | { readonly kind: 'snapshot'; readonly id: number; readonly error: string | null }
+  /**
+   * The change log's position (sent at most every POSITION_MS while it moves, with a
+   * publisher): the last LSN committed, background index steps included, and the last
+   * published to the stream (0: none yet).
+   */
+  | { readonly kind: 'position'; readonly committed: number; readonly published: number }
   | { readonly kind: 'closed' };

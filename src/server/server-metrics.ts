@@ -12,7 +12,7 @@
  * write costs one more histogram observe and a read nothing beyond its request's count.
  */
 import { MetricsRegistry, RequestMetrics, type Counter, type Histogram } from '../observe/metrics.js';
-import type { BatchObserver } from '../pool/writer-client.js';
+import type { BatchObserver, WriterCounters } from '../pool/writer-client.js';
 import type { HttpResponse } from './http-types.js';
 import type { ServiceCounters } from './threaded-service.js';
 import type { IndexBacklog } from '../store/index.js';
@@ -98,21 +98,26 @@ export class ServerMetrics {
     r.counterFrom('read_worker_replacements_total', 'Read worker threads started in place of dead ones, by lane', ['lane'], () =>
       LANES.map((lane) => [{ lane }, lanes()?.[lane].replacements ?? 0] as const),
     );
-    this.replicationMetrics(replica);
+    this.replicationMetrics(writer, replica);
   }
 
-  private replicationMetrics(replica: (() => FollowerCounters | null) | undefined): void {
+  private replicationMetrics(writer: () => WriterCounters | null, replica: (() => FollowerCounters | null) | undefined): void {
     const r = this.registry;
-    const lsn = () => (replica === undefined ? this.lastLsn : (replica()?.appliedLsn ?? 0));
+    const lsn = () => (replica === undefined ? Math.max(this.lastLsn, writer()?.committedLsn ?? 0) : (replica()?.appliedLsn ?? 0));
     r.gauge(
       'replication_lsn',
-      "The change log's position this server answers at: a writer's last write, a replica's applied LSN",
+      "The change log's position this server answers at: a writer's last LSN (its writes and background index steps), a replica's applied LSN",
       [],
       function () {
         this.set(lsn());
       },
     );
-    if (replica === undefined) return;
+    if (replica === undefined) {
+      r.gauge('replication_published_lsn', 'A writer with --nats: the last LSN published to the stream (0: none yet)', [], function () {
+        this.set(writer()?.publishedLsn ?? 0);
+      });
+      return;
+    }
     const count = (name: keyof FollowerCounters) => () => [[{}, replica()?.[name] ?? 0] as const];
     r.gauge(
       'replica_lag_seconds',

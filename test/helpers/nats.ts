@@ -32,10 +32,10 @@ export function natsSkip(): false | string {
   return found ? false : 'nats-server is not installed (.ci/run installs it)';
 }
 
-async function listening(port: number, deadline: number): Promise<void> {
+async function listening(host: string, port: number, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
     const ok = await new Promise<boolean>((resolve) => {
-      const socket = createConnection({ port, host: '127.0.0.1' }, () => {
+      const socket = createConnection({ port, host }, () => {
         socket.end();
         resolve(true);
       });
@@ -47,14 +47,15 @@ async function listening(port: number, deadline: number): Promise<void> {
   throw new Error(`nats-server did not listen on ${port}`);
 }
 
-export async function startNats(): Promise<TestNats> {
+/** `host`: the address it listens on (default 127.0.0.1). */
+export async function startNats(host = '127.0.0.1'): Promise<TestNats> {
   const dir = mkdtempSync(join(tmpdir(), 'trellis-nats-'));
   const port = await freePort();
   let proc: ChildProcess | null = null;
   let exited: Promise<void> = Promise.resolve();
   let output = '';
   const start = async () => {
-    proc = spawn('nats-server', ['-js', '-sd', join(dir, 'js'), '-a', '127.0.0.1', '-p', String(port)], {
+    proc = spawn('nats-server', ['-js', '-sd', join(dir, 'js'), '-a', host, '-p', String(port)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     proc.stdout!.on('data', (d) => (output += d));
@@ -63,7 +64,7 @@ export async function startNats(): Promise<TestNats> {
     exited = new Promise((resolve) => p.once('exit', () => resolve()));
     killOnExit({ proc });
     try {
-      await listening(port, Date.now() + 20_000);
+      await listening(host, port, Date.now() + 20_000);
     } catch (err) {
       throw new Error(`${(err as Error).message}:\n${output}`, { cause: err });
     }
@@ -76,7 +77,7 @@ export async function startNats(): Promise<TestNats> {
   };
   await start();
   return {
-    url: `nats://127.0.0.1:${port}`,
+    url: `nats://${host}:${port}`,
     port,
     kill: () => halt('SIGKILL'),
     start,

@@ -33,10 +33,17 @@ export async function startTestServer(args: string[], options: { waitReady?: boo
 
 /**
  * Runs `node dist/src/cli.js <args>` and resolves once it printed "listening on
- * http://host:port" and `ready(output)` holds (the gateway's tests use it too).
+ * http://host:port" and `ready(output)` holds (the gateway's tests use it too). Its url
+ * names `where.host` (default 127.0.0.1).
  */
-export async function startCli(args: string[], ready: (output: string) => boolean = () => true): Promise<TestServer> {
-  const proc = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startCli(
+  args: string[],
+  ready: (output: string) => boolean = () => true,
+  where: { prefix?: string[]; host?: string } = {},
+): Promise<TestServer> {
+  // `prefix` runs it through another command (`ip netns exec NS`: a replica on a network of its own).
+  const [command, ...rest] = [...(where.prefix ?? []), process.execPath, CLI, ...args];
+  const proc = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));
@@ -58,7 +65,7 @@ export async function startCli(args: string[], ready: (output: string) => boolea
     });
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${where.host ?? '127.0.0.1'}:${port}`,
     port,
     proc,
     output: () => output,

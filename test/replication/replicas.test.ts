@@ -107,6 +107,13 @@ test('a writer and two replicas: mixed writes, and every replica ends with the w
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     for (const replica of replicas) await caughtUp(replica, settled);
+    // The writer's metrics: its position (background steps included) and what it published.
+    const writerMetric = async (name: string) =>
+      Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${writer.url}/metrics`)).text())?.[1] ?? -1);
+    for (let i = 0; i < 100 && (await writerMetric('trellis_replication_published_lsn')) < settled; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(await writerMetric('trellis_replication_published_lsn'), settled, 'the writer reports what it published');
+    assert.equal(await writerMetric('trellis_replication_lsn'), settled, "the writer's LSN metric counts background steps");
     // The writer's builder made native vector segments; each replica fetches the files its
     // replicated pointers name from the writer (searches are exact until then).
     const segments = namedSegments(writerDir);

@@ -21,7 +21,7 @@ async function threadSamples(metrics: ServerMetrics): Promise<string[]> {
 test('every thread metric reads its own field of the counters, by lane', async () => {
   // No two fields alike, so a metric that reads the wrong one shows.
   const counters: ServiceCounters = {
-    writer: { queued: 3, alive: true, deaths: 2, restarts: 1 },
+    writer: { queued: 3, alive: true, deaths: 2, restarts: 1, committedLsn: 14, publishedLsn: 15 },
     pool: {
       short: { queued: 5, inFlight: 4, deaths: 8, replacements: 9 },
       long: { queued: 7, inFlight: 6, deaths: 10, replacements: 12 },
@@ -46,6 +46,20 @@ test('every thread metric reads its own field of the counters, by lane', async (
     'trellis_writer_restarts_total 1',
     'trellis_writer_up 1',
   ]);
+});
+
+test("a writer's LSN: the writer thread's last committed one (background steps too) or the last write answer's, whichever is higher; the published one", async () => {
+  let writer = { queued: 0, alive: true, deaths: 0, restarts: 0, committedLsn: 40, publishedLsn: 38 };
+  const metrics = new ServerMetrics(() => ({ writer, pool: null, vectors: [] }));
+  const value = async (name: string) => parseMetrics((await metrics.serve()).body as string).find((s) => s.name === name)?.value;
+  metrics.batch({ ok: true, body: '{}', lsn: 35 }, false, 0.001);
+  assert.equal(await value('trellis_replication_lsn'), 40, 'a background step after the last write answer');
+  assert.equal(await value('trellis_replication_published_lsn'), 38);
+  metrics.batch({ ok: true, body: '{}', lsn: 41 }, false, 0.001);
+  assert.equal(await value('trellis_replication_lsn'), 41, 'a write answer the thread has not reported yet');
+  writer = { ...writer, committedLsn: 45, publishedLsn: 45 };
+  assert.equal(await value('trellis_replication_lsn'), 45);
+  assert.equal(await value('trellis_replication_published_lsn'), 45);
 });
 
 test('parts not running (no writer in reader mode, no pool yet) read as 0, the writer as down', async () => {
