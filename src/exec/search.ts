@@ -20,7 +20,9 @@ import { boundValue } from './bound.js';
 import type { Exec } from './context.js';
 import { evalExpr } from './eval.js';
 import { EMPTY_ROWS, rowFlow, type Flow, type RowFlow } from './flow.js';
-import { EDGE, edgeKey, NODE, nodeKey, NONE, Row } from './row.js';
+import { EDGE, edgeKey, NODE, nodeKey, NONE, Row, startRow } from './row.js';
+import { scanOf } from './scan/recognise.js';
+import { scanIds } from './scan/rows.js';
 
 /** Effective k is capped here (reference §4.5: search result cap). */
 export const MAX_SEARCH_K = 800;
@@ -161,7 +163,20 @@ export const search = (node: SearchOp, x: Exec): Flow => {
 export const searchWithin = (node: SearchOp, x: Exec, ctx: RowFlow | null): Flow => {
   const kind = elementOf(node.op);
   const family = familyOf(node.op);
-  const input = x.rows((node as SearchOp & { input: PlanNode }).input, ctx, node);
+  const inputNode = (node as SearchOp & { input: PlanNode }).input;
+  const scan = kind === NODE ? scanOf(x, inputNode) : null;
+  if (scan !== null) {
+    // A node scan's nodes, each once, as rows it would start: the candidates as a set of
+    // ids, and rows made for the hits only.
+    const ids = scanIds(x, scan);
+    if (family === 'text' && ids.size > MAX_TEXT_CANDIDATES) {
+      throw new GraphError('limit_exceeded', `${node.path}: a text search ranks at most ${MAX_TEXT_CANDIDATES} distinct candidates`);
+    }
+    if (ids.size === 0) return EMPTY_ROWS;
+    const hits = run(x, node, ids);
+    return rowFlow(hits.map((hit) => hitRow(kind, family, hit, startRow(NODE, hit.id, x.trackPath), x.trackPath)));
+  }
+  const input = x.rows(inputNode, ctx, node);
   const first = new Map<number, Row>();
   for (const row of input.rows) {
     if (row.kind !== kind) {

@@ -147,7 +147,13 @@ export class GraphReadView implements GraphReader {
   private readonly indexedElements: IndexedElements = {
     element: (kind, id) => (kind === 'node' ? this.getNode(id) : this.getEdge(id)),
     idsByLabel: (kind, label) => (kind === 'node' ? this.nodeIdsByLabel(label) : this.edgeIdsByLabel(label)),
+    committed: () => this.readsCommitted(),
   };
+
+  /** Whether this view reads committed data only (false in a write batch, which sees its own writes). */
+  protected readsCommitted(): boolean {
+    return true;
+  }
 
   textSearch(def: IndexDef, tenant: Value | null, query: string, k: number, accept: ((id: number) => boolean) | null): TextHit[] {
     if (this.index.text === null) throw new Error('text search is not available in this store');
@@ -353,6 +359,9 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
       vector: index.vector,
       valueOf: (element, id, property) => (element === 'node' ? this.getNode(id) : this.getEdge(id))?.props[property],
     });
+  }
+  protected override readsCommitted(): boolean {
+    return false;
   }
 
   override nodeCount(): number {

@@ -15,6 +15,8 @@ export interface IndexedElements {
   element(kind: IndexElement, id: number): { readonly label: string; readonly props: ValueObject } | undefined;
   /** Ids of the elements of a label, ascending. */
   idsByLabel(kind: IndexElement, label: string): Iterable<number>;
+  /** Whether the view holds committed data only (a read snapshot), not a write batch's own writes. */
+  committed(): boolean;
 }
 
 export interface VectorFamily extends FamilyEntries, FamilyWork {

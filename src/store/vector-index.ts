@@ -31,24 +31,48 @@ import type { CatalogDb, HnswDb, QueueDb } from './layout.js';
 import type { IndexedElements, VectorFamily } from './index-families.js';
 import type { FamilyWork, IndexWorkView } from './index-work.js';
 import { HnswRecords } from './hnsw-records.js';
-import type { NativeIndex, NativeShape, Quantization } from './native-vectors.js';
+import { exactNearest, type NativeIndex, type NativeShape, type Quantization } from './native-vectors.js';
 import { tenantKey } from './tenant-key.js';
 import type { MissingSegment, VectorBacklog, VectorHit, VectorQuery } from './types.js';
 import { LINK, UNLINK, VectorQueue, type Applied } from './vector-queue.js';
-import { listed, SegmentViews, segmentDir, segmentFiles, segmentProblem, segmentSizes, type GraphPointer } from './vector-segments.js';
+import {
+  listed,
+  SegmentViews,
+  segmentDir,
+  segmentFiles,
+  segmentProblem,
+  segmentSizes,
+  type GraphPointer,
+  type SegmentView,
+} from './vector-segments.js';
 
 /** Keys a drop deletes between two looks at its step's deadline. */
 const DELETE_ROUND = 4096;
-/**
- * A `_within` search of a segment ranks its candidates exactly up to this many (or this
- * share of the graph), and over-fetches from the native index above (docs/architecture.md).
- */
+/** A `_within` search of the old engine's records ranks its candidates exactly up to this many. */
 const EXACT_CANDIDATES = 2048;
-const EXACT_SHARE = 0.02;
+/**
+ * A `_within` search of a segment ranks its c candidates exactly while c^2 <= this times
+ * ef times the graph's count n, and over-fetches from the native index above: exact costs
+ * about c reads and distances, the native walk about ef x n / c (its beam over the
+ * candidates' share). Measured at 100k x 128 (docs/benchmarks.md): the two cost the same
+ * near 1,400 candidates at ef 10 and 2,500 at ef 64, a factor of 1 to 2.
+ */
+const EXACT_FACTOR = 1.5;
 /** The beam of a native search when neither the query nor the index names one. */
 export const DEFAULT_EF = 64;
 /** Native hits ranked again exactly, per result asked for (nativeNearest says why). */
 const RERANK = 2;
+/** A graph's queue with no entries, decoded. */
+const EMPTY_PENDING: ReadonlyMap<number, Float32Array | null> = new Map();
+
+/** A graph's queue as a snapshot of committed data saw it, decoded: entries [first, next), over the segment of a pointer. */
+interface DecodedQueue {
+  readonly nonce: number;
+  readonly generation: number;
+  readonly first: number;
+  next: number;
+  readonly map: Map<number, Float32Array | null>;
+}
 
 export type VectorSpec = Extract<IndexDef['spec'], { kind: 'node_vector' | 'edge_vector' }>;
 
@@ -138,6 +162,10 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   private readonly segmentDir: string;
   /** Native graphs this store's writes queued work for, since takeTouched (to wake the builder). */
   private touched = new Set<number>();
+  /** Decoded queues of committed snapshots, per graph (pendingOf). */
+  private readonly decoded = new Map<number, DecodedQueue>();
+  /** The orphans of each mapped segment, one flat array in the native index's space (offerOrphans). */
+  private readonly orphanVectors = new WeakMap<SegmentView, Float32Array>();
 
   constructor(
     private readonly records: HnswDb,
@@ -225,10 +253,16 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     const spec = def.spec as VectorSpec;
     const first = this.queue.append(graph, METRICS.indexOf(spec.metric), op, id, vector, () => describeIndex(spec));
     if (!isNative(spec)) return;
-    // A graph without a pointer was made by this write: its vectors are its queue. Only a
-    // graph's first entry can find none (a `scan` graph has one and no queue yet; every
-    // older graph got one at the writable open, migrate), so later writes skip the look.
-    if (first && this.queue.pointer(graph) === undefined) this.queue.putPointer(graph, newPointer('queue', 1, 0));
+    // A graph without a pointer was made by this write: its vectors are its queue, and it
+    // keeps copies of them. Only a graph's first entry can find none (a `scan` graph has
+    // one and no queue yet; every older graph got one at the writable open, migrate), so
+    // later writes skip the look.
+    if (first && this.queue.pointer(graph) === undefined) {
+      this.queue.putPointer(graph, newPointer('queue', 1, 0));
+      this.queue.markCopies(graph);
+    }
+    if (vector === null) this.queue.removeCopy(graph, id);
+    else this.queue.putCopy(graph, id, vector);
     this.touched.add(graph);
   }
 
@@ -261,12 +295,17 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       this.add(def, id, props);
       return;
     }
-    if (this.checked(def, id, props) === null) return;
+    const vector = this.checked(def, id, props);
+    if (vector === null) return;
     const tenant = this.tenantOf(def, props);
     if ((def.spec as VectorSpec).tenant_property !== null && tenant === null) return;
     const graph = this.graphOf(def, tenant, true)!;
     const p = this.queue.pointer(graph);
     this.queue.putPointer(graph, p?.state === 'scan' ? { ...p, count: p.count + 1 } : newPointer('scan', (p?.generation ?? 0) + 1, 1));
+    // A graph made by this scan keeps copies: the scan copies every element it reaches
+    // before the index is active, and writes meanwhile copy theirs (enqueue).
+    if (p === undefined) this.queue.markCopies(graph);
+    this.queue.putCopy(graph, id, vector);
     this.touched.add(graph);
   }
 
@@ -286,53 +325,155 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     const graph = this.graphOf(def, tenant, false);
     if (graph === null) return [];
     if (!isNative(spec)) return this.searchRecords(def, graph, q);
+    const stored = this.storedVectors(def, graph, tenant, elements);
     const pointer = this.queue.pointer(graph);
     // No pointer: a graph of an older format the writer has not opened yet.
-    if (pointer === undefined || pointer.state === 'scan') return this.searchScan(def, tenant, q, elements);
+    if (pointer === undefined || pointer.state === 'scan') return this.searchScan(def, graph, stored, q, elements);
     const exact = distanceFrom(spec.metric, q.vector);
     const nearest = new Nearest(q.k);
-    const pending = this.queue.pending(graph);
+    const pending = this.pendingOf(graph, pointer, elements.committed());
     const candidates = q.candidates;
     for (const [id, v] of pending) if (v !== null && (candidates === null || candidates.has(id))) nearest.offer(id, exact(v));
     if (pointer.state === 'queue') return nearest.hits();
     const segment = this.views.get(graph, pointer, nativeShape(spec));
-    if (segment === null) return this.searchScan(def, tenant, q, elements);
+    if (segment === null) return this.searchScan(def, graph, stored, q, elements);
     const offerStored = (id: number) => {
-      const v = this.indexedVector(def, tenant, elements, id);
+      const v = stored(id);
       if (v !== null) nearest.offer(id, exact(v));
     };
-    if (candidates !== null && candidates.size <= Math.max(EXACT_CANDIDATES, EXACT_SHARE * pointer.count)) {
+    const ef = q.ef ?? spec.ef_search ?? DEFAULT_EF;
+    if (candidates !== null && candidates.size ** 2 <= EXACT_FACTOR * ef * pointer.count) {
       for (const id of candidates.keys()) {
         q.tick?.();
         if (!pending.has(id)) offerStored(id);
       }
       return nearest.hits();
     }
-    // Orphans (elements the graph cannot reach) are ranked exactly, from the side file.
-    segment.orphans.forEach((id, i) => {
-      if (!pending.has(id) && (candidates === null || candidates.has(id))) nearest.offer(id, exact(segment.vectors[i]!));
-    });
+    const query = nativeVector(spec, q.vector);
+    const selectivity = candidates === null ? 1 : Math.min(1, candidates.size / Math.max(1, pointer.count));
+    const acceptOrphan = (id: number) => !pending.has(id) && (candidates === null || candidates.has(id));
+    this.offerOrphans(spec, segment, query, q.k, selectivity, nearest, exact, acceptOrphan);
     const { tombstones: dead, orphans } = segment;
     const stale =
       dead.length + orphans.length === 0
         ? (id: number) => pending.has(id)
         : (id: number) => pending.has(id) || listed(dead, id) || listed(orphans, id);
     const skip = candidates === null ? stale : (id: number) => stale(id) || !candidates.has(id);
-    const selectivity = candidates === null ? 1 : Math.min(1, candidates.size / Math.max(1, pointer.count));
-    const ef = q.ef ?? spec.ef_search ?? DEFAULT_EF;
-    for (const id of nativeNearest(segment.index, nativeVector(spec, q.vector), q.k, ef, selectivity, skip)) offerStored(id);
+    for (const id of nativeNearest(segment.index, query, q.k, ef, selectivity, skip)) offerStored(id);
     return nearest.hits();
   }
 
-  /** Exact: every element the graph holds, read from the store (or only the candidates). */
-  private searchScan(def: IndexDef, tenant: string | null, q: VectorQuery, elements: IndexedElements): VectorHit[] {
+  /**
+   * The segment's orphans (elements its graph cannot reach) that may rank: the RERANK
+   * times k nearest (over the candidates' share) by a native brute-force pass over them,
+   * then ranked exactly from the side file's vectors.
+   */
+  private offerOrphans(
+    spec: VectorSpec,
+    segment: SegmentView,
+    query: Float32Array,
+    k: number,
+    selectivity: number,
+    nearest: Nearest,
+    exact: (v: Float32Array) => number,
+    accept: (id: number) => boolean,
+  ): void {
+    const { orphans, vectors } = segment;
+    if (orphans.length === 0) return;
+    let flat = this.orphanVectors.get(segment);
+    if (flat === undefined) {
+      flat = new Float32Array(orphans.length * spec.dimension);
+      vectors.forEach((v, i) => flat!.set(nativeVector(spec, v), i * spec.dimension));
+      this.orphanVectors.set(segment, flat);
+    }
+    // Over the share of them a `_within` search may keep, widened while too few of those
+    // found pass (its candidates, and not queued).
+    for (let count = Math.ceil((RERANK * k) / selectivity); ; count *= 4) {
+      let passed = 0;
+      for (const i of exactNearest(flat, query, nativeShape(spec), count)) {
+        const id = orphans[i]!;
+        if (!accept(id)) continue;
+        passed++;
+        nearest.offer(id, exact(vectors[i]!));
+      }
+      if (passed >= k || count >= orphans.length) return;
+    }
+  }
+
+  /**
+   * How a search reads the vector of an element the graph holds, as stored, or null when
+   * it holds none: the graph's copy (vector-queue.ts), or, for a graph of an older
+   * database that keeps none, the element itself. The vector answered is valid until the
+   * next call.
+   */
+  private storedVectors(
+    def: IndexDef,
+    graph: number,
+    tenant: string | null,
+    elements: IndexedElements,
+  ): (id: number) => Float32Array | null {
+    if (!this.queue.hasCopies(graph)) return (id) => this.indexedVector(def, tenant, elements, id);
+    const into = new Float32Array((def.spec as VectorSpec).dimension);
+    return (id) => (this.queue.readCopy(graph, id, into) ? into : null);
+  }
+
+  /**
+   * The graph's queued entries, decoded (VectorQueue.pending). In a snapshot of committed
+   * data over a segment, the decoded map is kept per graph and reused while the pointer and
+   * the oldest entry are the same and the queue only grew (entries are appended at `next` and deleted from the oldest on, so the queue is
+   * the sequence numbers [next - entries, next) and a committed number never changes):
+   * a search then decodes only the entries queued since the last one. A write batch's own
+   * view is decoded afresh, since what it queued may yet be rolled back.
+   */
+  private pendingOf(graph: number, pointer: GraphPointer, committed: boolean): ReadonlyMap<number, Float32Array | null> {
+    // Only over a segment, whose pointer's random nonce tells one history from another: a
+    // replica that takes a new snapshot replaces every key under this thread, and the same
+    // graph and sequence numbers may then hold other entries (docs/replication.md).
+    if (!committed || pointer.state !== 'segment') return this.queue.pending(graph);
+    const s = this.queue.state(graph);
+    if (s === undefined || s.entries === 0) return EMPTY_PENDING;
+    const first = s.next - s.entries;
+    const cached = this.decoded.get(graph);
+    if (
+      cached !== undefined &&
+      cached.nonce === pointer.nonce &&
+      cached.generation === pointer.generation &&
+      cached.first === first &&
+      cached.next <= s.next
+    ) {
+      if (cached.next < s.next) {
+        for (const { entry } of this.queue.entries(graph, cached.next)) cached.map.set(entry.id, entry.vector);
+        cached.next = s.next;
+      }
+      return cached.map;
+    }
+    const map = this.queue.pending(graph);
+    this.decoded.set(graph, { nonce: pointer.nonce, generation: pointer.generation, first, next: s.next, map });
+    return map;
+  }
+
+  /** Exact: every element the graph holds, from its copies or the store (or only the candidates). */
+  private searchScan(
+    def: IndexDef,
+    graph: number,
+    stored: (id: number) => Float32Array | null,
+    q: VectorQuery,
+    elements: IndexedElements,
+  ): VectorHit[] {
     const spec = def.spec as VectorSpec;
     const exact = distanceFrom(spec.metric, q.vector);
     const nearest = new Nearest(q.k);
+    if (q.candidates === null && this.queue.hasCopies(graph)) {
+      for (const { id, vector } of this.queue.copies(graph, spec.dimension)) {
+        q.tick?.();
+        nearest.offer(id, exact(vector));
+      }
+      return nearest.hits();
+    }
     const ids = q.candidates?.keys() ?? elements.idsByLabel(elementOf(spec.kind), spec.label);
     for (const id of ids) {
       q.tick?.();
-      const v = this.indexedVector(def, tenant, elements, id);
+      const v = stored(id);
       if (v !== null) nearest.offer(id, exact(v));
     }
     return nearest.hits();
@@ -392,20 +533,64 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     return out;
   }
 
-  /** Whether the writer has work here: old-engine links, or old-format records to delete. */
+  /** Whether the writer has work here: old-engine links, old-format records to delete, or copies to fill. */
   hasQueued(): boolean {
-    return this.queue.purges().length > 0 || this.recordGraphs().some((g) => (this.queue.state(g)?.entries ?? 0) > 0);
+    return (
+      this.queue.purges().length > 0 ||
+      this.recordGraphs().some((g) => (this.queue.state(g)?.entries ?? 0) > 0) ||
+      this.unfilled().length > 0
+    );
+  }
+
+  /** Graphs of active native indexes that keep no copies yet (of an older database). */
+  private unfilled(): NativeGraph[] {
+    return this.nativeGraphs().filter((g) => !this.queue.hasCopies(g.graph));
+  }
+
+  /**
+   * Fills the copies of graphs of an older database, until the deadline (true when some
+   * is left): the elements of each index's label in id order, from a cursor kept in its
+   * graphs' rows, each copied into the graph of its tenant partition (one pass for all the
+   * partitions of an index); the graphs are marked once all are written, and their
+   * searches read the copies from then on. Writes meanwhile keep the copies of what they
+   * change (enqueue), before and behind the cursor.
+   */
+  private fillCopies(w: IndexWorkView, deadline: number): boolean {
+    const groups = new Map<number, NativeGraph[]>();
+    for (const g of this.unfilled()) groups.set(g.def.id, [...(groups.get(g.def.id) ?? []), g]);
+    for (const graphs of groups.values()) {
+      const def = graphs[0]!.def;
+      const spec = def.spec as VectorSpec;
+      const byTenant = new Map(graphs.map((g) => [g.tenant, g.graph]));
+      const from = Math.min(...graphs.map((g) => this.queue.fillCursor(g.graph)));
+      const node = elementOf(spec.kind) === 'node';
+      for (const id of node ? w.nodeIdsByLabel(spec.label, from) : w.edgeIdsByLabel(spec.label, from)) {
+        if (performance.now() >= deadline) {
+          for (const g of graphs) this.queue.saveFillCursor(g.graph, id);
+          return true;
+        }
+        const element = node ? w.getNode(id) : w.getEdge(id);
+        if (element === undefined) continue;
+        const graph = byTenant.get(spec.tenant_property === null ? null : tenantKey(element.props[spec.tenant_property]));
+        const v = graph === undefined ? null : vectorValues(element.props[spec.property]);
+        if (v !== null && v.length === spec.dimension) this.queue.putCopy(graph!, id, v instanceof Float32Array ? v : Float32Array.from(v));
+      }
+      for (const g of graphs) this.queue.markCopies(g.graph);
+    }
+    return false;
   }
 
   /**
    * The writer's share (index-work.ts), until the deadline; true when some is left: the
-   * old engine's links and unlinks, oldest first, and the deletion of old-format records.
+   * deletion of old-format records, the copies of older graphs, and the old engine's
+   * links and unlinks, oldest first.
    */
-  drain(_w: IndexWorkView, deadline: number): boolean {
+  drain(w: IndexWorkView, deadline: number): boolean {
     for (const graph of this.queue.purges()) {
       while (HnswRecords.drop(this.records, graph, DELETE_ROUND) === DELETE_ROUND) if (performance.now() >= deadline) return true;
       this.queue.unmarkPurge(graph);
     }
+    if (this.fillCopies(w, deadline)) return true;
     for (const graph of this.recordGraphs()) {
       const started = performance.now();
       if (started >= deadline) return true;
@@ -456,7 +641,9 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
         const records = HnswRecords.count(this.records, graph);
         const queued = this.queue.state(graph)?.entries ?? 0;
         if (records === 0 && queued === 0) {
+          // Empty: it holds no vector, so it keeps (no) copies of all it holds.
           this.queue.putPointer(graph, newPointer('queue', 1, 0));
+          this.queue.markCopies(graph);
           continue;
         }
         this.queue.putPointer(graph, newPointer('scan', 1, records + queued));

@@ -1,11 +1,19 @@
 /**
  * The vector queues and the rows that describe each graph, in the `vector_queue`
  * sub-database (binary keys and values). A graph is a vector index, or a tenant partition
- * of one; graph ids stay below 0xFFFFFFFD, so the rows of each kind sort together:
+ * of one; graph ids stay below 0xFFFFFFFC, so the rows of each kind sort together:
  *
  * - `[graph u32]` its counters: queued entries and bytes, the next sequence number, the
  *   metric (kept when the queue empties: a builder tracks its position by sequence);
  * - `[graph u32][seq u64]` a queued entry: link (with the vector) or unlink, of one element;
+ * - `[0xFFFFFFFC][graph u32]` the graph keeps a copy of every vector it holds (written with
+ *   the graph since this format; a graph of an older database has none until the writer's
+ *   background steps have filled them, and searches read its stored elements meanwhile);
+ * - `[0xFFFFFFFC][graph u32][0x00]` for a graph of an older database, where the background
+ *   filling of its copies goes on (an element id; the mark replaces it once all are written);
+ * - `[0xFFFFFFFC][graph u32][element u64]` the copy: the element's vector as f32 bytes,
+ *   written and deleted in the transactions that queue its links and unlinks, so a search
+ *   ranks a hit exactly without decoding the element (vector-index.ts);
  * - `[0xFFFFFFFD][graph u32]` a graph of an older format whose HNSW records (`hnsw`) are
  *   still to be deleted;
  * - `[0xFFFFFFFE][graph u32]` its pointer (vector-segments.ts): queue, scan or segment;
@@ -14,7 +22,7 @@
  * Every method runs in the current transaction (a write batch's, or a read snapshot).
  */
 import { GraphError } from '../core/errors.js';
-import { writeU64 } from './keys.js';
+import { readU64, writeU64 } from './keys.js';
 import type { QueueDb } from './layout.js';
 import { decodePointer, encodePointer, POINTER_PREFIX, pointerKey, type GraphPointer } from './vector-segments.js';
 
@@ -26,6 +34,7 @@ export const QUEUE_MAX_ENTRIES = 250_000;
 /** Queued bytes one graph may hold (reference: 512 MiB of pending vectors for strong search). */
 export const QUEUE_MAX_BYTES = 512 * 1024 * 1024;
 
+const COPY_PREFIX = 0xfffffffc;
 const PURGE_PREFIX = 0xfffffffd;
 const APPLIED_PREFIX = 0xffffffff;
 
@@ -75,6 +84,25 @@ function prefixedKey(prefix: number, graph: number): Buffer {
   key.writeUInt32BE(graph, 4);
   return key;
 }
+
+function copyKey(graph: number, id: number): Buffer {
+  const key = Buffer.allocUnsafe(16);
+  key.writeUInt32BE(COPY_PREFIX, 0);
+  key.writeUInt32BE(graph, 4);
+  writeU64(key, 8, id);
+  return key;
+}
+
+/** The cursor of a graph whose copies are being filled: between its mark's key and its copies' keys. */
+function fillKey(graph: number): Buffer {
+  const key = Buffer.alloc(9);
+  key.writeUInt32BE(COPY_PREFIX, 0);
+  key.writeUInt32BE(graph, 4);
+  return key;
+}
+
+/** The key of copy reads (a read does not keep its key). */
+const READ_KEY = copyKey(0, 0);
 
 /** Just past every key of a graph's queue: its counters row and entries lie below it. */
 const graphEnd = (graph: number): Buffer => graphKey(graph + 1);
@@ -197,9 +225,70 @@ export class VectorQueue {
     const keys = [...this.db.getKeys({ start: graphKey(graph), end: graphEnd(graph), limit })];
     for (const key of keys) this.db.removeSync(Buffer.from(key as Buffer));
     if (keys.length === limit) return false;
+    const copies = [...this.db.getKeys({ start: prefixedKey(COPY_PREFIX, graph), end: prefixedKey(COPY_PREFIX, graph + 1), limit })];
+    for (const key of copies) this.db.removeSync(Buffer.from(key as Buffer));
+    if (copies.length === limit) return false;
     this.db.removeSync(prefixedKey(APPLIED_PREFIX, graph));
     this.db.removeSync(pointerKey(graph));
     this.db.removeSync(prefixedKey(PURGE_PREFIX, graph));
+    return true;
+  }
+
+  // ---- the copies of the graph's vectors ----------------------------------------------
+
+  /** Whether the graph keeps a copy of each vector it holds (every graph made since this format does). */
+  hasCopies(graph: number): boolean {
+    return this.db.doesExist(prefixedKey(COPY_PREFIX, graph));
+  }
+
+  /** Marks a graph as one that keeps a copy of every vector it holds (its fill cursor goes). */
+  markCopies(graph: number): void {
+    this.db.putSync(prefixedKey(COPY_PREFIX, graph), Buffer.alloc(0));
+    this.db.removeSync(fillKey(graph));
+  }
+
+  /** Where the filling of an older graph's copies goes on (vector-index.ts): an element id, 0 at first. */
+  fillCursor(graph: number): number {
+    const raw = this.db.get(fillKey(graph));
+    return raw === undefined ? 0 : raw.readDoubleLE(0);
+  }
+
+  saveFillCursor(graph: number, id: number): void {
+    const raw = Buffer.allocUnsafe(8);
+    raw.writeDoubleLE(id, 0);
+    this.db.putSync(fillKey(graph), raw);
+  }
+
+  putCopy(graph: number, id: number, vector: Float32Array): void {
+    this.db.putSync(copyKey(graph, id), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+  }
+
+  removeCopy(graph: number, id: number): void {
+    this.db.removeSync(copyKey(graph, id));
+  }
+
+  /** Every copy of a graph, ascending by element id: each vector is a fresh array. */
+  *copies(graph: number, dimension: number): Generator<{ id: number; vector: Float32Array }> {
+    const range = { start: copyKey(graph, 0), end: prefixedKey(COPY_PREFIX, graph + 1) };
+    for (const { key, value } of this.db.getRange(range)) {
+      const vector = new Float32Array(dimension);
+      new Uint8Array(vector.buffer).set((value as Buffer).subarray(0, vector.byteLength));
+      yield { id: readU64(key as Buffer, 8), vector };
+    }
+  }
+
+  /**
+   * The copy of an element's vector, in `into` (its length is the graph's dimension), or
+   * false when the graph does not hold the element. Copied out of LMDB's buffer, which
+   * the next read reuses; `into` is the caller's to reuse in turn.
+   */
+  readCopy(graph: number, id: number, into: Float32Array): boolean {
+    READ_KEY.writeUInt32BE(graph, 4);
+    writeU64(READ_KEY, 8, id);
+    const raw = this.db.getBinaryFast(READ_KEY);
+    if (raw === undefined) return false;
+    // lmdb-js sets `length` to the value's size over a larger shared buffer.
+    new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(raw.subarray(0, into.byteLength));
     return true;
   }
 

@@ -176,6 +176,55 @@ test('vector search: an updated vector moves, _within ranks only its input, a pa
   }
 });
 
+test('_within over a node scan: conjuncts on columns, on records, a where over it, other labels left out', async () => {
+  const t = await openTestDb();
+  try {
+    await makeIndex(t, VEC);
+    const vectors = randomVectors(300, 8, 13);
+    const ids = await addDocs(t, vectors, (n) => [
+      ['a', { value: { i64: n % 7 } }],
+      ['b', { value: { i64: n % 5 } }],
+    ]);
+    await t.write([q(null, { add_n: { label: 'Other', properties: [['a', { value: { i64: 1 } }]] } })], []);
+    const label = { eq: { left: { property: '$label' }, right: { constant: { string: 'Doc' } } } };
+    const cases: [unknown, (n: number) => boolean][] = [
+      [{ nodes_where: { predicate: { lt: { left: { property: 'a' }, right: { constant: { i64: 3 } } } } } }, (n) => n % 7 < 3],
+      // A comparison of two properties is evaluated on each record.
+      [
+        { nodes_where: { predicate: { and: { predicates: [label, { lt: { left: { property: 'a' }, right: { property: 'b' } } }] } } } },
+        (n) => n % 7 < n % 5,
+      ],
+      [
+        {
+          where: {
+            input: { nodes_where: { predicate: label } },
+            predicate: { eq: { left: { property: 'b' }, right: { constant: { i64: 2 } } } },
+          },
+        },
+        (n) => n % 5 === 2,
+      ],
+    ];
+    for (const [input, keep] of cases) {
+      const chosen = new Map(ids.flatMap((id, n) => (keep(n) ? [[id, vectors[n]!] as [number, number[]]] : [])));
+      for (const query of randomVectors(3, 8, 17)) {
+        const within = { vector_search_nodes_within: { ...vsearch(query, 7).vector_search_nodes, input } };
+        const got = (await t.read([q('x', within)], ['x'])).x as { $id: number }[];
+        assert.deepEqual(
+          got.map((h) => h.$id),
+          bruteForce(chosen, query, 7),
+        );
+      }
+    }
+    // An edge search over a node scan is refused as before.
+    const edges = {
+      vector_search_edges_within: { ...vsearch(vectors[0]!, 3).vector_search_nodes, input: { nodes_where: { predicate: label } } },
+    };
+    await assert.rejects(t.read([q('x', edges)], ['x']), /index_not_found|ranks edges/);
+  } finally {
+    await t.close();
+  }
+});
+
 test('search errors: missing or dropped index, vector input, k, tenant', async () => {
   const t = await openTestDb();
   try {

@@ -13,6 +13,7 @@ import { evalPredicate } from '../eval.js';
 import { SLOTS, type LabelView, type ScanBlock } from './label-view.js';
 import { NODE, startRow, type Row } from '../row.js';
 import { indexedCandidates } from './index-scan.js';
+import { IdSet } from './id-set.js';
 import { conjunctsOf, pinnedLabel } from './conjuncts.js';
 import type { ScanSpec } from './recognise.js';
 import { combine, compile, compileLabel, giveMask, takeMask, union, words, type Compiled } from './masks.js';
@@ -151,6 +152,36 @@ export function* scanRows(x: Exec, spec: ScanSpec): Generator<Row> {
       if (residual.length === 0 || passes(x, row, residual)) yield row;
     }
   }
+}
+
+/**
+ * The ids of the scan's nodes, ascending, without making a row per node (only for the
+ * nodes a residual conjunct must be evaluated on): the candidate set of a `_within`
+ * search over a scan (search.ts).
+ */
+export function scanIds(x: Exec, spec: ScanSpec): IdSet {
+  const out = new IdSet();
+  const indexed = indexedCandidates(x, 'node', spec.predicates);
+  if (indexed !== null) {
+    for (const row of indexedRows(x, spec, indexed)) out.push(row.id);
+    return out.done();
+  }
+  const scan = prepare(x, spec);
+  const { residual } = scan;
+  const properties = scanProperties(scan, []);
+  for (const { block, mask } of candidates(x, scan, properties, viewOf(x, scan, properties))) {
+    const { labels, base, ids, size } = block;
+    if (ids === null && residual.length === 0) {
+      out.pushSlots(base, size, labels, mask);
+      continue;
+    }
+    for (let i = 0; i < size; i++) {
+      if (labels[i] === 0 || (mask !== null && mask[i] === 0)) continue;
+      const id = ids === null ? base + i : ids[i]!;
+      if (residual.length === 0 || passes(x, startRow(NODE, id, false), residual)) out.push(id);
+    }
+  }
+  return out.done();
 }
 
 /** How many nodes the scan yields, without making rows when no record is needed. */
