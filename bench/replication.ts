@@ -26,14 +26,13 @@
  *
  * Prints one JSON object on stdout; progress on stderr.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { newKey } from '../src/gateway/keys.js';
+import { startNats, type TestNats } from '../test/helpers/nats.js';
 import { startRedis } from '../test/helpers/redis.js';
 import { startChild, type Child } from './lib/child.js';
 import { timedLoad, type Outgoing } from './lib/raw-client.js';
@@ -60,41 +59,17 @@ const COUNT = JSON.stringify({
   query: { read: { entries: [{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }], returns: ['c'] } },
 });
 
-interface Nats {
-  readonly url: string;
-  stop(): Promise<void>;
-}
-
-async function startNats(): Promise<Nats> {
-  const dir = mkdtempSync(join(tmpdir(), 'trellis-bench-nats-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn('nats-server', ['-js', '-sd', dir, '-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = createConnection({ port, host: '127.0.0.1' }, () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (up) break;
-    if (Date.now() > deadline) throw new Error('nats-server did not start within 15 s');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+type Nats = TestNats;
 
 function folder(): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), 'trellis-bench-repl-'));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A replica of `writer` following `stream`, in folder `dir`. */
+function replicaOf(name: string, nats: Nats, stream: string, writer: Child, dir: string, extra: string[] = []): Promise<Child> {
+  const args = ['--mode', 'replica', '--data', dir, '--nats', nats.url, '--stream', stream];
+  return server(name, [...args, '--writer-url', `http://127.0.0.1:${writer.port}`, ...extra]);
 }
 
 function server(name: string, args: string[]): Promise<Child> {
@@ -143,20 +118,7 @@ async function lagRun(nats: Nats, rate: number, seconds: number): Promise<Record
   const wdir = folder();
   const rdir = folder();
   const writer = await server('writer', ['--data', wdir.path, '--nats', nats.url, '--stream', stream]);
-  const replica = await server('replica', [
-    '--mode',
-    'replica',
-    '--data',
-    rdir.path,
-    '--nats',
-    nats.url,
-    '--stream',
-    stream,
-    '--writer-url',
-    `http://127.0.0.1:${writer.port}`,
-    '--min-lsn-wait-ms',
-    '5000',
-  ]);
+  const replica = await replicaOf('replica', nats, stream, writer, rdir.path, ['--min-lsn-wait-ms', '5000']);
   const wpool = new Pool(`http://127.0.0.1:${writer.port}`, { connections: 16 });
   const rpool = new Pool(`http://127.0.0.1:${replica.port}`, { connections: 16 });
   try {
@@ -221,18 +183,7 @@ async function snapshotRun(nats: Nats, size: SizeName): Promise<Record<string, n
     for (const body of [...load.nodes, ...load.edges]) await post(pool, body);
     progress(`snapshot: ${size} dataset loaded`);
     const started = performance.now();
-    replica = await server('replica', [
-      '--mode',
-      'replica',
-      '--data',
-      rdir.path,
-      '--nats',
-      nats.url,
-      '--stream',
-      stream,
-      '--writer-url',
-      `http://127.0.0.1:${writer.port}`,
-    ]);
+    replica = await replicaOf('replica', nats, stream, writer, rdir.path);
     const seconds = (performance.now() - started) / 1000;
     const metrics = await (await fetch(`http://127.0.0.1:${replica.port}/metrics`)).text();
     const bytes = Number(/^trellis_replica_snapshot_bytes_total (\d+)/m.exec(metrics)?.[1] ?? 0);
@@ -278,10 +229,7 @@ async function readsRun(nats: Nats, size: SizeName, connections: number, rounds:
     for (const body of [...load.nodes, ...load.edges]) lsn = (await post(pool, body)).lsn;
     await pool.close();
     const replicas: Child[] = [];
-    for (const [i, dir] of dirs.slice(1).entries()) {
-      const args = ['--mode', 'replica', '--data', dir.path, '--nats', nats.url, '--stream', stream];
-      replicas.push(await server(`replica${i + 1}`, [...args, '--writer-url', `http://127.0.0.1:${writer.port}`]));
-    }
+    for (const [i, dir] of dirs.slice(1).entries()) replicas.push(await replicaOf(`replica${i + 1}`, nats, stream, writer, dir.path));
     children.push(...replicas);
     for (const r of replicas) {
       for (;;) {

@@ -76,6 +76,9 @@ export class SegmentFetcher {
       if (!this.closed) this.options.log(`replication: the vector segments could not be listed: ${messageOf(err)}`);
       return;
     }
+    // A file stops being asked for once no pointer names it: forget it (the set stays small).
+    const named = new Set(missing.map((segment) => segment.files[0]!));
+    for (const name of this.gone) if (!named.has(name)) this.gone.delete(name);
     for (const segment of missing) {
       if (this.closed) return;
       if (this.gone.has(segment.files[0]!)) continue;

@@ -60,6 +60,28 @@ const ALL_CODES = Object.keys(ERROR_REGISTRY) as ErrorCode[];
 const QUERY_CODES = ALL_CODES.filter((c) => !ERROR_REGISTRY[c].meaning.startsWith('Gateway'));
 const ROUTING_CODES: ErrorCode[] = ['not_found', 'method_not_allowed'];
 
+/** A replication route answering the bytes of a file from an offset: `{"<file>", "offset", "length"}`. */
+function pieceOperation(operationId: string, summary: string, file: 'id' | 'name'): Operation {
+  return {
+    operationId,
+    summary,
+    tags: ['replication'],
+    parameters: [{ $ref: '#/components/parameters/x-request-id' }],
+    requestBody: {
+      required: true,
+      content: json({
+        type: 'object',
+        required: [file, 'offset'],
+        properties: { [file]: { type: 'string' }, offset: { type: 'integer' }, length: { type: 'integer' } },
+      }),
+    },
+    responses: {
+      ...ok('The bytes', { type: 'string', format: 'binary' }, 'application/octet-stream'),
+      ...errorResponses([...ROUTING_CODES, 'invalid_query_json']),
+    },
+  };
+}
+
 function ok(description: string, schema: JsonSchema, type = 'application/json'): Record<string, unknown> {
   return {
     '200': {
@@ -153,45 +175,18 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
     },
   },
   '/v2/replication/snapshot/piece': {
-    post: {
-      operationId: 'replicationSnapshotPiece',
-      summary: 'Bytes of a snapshot from an offset (at most 8 MiB), so a download that broke resumes (writers only)',
-      tags: ['replication'],
-      parameters: [{ $ref: '#/components/parameters/x-request-id' }],
-      requestBody: {
-        required: true,
-        content: json({
-          type: 'object',
-          required: ['id', 'offset'],
-          properties: { id: { type: 'string' }, offset: { type: 'integer' }, length: { type: 'integer' } },
-        }),
-      },
-      responses: {
-        ...ok('The bytes', { type: 'string', format: 'binary' }, 'application/octet-stream'),
-        ...errorResponses([...ROUTING_CODES, 'invalid_query_json']),
-      },
-    },
+    post: pieceOperation(
+      'replicationSnapshotPiece',
+      'Bytes of a snapshot from an offset (at most 8 MiB), so a download that broke resumes (writers only)',
+      'id',
+    ),
   },
   '/v2/replication/segment': {
-    post: {
-      operationId: 'replicationSegmentPiece',
-      summary:
-        'Bytes of a vector segment file from an offset (at most 8 MiB): a replica fetches the files its replicated pointers name (writers only)',
-      tags: ['replication'],
-      parameters: [{ $ref: '#/components/parameters/x-request-id' }],
-      requestBody: {
-        required: true,
-        content: json({
-          type: 'object',
-          required: ['name', 'offset'],
-          properties: { name: { type: 'string' }, offset: { type: 'integer' }, length: { type: 'integer' } },
-        }),
-      },
-      responses: {
-        ...ok('The bytes', { type: 'string', format: 'binary' }, 'application/octet-stream'),
-        ...errorResponses([...ROUTING_CODES, 'invalid_query_json']),
-      },
-    },
+    post: pieceOperation(
+      'replicationSegmentPiece',
+      'Bytes of a vector segment file from an offset (at most 8 MiB): a replica fetches the files its replicated pointers name (writers only)',
+      'name',
+    ),
   },
   '/healthz': { get: getOperation('health', 'Liveness: 200 whenever the process is alive', ok('Health', ref('Health'))) },
   '/readyz': {

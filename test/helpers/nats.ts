@@ -8,7 +8,9 @@ import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { after, before } from 'node:test';
 import { killOnExit } from './reap.js';
+import { tempDir } from './server.js';
 import { freePort } from './redis.js';
 
 export interface TestNats {
@@ -84,6 +86,35 @@ export async function startNats(host = '127.0.0.1'): Promise<TestNats> {
     async stop() {
       await halt('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * What a replication test file shares: a nats-server started before its tests and stopped
+ * after them (none when `skip` says why not), and data folders removed after them.
+ */
+export function natsSuite(prefix: string): { readonly skip: false | string; readonly nats: TestNats; folder(): string } {
+  const skip = natsSkip();
+  const dirs: { remove(): void }[] = [];
+  let server: TestNats | undefined;
+  before(async () => {
+    if (skip === false) server = await startNats();
+  });
+  after(async () => {
+    await server?.stop();
+    for (const d of dirs) d.remove();
+  });
+  return {
+    skip,
+    get nats(): TestNats {
+      if (server === undefined) throw new Error('nats-server is not running (the test should have been skipped)');
+      return server;
+    },
+    folder(): string {
+      const dir = tempDir(prefix);
+      dirs.push(dir);
+      return dir.path;
     },
   };
 }

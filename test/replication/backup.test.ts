@@ -4,34 +4,19 @@
  * under writes, restores replayed from the stream to an LSN and to a time, compared key
  * for key with a copy of the database taken at that LSN.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-import { natsSkip, startNats, type TestNats } from '../helpers/nats.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { natsSuite } from '../helpers/nats.js';
 import { folderDigest, mixedWrites } from '../helpers/replication.js';
 import { backupFolder, backupServer, restore, RestoreError } from '../../src/replication/backup.js';
 import { backupMain, restoreMain } from '../../src/replication/cli.js';
 import { LogStream } from '../../src/replication/nats.js';
 
-const skip = natsSkip();
-let nats: TestNats | undefined;
-const dirs: { path: string; remove(): void }[] = [];
-
-before(async () => {
-  if (skip === false) nats = await startNats();
-});
-after(async () => {
-  await nats?.stop();
-  for (const d of dirs) d.remove();
-});
-
-function folder(): string {
-  const dir = tempDir('trellis-backup-');
-  dirs.push(dir);
-  return dir.path;
-}
+const suite = natsSuite('trellis-backup-');
+const { skip, folder } = suite;
 
 /** The LSN of the last write that succeeded (a mixed write may refer to an id that is gone: a 4xx). */
 let lastLsn = 0;
@@ -51,7 +36,7 @@ const ADD_ONE = {
 
 /** Waits until the stream holds entry `lsn` (published after its flush). */
 async function published(stream: string, lsn: number): Promise<void> {
-  const log = await LogStream.connect(nats!.url, stream);
+  const log = await LogStream.connect(suite.nats.url, stream);
   try {
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
@@ -72,7 +57,7 @@ test('a backup under writes, restored and replayed to an LSN or a time, is exact
   const stream = 'backups';
   const writerDir = folder();
   const files = folder();
-  const writer = await startTestServer(['--data', writerDir, '--nats', nats!.url, '--stream', stream]);
+  const writer = await startTestServer(['--data', writerDir, '--nats', suite.nats.url, '--stream', stream]);
   try {
     // No index here: every entry is a client batch, so the LSN after a write is the database's.
     const writes = mixedWrites(11, 600);
@@ -102,7 +87,7 @@ test('a backup under writes, restored and replayed to an LSN or a time, is exact
     const want = folderDigest(referenceDir);
 
     const byLsn = join(folder(), 'db');
-    const atLsn = await restore({ from: early.file, dataDir: byLsn, nats: nats!.url, stream, untilLsn: point, log });
+    const atLsn = await restore({ from: early.file, dataDir: byLsn, nats: suite.nats.url, stream, untilLsn: point, log });
     assert.equal(atLsn.lsn, point);
     assert.deepEqual(atLsn.hash.toString('hex'), reference.hash, 'the replayed history chains to the same hash');
     assert.deepEqual(folderDigest(byLsn), want, 'replayed to the LSN: exactly the data at that LSN');
@@ -111,7 +96,7 @@ test('a backup under writes, restored and replayed to an LSN or a time, is exact
     const atTime = await restore({
       from: early.file,
       dataDir: byTime,
-      nats: nats!.url,
+      nats: suite.nats.url,
       stream,
       untilTime: Date.parse(reference.time!),
       log,
@@ -121,7 +106,7 @@ test('a backup under writes, restored and replayed to an LSN or a time, is exact
 
     // To the stream's end: the writer's data.
     const toEnd = join(folder(), 'db');
-    assert.equal((await restore({ from: early.file, dataDir: toEnd, nats: nats!.url, stream, log })).lsn, end);
+    assert.equal((await restore({ from: early.file, dataDir: toEnd, nats: suite.nats.url, stream, log })).lsn, end);
     await writer.stop();
     assert.deepEqual(folderDigest(toEnd), folderDigest(writerDir));
   } finally {
@@ -132,7 +117,7 @@ test('a backup under writes, restored and replayed to an LSN or a time, is exact
 test('restores that cannot reach the point say why and leave no database', { skip }, async () => {
   const stream = 'restore-errors';
   const files = folder();
-  const writer = await startTestServer(['--data', folder(), '--nats', nats!.url, '--stream', stream]);
+  const writer = await startTestServer(['--data', folder(), '--nats', suite.nats.url, '--stream', stream]);
   try {
     lastLsn = 0;
     for (const body of mixedWrites(3, 20)) await write(writer, body);
@@ -145,11 +130,11 @@ test('restores that cannot reach the point say why and leave no database', { ski
     writeFileSync(join(busy, 'x'), '');
     await assert.rejects(restore({ from: backup.file, dataDir: busy, stream, log }), /is not empty/);
     await assert.rejects(
-      restore({ from: backup.file, dataDir: join(folder(), 'db'), nats: nats!.url, stream, untilLsn: backup.lsn - 1, log }),
+      restore({ from: backup.file, dataDir: join(folder(), 'db'), nats: suite.nats.url, stream, untilLsn: backup.lsn - 1, log }),
       new RegExp(`is at LSN ${backup.lsn}, after the asked LSN ${backup.lsn - 1}: restore an older backup`),
     );
     await assert.rejects(
-      restore({ from: backup.file, dataDir: join(folder(), 'db'), nats: nats!.url, stream, untilLsn: end + 5, log }),
+      restore({ from: backup.file, dataDir: join(folder(), 'db'), nats: suite.nats.url, stream, untilLsn: end + 5, log }),
       new RegExp(`ends at LSN ${end}, before the asked LSN ${end + 5}`),
     );
     await assert.rejects(
@@ -157,7 +142,7 @@ test('restores that cannot reach the point say why and leave no database', { ski
       /needs the stream \(--nats URL\)/,
     );
     // The stream trimmed past the backup: the retention was too short for this restore.
-    const s = await LogStream.connect(nats!.url, stream);
+    const s = await LogStream.connect(suite.nats.url, stream);
     try {
       const at = await s.seqAfter(backup.lsn + 3);
       assert.equal(typeof at, 'number');
@@ -167,7 +152,7 @@ test('restores that cannot reach the point say why and leave no database', { ski
     }
     const gone = join(folder(), 'db');
     await assert.rejects(
-      restore({ from: backup.file, dataDir: gone, nats: nats!.url, stream, log }),
+      restore({ from: backup.file, dataDir: gone, nats: suite.nats.url, stream, log }),
       (err: Error) => err instanceof RestoreError && new RegExp(`no longer holds entry ${backup.lsn + 1}`).test(err.message),
     );
     assert.deepEqual(readdirSync(gone), [], 'a failed restore leaves nothing behind');
@@ -179,7 +164,7 @@ test('restores that cannot reach the point say why and leave no database', { ski
 test('trellis backup and trellis restore: one line each, usage errors exit 2', { skip }, async () => {
   const files = folder();
   const writerDir = folder();
-  const writer = await startTestServer(['--data', writerDir, '--nats', nats!.url, '--stream', 'cli']);
+  const writer = await startTestServer(['--data', writerDir, '--nats', suite.nats.url, '--stream', 'cli']);
   const lines: string[] = [];
   const original = { log: console.log, error: console.error };
   console.log = (line: string) => void lines.push(line);

@@ -5,15 +5,15 @@
  * past its position. Each time the stream holds every LSN once, in order, and the
  * replica ends with the writer's data, key for key.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-import { natsSkip, startNats, type TestNats } from '../helpers/nats.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { natsSuite } from '../helpers/nats.js';
 import { folderDigest, writerLsn as lsnAt } from '../helpers/replication.js';
 
 const writerLsn = (writer: TestServer) => lsnAt(writer.url);
@@ -21,23 +21,8 @@ import { LogStream } from '../../src/replication/nats.js';
 import { q } from '../helpers/embedded.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
-const skip = natsSkip();
-let nats: TestNats | undefined;
-const dirs: { remove(): void }[] = [];
-
-before(async () => {
-  if (skip === false) nats = await startNats();
-});
-after(async () => {
-  await nats?.stop();
-  for (const d of dirs) d.remove();
-});
-
-function folder(): string {
-  const dir = tempDir('trellis-crash-');
-  dirs.push(dir);
-  return dir.path;
-}
+const suite = natsSuite('trellis-crash-');
+const { skip, folder } = suite;
 
 const add = (i: number) =>
   JSON.stringify({
@@ -91,7 +76,7 @@ async function until(what: string, check: () => Promise<boolean>, ms = 60_000): 
 
 /** Every LSN of the stream, in stream order (the last part of each entry). */
 async function streamLsns(stream: string): Promise<number[]> {
-  const log = await LogStream.connect(nats!.url, stream);
+  const log = await LogStream.connect(suite.nats.url, stream);
   try {
     const state = await log.state();
     const out: number[] = [];
@@ -116,7 +101,7 @@ const replicaArgs = (data: string, writer: TestServer, stream: string) => [
   '--data',
   data,
   '--nats',
-  nats!.url,
+  suite.nats.url,
   '--stream',
   stream,
   '--writer-url',
@@ -127,14 +112,14 @@ test('kill -9 of the writer under writes, then a restart: every LSN once in the 
   const stream = 'crash-writer';
   const writerDir = folder();
   const replicaDir = folder();
-  let writer = await startTestServer(['--data', writerDir, '--nats', nats!.url, '--stream', stream]);
+  let writer = await startTestServer(['--data', writerDir, '--nats', suite.nats.url, '--stream', stream]);
   const replica = await startTestServer(replicaArgs(replicaDir, writer, stream));
   try {
     const load = writeLoad(() => writer.url);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await writer.kill9();
     await load.stop();
-    writer = await startTestServer(['--data', writerDir, '--nats', nats!.url, '--stream', stream]);
+    writer = await startTestServer(['--data', writerDir, '--nats', suite.nats.url, '--stream', stream]);
     const more = writeLoad(() => writer.url, 2);
     await new Promise((resolve) => setTimeout(resolve, 500));
     await more.stop();
@@ -155,17 +140,17 @@ test('kill -9 of nats-server under writes: the writer goes on, and once it is ba
   const stream = 'crash-nats';
   const writerDir = folder();
   const replicaDir = folder();
-  const writer = await startTestServer(['--data', writerDir, '--nats', nats!.url, '--stream', stream]);
+  const writer = await startTestServer(['--data', writerDir, '--nats', suite.nats.url, '--stream', stream]);
   const replica = await startTestServer(replicaArgs(replicaDir, writer, stream));
   try {
     const load = writeLoad(() => writer.url);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    await nats!.kill();
+    await suite.nats.kill();
     // The writer keeps serving while NATS is down.
     const during = await writerLsn(writer);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     assert.ok((await writerLsn(writer)) > during, 'writes commit while NATS is down');
-    await nats!.start();
+    await suite.nats.start();
     await new Promise((resolve) => setTimeout(resolve, 1000));
     await load.stop();
     const last = await writerLsn(writer);
@@ -184,14 +169,14 @@ test('a replica that comes back after the stream was trimmed past it takes a sna
   const stream = 'crash-trimmed';
   const writerDir = folder();
   const replicaDir = folder();
-  const writer = await startTestServer(['--data', writerDir, '--nats', nats!.url, '--stream', stream]);
+  const writer = await startTestServer(['--data', writerDir, '--nats', suite.nats.url, '--stream', stream]);
   let replica = await startTestServer(replicaArgs(replicaDir, writer, stream));
   try {
     for (let i = 0; i < 20; i++) await (await fetch(`${writer.url}/v2/query`, { method: 'POST', body: add(i) })).text();
     await until('the replica reaches LSN 20', async () => (await replicaLsn(replica)) >= 20);
     await replica.stop();
     for (let i = 20; i < 60; i++) await (await fetch(`${writer.url}/v2/query`, { method: 'POST', body: add(i) })).text();
-    const log = await LogStream.connect(nats!.url, stream);
+    const log = await LogStream.connect(suite.nats.url, stream);
     try {
       await until('the stream holds LSN 60', async () => (await log.at((await log.state()).lastSeq))!.lsn >= 60);
       await log.purgeBefore((await log.seqAfter(40)) as number);
@@ -233,7 +218,7 @@ test(
     const edges = [':START_ID,:END_ID,w:long'];
     for (let i = 0; i < 2000; i++) edges.push(`${i % 500},${(i * 31) % 500},${i}`);
     writeFileSync(join(files, 'e.csv'), `${edges.join('\n')}\n`);
-    const writerArgs = ['--data', writerDir, '--nats', nats!.url, '--stream', stream];
+    const writerArgs = ['--data', writerDir, '--nats', suite.nats.url, '--stream', stream];
     let writer = await startTestServer(writerArgs);
     // The writer's one address for the replica (as a DNS name would be): the restarted
     // writer listens on another port (the old one may linger in TIME_WAIT).

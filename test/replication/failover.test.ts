@@ -4,30 +4,15 @@
  * writer on the same stream; the old writer, still running, is refused by the stream at
  * its next publish and answers every later write with 503 writer_fenced, saying why.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
-import { natsSkip, startNats, type TestNats } from '../helpers/nats.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { natsSuite } from '../helpers/nats.js';
 import { promoteMain } from '../../src/replication/cli.js';
 import { LogStream } from '../../src/replication/nats.js';
 
-const skip = natsSkip();
-let nats: TestNats | undefined;
-const dirs: { remove(): void }[] = [];
-
-before(async () => {
-  if (skip === false) nats = await startNats();
-});
-after(async () => {
-  await nats?.stop();
-  for (const d of dirs) d.remove();
-});
-
-function folder(): string {
-  const dir = tempDir('trellis-failover-');
-  dirs.push(dir);
-  return dir.path;
-}
+const suite = natsSuite('trellis-failover-');
+const { skip, folder } = suite;
 
 const add = (label: string) =>
   JSON.stringify({
@@ -43,14 +28,14 @@ async function write(server: TestServer, label: string): Promise<{ status: numbe
 test('a promoted replica takes over the stream with a higher epoch, and the old writer is fenced', { skip }, async () => {
   const stream = 'failover';
   const replicaDir = folder();
-  const old = await startTestServer(['--data', folder(), '--nats', nats!.url, '--stream', stream]);
+  const old = await startTestServer(['--data', folder(), '--nats', suite.nats.url, '--stream', stream]);
   let replica: TestServer | undefined = await startTestServer([
     '--mode',
     'replica',
     '--data',
     replicaDir,
     '--nats',
-    nats!.url,
+    suite.nats.url,
     '--stream',
     stream,
     '--writer-url',
@@ -76,13 +61,13 @@ test('a promoted replica takes over the stream with a higher epoch, and the old 
     assert.equal(await promoteMain(['--data', replicaDir]), 0);
     console.log = log;
     assert.match(lines[0]!, new RegExp(`^trellis promote: ${replicaDir} is at LSN ${last} with epoch 2;`));
-    promoted = await startTestServer(['--data', replicaDir, '--nats', nats!.url, '--stream', stream]);
+    promoted = await startTestServer(['--data', replicaDir, '--nats', suite.nats.url, '--stream', stream]);
     const first = await write(promoted, 'New');
     assert.equal(first.status, 200, first.text);
     assert.equal(first.lsn, last + 1, 'the new writer continues the history');
     // Whichever writer publishes LSN last + 1 first wins the stream (docs/replication.md,
     // "Failover"): wait until the new writer's entry is there before the old one writes.
-    const logStream = await LogStream.connect(nats!.url, stream);
+    const logStream = await LogStream.connect(suite.nats.url, stream);
     try {
       const until = Date.now() + 60_000;
       while ((await logStream.at((await logStream.state()).lastSeq))!.lsn < last + 1) {

@@ -5,29 +5,14 @@
  * replica's folder holds exactly the writer's data, key for key, and answers every search
  * as the writer does.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, tempDir, failedStart, type TestServer } from '../helpers/server.js';
-import { natsSkip, startNats, type TestNats } from '../helpers/nats.js';
+import { startTestServer, failedStart, type TestServer } from '../helpers/server.js';
+import { natsSuite } from '../helpers/nats.js';
 import { folderDigest, indexRequests, mixedWrites, namedSegments, searchRequests, writerLsn } from '../helpers/replication.js';
 
-const skip = natsSkip();
-let nats: TestNats | undefined;
-const folders: { remove(): void }[] = [];
-
-before(async () => {
-  if (skip === false) nats = await startNats();
-});
-after(async () => {
-  await nats?.stop();
-  for (const f of folders) f.remove();
-});
-
-function folder(): string {
-  const dir = tempDir('trellis-repl-');
-  folders.push(dir);
-  return dir.path;
-}
+const suite = natsSuite('trellis-repl-');
+const { skip, folder } = suite;
 
 async function post(
   url: string,
@@ -73,13 +58,13 @@ async function haveSegments(dir: string, want: Map<string, string | null>, ms = 
 }
 
 function replicaArgs(data: string, writer: TestServer, stream: string): string[] {
-  return ['--mode', 'replica', '--data', data, '--nats', nats!.url, '--writer-url', writer.url, '--stream', stream];
+  return ['--mode', 'replica', '--data', data, '--nats', suite.nats.url, '--writer-url', writer.url, '--stream', stream];
 }
 
 test('a writer and two replicas: mixed writes, and every replica ends with the writer data and answers', { skip }, async () => {
   const stream = 'mixed';
   const writerDir = folder();
-  const writer = await startTestServer(['--data', writerDir, '--nats', nats!.url, '--stream', stream]);
+  const writer = await startTestServer(['--data', writerDir, '--nats', suite.nats.url, '--stream', stream]);
   const replicaDirs = [folder(), folder()];
   let replicas: TestServer[] = [];
   try {
@@ -149,7 +134,7 @@ test('a writer and two replicas: mixed writes, and every replica ends with the w
 
 test('read-your-writes: a read with X-Trellis-Min-Lsn on a replica sees the write, every time', { skip }, async () => {
   const stream = 'ryw';
-  const writer = await startTestServer(['--data', folder(), '--nats', nats!.url, '--stream', stream]);
+  const writer = await startTestServer(['--data', folder(), '--nats', suite.nats.url, '--stream', stream]);
   const replica = await startTestServer(replicaArgs(folder(), writer, stream));
   try {
     for (let i = 0; i < 100; i++) {
@@ -216,7 +201,7 @@ test('read-your-writes: a read with X-Trellis-Min-Lsn on a replica sees the writ
 
 test('a second writer on the same stream is refused at start, naming both histories', { skip }, async () => {
   const stream = 'fenced';
-  const first = await startTestServer(['--data', folder(), '--nats', nats!.url, '--stream', stream]);
+  const first = await startTestServer(['--data', folder(), '--nats', suite.nats.url, '--stream', stream]);
   try {
     for (let i = 0; i < 3; i++) {
       await post(first.url, {
@@ -235,7 +220,7 @@ test('a second writer on the same stream is refused at start, naming both histor
       query: { write: { entries: [{ query: { root: { add_n: { label: 'B', properties: [] } } } }], returns: [] } },
     });
     await seed.stop();
-    const second = await failedStart(['--data', other, '--nats', nats!.url, '--stream', stream]);
+    const second = await failedStart(['--data', other, '--nats', suite.nats.url, '--stream', stream]);
     assert.equal(second.code, 1, second.stdout + second.stderr);
     assert.match(second.stderr, /holds entries up to LSN 3 but this writer's history ends at LSN 1/);
   } finally {
