@@ -6,11 +6,11 @@
  * POW; and the messages that point at the real cause.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadProject } from '../../src/hql/project.js';
-import { postPath, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { okCall, writeHqlProject } from '../helpers/hql-project.js';
 
 type Obj = Record<string, unknown>;
 
@@ -93,25 +93,12 @@ QUERY squares() =>
     RETURN users
 `;
 
-function writeProject(dir: string, queries: string): string {
-  const project = join(dir, 'project');
-  mkdirSync(project, { recursive: true });
-  writeFileSync(join(project, 'schema.hx'), SCHEMA);
-  writeFileSync(join(project, 'queries.hx'), queries);
-  writeFileSync(join(project, 'trellis.json'), '{}');
-  return project;
-}
-
 describe('constructs of the reference refused before issue 27', () => {
   const dir = tempDir();
   let server: TestServer;
-  const ok = async (name: string, params: unknown = {}): Promise<Obj> => {
-    const answer = await postPath(server, `/${name}`, params);
-    assert.equal(answer.status, 200, `${name}: ${JSON.stringify(answer.body)}`);
-    return answer.body as Obj;
-  };
+  const ok = (name: string, params: unknown = {}): Promise<Obj> => okCall(server, name, params);
   before(async () => {
-    server = await startTestServer(['--data', join(dir.path, 'data'), '--project', writeProject(dir.path, QUERIES)]);
+    server = await startTestServer(['--data', join(dir.path, 'data'), '--project', writeHqlProject(dir.path, SCHEMA, QUERIES)]);
     // A (0), B (1), C (2) aged 30, D (3) aged 40. A -> B, A -> C, B -> C, D -> C.
     assert.deepEqual(await ok('addUsers', { names: ['A', 'B', 'C'], age: 30 }), { n: 3 });
     assert.deepEqual(await ok('addUsers', { names: ['D'], age: 40 }), { n: 4 });
@@ -212,8 +199,9 @@ describe('constructs of the reference refused before issue 27', () => {
 test('messages that point at the real cause', () => {
   const dir = tempDir();
   try {
-    const project = writeProject(
+    const project = writeHqlProject(
       dir.path,
+      SCHEMA,
       `
 QUERY emptyLoop(names: [String]) =>
     FOR name IN names {

@@ -4,11 +4,11 @@
  * each, run on a real server; and the one thing still refused there, a shortest path.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadProject } from '../../src/hql/project.js';
-import { postPath, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { okCall, writeHqlProject } from '../helpers/hql-project.js';
 
 type Obj = Record<string, unknown>;
 
@@ -70,25 +70,12 @@ QUERY topics() =>
     RETURN users
 `;
 
-function writeProject(dir: string, queries: string): string {
-  const project = join(dir, 'project');
-  mkdirSync(project, { recursive: true });
-  writeFileSync(join(project, 'schema.hx'), SCHEMA);
-  writeFileSync(join(project, 'queries.hx'), queries);
-  writeFileSync(join(project, 'trellis.json'), '{}');
-  return project;
-}
-
 describe('traversals from enclosing items and grouping inside nested traversals', () => {
   const dir = tempDir();
   let server: TestServer;
-  const ok = async (name: string, params: unknown = {}): Promise<Obj> => {
-    const answer = await postPath(server, `/${name}`, params);
-    assert.equal(answer.status, 200, `${name}: ${JSON.stringify(answer.body)}`);
-    return answer.body as Obj;
-  };
+  const ok = (name: string, params: unknown = {}): Promise<Obj> => okCall(server, name, params);
   before(async () => {
-    server = await startTestServer(['--data', join(dir.path, 'data'), '--project', writeProject(dir.path, QUERIES)]);
+    server = await startTestServer(['--data', join(dir.path, 'data'), '--project', writeHqlProject(dir.path, SCHEMA, QUERIES)]);
     // Alice (0, 30), Bob (1, 40), Carol (2, 20); Alice follows Bob and Carol, Bob follows Carol.
     for (const [name, age] of [
       ['Alice', 30],
@@ -207,8 +194,9 @@ describe('traversals from enclosing items and grouping inside nested traversals'
   });
 
   test('a shortest path inside a nested traversal is refused with the reason, at its position', () => {
-    const project = writeProject(
+    const project = writeHqlProject(
       join(dir.path, 'refused'),
+      SCHEMA,
       `QUERY routes(to: ID) =>\n    users <- N<User>::|u|{name, route: _::ShortestPathBFS<Follows>::To(to)}\n    RETURN users\n`,
     );
     const loaded = loadProject(project, { mcp: false });
