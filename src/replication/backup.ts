@@ -16,7 +16,9 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { messageOf } from '../core/errors.js';
 import { entryHeader, openStore, snapshotPosition, type LogPosition } from '../store/index.js';
+import { EntryAssembler } from './entry-groups.js';
 import { LogStream, type LogMessage } from './nats.js';
 import { downloadSnapshot, fileSha256 } from './snapshot.js';
 
@@ -152,25 +154,34 @@ async function replayLog(options: RestoreOptions, backup: LogPosition): Promise<
     }
     let position = backup;
     const done = (lsn: number) => options.untilLsn !== undefined && lsn > options.untilLsn;
-    let parts: Uint8Array[] = [];
-    for (let seq = start; seq <= state.lastSeq; seq++) {
+    const assembler = new EntryAssembler();
+    let reached = false;
+    for (let seq = start; seq <= state.lastSeq && !reached; seq++) {
       const m: LogMessage | null = await stream.at(seq);
       if (m === null)
         throw new RestoreError(`the stream "${options.stream}" no longer holds message ${seq} (entry after LSN ${position.lsn})`);
-      if (done(m.lsn)) break;
-      if (m.part !== parts.length) throw new RestoreError(`entry ${m.lsn} arrived from part ${m.part} (expected ${parts.length})`);
-      parts.push(m.data);
-      if (m.part < m.parts - 1) continue;
-      const entry = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-      parts = [];
-      const header = entryHeader(entry);
-      if (options.untilTime !== undefined && header.time > options.untilTime) break;
-      if (header.count === 0) {
-        throw new RestoreError(
-          `entry ${header.lsn} replaced the data outside the log (an offline import): a point after it needs a backup taken after it`,
-        );
+      let entries;
+      try {
+        entries = assembler.push(m);
+      } catch (err) {
+        throw new RestoreError(messageOf(err));
       }
-      position = await store.applyEntry(entry, Buffer.from(m.hash, 'hex'));
+      const apply = [];
+      for (const e of entries) {
+        if (e.lsn <= position.lsn) continue; // a group that starts before the backup's point
+        const header = entryHeader(e.entry);
+        if (done(e.lsn) || (options.untilTime !== undefined && header.time > options.untilTime)) {
+          reached = true;
+          break;
+        }
+        if (header.count === 0) {
+          throw new RestoreError(
+            `entry ${header.lsn} replaced the data outside the log (an offline import): a point after it needs a backup taken after it`,
+          );
+        }
+        apply.push(e);
+      }
+      if (apply.length > 0) position = await store.applyEntries(apply);
     }
     if (options.untilLsn !== undefined && position.lsn < options.untilLsn) {
       throw new RestoreError(`the stream "${options.stream}" ends at LSN ${position.lsn}, before the asked LSN ${options.untilLsn}`);

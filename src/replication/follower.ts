@@ -2,8 +2,9 @@
  * A replica's follower (docs/replication.md): keeps the replica's own copy current. On
  * start, a copy that holds nothing yet takes a snapshot from the writer; then it follows
  * the stream from the entry after its position with an ordered consumer, reassembles split
- * entries, and applies each in one LMDB transaction that also records the applied LSN and
- * hash (Store.applyEntry checks they follow and chain). On a gap (the stream no longer
+ * entries and unpacks groups (entry-groups.ts), and applies each message's entries in one
+ * LMDB transaction that also records the applied LSN and hash (Store.applyEntries checks
+ * they follow and chain). On a gap (the stream no longer
  * holds the next entry) or a mismatch it logs why and takes a new snapshot, loaded in one
  * transaction, so readers go on reading the old copy until the new one is whole.
  */
@@ -11,6 +12,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../core/errors.js';
 import { LogMismatch, type LogPosition, type Store } from '../store/index.js';
+import { EntryAssembler, firstLsn } from './entry-groups.js';
 import { LogStream, type LogMessage } from './nats.js';
 import { SegmentFetcher } from './segments.js';
 import { downloadSnapshot, snapshotFolder } from './snapshot.js';
@@ -39,7 +41,7 @@ export interface FollowerCounters {
 
 /** How often the stream's end is compared with what was applied (ms). */
 const CHECK_MS = 250;
-/** Entries applied and not yet answered at most (the committer groups them into commits). */
+/** Messages applied and not yet answered at most (the committer groups them into commits). */
 const MAX_IN_FLIGHT = 512;
 
 export class Follower {
@@ -50,7 +52,7 @@ export class Follower {
   private appliedSeq = 0;
   /** The last moment the replica was known to hold everything the stream had. */
   private caughtUpAt = Date.now();
-  private parts: Uint8Array[] = [];
+  private readonly assembler = new EntryAssembler();
   private chain: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
   private submitted = 0;
@@ -132,7 +134,7 @@ export class Follower {
       start = await stream.seqAfter(this.applied.lsn);
       if (start === 'gap') throw new Error(`the stream does not hold the entries after the writer's snapshot (LSN ${this.applied.lsn})`);
     }
-    this.parts = [];
+    this.assembler.reset();
     this.appliedSeq = start - 1;
     this.following = stream.follow(start, (m) => this.receive(m));
     void this.following.done.then((err) => {
@@ -146,27 +148,27 @@ export class Follower {
       this.appliedSeq = m.seq;
       return; // already in the snapshot, or applied
     }
-    if (m.lsn !== this.submitted + 1) {
-      return void this.restart(`the stream skipped from LSN ${this.submitted} to ${m.lsn}`);
+    if (firstLsn(m) > this.submitted + 1) {
+      return void this.restart(`the stream skipped from LSN ${this.submitted} to ${firstLsn(m)}`);
     }
-    if (m.part !== this.parts.length) {
-      if (m.part !== 0) return void this.restart(`entry ${m.lsn} arrived from part ${m.part} (expected ${this.parts.length})`);
-      this.parts = [];
+    let entries;
+    try {
+      entries = this.assembler.push(m);
+    } catch (err) {
+      return void this.restart(messageOf(err));
     }
-    this.parts.push(m.data);
-    if (m.part < m.parts - 1) return;
-    const entry = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
-    this.parts = [];
+    if (entries.length === 0) return;
+    const fresh = entries.filter((e) => e.lsn > this.submitted); // a group may start with applied entries
     this.submitted = m.lsn;
     const seq = m.seq;
     const pending = m.pending;
     this.inFlight++;
-    const applying = this.options.store.applyEntry(entry, Buffer.from(m.hash, 'hex')).then(
+    const applying = this.options.store.applyEntries(fresh).then(
       (position) => {
         this.inFlight--;
         this.applied = position;
         this.appliedSeq = seq;
-        this.counts.appliedEntries++;
+        this.counts.appliedEntries += fresh.length;
         if (pending === 0) this.markCaughtUp();
         this.wake();
         this.segments.poke();

@@ -1,28 +1,25 @@
 /**
  * The replication log's stream in NATS JetStream: the only importer of `@nats-io/*`
- * (docs/replication.md). One entry is one message, or several (`Trellis-Part: i/k`) when it
- * is larger than the server's message limit; the last message of entry N has the message
- * id `N` (the others `N.i`), so "the stream's last message id" after entry N is always
- * `N` and the publisher's expected-last-message-id check refuses a second writer.
+ * (docs/replication.md). A message holds one entry, a group of consecutive entries
+ * (`Trellis-Entries: n`), or a part of an entry larger than the server's message limit
+ * (`Trellis-Part: i/k`); entry-groups.ts has the payloads. The message that ends with entry
+ * N has the message id `N` (the other parts of a split entry `N.i`), so "the stream's last
+ * message id" after entry N is always `N` and the publisher's expected-last-message-id
+ * check refuses a second writer.
  */
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { firstLsn, type EntryMessage } from './entry-groups.js';
 
 export const LSN_HEADER = 'Trellis-Lsn';
 export const PART_HEADER = 'Trellis-Part';
 export const HASH_HEADER = 'Trellis-Hash';
+export const ENTRIES_HEADER = 'Trellis-Entries';
 
 /** One message of the stream, as the replicas and the publisher's checks read it. */
-export interface LogMessage {
+export interface LogMessage extends EntryMessage {
   /** The stream's own sequence number. */
   readonly seq: number;
-  readonly lsn: number;
-  /** 0-based part of the entry, and how many parts it has. */
-  readonly part: number;
-  readonly parts: number;
-  /** hash_lsn, hex (on every part). */
-  readonly hash: string;
-  readonly data: Uint8Array;
   /** Messages after this one in the stream when it was delivered (consumers only; else 0). */
   readonly pending: number;
 }
@@ -58,7 +55,16 @@ export class LogStream {
    * answers within `timeoutMs`.
    */
   static async connect(url: string, stream: string, timeoutMs = 2000): Promise<LogStream> {
-    const nc = await connect({ servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: timeoutMs, name: 'trellis' });
+    // noAsyncTraces: no error object (with its stack) made up front for every request, in
+    // case it fails: they were a tenth of the writer thread's time under small batches.
+    const nc = await connect({
+      servers: url,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      timeout: timeoutMs,
+      name: 'trellis',
+      noAsyncTraces: true,
+    });
     const jsm = await jetstreamManager(nc, { timeout: timeoutMs });
     return new LogStream(nc, jetstream(nc, { timeout: 5000 }), jsm, stream);
   }
@@ -100,15 +106,15 @@ export class LogStream {
   }
 
   /**
-   * The stream sequence of the first message of entry `lsn`+1 (binary search: messages are
-   * in LSN order), the stream's end + 1 when it holds nothing after `lsn`, or 'gap' when the
-   * stream no longer holds entry `lsn`+1 whole (trimmed past it).
+   * The stream sequence of the first message holding entry `lsn`+1 (binary search: messages
+   * are in LSN order; a group may hold `lsn` too), the stream's end + 1 when it holds nothing
+   * after `lsn`, or 'gap' when the stream no longer holds entry `lsn`+1 whole (trimmed past it).
    */
   async seqAfter(lsn: number): Promise<number | 'gap'> {
     const state = await this.state();
     if (state.messages === 0 || state.lastSeq === 0) return state.lastSeq + 1;
     const first = await this.at(state.firstSeq);
-    if (first !== null && (first.lsn > lsn + 1 || (first.lsn === lsn + 1 && first.part > 0))) return 'gap';
+    if (first !== null && (firstLsn(first) > lsn + 1 || (first.lsn === lsn + 1 && first.part > 0))) return 'gap';
     let lo = state.firstSeq;
     let hi = state.lastSeq + 1;
     while (lo < hi) {
@@ -121,13 +127,14 @@ export class LogStream {
   }
 
   /**
-   * Publishes one part. `expectLast`: the message id the stream must end with, or null when
-   * the stream is new to this writer's history. A duplicate (the id is already in the
-   * stream's window) is acknowledged as such, without the check.
+   * Publishes one message: a part, an entry or a group of `count` entries ending at `lsn`.
+   * `expectLast`: the message id the stream must end with, or null when the stream is new
+   * to this writer's history. A duplicate (the id is already in the stream's window) is
+   * acknowledged as such, without the check.
    */
   async publish(
     data: Uint8Array,
-    meta: { lsn: number; part: number; parts: number; hash: string },
+    meta: { lsn: number; count: number; part: number; parts: number; hash: string },
     msgID: string,
     expectLast: string | null,
   ): Promise<PublishAck> {
@@ -135,6 +142,7 @@ export class LogStream {
     h.set(LSN_HEADER, String(meta.lsn));
     h.set(PART_HEADER, `${meta.part}/${meta.parts}`);
     h.set(HASH_HEADER, meta.hash);
+    if (meta.count > 1) h.set(ENTRIES_HEADER, String(meta.count));
     try {
       const ack = await this.js.publish(this.subject, data, {
         msgID,
@@ -203,8 +211,10 @@ function decode(seq: number, h: HeaderReader | undefined, data: Uint8Array, pend
   const lsn = Number(h?.get(LSN_HEADER) ?? NaN);
   const [part, parts] = (h?.get(PART_HEADER) ?? '0/1').split('/').map(Number) as [number, number];
   const hash = h?.get(HASH_HEADER) ?? '';
-  if (!Number.isSafeInteger(lsn) || lsn < 1 || !(parts >= 1) || !(part >= 0 && part < parts)) {
-    throw new Error(`stream message ${seq} is not a Trellis log entry (headers ${LSN_HEADER} and ${PART_HEADER})`);
+  const count = Number(h?.get(ENTRIES_HEADER) || 1);
+  const countFits = Number.isSafeInteger(count) && count >= 1 && count <= lsn && (count === 1 || parts === 1);
+  if (!Number.isSafeInteger(lsn) || lsn < 1 || !(parts >= 1) || !(part >= 0 && part < parts) || !countFits) {
+    throw new Error(`stream message ${seq} is not a Trellis log entry (headers ${LSN_HEADER}, ${PART_HEADER} and ${ENTRIES_HEADER})`);
   }
-  return { seq, lsn, part, parts, hash, data, pending };
+  return { seq, lsn, count, part, parts, hash, data, pending };
 }

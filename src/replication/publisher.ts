@@ -15,6 +15,7 @@
  */
 import { messageOf } from '../core/errors.js';
 import type { LoggedEntry, Store } from '../store/index.js';
+import { encodeGroup, groupForMessages } from './entry-groups.js';
 import { LogStream, WrongLastMessage, type LogMessage } from './nats.js';
 
 export interface PublisherOptions {
@@ -26,10 +27,17 @@ export interface PublisherOptions {
   readonly onFenced: (reason: string) => void;
 }
 
-/** Entries read from the log per round. */
-const ROUND_ENTRIES = 256;
+/** Entries read from the log per round (then published as few messages as they fit in). */
+const ROUND_ENTRIES = 1024;
 /** Pause before a round is tried again after NATS failed it. */
 const RETRY_MS = 250;
+/**
+ * Rounds start at most this often: under a stream of small batches each round then
+ * publishes what several flushes made durable as one message, not one message per flush
+ * (a message costs the writer thread a JetStream request, its acknowledgement and a socket
+ * write). It bounds what it adds to a replica's lag.
+ */
+const ROUND_EVERY_MS = 20;
 /** Published rows are trimmed from LMDB at most this often (each trim is a commit). */
 const TRIM_EVERY_MS = 1000;
 
@@ -87,7 +95,7 @@ export class Publisher {
     const stream = await LogStream.connect(this.options.url, this.options.stream);
     try {
       await stream.ensure();
-      this.published = await this.reconcile(stream);
+      this.published = (await this.reconcile(stream)).whole;
     } catch (err) {
       await stream.close();
       throw err;
@@ -99,14 +107,15 @@ export class Publisher {
 
   /**
    * Compares the stream's last entry with this writer's history and returns the last LSN
-   * the stream holds whole (0: none). Throws HistoryMismatch naming both sides.
+   * the stream holds whole (0: none), and whether its hash was found equal to this writer's
+   * (false when there was nothing to compare). Throws HistoryMismatch naming both sides.
    */
-  private async reconcile(stream: LogStream): Promise<number> {
+  private async reconcile(stream: LogStream): Promise<{ whole: number; matched: boolean }> {
     const { store } = this.options;
     const state = await stream.state();
-    if (state.lastSeq === 0) return 0;
+    if (state.lastSeq === 0) return { whole: 0, matched: false };
     const last = await stream.at(state.lastSeq);
-    if (last === null) return 0;
+    if (last === null) return { whole: 0, matched: false };
     const whole = last.part === last.parts - 1 ? last.lsn : last.lsn - 1;
     const here = store.logPosition();
     const where = `stream "${stream.stream}" at ${this.options.url}`;
@@ -115,7 +124,7 @@ export class Publisher {
         `the ${where} holds entries up to LSN ${whole} but this writer's history ends at LSN ${here.lsn} (hash ${here.hash.toString('hex')}): another writer published them, or this folder is an older copy; start this server as a replica, or give it a stream of its own`,
       );
     }
-    if (whole === 0) return 0;
+    if (whole === 0) return { whole: 0, matched: false };
     const mine = whole === here.lsn ? here.hash.toString('hex') : this.hashAt(whole);
     const theirs = whole === last.lsn ? last.hash : await this.hashInStream(stream, state.lastSeq, whole);
     if (mine !== null && theirs !== null && mine !== theirs) {
@@ -128,7 +137,7 @@ export class Publisher {
         `this writer no longer keeps entry ${whole} to compare with the ${where}; publishing from the first entry it keeps (replicas behind it take a new snapshot)`,
       );
     }
-    return whole;
+    return { whole, matched: mine !== null && theirs !== null };
   }
 
   private hashAt(lsn: number): string | null {
@@ -150,11 +159,21 @@ export class Publisher {
   /** A batch was logged: publish it once it is flushed. */
   notify(): void {
     if (this.closed || this.fenced !== null) return;
-    if (this.running) {
+    if (this.running || this.paced !== null) {
       this.again = true;
       return;
     }
+    const wait = this.lastRound + ROUND_EVERY_MS - performance.now();
+    if (wait > 0) {
+      this.paced = setTimeout(() => {
+        this.paced = null;
+        this.again = false;
+        this.notify();
+      }, wait);
+      return;
+    }
     this.running = true;
+    this.lastRound = performance.now();
     void this.round().finally(() => {
       this.running = false;
       if (this.again) {
@@ -163,6 +182,10 @@ export class Publisher {
       }
     });
   }
+
+  /** When the last round started (performance.now()), and the timer of a round held back until ROUND_EVERY_MS after it. */
+  private lastRound = -Infinity;
+  private paced: NodeJS.Timeout | null = null;
 
   private schedule(ms: number): void {
     if (this.retry !== null || this.closed) return;
@@ -190,17 +213,27 @@ export class Publisher {
     if (stream === null) return;
     const { store } = this.options;
     try {
-      for (;;) {
+      // One pass over what is committed now (a longer backlog: passes of ROUND_ENTRIES);
+      // what commits meanwhile notifies, and goes in the next round, ROUND_EVERY_MS on.
+      for (let full = true; full;) {
         const target = store.logPosition().lsn;
         if (target <= this.published) break;
         // Everything visible when `target` was read is on disk once this resolves.
         await store.flushed();
-        const entries = store.logEntries(this.published + 1, ROUND_ENTRIES).filter((e) => e.lsn <= target);
+        const entries = store.committedEntries(this.published + 1, target, ROUND_ENTRIES);
         if (entries.length === 0) break;
-        for (const entry of entries) {
+        full = entries.length === ROUND_ENTRIES;
+        // An entry published without the expected-last check (the stream's first, or after
+        // entries the stream lacks for good) goes alone, under its own LSN as message id:
+        // a retry of it is then a duplicate the stream drops, whatever came after it.
+        const alone = this.expectBefore(entries[0]!.lsn) === null ? 1 : 0;
+        const groups = groupForMessages(entries.slice(alone), stream.partBytes);
+        if (alone === 1) groups.unshift([entries[0]!]);
+        for (const group of groups) {
           if (this.closed || this.fenced !== null) return;
-          await this.publishEntry(stream, entry);
-          this.published = entry.lsn;
+          if (group.length === 1) await this.publishEntry(stream, group[0]!);
+          else await this.publishGroup(stream, group);
+          this.published = group[group.length - 1]!.lsn;
         }
       }
       if (Date.now() - this.lastTrim >= TRIM_EVERY_MS && this.published > 0) {
@@ -224,12 +257,20 @@ export class Publisher {
   /**
    * The stream does not end where this writer left it. Either it lost its last messages (a
    * NATS server killed before it wrote them: the stream is a prefix of this history), and
-   * the missing entries are published again; or another writer moved it on (it is ahead,
-   * or holds another hash), and this writer is fenced.
+   * the missing entries are published again; or it holds more of this very history than
+   * this writer knew (a publish whose acknowledgement was lost, retried as another group:
+   * `reconcile` found the same hash at its end), and publishing goes on after it; or another
+   * writer moved it on (another hash, or its end where this writer's is), and this writer
+   * is fenced.
    */
   private async recheck(stream: LogStream, why: string): Promise<void> {
     try {
-      const whole = await this.reconcile(stream);
+      const { whole, matched } = await this.reconcile(stream);
+      if (whole > this.published && matched) {
+        this.published = whole;
+        this.schedule(0);
+        return;
+      }
       if (whole >= this.published) return this.fence(why);
       this.options.log(
         `the stream holds entries up to LSN ${whole} only, this writer had published up to ${this.published}; publishing them again`,
@@ -242,34 +283,57 @@ export class Publisher {
     }
   }
 
+  /** The message id the stream must end with before entry `firstLsn`, null when it need not be checked. */
+  private expectBefore(firstLsn: number): string | null {
+    if (firstLsn === 1) return null;
+    if (this.published !== firstLsn - 1) return null; // entries the stream lacks for good (see reconcile)
+    return String(firstLsn - 1);
+  }
+
   /** One entry, split into parts of the server's message size; the last part's id is the LSN. */
   private async publishEntry(stream: LogStream, { lsn, hash, entry }: LoggedEntry): Promise<void> {
     const size = stream.partBytes;
     const parts = Math.max(1, Math.ceil(entry.length / size));
     const hex = hash.toString('hex');
-    let expect: string | null = lsn === 1 ? null : String(lsn - 1);
-    if (this.published !== lsn - 1) expect = null; // entries the stream lacks for good (see reconcile)
+    let expect = this.expectBefore(lsn);
     for (let part = 0; part < parts; part++) {
       const id = part === parts - 1 ? String(lsn) : `${lsn}.${part}`;
       const data = entry.subarray(part * size, Math.min(entry.length, (part + 1) * size));
-      const ack = await stream.publish(data, { lsn, part, parts, hash: hex }, id, expect);
-      if (ack.duplicate) {
-        // Already in the stream's window: the same entry from this writer (a retry), or a
-        // second writer's entry at the same LSN, which must not count as ours.
-        const there = await stream.at(ack.seq);
-        if (there !== null && there.hash !== hex) {
-          throw new HistoryMismatch(
-            `the stream already holds another entry ${lsn} (hash ${there.hash}; this writer's is ${hex}): another writer publishes to it`,
-          );
-        }
-      }
+      await this.send(stream, data, { lsn, count: 1, part, parts, hash: hex }, id, expect);
       expect = id;
+    }
+  }
+
+  /** Consecutive whole entries as one message (entry-groups.ts); its id is the last LSN. */
+  private async publishGroup(stream: LogStream, group: readonly LoggedEntry[]): Promise<void> {
+    const last = group[group.length - 1]!;
+    const meta = { lsn: last.lsn, count: group.length, part: 0, parts: 1, hash: last.hash.toString('hex') };
+    await this.send(stream, encodeGroup(group), meta, String(last.lsn), this.expectBefore(group[0]!.lsn));
+  }
+
+  private async send(
+    stream: LogStream,
+    data: Uint8Array,
+    meta: { lsn: number; count: number; part: number; parts: number; hash: string },
+    id: string,
+    expect: string | null,
+  ): Promise<void> {
+    const ack = await stream.publish(data, meta, id, expect);
+    if (!ack.duplicate) return;
+    // Already in the stream's window: the same message from this writer (a retry), or a
+    // second writer's entry at the same LSN, which must not count as ours.
+    const there = await stream.at(ack.seq);
+    if (there !== null && there.hash !== meta.hash) {
+      throw new HistoryMismatch(
+        `the stream already holds another entry ${meta.lsn} (hash ${there.hash}; this writer's is ${meta.hash}): another writer publishes to it`,
+      );
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.retry !== null) clearTimeout(this.retry);
+    if (this.paced !== null) clearTimeout(this.paced);
     await this.stream?.close();
   }
 }

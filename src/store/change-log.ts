@@ -12,13 +12,22 @@
  *
  * Entry (little-endian): [u8 format][u32 epoch][u64 lsn][f64 commit time, ms][u32 count],
  * then per change [u8 database][u8 op][u16 key length][u32 value length][key][value]; the
- * value is absent for a removal. `hash_n = SHA-256(hash_{n-1} || entry_n)`, hash_0 is 32 zero
- * bytes.
+ * value is absent for a removal, and is a patch (below) for op 3. `hash_n = SHA-256(hash_{n-1}
+ * || entry_n)`, hash_0 is 32 zero bytes.
+ *
+ * Patches: most batches rewrite a few large values (a column chunk of 1024 slots for one
+ * new node, an adjacency block for one new edge), changing a few bytes of each. A put of a
+ * binary value that already exists is recorded as a delta against the stored value
+ * (value-delta.ts) when that is at most half the value. Replaying it reads the value the
+ * replica holds (equal to the writer's before the put: the chain says so) and builds the
+ * new one. Entries, their hashes, the log rows and the stream then carry tens of bytes per
+ * one-node batch instead of kilobytes.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash as digest } from 'node:crypto';
 import { asBinary, type Database, type Key } from 'lmdb';
 import { DB_KINDS, META, type Dbs } from './layout.js';
 import { readU64, writeU64 } from './keys.js';
+import { applyDelta, encodeDelta } from './value-delta.js';
 
 /** The byte each sub-database has in an entry: part of the log's format, never renumbered. */
 export const LOG_DB_IDS: { readonly [K in keyof Dbs]: number } = {
@@ -38,12 +47,17 @@ export const LOG_DB_IDS: { readonly [K in keyof Dbs]: number } = {
 
 const DB_BY_ID = new Map<number, keyof Dbs>(Object.entries(LOG_DB_IDS).map(([name, id]) => [id, name as keyof Dbs]));
 
-const ENTRY_FORMAT = 1;
+/** Written by this version; format 1 (no patches) is read as well. */
+const ENTRY_FORMAT = 2;
+const READ_FORMATS: ReadonlySet<number> = new Set([1, 2]);
 /** format u8, epoch u32, lsn u64, time f64, count u32. */
 export const ENTRY_HEADER = 1 + 4 + 8 + 8 + 4;
 const CHANGE_HEADER = 1 + 1 + 2 + 4;
 const PUT = 1;
 const REMOVE = 2;
+const PATCH = 3;
+/** Values shorter than this are recorded whole (a patch would save next to nothing). */
+const PATCH_MIN_BYTES = 256;
 export const HASH_BYTES = 32;
 export const ZERO_HASH: Buffer = Buffer.alloc(HASH_BYTES);
 
@@ -69,6 +83,19 @@ export function chainHash(previous: Uint8Array, entry: Uint8Array): Buffer {
 }
 
 /**
+ * The log row of an entry, `[hash_n][entry_n]`, in one buffer: `hash_{n-1} || entry` is
+ * laid out first and hashed in one call (node:crypto's one-shot hash costs less than half
+ * of a Hash object's three calls), then hash_n takes hash_{n-1}'s place.
+ */
+function chainedRow(previous: Uint8Array, entry: Uint8Array): Buffer {
+  const row = Buffer.allocUnsafe(HASH_BYTES + entry.length);
+  row.set(previous, 0);
+  row.set(entry, HASH_BYTES);
+  row.set(digest('sha256', row, 'buffer') as unknown as Buffer, 0);
+  return row;
+}
+
+/**
  * A reset entry (ChangeLog.appendReset): the writer's data was replaced outside the log, so
  * whoever follows the log needs a snapshot taken at or after it. Every other entry has at
  * least one change (a batch that changed nothing has no entry).
@@ -79,7 +106,8 @@ export function isReset(header: EntryHeader): boolean {
 
 export function entryHeader(entry: Uint8Array): EntryHeader {
   const b = Buffer.from(entry.buffer, entry.byteOffset, entry.byteLength);
-  if (b.length < ENTRY_HEADER || b[0] !== ENTRY_FORMAT) throw new Error(`not a change-log entry of format ${ENTRY_FORMAT}`);
+  if (b.length < ENTRY_HEADER || !READ_FORMATS.has(b[0]!))
+    throw new Error(`not a change-log entry of format ${[...READ_FORMATS].join(' or ')}`);
   return { epoch: b.readUInt32LE(1), lsn: Number(b.readBigUInt64LE(5)), time: b.readDoubleLE(13), count: b.readUInt32LE(21) };
 }
 
@@ -178,6 +206,29 @@ export class ChangeRecorder {
   }
 
   /**
+   * Records a put of `next` over the stored `prev` as a patch (value-delta.ts), when the
+   * patch takes at most half of `next`; returns false (nothing recorded) otherwise.
+   */
+  private appendPatch(db: number, key: Uint8Array, prev: Uint8Array, next: Uint8Array): boolean {
+    if (key.length > 0xffff) throw new Error(`storage: a key of ${key.length} bytes`);
+    const budget = next.length >> 1;
+    this.ensure(CHANGE_HEADER + key.length + budget);
+    const start = this.at;
+    const body = start + CHANGE_HEADER + key.length;
+    const end = encodeDelta(prev, prev.length, next, this.buf, body, body + budget);
+    if (end < 0) return false;
+    const b = this.buf;
+    b[start] = db;
+    b[start + 1] = PATCH;
+    b.writeUInt16LE(key.length, start + 2);
+    b.writeUInt32LE(end - body, start + 4);
+    b.set(key, start + CHANGE_HEADER);
+    this.at = end;
+    this.count++;
+    return true;
+  }
+
+  /**
    * A handle that records every put and removal. Keys are the bytes lmdb-js writes (the
    * handle's own key writer); a msgpack value is the output of the handle's own encoder,
    * taken as lmdb-js encodes it for the put, so nothing is encoded twice. (Writing
@@ -211,8 +262,17 @@ export class ChangeRecorder {
       if (recorder.bypass) return void typed.putSync(key, value);
       if (!recorder.active) recorder.outside();
       if (kind === 'binary') {
+        const next = value as Uint8Array;
+        // The stored value comes in lmdb-js's shared read buffer: a value to put must never
+        // be a view of that buffer (the read would have overwritten it; checked below).
+        const prev = next.length >= PATCH_MIN_BYTES ? typed.getBinaryFast(key) : undefined;
+        if (prev !== undefined && prev.buffer === next.buffer) {
+          throw new Error("storage: a value put through a logged handle is a view of lmdb-js's shared read buffer");
+        }
+        if (prev === undefined || !recorder.appendPatch(id, key as Uint8Array, prev, next)) {
+          recorder.append(id, PUT, key as Uint8Array, next);
+        }
         typed.putSync(key, value);
-        recorder.append(id, PUT, key as Uint8Array, value as Uint8Array);
         return;
       }
       capture = true;
@@ -282,7 +342,20 @@ export class ChangeLog {
   forget(): void {
     this.cached = null;
     this.skipKnown = false;
+    this.forgetRecent();
   }
+
+  private recentBytes = 0;
+
+  /**
+   * The rows this writer appended lately, in LSN order (only while `keep`): the publisher
+   * takes its entries from here rather than reading back what it was just handed, and
+   * reads `replication_log` only for what is not here (after a restart, or a backlog
+   * longer than RECENT_ENTRIES). Dropped whole when a commit fails (`forget`): a failed
+   * commit's LSNs are given again to other entries. A caller only asks for entries its
+   * committed position covers, so an entry of a commit still in flight is never served.
+   */
+  private recent: LoggedEntry[] = [];
 
   /** Whether `meta` is known to hold the skipped mark in this transaction. */
   private skipKnown = false;
@@ -328,8 +401,12 @@ export class ChangeLog {
     entry.writeBigUInt64LE(BigInt(lsn), 5);
     entry.writeDoubleLE(now, 13);
     entry.writeUInt32LE(count, 21);
-    const hash = chainHash(at.hash, entry);
-    if (this.keep) this.log.putSync(lsnKey(lsn), Buffer.concat([hash, entry]));
+    const row = chainedRow(at.hash, entry);
+    const hash = row.subarray(0, HASH_BYTES);
+    if (this.keep) {
+      this.log.putSync(lsnKey(lsn), row);
+      this.remember({ lsn, hash, entry: row.subarray(HASH_BYTES) });
+    }
     this.record({ lsn, hash, epoch: at.epoch, time: now });
     return lsn;
   }
@@ -349,8 +426,10 @@ export class ChangeLog {
     entry.writeBigUInt64LE(BigInt(lsn), 5);
     entry.writeDoubleLE(now, 13);
     entry.writeUInt32LE(0, 21);
-    const hash = chainHash(from.hash, entry);
-    this.log.putSync(lsnKey(lsn), Buffer.concat([hash, entry]));
+    const row = chainedRow(from.hash, entry);
+    const hash = row.subarray(0, HASH_BYTES);
+    this.log.putSync(lsnKey(lsn), row);
+    this.forgetRecent(); // a reset is rare: the publisher reads it back
     const position = { lsn, hash, epoch: from.epoch, time: now };
     this.record(position);
     return position;
@@ -365,6 +444,37 @@ export class ChangeLog {
     b.writeDoubleLE(position.time, 12 + HASH_BYTES);
     this.meta.putSync(META.logPosition, b);
     this.cached = position;
+  }
+
+  private forgetRecent(): void {
+    this.recent = [];
+    this.recentBytes = 0;
+  }
+
+  private remember(entry: LoggedEntry): void {
+    const last = this.recent[this.recent.length - 1];
+    if (last !== undefined && last.lsn !== entry.lsn - 1) this.forgetRecent();
+    this.recent.push(entry);
+    this.recentBytes += entry.entry.length;
+    // A backlog past the bounds (NATS away) is read from the log when it is published.
+    if (this.recent.length > RECENT_ENTRIES || this.recentBytes > RECENT_BYTES) this.forgetRecent();
+  }
+
+  /**
+   * Entries from `from` to `upTo` (both committed), at most `limit`, from the rows this
+   * writer appended lately; null when they do not start at `from` (read the log instead).
+   */
+  recentEntries(from: number, upTo: number, limit: number): LoggedEntry[] | null {
+    const first = this.recent[0];
+    if (first === undefined || first.lsn > from || this.recent[this.recent.length - 1]!.lsn < from) return null;
+    const start = from - first.lsn;
+    const out = this.recent.slice(start, start + Math.min(limit, upTo - from + 1));
+    // Published entries are not asked for again.
+    if (start > 0) {
+      for (let i = 0; i < start; i++) this.recentBytes -= this.recent[i]!.entry.length;
+      this.recent.splice(0, start);
+    }
+    return out;
   }
 
   /** Logged entries from `from` on, in order, at most `limit` (the current snapshot). */
@@ -399,6 +509,10 @@ export interface LoggedEntry {
   readonly entry: Buffer;
 }
 
+/** Entries kept in memory for the publisher at most (a longer backlog is read from the log). */
+const RECENT_ENTRIES = 8192;
+const RECENT_BYTES = 32 * 1024 * 1024;
+
 export function lsnKey(lsn: number): Buffer {
   const key = Buffer.allocUnsafe(8);
   writeU64(key, 0, lsn);
@@ -425,15 +539,22 @@ export function applyEntry(dbs: Dbs, entry: Uint8Array): EntryHeader {
     const keyLength = b.readUInt16LE(at + 2);
     const valueLength = b.readUInt32LE(at + 4);
     at += CHANGE_HEADER;
-    if (name === undefined || (op !== PUT && op !== REMOVE) || at + keyLength + valueLength > b.length) {
+    const kind = name === undefined ? undefined : DB_KINDS[name];
+    const knownOp = op === PUT || op === REMOVE || (op === PATCH && kind === 'binary');
+    if (name === undefined || !knownOp || at + keyLength + valueLength > b.length) {
       throw new Error(`entry ${header.lsn} has a malformed change ${i}`);
     }
     const db = dbs[name] as unknown as Database<unknown, Key> & { readKey(b: Buffer, start: number, end: number): Key };
-    const key = DB_KINDS[name] === 'plain' ? db.readKey(b, at, at + keyLength) : Buffer.from(b.subarray(at, at + keyLength));
+    const key = kind === 'plain' ? db.readKey(b, at, at + keyLength) : Buffer.from(b.subarray(at, at + keyLength));
     at += keyLength;
     if (op === PUT) {
       const value = Buffer.from(b.subarray(at, at + valueLength));
-      db.putSync(key, DB_KINDS[name] === 'binary' ? value : asBinary(value));
+      db.putSync(key, kind === 'binary' ? value : asBinary(value));
+      at += valueLength;
+    } else if (op === PATCH) {
+      const stored = db.getBinary(key);
+      if (stored === undefined) throw new Error(`entry ${header.lsn}: change ${i} patches a value this copy does not hold`);
+      db.putSync(key, applyDelta(stored, b.subarray(at, at + valueLength), `entry ${header.lsn}, change ${i}`));
       at += valueLength;
     } else {
       db.removeSync(key);

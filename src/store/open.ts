@@ -393,6 +393,12 @@ class LmdbStore implements Store {
     return this.read(() => [...this.changeLog.entries(from, limit)]);
   }
 
+  committedEntries(from: number, upTo: number, limit: number): LoggedEntry[] {
+    const recent = this.changeLog.recentEntries(from, upTo, limit);
+    if (recent !== null) return recent;
+    return this.logEntries(from, limit).filter((e) => e.lsn <= upTo);
+  }
+
   firstLogged(): number | null {
     return this.read(() => this.changeLog.firstKept());
   }
@@ -402,28 +408,31 @@ class LmdbStore implements Store {
     return done.value;
   }
 
-  async applyEntry(entry: Uint8Array, hash: Uint8Array): Promise<LogPosition> {
+  async applyEntries(entries: readonly LoggedEntry[]): Promise<LogPosition> {
     if (!this.replica) throw new Error(`store ${this.path} is not a replica: it applies no log entries`);
+    if (entries.length === 0) return this.logPosition();
     const done = await this.committer!.submit(
       () => {
-        const at = this.changeLog.position();
-        const header = entryHeader(entry);
-        if (header.lsn !== at.lsn + 1) throw new LogMismatch(`entry ${header.lsn} does not follow the applied LSN ${at.lsn}`);
-        const expected = chainHash(at.hash, entry);
-        if (!expected.equals(hash)) {
-          throw new LogMismatch(
-            `entry ${header.lsn} does not chain: its hash is ${Buffer.from(hash).toString('hex')}, the applied history at ${at.lsn} (${at.hash.toString('hex')}) gives ${expected.toString('hex')}`,
-          );
+        let at = this.changeLog.position();
+        for (const { entry, hash } of entries) {
+          const header = entryHeader(entry);
+          if (header.lsn !== at.lsn + 1) throw new LogMismatch(`entry ${header.lsn} does not follow the applied LSN ${at.lsn}`);
+          const expected = chainHash(at.hash, entry);
+          if (!expected.equals(hash)) {
+            throw new LogMismatch(
+              `entry ${header.lsn} does not chain: its hash is ${Buffer.from(hash).toString('hex')}, the applied history at ${at.lsn} (${at.hash.toString('hex')}) gives ${expected.toString('hex')}`,
+            );
+          }
+          if (isReset(header)) {
+            throw new LogMismatch(
+              `entry ${header.lsn} replaced the writer's data outside the log (an offline import): a new snapshot is needed`,
+            );
+          }
+          applyEntry(this.handles.typed, entry);
+          at = { lsn: header.lsn, hash: expected, epoch: header.epoch, time: header.time };
         }
-        if (isReset(header)) {
-          throw new LogMismatch(
-            `entry ${header.lsn} replaced the writer's data outside the log (an offline import): a new snapshot is needed`,
-          );
-        }
-        applyEntry(this.handles.typed, entry);
-        const position = { lsn: header.lsn, hash: expected, epoch: header.epoch, time: header.time };
-        this.changeLog.record(position);
-        return { value: position, onCommit: () => this.dropWriterCaches() };
+        this.changeLog.record(at);
+        return { value: at, onCommit: () => this.dropWriterCaches() };
       },
       false,
       false,

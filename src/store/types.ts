@@ -269,15 +269,21 @@ export interface Store {
   logPosition(): LogPosition;
   /** Kept log entries from LSN `from` on (at most `limit`), in a fresh snapshot. */
   logEntries(from: number, limit: number): LoggedEntry[];
+  /**
+   * The publisher's read: entries `from` .. `upTo` (a committed LSN), at most `limit`, from
+   * memory when this writer appended them lately, else from the log.
+   */
+  committedEntries(from: number, upTo: number, limit: number): LoggedEntry[];
   /** The first LSN still kept, or null when none is. */
   firstLogged(): number | null;
   /** Drops kept entries up to `upTo` (published); returns how many. Not itself logged. */
   trimLog(upTo: number): Promise<number>;
   /**
-   * A replica applies the next entry: checks that it follows (LSN + 1) and chains (`hash`),
-   * writes its changes and the new position in one transaction; throws LogMismatch otherwise.
+   * A replica applies the next entries, in order: checks that each follows (LSN + 1) and
+   * chains (its `hash`), writes their changes and the new position in one transaction (all
+   * or none); throws LogMismatch otherwise.
    */
-  applyEntry(entry: Uint8Array, hash: Uint8Array): Promise<LogPosition>;
+  applyEntries(entries: readonly LoggedEntry[]): Promise<LogPosition>;
   /**
    * A replica takes a snapshot (a file `backup` wrote, checked by the caller): in one
    * transaction its data becomes the snapshot's, and its position the snapshot's position.

@@ -17,6 +17,7 @@ import { natsSuite } from '../helpers/nats.js';
 import { folderDigest, writerLsn as lsnAt } from '../helpers/replication.js';
 
 const writerLsn = (writer: TestServer) => lsnAt(writer.url);
+import { firstLsn } from '../../src/replication/entry-groups.js';
 import { LogStream } from '../../src/replication/nats.js';
 import { q } from '../helpers/embedded.js';
 
@@ -74,7 +75,7 @@ async function until(what: string, check: () => Promise<boolean>, ms = 60_000): 
   throw new Error(`timed out waiting until ${what}`);
 }
 
-/** Every LSN of the stream, in stream order (the last part of each entry). */
+/** Every LSN of the stream, in stream order (the entries of each group, the last part of each split entry). */
 async function streamLsns(stream: string): Promise<number[]> {
   const log = await LogStream.connect(suite.nats.url, stream);
   try {
@@ -82,7 +83,7 @@ async function streamLsns(stream: string): Promise<number[]> {
     const out: number[] = [];
     for (let seq = state.firstSeq; seq <= state.lastSeq; seq++) {
       const m = await log.at(seq);
-      if (m !== null && m.part === m.parts - 1) out.push(m.lsn);
+      if (m !== null && m.part === m.parts - 1) for (let lsn = firstLsn(m); lsn <= m.lsn; lsn++) out.push(lsn);
     }
     return out;
   } finally {

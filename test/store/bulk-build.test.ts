@@ -230,7 +230,7 @@ test('a bulk build continues the target history with a reset entry, chained, tha
     const replica = await openStore({ path: replicaDir, replica: true });
     try {
       await replica.setLogPosition(before);
-      await assert.rejects(replica.applyEntry(resetRow!.entry, resetRow!.hash), (err: Error) => {
+      await assert.rejects(replica.applyEntries([resetRow!]), (err: Error) => {
         assert.equal(err.name, 'LogMismatch');
         assert.match(err.message, /entry 3 replaced the writer's data outside the log \(an offline import\): a new snapshot is needed/);
         return true;

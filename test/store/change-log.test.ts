@@ -136,7 +136,10 @@ test('replaying every entry on an empty replica gives the writer data byte for b
     await idle(writer);
     const entries = writer.logEntries(1, 1_000_000);
     assert.equal(entries.length, writer.logPosition().lsn);
-    for (const e of entries) await replica.applyEntry(e.entry, e.hash);
+    // Applied as a replica gets them: alone, and in groups of several per transaction.
+    for (let at = 0, size = 1; at < entries.length; at += size, size = (size * 3) % 17 || 1) {
+      await replica.applyEntries(entries.slice(at, at + size));
+    }
     assert.deepEqual(replica.logPosition(), writer.logPosition());
     const reads = searchRequests();
     const answers = (store: Store) => reads.map((body) => runRead(store, preparePlan(body), exec));
@@ -153,22 +156,47 @@ test('replaying every entry on an empty replica gives the writer data byte for b
   }
 });
 
-test('a replica refuses an entry that skips an LSN or does not chain, and keeps its position', async () => {
+test("the publisher's read gives the logged rows: from memory for what this writer appended lately, else from the log", async () => {
+  const dir = tempDir('trellis-log-');
+  let store = await openStore({ path: dir.path, keepLog: true });
+  try {
+    await Promise.all(Array.from({ length: 30 }, (_, i) => store.writeLogged((w) => w.createNode('A', { i }))));
+    const logged = (from: number, upTo: number, limit: number) => store.logEntries(from, limit).filter((e) => e.lsn <= upTo);
+    assert.deepEqual(store.committedEntries(1, 30, 10), logged(1, 30, 10));
+    assert.deepEqual(store.committedEntries(11, 25, 100), logged(11, 25, 100), 'only up to the committed LSN asked');
+    assert.deepEqual(store.committedEntries(3, 30, 5), logged(3, 30, 5), 'an earlier start (published again) reads the log');
+    await store.close();
+    store = await openStore({ path: dir.path, keepLog: true });
+    assert.deepEqual(store.committedEntries(26, 30, 100), logged(26, 30, 100), 'after a restart, from the log');
+    await store.writeLogged((w) => w.createNode('A', {}));
+    assert.deepEqual(store.committedEntries(26, 31, 100), logged(26, 31, 100));
+  } finally {
+    await store.close();
+    dir.remove();
+  }
+});
+
+test('a replica refuses an entry that skips an LSN or does not chain, and keeps its position (a group all or none)', async () => {
   const writerDir = tempDir('trellis-log-writer-');
   const replicaDir = tempDir('trellis-log-replica-');
   const writer = await openStore({ path: writerDir.path, keepLog: true });
   const replica = await openStore({ path: replicaDir.path, replica: true });
   try {
-    for (let i = 0; i < 3; i++) await writer.writeLogged((w) => w.createNode('A', { i }));
-    const [one, two, three] = writer.logEntries(1, 3);
+    for (let i = 0; i < 4; i++) await writer.writeLogged((w) => w.createNode('A', { i }));
+    const [one, two, three, four] = writer.logEntries(1, 4);
     await assert.rejects(
-      replica.applyEntry(two!.entry, two!.hash),
+      replica.applyEntries([two!]),
       (err: unknown) => err instanceof LogMismatch && /does not follow the applied LSN 0/.test(err.message),
     );
-    await replica.applyEntry(one!.entry, one!.hash);
+    await replica.applyEntries([one!]);
     await assert.rejects(
-      replica.applyEntry(two!.entry, three!.hash),
-      (err: unknown) => err instanceof LogMismatch && /does not chain/.test(err.message),
+      replica.applyEntries([{ ...two!, hash: three!.hash }]),
+      (err: unknown) => err instanceof LogMismatch && /entry 2 does not chain/.test(err.message),
+    );
+    // The group's third entry does not chain: its first two are not applied either.
+    await assert.rejects(
+      replica.applyEntries([two!, three!, { ...four!, hash: two!.hash }]),
+      (err: unknown) => err instanceof LogMismatch && /entry 4 does not chain/.test(err.message),
     );
     assert.equal(replica.logPosition().lsn, 1);
     assert.equal(
