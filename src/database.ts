@@ -158,6 +158,8 @@ export interface Answerer {
   readonly timeoutMs: number;
   /** The project's named queries, by the place a `named` request calls them by. */
   readonly named: readonly CompiledQuery[];
+  /** Read answers carry the LSN of the snapshot they read (a replica: docs/replication.md). */
+  readonly snapshotLsn?: boolean;
 }
 
 /**
@@ -170,12 +172,20 @@ export function answerRequest(answerer: Answerer, request: RequestFrame, sliceMs
   const start = performance.now();
   const { spentMs } = request;
   const exec: ExecOptions = { timeoutMs: answerer.timeoutMs, spentMs, sliceMs };
-  const read = (plan: QueryPlan) => runRead(answerer.store, plan, exec);
+  let lsn: number | undefined;
+  const read = (plan: QueryPlan) => {
+    if (answerer.snapshotLsn !== true) return runRead(answerer.store, plan, exec);
+    const done = answerer.store.readAt((reader) => executePlan(plan, reader, null, exec));
+    lsn = done.lsn;
+    return done.value;
+  };
   const options = fromOptionFlags(request.flags);
   const answer = answerRoute(answerer, request, options, read);
   switch (answer.kind) {
     case 'done':
-      return { kind: 'response', status: answer.status, text: answer.body };
+      return lsn === undefined
+        ? { kind: 'response', status: answer.status, text: answer.body }
+        : { kind: 'response', status: answer.status, text: answer.body, lsn };
     case 'preempted':
       return { kind: 'preempted', spentMs: spentMs + (performance.now() - start) };
     case 'write':

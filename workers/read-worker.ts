@@ -24,6 +24,7 @@ const answerer: Answerer = {
   readerMode: settings.mode === 'reader',
   timeoutMs: settings.queryTimeoutMs,
   named: settings.namedQueries === undefined ? [] : decodeMessage<NamedQuery[]>(settings.namedQueries),
+  snapshotLsn: settings.snapshotLsn === true,
 };
 
 function stats(): WorkerStats {

@@ -42,7 +42,7 @@ export interface TaskFrame {
 }
 
 export type AnswerFrame =
-  | { readonly kind: 'response'; readonly status: number; readonly body: Uint8Array }
+  | { readonly kind: 'response'; readonly status: number; readonly body: Uint8Array; readonly lsn?: number }
   | { readonly kind: 'write'; readonly awaitDurable: boolean; readonly plan: Uint8Array }
   | { readonly kind: 'preempted'; readonly spentMs: number };
 
@@ -114,31 +114,39 @@ export function decodeTask(bytes: Uint8Array): TaskFrame {
 const encoder = new TextEncoder();
 
 /** An answer as a thread makes it: a response may still be text (encodeAnswers writes it as UTF-8). */
-export type AnswerToEncode = AnswerFrame | { readonly kind: 'response'; readonly status: number; readonly text: string };
+export type AnswerToEncode =
+  AnswerFrame | { readonly kind: 'response'; readonly status: number; readonly text: string; readonly lsn?: number };
+
+/** An LSN in two u32 fields, plus one (0: none); LSNs pass 2^32 within months at a thousand batches a second. */
+const LSN_SPLIT = 2 ** 32;
+function lsnFields(lsn: number | undefined): [number, number] {
+  if (lsn === undefined) return [0, 0];
+  const n = lsn + 1;
+  return [n % LSN_SPLIT, Math.floor(n / LSN_SPLIT)];
+}
 
 const EMPTY = new Uint8Array(0);
 
 function answerEntry(a: AnswerToEncode): Entry {
   switch (a.kind) {
     case 'write':
-      return { fields: [1, a.awaitDurable ? 1 : 0], payload: a.plan };
+      return { fields: [1, a.awaitDurable ? 1 : 0, 0, 0], payload: a.plan };
     case 'preempted':
-      return { fields: [2, Math.min(0xffffffff, Math.round(a.spentMs))], payload: EMPTY };
+      return { fields: [2, Math.min(0xffffffff, Math.round(a.spentMs)), 0, 0], payload: EMPTY };
     default:
-      return { fields: [0, a.status], payload: 'text' in a ? encoder.encode(a.text) : a.body };
+      return { fields: [0, a.status, ...lsnFields(a.lsn)], payload: 'text' in a ? encoder.encode(a.text) : a.body };
   }
 }
 
 export function encodeAnswers(answers: readonly AnswerToEncode[]): Uint8Array {
-  return encodeTable(answers.map(answerEntry), 2);
+  return encodeTable(answers.map(answerEntry), 4);
 }
 
 export function decodeAnswers(bytes: Uint8Array): AnswerFrame[] {
-  return decodeTable(bytes, 2).entries.map(({ fields: [kind, status], payload }) =>
-    kind === 1
-      ? { kind: 'write', awaitDurable: status === 1, plan: payload }
-      : kind === 2
-        ? { kind: 'preempted', spentMs: status! }
-        : { kind: 'response', status: status!, body: payload },
-  );
+  return decodeTable(bytes, 4).entries.map(({ fields: [kind, status, lsnLow, lsnHigh], payload }): AnswerFrame => {
+    if (kind === 1) return { kind: 'write', awaitDurable: status === 1, plan: payload };
+    if (kind === 2) return { kind: 'preempted', spentMs: status! };
+    const lsn = lsnLow! + lsnHigh! * LSN_SPLIT - 1;
+    return lsn < 0 ? { kind: 'response', status: status!, body: payload } : { kind: 'response', status: status!, body: payload, lsn };
+  });
 }

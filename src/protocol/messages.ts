@@ -51,6 +51,11 @@ export interface WorkerSettings {
    * (src/store/lock.ts): the writer thread opens under it, again after every restart.
    */
   readonly writerLock?: string;
+  /**
+   * Read answers carry the change-log LSN of the snapshot they read (a replica's
+   * X-Trellis-Lsn: docs/replication.md).
+   */
+  readonly snapshotLsn?: boolean;
   /** The writer publishes its change log to this JetStream stream (docs/replication.md). */
   readonly replication?: { readonly url: string; readonly stream: string };
   /**

@@ -49,7 +49,8 @@ async function handleQuery(
     // Only start-up blocks every query; a writer thread being replaced fails writes alone
     // (the service answers not_ready for them) while reads carry on.
     if (service.health().index_runtime !== 'ready') return errorResponse('not_ready', 'the database is still opening; retry shortly');
-    // A replica's read answers reflect at least the LSN applied when they started.
+    // A replica's read answers carry the LSN of the snapshot they read (reply.lsn); an
+    // answer that read nothing (an error before the read) the LSN applied when it started.
     const seen = replica?.lsn();
     const reply = await answer(options);
     const lsn = reply.lsn ?? seen;

@@ -26,6 +26,8 @@ export interface InlineSettings {
   readonly queryTimeoutMs: number;
   /** The project's named queries (as the read workers have them). */
   readonly named: readonly CompiledQuery[];
+  /** Answers carry the LSN of the snapshot they read (a replica). */
+  readonly snapshotLsn: boolean;
 }
 
 export class InlineQueries {
@@ -36,7 +38,13 @@ export class InlineQueries {
 
   static async open(settings: InlineSettings): Promise<InlineQueries> {
     const store = await openStore({ path: settings.dataDir, readOnly: true });
-    return new InlineQueries({ store, readerMode: settings.readerMode, timeoutMs: settings.queryTimeoutMs, named: settings.named });
+    return new InlineQueries({
+      store,
+      readerMode: settings.readerMode,
+      timeoutMs: settings.queryTimeoutMs,
+      named: settings.named,
+      snapshotLsn: settings.snapshotLsn,
+    });
   }
 
   /** Whether a body of this size may be answered here now (the caller knows the pool is idle). */

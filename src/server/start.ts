@@ -118,6 +118,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       {
         dataDir: options.dataDir,
         mode: options.mode === 'writer' ? 'writer' : 'reader',
+        ...(options.mode === 'replica' ? { snapshotLsn: true } : {}),
         queryTimeoutMs: options.queryTimeoutMs,
         ...(lock === null || options.mode !== 'writer' ? {} : { writerLock: lock.token }),
         ...(options.mode === 'writer' && options.nats !== undefined ? { replication: { url: options.nats, stream } } : {}),

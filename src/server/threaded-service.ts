@@ -79,6 +79,7 @@ export class ThreadedService implements QueryService {
       this.inline = await InlineQueries.open({
         dataDir: this.settings.dataDir,
         readerMode: this.settings.mode === 'reader',
+        snapshotLsn: this.settings.snapshotLsn === true,
         queryTimeoutMs: this.settings.queryTimeoutMs,
         named: this.namedQueries,
       });
@@ -127,7 +128,11 @@ export class ThreadedService implements QueryService {
       this.inline !== null && pool.idle && this.inline.accepts(body)
         ? await this.answerInline(this.inline, pool, body, flags, queryId, route)
         : await pool.submit(body, flags, queryId, route);
-    if (answer.kind === 'response') return { status: answer.status, body: answer.body };
+    if (answer.kind === 'response') {
+      return answer.lsn === undefined
+        ? { status: answer.status, body: answer.body }
+        : { status: answer.status, body: answer.body, lsn: answer.lsn };
+    }
     if (answer.kind === 'preempted') return fail('internal_error', 'a read was preempted in the long lane');
     // Workers refuse writes in reader mode, so a write plan means a writer exists.
     if (this.writer === null)
@@ -151,7 +156,11 @@ export class ThreadedService implements QueryService {
   ): Promise<AnswerFrame> {
     const answer = inline.answer(body, flags, queryId, route);
     if (answer.kind === 'preempted') return pool.submitLong(body, flags, answer.spentMs, queryId, route);
-    if (answer.kind === 'response' && 'text' in answer) return { kind: 'response', status: answer.status, body: Buffer.from(answer.text) };
+    if (answer.kind === 'response' && 'text' in answer) {
+      const { status, lsn } = answer;
+      const body = Buffer.from(answer.text);
+      return lsn === undefined ? { kind: 'response', status, body } : { kind: 'response', status, body, lsn };
+    }
     return answer;
   }
 

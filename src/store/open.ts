@@ -335,6 +335,14 @@ class LmdbStore implements Store {
     }
   }
 
+  readAt<T>(fn: (r: SnapshotReader) => T): { readonly value: T; readonly lsn: number } {
+    // The position is read in the same snapshot, after the read: what the answer saw.
+    return this.read((r) => {
+      const value = fn(r);
+      return { value, lsn: this.changeLog.position().lsn };
+    });
+  }
+
   write<T>(fn: (w: GraphWriter) => T, options: WriteOptions = {}): Promise<T> {
     return this.writeLogged(fn, options).then((done) => done.value);
   }

@@ -253,6 +253,8 @@ export interface Store {
    * turns that a blocked worker never has).
    */
   read<T>(fn: (r: SnapshotReader) => T): T;
+  /** As `read`, with the change-log LSN of the snapshot it read (a replica's X-Trellis-Lsn). */
+  readAt<T>(fn: (r: SnapshotReader) => T): { readonly value: T; readonly lsn: number };
   /**
    * Runs `fn` in its own child write transaction. If `fn` throws, everything it wrote is
    * rolled back and the promise rejects with that error at once; otherwise the promise

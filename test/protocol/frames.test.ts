@@ -16,8 +16,13 @@ test('tasks: the slice, and flags, spent time, named query numbers and bodies of
   assert.deepEqual(decodeTask(encodeTask({ sliceMs: 0, requests: [] })), { sliceMs: 0, requests: [] });
 });
 
-test('answers: responses with their status and text, write plans with await-durable, preempted reads with their time', () => {
+test('answers: responses with their status, text and snapshot LSN, write plans with await-durable, preempted reads with their time', () => {
   const plan = new Uint8Array([1, 2, 3]);
+  const withLsn = (lsn: number) => {
+    const [answer] = decodeAnswers(encodeAnswers([{ kind: 'response', status: 200, text: '1', lsn }]));
+    return answer?.kind === 'response' ? answer.lsn : null;
+  };
+  for (const lsn of [0, 1, 2 ** 32 - 2, 2 ** 32 - 1, 2 ** 32, 2 ** 45 + 7]) assert.equal(withLsn(lsn), lsn, `LSN ${lsn}`);
   const bytes = encodeAnswers([
     { kind: 'response', status: 200, text: '{"r":["é"]}' },
     { kind: 'write', awaitDurable: true, plan },
@@ -27,7 +32,7 @@ test('answers: responses with their status and text, write plans with await-dura
   ]);
   const [a, b, c, d, e] = decodeAnswers(bytes);
   assert.deepEqual(e, { kind: 'preempted', spentMs: 12 });
-  assert.deepEqual(a?.kind === 'response' && [a.status, Buffer.from(a.body).toString()], [200, '{"r":["é"]}']);
+  assert.deepEqual(a?.kind === 'response' && [a.status, Buffer.from(a.body).toString(), a.lsn], [200, '{"r":["é"]}', undefined]);
   assert.deepEqual(b?.kind === 'write' && [b.awaitDurable, [...b.plan]], [true, [1, 2, 3]]);
   assert.deepEqual(c?.kind === 'response' && [c.status, Buffer.from(c.body).toString()], [408, '{}']);
   assert.deepEqual(d?.kind === 'write' && [d.awaitDurable, d.plan.length], [false, 0]);

@@ -199,6 +199,51 @@ test('read-your-writes: a read with X-Trellis-Min-Lsn on a replica sees the writ
   }
 });
 
+test("a replica answer's X-Trellis-Lsn is the LSN of the snapshot it read: under writes, every count matches it", { skip }, async () => {
+  const stream = 'snapshot-lsn';
+  const writer = await startTestServer(['--data', folder(), '--nats', suite.nats.url, '--stream', stream]);
+  const replica = await startTestServer(replicaArgs(folder(), writer, stream));
+  const addOne = {
+    request_type: 'write',
+    query: { write: { entries: [{ query: { root: { add_n: { label: 'S', properties: [] } } } }], returns: [] } },
+  };
+  const countS = {
+    request_type: 'read',
+    query: {
+      read: {
+        entries: [{ query: { name: 'c', root: { count: { input: { nodes: { reference: 'all' } } } } } }],
+        returns: ['c'],
+      },
+    },
+  };
+  try {
+    // Each write adds one node and one LSN: at LSN x the replica holds x - base nodes.
+    const first = await post(writer.url, addOne);
+    assert.equal(first.status, 200, first.text);
+    const base = Number(first.lsn) - 1;
+    let writing = true;
+    const writes = (async () => {
+      for (let i = 0; i < 300; i++) assert.equal((await post(writer.url, addOne)).status, 200);
+      writing = false;
+    })();
+    const seen: [number, number][] = [];
+    const reads = Array.from({ length: 4 }, async () => {
+      while (writing) {
+        const r = await post(replica.url, countS);
+        assert.equal(r.status, 200, r.text);
+        seen.push([Number(r.lsn), (JSON.parse(r.text) as { c: number[] }).c[0]!]);
+      }
+    });
+    await Promise.all([writes, ...reads]);
+    assert.ok(seen.length > 20, `${seen.length} reads while the writes went on`);
+    for (const [lsn, count] of seen) assert.equal(count, lsn - base, `an answer with X-Trellis-Lsn ${lsn} counted ${count} nodes`);
+    assert.ok(new Set(seen.map(([lsn]) => lsn)).size > 3, 'the answers read several snapshots');
+  } finally {
+    await replica.stop();
+    await writer.stop();
+  }
+});
+
 test('a second writer on the same stream is refused at start, naming both histories', { skip }, async () => {
   const stream = 'fenced';
   const first = await startTestServer(['--data', folder(), '--nats', suite.nats.url, '--stream', stream]);
