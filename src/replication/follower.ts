@@ -8,14 +8,14 @@
  * holds the next entry) or a mismatch it logs why and takes a new snapshot, loaded in one
  * transaction, so readers go on reading the old copy until the new one is whole.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../core/errors.js';
-import { LogMismatch, type LogPosition, type Store } from '../store/index.js';
+import { adoptSnapshot, LogMismatch, type LogPosition, type Store } from '../store/index.js';
 import { EntryAssembler, firstLsn } from './entry-groups.js';
 import { LogStream, type LogMessage } from './nats.js';
 import { SegmentFetcher } from './segments.js';
-import { downloadSnapshot, snapshotFolder } from './snapshot.js';
+import { downloadSnapshot, snapshotFolder, type SnapshotTimes } from './snapshot.js';
 
 export interface FollowerOptions {
   readonly store: Store;
@@ -24,6 +24,59 @@ export interface FollowerOptions {
   readonly stream: string;
   readonly writerUrl: string;
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
+  /** The first snapshot, placed as the data file before the store opened (seedReplica). */
+  readonly seeded?: SeededSnapshot | null;
+}
+
+/** A snapshot that became a new replica's data file. */
+export interface SeededSnapshot {
+  readonly bytes: number;
+  readonly lsn: number;
+}
+
+function describeTimes(bytes: number, times: SnapshotTimes, load: number): Record<string, number> {
+  const total = times.make + times.transfer + times.check + load;
+  return {
+    make_s: round(times.make),
+    transfer_s: round(times.transfer),
+    check_s: round(times.check),
+    load_s: round(load),
+    mb_per_s: round(bytes / 1e6 / Math.max(total, 0.001)),
+  };
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * A replica whose folder holds no database yet (its first start) takes its first snapshot
+ * as its data file: downloaded, checked (SHA-256, then the position the copy holds against
+ * the announced one), stripped of the writer's log rows, and renamed into place before the
+ * store opens, so it costs the transfer and a checksum, not a copy key by key. Later
+ * snapshots (a gap, a mismatch) are loaded into the open store in one transaction instead,
+ * so readers go on reading the old copy meanwhile. Returns null when the folder already
+ * holds a database.
+ */
+export async function seedReplica(
+  dataDir: string,
+  writerUrl: string,
+  log: (message: string, fields?: Record<string, unknown>) => void,
+): Promise<SeededSnapshot | null> {
+  const target = join(dataDir, 'data.mdb');
+  if (existsSync(target)) return null;
+  const folder = snapshotFolder(dataDir);
+  mkdirSync(folder, { recursive: true });
+  const { info, file, times } = await downloadSnapshot(writerUrl, (id) => join(folder, `incoming-${id}.mdb`));
+  const started = performance.now();
+  try {
+    await adoptSnapshot(file, { lsn: info.lsn, hash: info.hash });
+    renameSync(file, target);
+  } finally {
+    rmSync(file, { force: true });
+    rmSync(`${file}-lock`, { force: true });
+  }
+  const fields = { lsn: info.lsn, bytes: info.bytes, ...describeTimes(info.bytes, times, (performance.now() - started) / 1000) };
+  log(`replication: a first snapshot of ${info.bytes} bytes at LSN ${info.lsn} is this replica's data file`, fields);
+  return { bytes: info.bytes, lsn: info.lsn };
 }
 
 /** What a replica's metrics report (read at scrape time). */
@@ -66,6 +119,10 @@ export class Follower {
   private constructor(private readonly options: FollowerOptions) {
     this.applied = options.store.logPosition();
     this.submitted = this.applied.lsn;
+    if (options.seeded) {
+      this.counts.snapshots = 1;
+      this.counts.snapshotBytes = options.seeded.bytes;
+    }
     const { store, dataDir, writerUrl, log } = options;
     this.segments = new SegmentFetcher({ store, dataDir, writerUrl, log: (message) => log(message) });
   }
@@ -75,7 +132,7 @@ export class Follower {
     const follower = new Follower(options);
     follower.stream = await LogStream.connect(options.url, options.stream, 5000);
     await follower.stream.ensure();
-    if (follower.applied.lsn === 0) await follower.snapshot();
+    if (follower.applied.lsn === 0 && !options.seeded) await follower.snapshot();
     follower.segments.poke();
     await follower.follow();
     follower.timer = setInterval(() => void follower.check(), CHECK_MS);
@@ -230,7 +287,8 @@ export class Follower {
   private async snapshot(): Promise<void> {
     const folder = snapshotFolder(this.options.dataDir);
     mkdirSync(folder, { recursive: true });
-    const { info, file } = await downloadSnapshot(this.options.writerUrl, (id) => join(folder, `incoming-${id}.mdb`));
+    const { info, file, times } = await downloadSnapshot(this.options.writerUrl, (id) => join(folder, `incoming-${id}.mdb`));
+    const started = performance.now();
     let position: LogPosition;
     try {
       position = await this.options.store.loadSnapshot(file, { lsn: info.lsn, hash: info.hash });
@@ -242,7 +300,8 @@ export class Follower {
     this.submitted = position.lsn;
     this.counts.snapshots++;
     this.counts.snapshotBytes += info.bytes;
-    this.options.log(`replication: loaded a snapshot of ${info.bytes} bytes at LSN ${info.lsn}`, { lsn: info.lsn, bytes: info.bytes });
+    const fields = { lsn: info.lsn, bytes: info.bytes, ...describeTimes(info.bytes, times, (performance.now() - started) / 1000) };
+    this.options.log(`replication: loaded a snapshot of ${info.bytes} bytes at LSN ${info.lsn}`, fields);
     this.wake();
     this.segments.poke();
   }

@@ -126,13 +126,25 @@ export class PieceRefused extends Error {
  * the announced one (a mismatch removes the file and throws). The LSN and hash the copy
  * holds are the loader's to check (Store.loadSnapshot, or the restore).
  */
-export async function downloadSnapshot(writerUrl: string, fileFor: (id: string) => string): Promise<{ info: SnapshotInfo; file: string }> {
+/** Where a snapshot's time went (seconds): the writer making it, the pieces, the replica's checksum. */
+export interface SnapshotTimes {
+  readonly make: number;
+  readonly transfer: number;
+  readonly check: number;
+}
+
+export async function downloadSnapshot(
+  writerUrl: string,
+  fileFor: (id: string) => string,
+): Promise<{ info: SnapshotInfo; file: string; times: SnapshotTimes }> {
   const base = writerUrl.replace(/\/+$/, '');
+  const started = performance.now();
   const res = await fetch(`${base}/v2/replication/snapshot`, { method: 'POST' });
   if (!res.ok) throw new Error(`the writer at ${base} answered ${res.status} to a snapshot request: ${await res.text()}`);
   const info = (await res.json()) as SnapshotInfo;
   const file = fileFor(info.id);
   const have = existsSync(file) ? statSync(file).size : 0;
+  const made = performance.now();
   const fd = openSync(file, have > 0 ? 'r+' : 'w');
   try {
     const ask = (offset: number) => ({ id: info.id, offset, length: PIECE_BYTES });
@@ -140,10 +152,12 @@ export async function downloadSnapshot(writerUrl: string, fileFor: (id: string) 
   } finally {
     closeSync(fd);
   }
+  const transferred = performance.now();
   const sha = await fileSha256(file);
   if (sha !== info.sha256) {
     rmSync(file, { force: true });
     throw new Error(`snapshot ${info.id} arrived with SHA-256 ${sha}, the writer announced ${info.sha256}`);
   }
-  return { info, file };
+  const times = { make: (made - started) / 1000, transfer: (transferred - made) / 1000, check: (performance.now() - transferred) / 1000 };
+  return { info, file, times };
 }

@@ -22,7 +22,7 @@ import { namedQueries, namedQueryRoutes } from './named-queries.js';
 import { encodeMessage } from '../protocol/codec.js';
 import { mcpRoutes } from './mcp-routes.js';
 import { replicationRoutes } from './replication-routes.js';
-import { Follower } from '../replication/follower.js';
+import { Follower, seedReplica } from '../replication/follower.js';
 import type { Store } from '../store/index.js';
 import type { ReplicaLink } from './service.js';
 import { explorerRoutes, loadExplorerFiles } from './explorer-files.js';
@@ -167,6 +167,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const started = service;
   const ready = (async () => {
     if (replica !== null) {
+      const log = (message: string, fields?: Record<string, unknown>) => logger.info(fields ?? {}, message);
+      const seeded = await seedReplica(options.dataDir, options.writerUrl!, log);
       replica.store = await openStore({ path: options.dataDir, replica: true, writerLock: lock!.token, log: (m) => logger.error(m) });
       replica.follower = await Follower.start({
         store: replica.store,
@@ -174,7 +176,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         url: options.nats!,
         stream,
         writerUrl: options.writerUrl!,
-        log: (message, fields) => logger.info(fields ?? {}, message),
+        log,
+        seeded,
       });
     }
     await started.start();

@@ -697,6 +697,30 @@ export async function snapshotPosition(file: string): Promise<LogPosition> {
   }
 }
 
+/**
+ * A writer's snapshot file made a new replica's data file (its first snapshot, placed as
+ * it is rather than copied key by key: replication/follower.ts): checks that the copy holds
+ * the announced position, and drops the writer's change-log rows it carries (a replica
+ * keeps none). Returns the position.
+ */
+export async function adoptSnapshot(file: string, expected: { lsn: number; hash: string }): Promise<LogPosition> {
+  const copy = openCopy(file);
+  try {
+    const log = sub<Buffer, Buffer>(copy, file, DB.log, 'binary');
+    const position = new ChangeLog(sub(copy, file, DB.meta, 'plain'), log, false).position();
+    if (position.lsn !== expected.lsn || position.hash.toString('hex') !== expected.hash) {
+      throw new Error(
+        `the snapshot ${file} holds LSN ${position.lsn} (${position.hash.toString('hex')}), not the announced ${expected.lsn} (${expected.hash})`,
+      );
+    }
+    copy.resetReadTxn();
+    log.clearSync();
+    return position;
+  } finally {
+    await copy.close();
+  }
+}
+
 /** Inside a write transaction: every key of `to` removed, every key and value of `from` put, as stored. */
 function replaceContents(from: Database<unknown, Key>, to: Database<unknown, Key>, kind: DbKind): void {
   const old: Key[] = [...to.getKeys({})];

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, failedStart, type TestServer } from '../helpers/server.js';
 import { natsSuite } from '../helpers/nats.js';
+import { openStore } from '../../src/store/index.js';
 import { folderDigest, indexRequests, mixedWrites, namedSegments, searchRequests, writerLsn } from '../helpers/replication.js';
 
 const suite = natsSuite('trellis-repl-');
@@ -117,6 +118,8 @@ test('a writer and two replicas: mixed writes, and every replica ends with the w
     const refused = await post(replicas[0]!.url, writes[0]!);
     assert.equal(refused.status, 503);
     assert.equal(JSON.parse(refused.text).error, 'writer_mode_required');
+    // Both started on empty folders: each took its first snapshot as its data file.
+    for (const replica of replicas) assert.match(replica.output(), /a first snapshot of \d+ bytes at LSN \d+ is this replica's data file/);
     const health = await fetch(`${replicas[0]!.url}/readyz`);
     assert.deepEqual(await health.json(), { ready: true, mode: 'replica', index_runtime: 'ready' });
     await writer.stop();
@@ -124,6 +127,11 @@ test('a writer and two replicas: mixed writes, and every replica ends with the w
     replicas = [];
     const want = folderDigest(writerDir);
     for (const dir of replicaDirs) assert.deepEqual(folderDigest(dir), want);
+    for (const dir of replicaDirs) {
+      const copy = await openStore({ path: dir, readOnly: true });
+      assert.equal(copy.firstLogged(), null, "a replica keeps none of the writer's log rows its first snapshot carried");
+      await copy.close();
+    }
     const files = namedSegments(writerDir);
     for (const dir of replicaDirs) assert.deepEqual(namedSegments(dir), files);
   } finally {
