@@ -177,7 +177,7 @@ export class WriterClient {
     });
   }
 
-  /** Asks the writer thread for a compacted copy of the database in `path` (flushed before it resolves). */
+  /** Asks the writer thread for a copy of the database in `path` (flushed before it resolves). */
   snapshot(path: string): Promise<void> {
     if (!this.alive) return Promise.reject(new Error('the writer thread is starting; retry shortly'));
     const id = this.nextId++;

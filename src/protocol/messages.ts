@@ -72,7 +72,7 @@ export interface WorkerSettings {
  */
 export type WriterRequest =
   | { readonly kind: 'write'; readonly id: number; readonly plan: Uint8Array; readonly awaitDurable: boolean }
-  /** A compacted copy of the database in the file `path`, for a replica (docs/replication.md). */
+  /** A copy of the database in the file `path`, for a replica (docs/replication.md). */
   | { readonly kind: 'snapshot'; readonly id: number; readonly path: string }
   | { readonly kind: 'close' };
 

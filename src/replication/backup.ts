@@ -1,7 +1,7 @@
 /**
  * Backups and point-in-time restores (docs/replication.md, "Backups").
  *
- * - A backup is one file: a compacted LMDB copy of the database taken in one read
+ * - A backup is one file: an LMDB copy (not compacted) of the database taken in one read
  *   transaction (lmdb-js `backup`), holding its own change-log position (LSN, hash, epoch,
  *   commit time of its last batch). From a data folder it is read-only: it runs beside a
  *   writer of the same folder. From a running writer (`--url`) it is the snapshot replicas

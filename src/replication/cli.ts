@@ -13,7 +13,7 @@ export const BACKUP_USAGE = `Usage:
                                           of DIR may run meanwhile)
   trellis backup --url URL --to FILE      a copy from the running writer at URL
 
-The file is a compacted LMDB copy taken in one read transaction; it holds its LSN.`;
+The file is an LMDB copy taken in one read transaction; it holds its LSN.`;
 
 export const RESTORE_USAGE = `Usage:
   trellis restore --from FILE --data DIR [--nats URL [--stream NAME]] [--until-lsn N | --until-time T]

@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../core/errors.js';
-import { adoptSnapshot, LogMismatch, type LogPosition, type Store } from '../store/index.js';
+import { checkSnapshot, LogMismatch, type LogPosition, type Store } from '../store/index.js';
 import { EntryAssembler, firstLsn } from './entry-groups.js';
 import { LogStream, type LogMessage } from './nats.js';
 import { SegmentFetcher } from './segments.js';
@@ -50,8 +50,8 @@ const round = (x: number) => Math.round(x * 100) / 100;
 /**
  * A replica whose folder holds no database yet (its first start) takes its first snapshot
  * as its data file: downloaded, checked (SHA-256, then the position the copy holds against
- * the announced one), stripped of the writer's log rows, and renamed into place before the
- * store opens, so it costs the transfer and a checksum, not a copy key by key. Later
+ * the announced one) and renamed into place before the store opens (which then drops the
+ * writer's log rows it carries: Follower.start), so it costs the transfer and a checksum, not a copy key by key. Later
  * snapshots (a gap, a mismatch) are loaded into the open store in one transaction instead,
  * so readers go on reading the old copy meanwhile. Returns null when the folder already
  * holds a database.
@@ -68,7 +68,7 @@ export async function seedReplica(
   const { info, file, times } = await downloadSnapshot(writerUrl, (id) => join(folder, `incoming-${id}.mdb`));
   const started = performance.now();
   try {
-    await adoptSnapshot(file, { lsn: info.lsn, hash: info.hash });
+    await checkSnapshot(file, { lsn: info.lsn, hash: info.hash });
     renameSync(file, target);
   } finally {
     rmSync(file, { force: true });
@@ -132,6 +132,7 @@ export class Follower {
     const follower = new Follower(options);
     follower.stream = await LogStream.connect(options.url, options.stream, 5000);
     await follower.stream.ensure();
+    if (options.seeded) await options.store.dropLogRows();
     if (follower.applied.lsn === 0 && !options.seeded) await follower.snapshot();
     follower.segments.poke();
     await follower.follow();

@@ -1,6 +1,6 @@
 /**
  * Snapshots between a writer and its replicas (docs/replication.md). The writer makes a
- * compacted copy of its database in a read transaction (lmdb-js `backup`), returned once
+ * copy of its database in a read transaction (lmdb-js `backup`), returned once
  * every commit it holds is flushed, and serves it by pieces: a replica asks for the bytes
  * from an offset, so a download that broke resumes where it stopped. The replica checks
  * the whole file's SHA-256 and the LSN and hash the copy itself holds against what the
@@ -23,6 +23,8 @@ export interface SnapshotInfo {
 
 /** Largest piece served at once. */
 export const PIECE_BYTES = 8 * 1024 * 1024;
+/** Pieces asked for at once by a download. */
+const PIECES_IN_FLIGHT = 2;
 /** Snapshots older than this are removed when a new one is made. */
 const KEEP_MS = 15 * 60 * 1000;
 const ID = /^[0-9a-f-]{36}$/;
@@ -71,7 +73,7 @@ export async function readFilePiece(path: string, offset: number, length: number
     return null;
   }
   const n = Math.max(0, Math.min(length, PIECE_BYTES, size - offset));
-  const out = Buffer.alloc(n);
+  const out = Buffer.allocUnsafe(n); // filled below; only what was read is answered
   const file = await openFile(path, 'r');
   try {
     let at = 0;
@@ -87,8 +89,10 @@ export async function readFilePiece(path: string, offset: number, length: number
 }
 
 /**
- * Fetches `bytes` bytes into `fd` by pieces from a route that answers `{"…", "offset",
- * "length"}` bodies (`ask` gives the body for an offset), from `have` on.
+ * Downloads `bytes` bytes by pieces into `fd` from byte `have` on, two pieces in flight
+ * (the next one travels while the last is written), each handed to `onPiece` in order
+ * once written (a running checksum). A piece shorter than asked, other than the last, is
+ * an error: the pieces after it were asked for at offsets it did not reach.
  */
 export async function downloadPieces(
   url: string,
@@ -97,15 +101,35 @@ export async function downloadPieces(
   have: number,
   bytes: number,
   what: string,
+  onPiece: (piece: Buffer) => void = () => undefined,
 ): Promise<void> {
-  while (have < bytes) {
-    const piece = await fetch(url, { method: 'POST', body: JSON.stringify(ask(have)) });
+  const fetchPiece = async (offset: number): Promise<Buffer> => {
+    const piece = await fetch(url, { method: 'POST', body: JSON.stringify(ask(offset)) });
     if (!piece.ok)
-      throw new PieceRefused(piece.status, `the writer answered ${piece.status} for ${what} at byte ${have}: ${await piece.text()}`);
-    const got = Buffer.from(await piece.arrayBuffer());
-    if (got.length === 0) throw new Error(`${what} ended at byte ${have} of ${bytes}`);
-    writeSync(fd, got, 0, got.length, have);
-    have += got.length;
+      throw new PieceRefused(piece.status, `the writer answered ${piece.status} for ${what} at byte ${offset}: ${await piece.text()}`);
+    return Buffer.from(await piece.arrayBuffer());
+  };
+  const inFlight: { offset: number; piece: Promise<Buffer> }[] = [];
+  let next = have;
+  try {
+    while (have < bytes) {
+      while (inFlight.length < PIECES_IN_FLIGHT && next < bytes) {
+        inFlight.push({ offset: next, piece: fetchPiece(next) });
+        next += Math.min(PIECE_BYTES, bytes - next);
+      }
+      const { offset, piece } = inFlight.shift()!;
+      const got = await piece;
+      if (got.length === 0) throw new Error(`${what} ended at byte ${offset} of ${bytes}`);
+      if (got.length !== Math.min(PIECE_BYTES, bytes - offset)) {
+        throw new Error(`${what} came with ${got.length} bytes at byte ${offset}, not ${Math.min(PIECE_BYTES, bytes - offset)}`);
+      }
+      writeSync(fd, got, 0, got.length, offset);
+      onPiece(got);
+      have = offset + got.length;
+    }
+  } finally {
+    // A failed piece leaves the others to settle unread (their errors are the first one's).
+    for (const { piece } of inFlight) piece.catch(() => undefined);
   }
 }
 
@@ -145,15 +169,21 @@ export async function downloadSnapshot(
   const file = fileFor(info.id);
   const have = existsSync(file) ? statSync(file).size : 0;
   const made = performance.now();
+  // The checksum runs over the pieces as they arrive (over what a resumed download
+  // already has first), not over the whole file once more at the end.
+  const hash = createHash('sha256');
+  if (have > 0) for await (const chunk of createReadStream(file, { end: have - 1 })) hash.update(chunk as Buffer);
   const fd = openSync(file, have > 0 ? 'r+' : 'w');
   try {
     const ask = (offset: number) => ({ id: info.id, offset, length: PIECE_BYTES });
-    await downloadPieces(`${base}/v2/replication/snapshot/piece`, ask, fd, have, info.bytes, `snapshot ${info.id}`);
+    await downloadPieces(`${base}/v2/replication/snapshot/piece`, ask, fd, have, info.bytes, `snapshot ${info.id}`, (piece) =>
+      hash.update(piece),
+    );
   } finally {
     closeSync(fd);
   }
   const transferred = performance.now();
-  const sha = await fileSha256(file);
+  const sha = hash.digest('hex');
   if (sha !== info.sha256) {
     rmSync(file, { force: true });
     throw new Error(`snapshot ${info.id} arrived with SHA-256 ${sha}, the writer announced ${info.sha256}`);

@@ -152,9 +152,9 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
   '/v2/replication/snapshot': {
     post: {
       operationId: 'replicationSnapshot',
-      summary: 'Make a compacted snapshot of the database for a replica or a backup (writers only)',
+      summary: 'Make a snapshot of the database for a replica or a backup (writers only)',
       description:
-        'A compacted LMDB copy taken in one read transaction, announced once every commit it holds is flushed; fetched by pieces from /v2/replication/snapshot/piece and kept 15 minutes (docs/replication.md).',
+        'An LMDB copy taken in one read transaction, announced once every commit it holds is flushed; fetched by pieces from /v2/replication/snapshot/piece and kept 15 minutes (docs/replication.md).',
       tags: ['replication'],
       parameters: [{ $ref: '#/components/parameters/x-request-id' }],
       responses: {

@@ -1,6 +1,6 @@
 /**
  * The writer's snapshot routes for replicas (docs/replication.md): `POST
- * /v2/replication/snapshot` makes a compacted copy in the writer thread (flushed before it
+ * /v2/replication/snapshot` makes a copy in the writer thread (flushed before it
  * is announced) and answers its id, size, SHA-256 and the LSN and hash the copy holds;
  * `POST /v2/replication/snapshot/piece` with `{"id","offset","length"}` answers its bytes
  * from `offset` (at most 8 MiB), so a broken download resumes where it stopped; `POST

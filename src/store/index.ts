@@ -3,7 +3,7 @@
  * import (.dependency-cruiser.cjs checks it). `openStore` opens a database; the data
  * folder's checks and writer lock are for start-up; the rest is what the executors read.
  */
-export { openStore, LogMismatch, snapshotPosition, adoptSnapshot } from './open.js';
+export { openStore, LogMismatch, snapshotPosition, checkSnapshot } from './open.js';
 export { chainHash, entryHeader, ZERO_HASH, HASH_BYTES, type EntryHeader } from './change-log.js';
 export { DataFolderError } from './folder.js';
 export { lockDataFolder, writerLockHolder, type LockHolder, type WriterLock } from './lock.js';

@@ -286,6 +286,8 @@ export interface Store {
    * or none); throws LogMismatch otherwise.
    */
   applyEntries(entries: readonly LoggedEntry[]): Promise<LogPosition>;
+  /** Drops every kept log row (a replica whose data file was a writer's snapshot keeps none); returns how many. */
+  dropLogRows(): Promise<number>;
   /**
    * A replica takes a snapshot (a file `backup` wrote, checked by the caller): in one
    * transaction its data becomes the snapshot's, and its position the snapshot's position.
@@ -300,7 +302,7 @@ export interface Store {
   sweepSegments(): void;
   /** Writes the log's position (a restored copy; a promotion's new epoch), flushed. */
   setLogPosition(position: LogPosition): Promise<void>;
-  /** A compacted copy of the database as `data.mdb` in the folder `path`, returned once every commit it holds is flushed here. */
+  /** A copy (not compacted) of the database as `data.mdb` in the folder `path`, returned once every commit it holds is flushed here. */
   backup(path: string): Promise<void>;
   /** How write batches were answered so far (diagnostics). */
   commitStats(): CommitStats;
