@@ -16,9 +16,10 @@
  *   is visible there) to the replica's answer, so it bounds visibility on the replica from
  *   above by one read. Target: p99 <= 50 ms.
  * - `snapshot`: a replica's first start against a writer holding the bench dataset of
- *   `--size` (small 10k/100k, medium 100k/1M, large 1M nodes/10M edges): the snapshot's
- *   bytes and the time from the replica's start until it is ready (made, transferred,
- *   checked, loaded), as MB/s.
+ *   `--size` (small 10k/100k, medium 100k/1M, large 1M nodes/10M edges), loaded through
+ *   HTTP batches or by the offline `trellis import` (`--load http|import`; import by
+ *   default for large): the snapshot's bytes and the time from the replica's start until
+ *   it is ready (made, transferred, checked, loaded), as MB/s.
  * - `reads`: point reads of the `--size` dataset through the gateway (`--connections`, 16),
  *   sent to the writer alone against the writer and two replicas, `--rounds` (6) rounds of
  *   `--duration` seconds each, alternating, with the CPU each process used: on 2 cores the
@@ -26,6 +27,7 @@
  *
  * Prints one JSON object on stdout; progress on stderr.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +42,7 @@ import { readScenarios } from './lib/scenarios.js';
 import { buildTruth } from './lib/truth.js';
 import { DEFAULT_SEED, SIZES, type SizeName } from './lib/dataset.js';
 import { loadRequests } from './lib/load-trellis.js';
+import { writeDatasetCsv } from './lib/import-files.js';
 import { machine, parseBenchArgs, positiveInt, positiveNumber, progress, runBench } from './lib/cli.js';
 import { median, percentile, round } from './lib/stats.js';
 
@@ -171,17 +174,28 @@ async function lagRun(nats: Nats, rate: number, seconds: number): Promise<Record
 }
 
 /** A replica's first start against a writer holding the bench dataset of `size`: snapshot bytes and MB/s. */
-async function snapshotRun(nats: Nats, size: SizeName): Promise<Record<string, number | string>> {
+async function snapshotRun(nats: Nats, size: SizeName, load: 'http' | 'import'): Promise<Record<string, number | string>> {
   const stream = `snap${Date.now()}`;
   const wdir = folder();
   const rdir = folder();
-  const writer = await server('writer', ['--data', wdir.path, '--nats', nats.url, '--stream', stream]);
+  const data = join(wdir.path, 'db');
+  if (load === 'import') {
+    // 10M edges through HTTP batches take most of an hour here; the offline import minutes.
+    const files = await writeDatasetCsv(wdir.path, DEFAULT_SEED, SIZES[size]);
+    const r = spawnSync(process.execPath, [CLI, 'import', '--data', data, '--mapping', files.mapping, '--progress', 'none'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`trellis import failed: ${r.stdout}${r.stderr}`);
+    rmSync(files.users);
+    rmSync(files.follows);
+  }
+  const writer = await server('writer', ['--data', data, '--nats', nats.url, '--stream', stream]);
   const pool = new Pool(`http://127.0.0.1:${writer.port}`, { connections: 1 });
   let replica: Child | null = null;
   try {
-    const load = loadRequests(DEFAULT_SEED, SIZES[size]);
-    for (const body of [...load.nodes, ...load.edges]) await post(pool, body);
-    progress(`snapshot: ${size} dataset loaded`);
+    if (load === 'http') {
+      const requests = loadRequests(DEFAULT_SEED, SIZES[size]);
+      for (const body of [...requests.nodes, ...requests.edges]) await post(pool, body);
+    }
+    progress(`snapshot: ${size} dataset loaded (${load})`);
     const started = performance.now();
     replica = await replicaOf('replica', nats, stream, writer, rdir.path);
     const seconds = (performance.now() - started) / 1000;
@@ -191,6 +205,7 @@ async function snapshotRun(nats: Nats, size: SizeName): Promise<Record<string, n
       size,
       nodes: SIZES[size].nodes,
       edges: SIZES[size].edges,
+      load,
       snapshot_mb: round(bytes / 2 ** 20),
       start_to_ready_s: round(seconds, 2),
       mb_per_s: round(bytes / 2 ** 20 / seconds),
@@ -309,7 +324,7 @@ async function readsRun(nats: Nats, size: SizeName, connections: number, rounds:
 }
 
 async function main(): Promise<void> {
-  const args = parseBenchArgs(process.argv.slice(2), ['duration', 'rate', 'clients', 'connections', 'rounds']);
+  const args = parseBenchArgs(process.argv.slice(2), ['duration', 'rate', 'clients', 'connections', 'rounds', 'load']);
   const seconds = positiveNumber(args.values.duration, 5, 'duration');
   const rate = positiveNumber(args.values.rate, 1000, 'rate');
   const clients = positiveInt(args.values.clients, 8, 'clients');
@@ -340,7 +355,11 @@ async function main(): Promise<void> {
       }
       out.lag = { rate, runs, lag_p99_median_ms: round(median(runs.map((x) => x.lag_p99_ms!)), 2) };
     }
-    if (want('snapshot')) out.snapshot = await snapshotRun(nats, args.size);
+    if (want('snapshot')) {
+      const load = args.values.load ?? (args.size === 'large' ? 'import' : 'http');
+      if (load !== 'http' && load !== 'import') throw new Error(`--load must be http or import, got ${load}`);
+      out.snapshot = await snapshotRun(nats, args.size, load);
+    }
     if (want('reads')) {
       const connections = positiveInt(args.values.connections, 16, 'connections');
       out.reads = await readsRun(nats, args.size, connections, positiveInt(args.values.rounds, 6, 'rounds'), seconds);
