@@ -182,7 +182,9 @@ async function snapshotRun(nats: Nats, size: SizeName, load: 'http' | 'import'):
   if (load === 'import') {
     // 10M edges through HTTP batches take most of an hour here; the offline import minutes.
     const files = await writeDatasetCsv(wdir.path, DEFAULT_SEED, SIZES[size]);
-    const r = spawnSync(process.execPath, [CLI, 'import', '--data', data, '--mapping', files.mapping, '--progress', 'none'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CLI, 'import', '--data', data, '--mapping', files.mapping, '--progress', 'none'], {
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`trellis import failed: ${r.stdout}${r.stderr}`);
     rmSync(files.users);
     rmSync(files.follows);
