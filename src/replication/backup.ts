@@ -72,8 +72,10 @@ export async function backupFolder(dataDir: string, to: string): Promise<BackupI
 
 /** `trellis backup --url URL --to FILE`: the snapshot of a running writer, downloaded and checked. */
 export async function backupServer(url: string, to: string): Promise<BackupInfo> {
+  // A folder of its own beside the target, removed whatever happens.
   const temp = partial(to);
-  const { file, info } = await downloadSnapshot(url, () => temp);
+  mkdirSync(temp, { recursive: true });
+  const { file, info } = await downloadSnapshot(url, temp);
   try {
     const held = await describe(file);
     if (held.lsn !== info.lsn || held.hash !== info.hash) {
@@ -82,8 +84,7 @@ export async function backupServer(url: string, to: string): Promise<BackupInfo>
     renameSync(file, to);
     return { ...held, file: to };
   } finally {
-    rmSync(temp, { force: true });
-    rmSync(`${temp}-lock`, { force: true });
+    rmSync(temp, { recursive: true, force: true });
   }
 }
 

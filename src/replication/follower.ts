@@ -65,7 +65,7 @@ export async function seedReplica(
   if (existsSync(target)) return null;
   const folder = snapshotFolder(dataDir);
   mkdirSync(folder, { recursive: true });
-  const { info, file, times } = await downloadSnapshot(writerUrl, (id) => join(folder, `incoming-${id}.mdb`));
+  const { info, file, times, resumedFrom } = await downloadSnapshot(writerUrl, folder);
   const started = performance.now();
   try {
     await checkSnapshot(file, { lsn: info.lsn, hash: info.hash });
@@ -74,7 +74,12 @@ export async function seedReplica(
     rmSync(file, { force: true });
     rmSync(`${file}-lock`, { force: true });
   }
-  const fields = { lsn: info.lsn, bytes: info.bytes, ...describeTimes(info.bytes, times, (performance.now() - started) / 1000) };
+  const fields = {
+    lsn: info.lsn,
+    bytes: info.bytes,
+    resumed_from: resumedFrom,
+    ...describeTimes(info.bytes, times, (performance.now() - started) / 1000),
+  };
   log(`replication: a first snapshot of ${info.bytes} bytes at LSN ${info.lsn} is this replica's data file`, fields);
   return { bytes: info.bytes, lsn: info.lsn };
 }
@@ -288,7 +293,7 @@ export class Follower {
   private async snapshot(): Promise<void> {
     const folder = snapshotFolder(this.options.dataDir);
     mkdirSync(folder, { recursive: true });
-    const { info, file, times } = await downloadSnapshot(this.options.writerUrl, (id) => join(folder, `incoming-${id}.mdb`));
+    const { info, file, times, resumedFrom } = await downloadSnapshot(this.options.writerUrl, folder);
     const started = performance.now();
     let position: LogPosition;
     try {
@@ -301,7 +306,12 @@ export class Follower {
     this.submitted = position.lsn;
     this.counts.snapshots++;
     this.counts.snapshotBytes += info.bytes;
-    const fields = { lsn: info.lsn, bytes: info.bytes, ...describeTimes(info.bytes, times, (performance.now() - started) / 1000) };
+    const fields = {
+      lsn: info.lsn,
+      bytes: info.bytes,
+      resumed_from: resumedFrom,
+      ...describeTimes(info.bytes, times, (performance.now() - started) / 1000),
+    };
     this.options.log(`replication: loaded a snapshot of ${info.bytes} bytes at LSN ${info.lsn}`, fields);
     this.wake();
     this.segments.poke();

@@ -7,7 +7,19 @@
  * writer announced before it uses it.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { open as openFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -102,6 +114,7 @@ export async function downloadPieces(
   bytes: number,
   what: string,
   onPiece: (piece: Buffer) => void = () => undefined,
+  pieceBytes = PIECE_BYTES,
 ): Promise<void> {
   const fetchPiece = async (offset: number): Promise<Buffer> => {
     const piece = await fetch(url, { method: 'POST', body: JSON.stringify(ask(offset)) });
@@ -115,13 +128,13 @@ export async function downloadPieces(
     while (have < bytes) {
       while (inFlight.length < PIECES_IN_FLIGHT && next < bytes) {
         inFlight.push({ offset: next, piece: fetchPiece(next) });
-        next += Math.min(PIECE_BYTES, bytes - next);
+        next += Math.min(pieceBytes, bytes - next);
       }
       const { offset, piece } = inFlight.shift()!;
       const got = await piece;
       if (got.length === 0) throw new Error(`${what} ended at byte ${offset} of ${bytes}`);
-      if (got.length !== Math.min(PIECE_BYTES, bytes - offset)) {
-        throw new Error(`${what} came with ${got.length} bytes at byte ${offset}, not ${Math.min(PIECE_BYTES, bytes - offset)}`);
+      if (got.length !== Math.min(pieceBytes, bytes - offset)) {
+        throw new Error(`${what} came with ${got.length} bytes at byte ${offset}, not ${Math.min(pieceBytes, bytes - offset)}`);
       }
       writeSync(fd, got, 0, got.length, offset);
       onPiece(got);
@@ -157,17 +170,67 @@ export interface SnapshotTimes {
   readonly check: number;
 }
 
+/**
+ * Downloads a snapshot of the writer into `folder` as `incoming-<id>.mdb` and checks its
+ * SHA-256. A download that was cut (a crash, a lost connection) resumes where it stopped:
+ * the announcement is kept beside the file (`incoming-<id>.json`) until the file is whole,
+ * and the next call continues that snapshot while the writer still holds it (15 minutes),
+ * else asks for a new one. `pieceBytes`: the size asked per piece (tests ask smaller).
+ */
 export async function downloadSnapshot(
   writerUrl: string,
-  fileFor: (id: string) => string,
-): Promise<{ info: SnapshotInfo; file: string; times: SnapshotTimes }> {
+  folder: string,
+  pieceBytes = PIECE_BYTES,
+): Promise<{ info: SnapshotInfo; file: string; times: SnapshotTimes; resumedFrom: number }> {
   const base = writerUrl.replace(/\/+$/, '');
   const started = performance.now();
+  const pending = pendingDownload(folder);
+  if (pending !== null) {
+    try {
+      return await fetchSnapshot(base, folder, pending, started, pieceBytes);
+    } catch (err) {
+      if (!(err instanceof PieceRefused && err.status === 404)) throw err;
+      clearDownloads(folder); // the writer no longer holds it: a new one
+    }
+  }
   const res = await fetch(`${base}/v2/replication/snapshot`, { method: 'POST' });
   if (!res.ok) throw new Error(`the writer at ${base} answered ${res.status} to a snapshot request: ${await res.text()}`);
   const info = (await res.json()) as SnapshotInfo;
-  const file = fileFor(info.id);
-  const have = existsSync(file) ? statSync(file).size : 0;
+  clearDownloads(folder);
+  writeFileSync(join(folder, `incoming-${info.id}.json`), JSON.stringify(info));
+  return fetchSnapshot(base, folder, info, started, pieceBytes);
+}
+
+/** The announcement of a download that was cut, when its file is still there. */
+function pendingDownload(folder: string): SnapshotInfo | null {
+  for (const name of existsSync(folder) ? readdirSync(folder) : []) {
+    const m = /^incoming-([0-9a-f-]{36})\.json$/.exec(name);
+    if (m === null || !existsSync(join(folder, `incoming-${m[1]}.mdb`))) continue;
+    try {
+      const info = JSON.parse(readFileSync(join(folder, name), 'utf8')) as SnapshotInfo;
+      if (info.id === m[1] && Number.isSafeInteger(info.bytes)) return info;
+    } catch {
+      // unreadable: started over below
+    }
+  }
+  return null;
+}
+
+function clearDownloads(folder: string): void {
+  for (const name of existsSync(folder) ? readdirSync(folder) : []) {
+    if (name.startsWith('incoming-')) rmSync(join(folder, name), { force: true });
+  }
+}
+
+async function fetchSnapshot(
+  base: string,
+  folder: string,
+  info: SnapshotInfo,
+  started: number,
+  pieceBytes: number,
+): Promise<{ info: SnapshotInfo; file: string; times: SnapshotTimes; resumedFrom: number }> {
+  const file = join(folder, `incoming-${info.id}.mdb`);
+  const have = existsSync(file) ? Math.min(statSync(file).size, info.bytes) : 0;
   const made = performance.now();
   // The checksum runs over the pieces as they arrive (over what a resumed download
   // already has first), not over the whole file once more at the end.
@@ -175,19 +238,19 @@ export async function downloadSnapshot(
   if (have > 0) for await (const chunk of createReadStream(file, { end: have - 1 })) hash.update(chunk as Buffer);
   const fd = openSync(file, have > 0 ? 'r+' : 'w');
   try {
-    const ask = (offset: number) => ({ id: info.id, offset, length: PIECE_BYTES });
-    await downloadPieces(`${base}/v2/replication/snapshot/piece`, ask, fd, have, info.bytes, `snapshot ${info.id}`, (piece) =>
-      hash.update(piece),
-    );
+    const ask = (offset: number) => ({ id: info.id, offset, length: pieceBytes });
+    const onPiece = (piece: Buffer) => hash.update(piece);
+    await downloadPieces(`${base}/v2/replication/snapshot/piece`, ask, fd, have, info.bytes, `snapshot ${info.id}`, onPiece, pieceBytes);
   } finally {
     closeSync(fd);
   }
   const transferred = performance.now();
   const sha = hash.digest('hex');
+  rmSync(join(folder, `incoming-${info.id}.json`), { force: true });
   if (sha !== info.sha256) {
     rmSync(file, { force: true });
     throw new Error(`snapshot ${info.id} arrived with SHA-256 ${sha}, the writer announced ${info.sha256}`);
   }
   const times = { make: (made - started) / 1000, transfer: (transferred - made) / 1000, check: (performance.now() - transferred) / 1000 };
-  return { info, file, times };
+  return { info, file, times, resumedFrom: have };
 }
