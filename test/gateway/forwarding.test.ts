@@ -62,6 +62,10 @@ describe('gateway forwarding to scripted servers', () => {
   });
 
   test('a read refused with 503 not_ready is answered by another server', async () => {
+    // Until the gateway's first /readyz poll of a reader is answered (every 200 ms from its
+    // start), it counts the reader as a replica of unknown position (Backend.replica): wait
+    // for a second poll, so the first one's answer is in.
+    while (readers.retry.polls() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
     readers.retry.behave({ kind: 'answer', status: 503, body: '{"error":"not_ready","msg":"starting"}' });
     // Reads are spread over both servers: send until the refusing one got one.
     for (let i = 0; i < 4 && readers.retry.requests.length === 0; i++) {
