@@ -15,7 +15,7 @@ import { checkSnapshot, LogMismatch, type LogPosition, type Store } from '../sto
 import { EntryAssembler, firstLsn } from './entry-groups.js';
 import { LogStream, type LogMessage } from './nats.js';
 import { SegmentFetcher } from './segments.js';
-import { downloadSnapshot, snapshotFolder, type SnapshotTimes } from './snapshot.js';
+import { downloadSnapshot, snapshotFolder, type DownloadedSnapshot } from './snapshot.js';
 
 export interface FollowerOptions {
   readonly store: Store;
@@ -34,14 +34,20 @@ export interface SeededSnapshot {
   readonly lsn: number;
 }
 
-function describeTimes(bytes: number, times: SnapshotTimes, load: number): Record<string, number> {
+/** A snapshot's log fields: its position and size, where a resumed download started, where the time went. */
+function snapshotFields(downloaded: DownloadedSnapshot, loadStarted: number): Record<string, number> {
+  const { info, times, resumedFrom } = downloaded;
+  const load = (performance.now() - loadStarted) / 1000;
   const total = times.make + times.transfer + times.check + load;
   return {
+    lsn: info.lsn,
+    bytes: info.bytes,
+    resumed_from: resumedFrom,
     make_s: round(times.make),
     transfer_s: round(times.transfer),
     check_s: round(times.check),
     load_s: round(load),
-    mb_per_s: round(bytes / 1e6 / Math.max(total, 0.001)),
+    mb_per_s: round(info.bytes / 1e6 / Math.max(total, 0.001)),
   };
 }
 
@@ -50,10 +56,10 @@ const round = (x: number) => Math.round(x * 100) / 100;
 /**
  * A replica whose folder holds no database yet (its first start) takes its first snapshot
  * as its data file: downloaded, checked (SHA-256, then the position the copy holds against
- * the announced one) and renamed into place before the store opens (which then drops the
- * writer's log rows it carries: Follower.start), so it costs the transfer and a checksum, not a copy key by key. Later
- * snapshots (a gap, a mismatch) are loaded into the open store in one transaction instead,
- * so readers go on reading the old copy meanwhile. Returns null when the folder already
+ * the announced one) and renamed into place before the store opens (the store drops the
+ * writer's log rows it carries), so it costs the transfer and a checksum, not a copy key by
+ * key. Later snapshots (a gap, a mismatch) are loaded into the open store in one
+ * transaction instead, so readers go on reading the old copy meanwhile. Returns null when the folder already
  * holds a database.
  */
 export async function seedReplica(
@@ -65,7 +71,8 @@ export async function seedReplica(
   if (existsSync(target)) return null;
   const folder = snapshotFolder(dataDir);
   mkdirSync(folder, { recursive: true });
-  const { info, file, times, resumedFrom } = await downloadSnapshot(writerUrl, folder);
+  const downloaded = await downloadSnapshot(writerUrl, folder);
+  const { info, file } = downloaded;
   const started = performance.now();
   try {
     await checkSnapshot(file, { lsn: info.lsn, hash: info.hash });
@@ -74,13 +81,10 @@ export async function seedReplica(
     rmSync(file, { force: true });
     rmSync(`${file}-lock`, { force: true });
   }
-  const fields = {
-    lsn: info.lsn,
-    bytes: info.bytes,
-    resumed_from: resumedFrom,
-    ...describeTimes(info.bytes, times, (performance.now() - started) / 1000),
-  };
-  log(`replication: a first snapshot of ${info.bytes} bytes at LSN ${info.lsn} is this replica's data file`, fields);
+  log(
+    `replication: a first snapshot of ${info.bytes} bytes at LSN ${info.lsn} is this replica's data file`,
+    snapshotFields(downloaded, started),
+  );
   return { bytes: info.bytes, lsn: info.lsn };
 }
 
@@ -137,7 +141,6 @@ export class Follower {
     const follower = new Follower(options);
     follower.stream = await LogStream.connect(options.url, options.stream, 5000);
     await follower.stream.ensure();
-    if (options.seeded) await options.store.dropLogRows();
     if (follower.applied.lsn === 0 && !options.seeded) await follower.snapshot();
     follower.segments.poke();
     await follower.follow();
@@ -293,7 +296,8 @@ export class Follower {
   private async snapshot(): Promise<void> {
     const folder = snapshotFolder(this.options.dataDir);
     mkdirSync(folder, { recursive: true });
-    const { info, file, times, resumedFrom } = await downloadSnapshot(this.options.writerUrl, folder);
+    const downloaded = await downloadSnapshot(this.options.writerUrl, folder);
+    const { info, file } = downloaded;
     const started = performance.now();
     let position: LogPosition;
     try {
@@ -306,13 +310,7 @@ export class Follower {
     this.submitted = position.lsn;
     this.counts.snapshots++;
     this.counts.snapshotBytes += info.bytes;
-    const fields = {
-      lsn: info.lsn,
-      bytes: info.bytes,
-      resumed_from: resumedFrom,
-      ...describeTimes(info.bytes, times, (performance.now() - started) / 1000),
-    };
-    this.options.log(`replication: loaded a snapshot of ${info.bytes} bytes at LSN ${info.lsn}`, fields);
+    this.options.log(`replication: loaded a snapshot of ${info.bytes} bytes at LSN ${info.lsn}`, snapshotFields(downloaded, started));
     this.wake();
     this.segments.poke();
   }

@@ -170,6 +170,14 @@ export interface SnapshotTimes {
   readonly check: number;
 }
 
+/** A snapshot downloaded and checked: its announcement, its file, where the time went, where a resumed download started. */
+export interface DownloadedSnapshot {
+  readonly info: SnapshotInfo;
+  readonly file: string;
+  readonly times: SnapshotTimes;
+  readonly resumedFrom: number;
+}
+
 /**
  * Downloads a snapshot of the writer into `folder` as `incoming-<id>.mdb` and checks its
  * SHA-256. A download that was cut (a crash, a lost connection) resumes where it stopped:
@@ -177,11 +185,7 @@ export interface SnapshotTimes {
  * and the next call continues that snapshot while the writer still holds it (15 minutes),
  * else asks for a new one. `pieceBytes`: the size asked per piece (tests ask smaller).
  */
-export async function downloadSnapshot(
-  writerUrl: string,
-  folder: string,
-  pieceBytes = PIECE_BYTES,
-): Promise<{ info: SnapshotInfo; file: string; times: SnapshotTimes; resumedFrom: number }> {
+export async function downloadSnapshot(writerUrl: string, folder: string, pieceBytes = PIECE_BYTES): Promise<DownloadedSnapshot> {
   const base = writerUrl.replace(/\/+$/, '');
   const started = performance.now();
   const pending = pendingDownload(folder);
@@ -228,7 +232,7 @@ async function fetchSnapshot(
   info: SnapshotInfo,
   started: number,
   pieceBytes: number,
-): Promise<{ info: SnapshotInfo; file: string; times: SnapshotTimes; resumedFrom: number }> {
+): Promise<DownloadedSnapshot> {
   const file = join(folder, `incoming-${info.id}.mdb`);
   const have = existsSync(file) ? Math.min(statSync(file).size, info.bytes) : 0;
   const made = performance.now();

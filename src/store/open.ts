@@ -164,6 +164,12 @@ class LmdbStore implements Store {
     if (this.readOnly) return;
     if (textFormat === 'earlier') this.rebuildTextLayout();
     if (this.replica) {
+      // A replica keeps no log rows; a data file that was a writer's snapshot (a replica's
+      // first one) or a restored backup carries the writer's: local state, never logged.
+      if (this.changeLog.firstKept() !== null) {
+        const upTo = this.changeLog.position().lsn;
+        this.env.transactionSync(() => this.changeLog.trim(upTo));
+      }
       // Never woken on a replica: it only retires the segment files no pointer names.
       this.builder!.sweep(true);
       return;
@@ -416,12 +422,6 @@ class LmdbStore implements Store {
     return done.value;
   }
 
-  async dropLogRows(): Promise<number> {
-    if (this.firstLogged() === null) return 0;
-    // A snapshot's rows are the writer's, all at or before the position it holds.
-    return this.trimLog(this.logPosition().lsn);
-  }
-
   async applyEntries(entries: readonly LoggedEntry[]): Promise<LogPosition> {
     if (!this.replica) throw new Error(`store ${this.path} is not a replica: it applies no log entries`);
     if (entries.length === 0) return this.logPosition();
@@ -461,11 +461,7 @@ class LmdbStore implements Store {
       const from = openDbs(copy, file);
       const position = new ChangeLog(from.meta, sub(copy, file, DB.log, 'binary'), false).position();
       copy.resetReadTxn();
-      if (expected !== undefined && (position.lsn !== expected.lsn || position.hash.toString('hex') !== expected.hash)) {
-        throw new Error(
-          `the snapshot ${file} holds LSN ${position.lsn} (${position.hash.toString('hex')}), not the announced ${expected.lsn} (${expected.hash})`,
-        );
-      }
+      if (expected !== undefined) assertAnnounced(file, position, expected);
       const to = this.handles.typed;
       // One transaction: readers see the old copy or the new one, never a mix.
       await this.committer!.submit(
@@ -709,17 +705,21 @@ export async function snapshotPosition(file: string): Promise<LogPosition> {
 /**
  * A writer's snapshot file about to become a new replica's data file (its first snapshot,
  * placed as it is rather than copied key by key: replication/follower.ts): checks that the
- * copy holds the announced position, read only (a write into lmdb-js's compacted copy
- * before it is the replica's own failed an LMDB assertion). Returns the position.
+ * copy holds the announced position. Returns the position.
  */
 export async function checkSnapshot(file: string, expected: { lsn: number; hash: string }): Promise<LogPosition> {
   const position = await snapshotPosition(file);
+  assertAnnounced(file, position, expected);
+  return position;
+}
+
+/** A snapshot holds the position its writer announced with it, or it is refused. */
+function assertAnnounced(file: string, position: LogPosition, expected: { lsn: number; hash: string }): void {
   if (position.lsn !== expected.lsn || position.hash.toString('hex') !== expected.hash) {
     throw new Error(
       `the snapshot ${file} holds LSN ${position.lsn} (${position.hash.toString('hex')}), not the announced ${expected.lsn} (${expected.hash})`,
     );
   }
-  return position;
 }
 
 /** Inside a write transaction: every key of `to` removed, every key and value of `from` put, as stored. */

@@ -286,8 +286,6 @@ export interface Store {
    * or none); throws LogMismatch otherwise.
    */
   applyEntries(entries: readonly LoggedEntry[]): Promise<LogPosition>;
-  /** Drops every kept log row (a replica whose data file was a writer's snapshot keeps none); returns how many. */
-  dropLogRows(): Promise<number>;
   /**
    * A replica takes a snapshot (a file `backup` wrote, checked by the caller): in one
    * transaction its data becomes the snapshot's, and its position the snapshot's position.
