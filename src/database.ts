@@ -175,7 +175,7 @@ export function answerRequest(answerer: Answerer, request: RequestFrame, sliceMs
   let lsn: number | undefined;
   const read = (plan: QueryPlan) => {
     if (answerer.snapshotLsn !== true) return runRead(answerer.store, plan, exec);
-    const done = answerer.store.readAt((reader) => executePlan(plan, reader, null, exec));
+    const done = runReadAt(answerer.store, plan, exec);
     lsn = done.lsn;
     return done.value;
   };
@@ -322,6 +322,11 @@ function failed(err: unknown, route: AnswerRoute = 'any'): QueryAnswer {
 
 export function runRead(store: Store, plan: QueryPlan, options: ExecOptions): string {
   return store.read((reader) => executePlan(plan, reader, null, options));
+}
+
+/** As runRead, with the change-log LSN of the snapshot it read (a replica's X-Trellis-Lsn). */
+function runReadAt(store: Store, plan: QueryPlan, options: ExecOptions): { readonly value: string; readonly lsn: number } {
+  return store.readAt((reader) => executePlan(plan, reader, null, options));
 }
 
 /** As runWrite, with the LSN at which the write is visible (its change-log entry's; the X-Trellis-Lsn answer header). */

@@ -1,5 +1,5 @@
 /**
- * How change-log entries travel in stream messages (docs/replication.md, "The stream"). A
+ * How change-log entries travel in stream messages (docs/replication.md, "The publisher"). A
  * message holds one of:
  * - one whole entry: the payload is the entry, the `Trellis-Hash` header its hash;
  * - a group of several whole, consecutive entries (`Trellis-Entries: n`, n ≥ 2): the payload

@@ -18,7 +18,7 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../core/errors.js';
 import { fileChecksum, segmentDir, syncFile, type MissingSegment, type Store } from '../store/index.js';
-import { downloadPieces, PieceRefused, PIECE_BYTES } from './snapshot.js';
+import { downloadPieces, PieceRefused } from './snapshot.js';
 
 export interface SegmentFetcherOptions {
   readonly store: Store;
@@ -110,7 +110,7 @@ export class SegmentFetcher {
       for (let i = 0; i < segment.files.length; i++) {
         const fd = openSync(temps[i]!, 'w');
         try {
-          const ask = (offset: number) => ({ name: segment.files[i], offset, length: PIECE_BYTES });
+          const ask = (offset: number, length: number) => ({ name: segment.files[i], offset, length });
           await downloadPieces(`${base}/v2/replication/segment`, ask, fd, 0, segment.sizes[i]!, `vector segment ${segment.files[i]}`);
         } finally {
           closeSync(fd);

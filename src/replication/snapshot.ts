@@ -108,7 +108,8 @@ export async function readFilePiece(path: string, offset: number, length: number
  */
 export async function downloadPieces(
   url: string,
-  ask: (offset: number) => object,
+  /** The body asking for `length` bytes from `offset` (`length` is `pieceBytes`). */
+  ask: (offset: number, length: number) => object,
   fd: number,
   have: number,
   bytes: number,
@@ -117,7 +118,7 @@ export async function downloadPieces(
   pieceBytes = PIECE_BYTES,
 ): Promise<void> {
   const fetchPiece = async (offset: number): Promise<Buffer> => {
-    const piece = await fetch(url, { method: 'POST', body: JSON.stringify(ask(offset)) });
+    const piece = await fetch(url, { method: 'POST', body: JSON.stringify(ask(offset, pieceBytes)) });
     if (!piece.ok)
       throw new PieceRefused(piece.status, `the writer answered ${piece.status} for ${what} at byte ${offset}: ${await piece.text()}`);
     return Buffer.from(await piece.arrayBuffer());
@@ -242,7 +243,7 @@ async function fetchSnapshot(
   if (have > 0) for await (const chunk of createReadStream(file, { end: have - 1 })) hash.update(chunk as Buffer);
   const fd = openSync(file, have > 0 ? 'r+' : 'w');
   try {
-    const ask = (offset: number) => ({ id: info.id, offset, length: pieceBytes });
+    const ask = (offset: number, length: number) => ({ id: info.id, offset, length });
     const onPiece = (piece: Buffer) => hash.update(piece);
     await downloadPieces(`${base}/v2/replication/snapshot/piece`, ask, fd, have, info.bytes, `snapshot ${info.id}`, onPiece, pieceBytes);
   } finally {

@@ -73,9 +73,8 @@ function resumeAt(prev: Uint8Array, next: Uint8Array, pos: number, shift: number
   return -1;
 }
 
-/** The shift at which `next` from `pos` matches `prev` again, or NaN. */
+/** Another shift than `shift` (which the caller found not matching) at which `next` from `pos` matches `prev`, or NaN. */
 function findShift(prev: Uint8Array, next: Uint8Array, pos: number, shift: number, prevLength: number): number {
-  if (matches(prev, next, pos, shift, prevLength)) return shift;
   if (shift !== 0 && matches(prev, next, pos, 0, prevLength)) return 0;
   const grown = next.length - prevLength;
   if (grown !== shift && grown !== 0 && matches(prev, next, pos, grown, prevLength)) return grown;
