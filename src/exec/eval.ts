@@ -10,6 +10,7 @@ import { compareForPredicate, valueEquals } from './compare.js';
 import type { Exec } from './context.js';
 import { EDGE, NODE, NONE, Row } from './row.js';
 import { evalTraversal } from './traversal-expr.js';
+import { clip } from '../core/clip.js';
 
 /** A property of the row's element, or undefined when it is missing. */
 export function resolveProperty(x: Exec, row: Row, name: string): Value | undefined {
@@ -97,12 +98,40 @@ export function evalExpr(x: Exec, row: Row, e: Expr): Value {
       return e.elseExpr ? evalExpr(x, row, e.elseExpr) : null;
     case 'traversal':
       return evalTraversal(x, row, e);
+    case 'variable':
+      return variableValue(x, e);
     case 'outer': {
       // Validation bounds the depth by the traversal expressions around it.
       const origin = x.origins[x.origins.length - e.depth];
       if (origin === undefined) throw new GraphError('invalid_query', `${e.path}: no traversal expression ${e.depth} level(s) out`);
       return resolveProperty(x, origin, e.name) ?? null;
     }
+  }
+}
+
+/** What a `variable` expression reads: the variable's count or boolean, or its first item (or that item's property). */
+export function variableValue(x: Exec, e: Extract<Expr, { e: 'variable' }>): Value {
+  const flow = x.vars.get(e.name);
+  if (flow === undefined) throw new GraphError('invalid_query', `${e.path}: variable "${clip(e.name)}" is not bound (yet) when this runs`);
+  switch (flow.t) {
+    case 'count':
+      return e.property === null ? BigInt(flow.n) : null;
+    case 'bool':
+      return e.property === null ? flow.v : null;
+    case 'values': {
+      const first = flow.items[0];
+      if (first === undefined) return null;
+      if (e.property === null) return first;
+      return isValueObject(first) && Object.hasOwn(first, e.property) ? first[e.property]! : null;
+    }
+    case 'rows':
+      for (const row of flow.rows) {
+        if (row.kind !== NODE && row.kind !== EDGE) continue;
+        return e.property === null ? BigInt(row.id) : (resolveProperty(x, row, e.property) ?? null);
+      }
+      return null;
+    case 'table':
+      throw new GraphError('invalid_query', `${e.path}: variable "${clip(e.name)}" holds a Cypher table, not a value`);
   }
 }
 

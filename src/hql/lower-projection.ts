@@ -41,9 +41,11 @@ export function lowerProjection(l: Lowering, state: Lowered, el: ElementTy, step
   const { items, nested } = projectionItems(l, el, step);
   const root = op('project', { input: state.root, projections: items });
   if (pluck !== null) {
+    const { type } = propertyOf(l, el, pluck.text, pluck.pos);
+    const value = type === null ? undefined : { type, entry: aliasOf(items[0]!) };
     return {
       root,
-      ty: { k: 'shaped', single: el.single, what: 'property values' },
+      ty: { k: 'shaped', single: el.single, what: 'property values', ...(value === undefined ? {} : { value }) },
       show: shows({ unwrap: el.single ? 'one' : 'list', pluck: aliasOf(items[0]!) }),
     };
   }

@@ -14,7 +14,7 @@
 import type { Expr, FieldValue, Name, Step, TypeExpr, VectorArg } from './ast.js';
 import type { SourcePos } from './lexer.js';
 import { elementType, hiddenName, LIST, lookup, ONE, type ElementTy, type Lowered, type Lowering } from './lower-context.js';
-import { assignments, literal } from './lower-value.js';
+import { assignments, literal, namedValue } from './lower-value.js';
 import { integerRange, isNumberType, type NodeType } from './schema.js';
 import { CompileError, describeTy, typeText } from './types.js';
 import { labelIs, op, type Wire } from './wire-build.js';
@@ -69,8 +69,9 @@ export function vectorInput(l: Lowering, v: VectorArg, type: string | null): Wir
 
 function embedText(l: Lowering, e: Expr): { literal: string } | { name: string } {
   if (e.kind === 'literal' && typeof e.value === 'string') return { literal: e.value };
-  const name = paramOfType(l, e, isString, 'Embed takes a String');
-  if (name !== null) return { name };
+  // The text is embedded before the transaction, so it is known then: a parameter, not a variable.
+  const name = valueOfType(l, e, isString, 'Embed takes a String', false);
+  if (name !== null) return { name: (name as { param: string }).param };
   throw new CompileError(e.pos, 'Embed takes a String: a string literal or a String parameter');
 }
 
@@ -79,14 +80,19 @@ function embedLoops(l: Lowering, e: Expr): readonly string[] {
 }
 
 /**
- * The parameter `e` names when it is a bare name, checked by `accepts`: a name of any other
- * type fails with `${claim}; "name" is ...`. Null when `e` is not a bare name.
+ * The value `e` names when it is a bare name (a parameter, or with `variables` a variable
+ * of one value too), checked by `accepts`: a name of any other type fails with
+ * `${claim}; "name" is ...`. Null when `e` is not a bare name.
  */
-function paramOfType(l: Lowering, e: Expr, accepts: (t: TypeExpr) => boolean, claim: string): string | null {
+function valueOfType(l: Lowering, e: Expr, accepts: (t: TypeExpr) => boolean, claim: string, variables = true): Wire | null {
   if (e.kind !== 'traversal' || e.source.kind !== 'var' || e.steps.length !== 0) return null;
-  const v = lookup(l, e.source.name.text, e.source.name.pos);
-  if (v.ty.k === 'param' && accepts(v.ty.type)) return e.source.name.text;
-  throw new CompileError(e.pos, `${claim}; "${e.source.name.text}" is ${describeTy(v.ty)}`);
+  const name = e.source.name.text;
+  const v = lookup(l, name, e.source.name.pos);
+  if (v.ty.k !== 'param' && !variables)
+    throw new CompileError(e.pos, `${claim} literal or parameter, known before the query runs; "${name}" is ${describeTy(v.ty)}`);
+  const value = namedValue(l, name, e.source.name.pos);
+  if (accepts(value.type)) return value.wire;
+  throw new CompileError(e.pos, `${claim}; "${name}" is ${typeText(value.type)}`);
 }
 
 /** A search's k: an integer literal of at least 1, or an integer parameter. */
@@ -95,17 +101,17 @@ function searchCount(l: Lowering, e: Expr, what: string): Wire {
     if (e.value < 1n) throw new CompileError(e.pos, `the k of ${what} is ${e.value}; it is at least 1`);
     return { literal: e.value };
   }
-  const name = paramOfType(l, e, isInteger, `the k of ${what} is an integer`);
-  if (name !== null) return { expr: { param: name } };
-  throw new CompileError(e.pos, `the k of ${what} is an integer literal or an integer parameter`);
+  const value = valueOfType(l, e, isInteger, `the k of ${what} is an integer`);
+  if (value !== null) return { expr: value };
+  throw new CompileError(e.pos, `the k of ${what} is an integer literal, an integer parameter or a variable of one integer`);
 }
 
 /** A search's text: a string literal or a String parameter. */
 function searchText(l: Lowering, e: Expr, what: string): Wire {
   if (e.kind === 'literal' && typeof e.value === 'string') return { value: { string: e.value } };
-  const name = paramOfType(l, e, isString, `the text of ${what} is a String`);
-  if (name !== null) return { expr: { param: name } };
-  throw new CompileError(e.pos, `the text of ${what} is a string literal or a String parameter`);
+  const value = valueOfType(l, e, isString, `the text of ${what} is a String`);
+  if (value !== null) return { expr: value };
+  throw new CompileError(e.pos, `the text of ${what} is a string literal, a String parameter or a variable of one String`);
 }
 
 const vectors = (type: string, single: boolean): ElementTy => ({ k: 'element', kind: 'vector', type, single });
@@ -256,9 +262,9 @@ export function lowerSearchHybrid(l: Lowering, type: Name, vector: VectorArg, te
 /** A reranker's number (k, lambda): a number literal or a numeric parameter. */
 function rerankNumber(l: Lowering, e: Expr, what: string): Wire {
   if (e.kind === 'literal' && (typeof e.value === 'bigint' || typeof e.value === 'number')) return { value: literal(e.value, null, e.pos) };
-  const name = paramOfType(l, e, isNumberType, `${what} is a number`);
-  if (name !== null) return { expr: { param: name } };
-  throw new CompileError(e.pos, `${what} is a number literal or a numeric parameter`);
+  const value = valueOfType(l, e, isNumberType, `${what} is a number`);
+  if (value !== null) return { expr: value };
+  throw new CompileError(e.pos, `${what} is a number literal, a numeric parameter or a variable of one number`);
 }
 
 const MMR_METRICS: Readonly<Record<string, string>> = { cosine: 'cosine', euclidean: 'euclidean', dotproduct: 'dot_product' };

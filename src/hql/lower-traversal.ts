@@ -8,10 +8,12 @@ import {
   aliasOf,
   checkNothingAfterUpsert,
   COUNT,
+  COUNT_TYPE,
   elementItems,
   elementType,
   field,
   hiddenName,
+  ID_TYPE,
   idReference,
   implicitFields,
   kindOfType,
@@ -252,12 +254,16 @@ function step(l: Lowering, state: Lowered, s: Step, current: Ty | null): Lowered
     }
     case 'COUNT':
       needElement('COUNT');
-      return { root: op('count', { input: state.root }), ty: { k: 'shaped', single: true, what: 'a count' }, show: COUNT };
+      return {
+        root: op('count', { input: state.root }),
+        ty: { k: 'shaped', single: true, what: 'a count', value: { type: COUNT_TYPE, entry: null } },
+        show: COUNT,
+      };
     case 'ID': {
       const el = needElement('::ID');
       return {
         root: op('project', { input: state.root, projections: [projectItem('id', ID_EXPR)] }),
-        ty: { k: 'shaped', single: el.single, what: 'ids' },
+        ty: { k: 'shaped', single: el.single, what: 'ids', value: { type: ID_TYPE, entry: 'id' } },
         show: shows({ unwrap: el.single ? 'one' : 'list', pluck: 'id' }),
       };
     }

@@ -34,16 +34,29 @@ export function listExpr(l: Lowering, e: Expr, type: TypeExpr | null): Wire {
   throw new CompileError(e.pos, 'IS_IN takes an array literal or an array parameter');
 }
 
+/**
+ * A name where a value is expected: a parameter (or loop field), or a variable holding one
+ * value (a COUNT, an `::ID` or a `::{field}` of one element), read from the batch variable
+ * it is bound to, as the earlier statement computed it (reference §4.1: no re-evaluation).
+ */
 export function paramRef(l: Lowering, name: string, pos: SourcePos, type: TypeExpr | null): Wire {
+  const value = namedValue(l, name, pos);
+  if (type !== null && !compatible(value.type, type))
+    throw new CompileError(pos, `"${name}" is ${typeText(value.type)}, but ${typeText(type)} is expected here`);
+  return value.wire;
+}
+
+/** The value a name gives where one is expected, and its type; an error for a name of no single value. */
+export function namedValue(l: Lowering, name: string, pos: SourcePos): { readonly type: TypeExpr; readonly wire: Wire } {
   const v = lookup(l, name, pos);
-  if (v.ty.k !== 'param')
+  if (v.ty.k === 'param') return { type: v.ty.type, wire: param(name) };
+  const value = v.ty.k === 'shaped' && v.ty.single ? v.ty.value : undefined;
+  if (value === undefined)
     throw new CompileError(
       pos,
-      `"${name}" is ${describeTy(v.ty)}; here a parameter or a literal is expected (variables here are not supported yet)`,
+      `"${name}" is ${describeTy(v.ty)}; here a value is expected: a literal, a parameter, or a variable of one value (a COUNT, an ::ID, a ::{field} of one element)`,
     );
-  if (type !== null && !compatible(v.ty.type, type))
-    throw new CompileError(pos, `"${name}" is ${typeText(v.ty.type)}, but ${typeText(type)} is expected here`);
-  return param(name);
+  return { type: value.type, wire: { variable: value.entry === null ? { name } : { name, property: value.entry } } };
 }
 
 /** A literal as a tagged /v2/query value, checked against the type it is used as. */
@@ -67,13 +80,16 @@ export function bound(l: Lowering, e: Expr, which: string): Wire {
     return { literal: e.value };
   }
   if (e.kind === 'traversal' && e.source.kind === 'var' && e.steps.length === 0) {
-    const v = l.scope.get(e.source.name.text);
-    if (v?.ty.k === 'param' && (v.ty.type.kind !== 'primitive' || integerRange(v.ty.type.name) === undefined || v.ty.type.name === 'ID')) {
-      throw new CompileError(e.pos, `the ${which} of RANGE is an integer; "${e.source.name.text}" is ${typeText(v.ty.type)}`);
+    const { type, wire } = namedValue(l, e.source.name.text, e.source.pos);
+    if (type.kind !== 'primitive' || integerRange(type.name) === undefined || type.name === 'ID') {
+      throw new CompileError(e.pos, `the ${which} of RANGE is an integer; "${e.source.name.text}" is ${typeText(type)}`);
     }
-    return { expr: paramRef(l, e.source.name.text, e.source.pos, null) };
+    return { expr: wire };
   }
-  throw new CompileError(e.pos, `the ${which} of RANGE is a non-negative integer literal or an integer parameter`);
+  throw new CompileError(
+    e.pos,
+    `the ${which} of RANGE is a non-negative integer literal, an integer parameter or a variable of one integer`,
+  );
 }
 
 /** `{field: value, ...}` of AddN, AddE and UPDATE, as /v2/query property assignments; creations add defaults. */

@@ -13,9 +13,19 @@ export type Ty =
   /** Nodes, edges or vectors of one schema type; `single`: at most one (N<T>(id), FIRST, AddN, UPDATE). */
   | { readonly k: 'element'; readonly kind: ElementKind; readonly type: string; readonly single: boolean }
   /** The result of a projection, a property access, COUNT or a grouping; steps cannot go on from it. */
-  | { readonly k: 'shaped'; readonly single: boolean; readonly what: string }
+  | { readonly k: 'shaped'; readonly single: boolean; readonly what: string; readonly value?: ShapedValue }
   /** A parameter (or a field of a FOR element): a value of its declared type. */
   | { readonly k: 'param'; readonly type: TypeExpr };
+
+/**
+ * A shaped result of one value (a COUNT, an `::ID`, a `::{field}` of one element), which a
+ * variable holding it gives where a value is expected: its type, and the entry of the
+ * object the variable holds that is the value (null: the variable holds the value itself).
+ */
+export interface ShapedValue {
+  readonly type: TypeExpr;
+  readonly entry: string | null;
+}
 
 /** How one returned value is shown (the response format of plan/hql-format.ts). */
 export type Presentation = HqlShow;

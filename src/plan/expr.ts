@@ -30,6 +30,12 @@ export type Expr = At &
      * started from: depth 1 is the innermost one. Valid only inside traversal expressions.
      */
     | { readonly e: 'outer'; readonly depth: number; readonly name: string }
+    /**
+     * The value a batch variable holds (a Trellis extension): a count or a boolean as
+     * itself; else its first item: a value, or with `property` that entry of the first
+     * object or that property (or `$id`) of the first element. Empty or missing is null.
+     */
+    | { readonly e: 'variable'; readonly name: string; readonly property: string | null }
     | { readonly e: ArithOp; readonly left: Expr; readonly right: Expr }
     | { readonly e: 'neg'; readonly expr: Expr }
     /** A math function (math-functions.ts) of its arguments; the result is a float. */

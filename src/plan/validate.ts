@@ -618,5 +618,10 @@ function checkVariables(entries: readonly Entry[], entryNames: ReadonlySet<strin
 function variableReads(node: PlanNode): { name: string; path: string }[] {
   const held = heldBy(node);
   const reads = held.refs.flatMap(({ ref, path }) => (ref.kind === 'var' ? [{ name: ref.name, path: `${path}.var` }] : []));
-  return [...reads, ...held.variables];
+  const inExpressions: { name: string; path: string }[] = [];
+  const onExpr = (e: Expr) => {
+    if (e.e === 'variable') inExpressions.push({ name: e.name, path: `${e.path}.name` });
+  };
+  for (const root of [...held.exprs, ...held.predicates]) walkExprs(root, onExpr, () => {});
+  return [...reads, ...held.variables, ...inExpressions];
 }

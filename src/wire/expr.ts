@@ -10,6 +10,7 @@ import {
   list,
   name,
   oneOf,
+  optional,
   required,
   str,
   struct,
@@ -85,6 +86,10 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
         if (o.depth < 1) fail(`${bodyPath}.depth`, 'depth counts enclosing traversal expressions from 1 (the innermost)');
         return { e: 'outer', depth: o.depth, name: o.property, path: bodyPath };
       }
+      case 'variable': {
+        const v = variableBody(body, bodyPath);
+        return { e: 'variable', name: v.name, property: v.property ?? null, path: bodyPath };
+      }
       default:
         if (ARITH.includes(tag)) {
           const b = binary(body, bodyPath);
@@ -98,6 +103,7 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
   const neg = struct({ expr: required(expr) });
   const traversalBody = struct({ root: required(operationTree), first: withDefault(bool, false) });
   const outerBody = struct({ depth: required(u64), property: required(name) });
+  const variableBody = struct({ name: required(name), property: optional(name) });
   const mathBody = struct({ function: required(str), args: withDefault(list(expr), []) });
 
   const predicate: Field<Predicate> = described((json, path) => {
@@ -175,6 +181,7 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
       case: caseBody,
       traversal: traversalBody,
       outer: outerBody,
+      variable: variableBody,
       math: mathBody,
       ...Object.fromEntries(ARITH.map((op) => [op, binary])),
     }),

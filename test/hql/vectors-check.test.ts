@@ -116,6 +116,11 @@ test('Embed takes a String: a string literal or a String parameter', () => {
   assert.deepEqual(problems('QUERY a() => d <- AddV<Doc>(Embed("hello"), {title: "x"}) RETURN d'), []);
   refused('QUERY a(t: I32) => d <- SearchV<Doc>(Embed(t), 3) RETURN d', /Embed takes a String; "t" is/);
   refused('QUERY a() => d <- SearchV<Doc>(Embed(3), 3) RETURN d', /Embed takes a String: a string literal or a String parameter/);
+  // A variable's value exists only inside the transaction; the text is embedded before it.
+  refused(
+    'QUERY a(id: ID) =>\n u <- N<User>(id)::{name}\n d <- SearchV<Doc>(Embed(u), 3)\n RETURN d',
+    /Embed takes a String literal or parameter, known before the query runs; "u" is property values/,
+  );
 });
 
 test('the text and k of SearchHybrid and the lambda of RerankMMR are checked like the others', () => {

@@ -7,6 +7,7 @@
 import type { Expr, Predicate } from '../../plan/expr.js';
 import type { Value } from '../../core/value.js';
 import type { Exec } from '../context.js';
+import { variableValue } from '../eval.js';
 
 /** A stored property name: not `$`-prefixed (virtual) and not a dotted path. */
 export const isPlainProperty = (name: string) => name.length > 0 && name.charCodeAt(0) !== 36 /* $ */ && !name.includes('.');
@@ -18,6 +19,8 @@ export function known(x: Exec, e: Expr): { readonly value: Value } | null {
     const value = x.params.get(e.name);
     return value === undefined ? null : { value };
   }
+  // Earlier entries of the batch have run: the variable's value is fixed for this scan.
+  if (e.e === 'variable') return { value: variableValue(x, e) };
   return null;
 }
 

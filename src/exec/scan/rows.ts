@@ -41,7 +41,8 @@ const CONJUNCTS = new Derived<ScanSpec, Conjuncts>((spec) => {
   const pin = conjuncts.findIndex((p) => pinnedLabel(p) !== null);
   const rest = pin < 0 ? conjuncts : conjuncts.filter((_, i) => i !== pin);
   let params = false;
-  const note = (e: Expr) => (params ||= e.e === 'param');
+  // A variable's value, like a parameter's, differs between runs of the same plan.
+  const note = (e: Expr) => (params ||= e.e === 'param' || e.e === 'variable');
   for (const p of rest) walkExprs(p, note, () => {});
   return { label: pin < 0 ? null : pinnedLabel(conjuncts[pin]!), rest, params };
 });

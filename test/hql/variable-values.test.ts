@@ -1,0 +1,123 @@
+/**
+ * A variable holding one value where a value is expected (reference §4.1, §4.3: "a
+ * param/var", "identifier"): a COUNT, an `::ID` or a `::{field}` of one element, bound by
+ * an earlier statement, in AddN and UPDATE fields, comparisons, RANGE bounds and a search's
+ * k. It is read as that statement computed it (no re-evaluation), typed like a parameter
+ * of its type; a variable of many values or of elements is refused with its reason.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { compileQuery } from '../../src/hql/compile.js';
+import { parse } from '../../src/hql/parser.js';
+import { buildSchema } from '../../src/hql/schema.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { okCall, writeHqlProject } from '../helpers/hql-project.js';
+
+const SCHEMA = `
+N::User { name: String, age: I32, rank: I64 }
+N::Post { title: String, author_name: String }
+N::Stat { users: I64, oldest: String }
+E::Created { From: User, To: Post }
+`;
+
+const QUERIES = `
+QUERY addUser(name: String, age: I32) =>
+    u <- AddN<User>({name: name, age: age, rank: 0})
+    RETURN u::ID
+
+QUERY snapshot() =>
+    n <- N<User>::COUNT
+    oldest <- N<User>::ORDER<Desc>(_::{age})::FIRST::{name}
+    s <- AddN<Stat>({users: n, oldest: oldest})
+    RETURN s::{users, oldest}
+
+QUERY postAs(id: ID, title: String) =>
+    name <- N<User>(id)::{name}
+    p <- AddN<Post>({title: title, author_name: name})
+    AddE<Created>::From(id)::To(p)
+    RETURN p::{title, author_name}
+
+QUERY olderThan(id: ID) =>
+    age <- N<User>(id)::{age}
+    users <- N<User>::WHERE(_::{age}::GT(age))
+    RETURN users::{name}
+
+QUERY others(id: ID) =>
+    me <- N<User>(id)::ID
+    users <- N<User>::WHERE(_::ID::NEQ(me))
+    RETURN users::{name}
+
+QUERY rankAll(id: ID) =>
+    n <- N<User>::COUNT
+    u <- N<User>(id)::UPDATE({rank: n})
+    RETURN u::{name, rank}
+
+QUERY firstOfPosts(id: ID) =>
+    n <- N<User>(id)::Out<Created>::COUNT
+    users <- N<User>::RANGE(0, n)
+    RETURN users::{name}
+`;
+
+describe('variables of one value where a value is expected', () => {
+  const dir = tempDir();
+  let server: TestServer;
+  const ok = (name: string, params: unknown = {}) => okCall(server, name, params);
+  before(async () => {
+    server = await startTestServer(['--data', join(dir.path, 'data'), '--project', writeHqlProject(dir.path, SCHEMA, QUERIES)]);
+    // ann (0) 30, bob (1) 25, cy (2) 35
+    for (const [name, age] of [
+      ['ann', 30],
+      ['bob', 25],
+      ['cy', 35],
+    ] as const)
+      await ok('addUser', { name, age });
+  });
+  after(async () => {
+    await server.stop();
+    dir.remove();
+  });
+
+  test('a COUNT and a ::{field} of one element become stored fields', async () => {
+    assert.deepEqual(await ok('snapshot'), { s: { users: 3, oldest: 'cy' } });
+    assert.deepEqual(await ok('postAs', { id: 1, title: 'Hi' }), { p: { title: 'Hi', author_name: 'bob' } });
+  });
+
+  test('compared with: a ::{field} and an ::ID of one element', async () => {
+    assert.deepEqual(await ok('olderThan', { id: 0 }), { users: ['cy'] });
+    assert.deepEqual(await ok('others', { id: 2 }), { users: ['ann', 'bob'] });
+  });
+
+  test('a COUNT in UPDATE and as a RANGE bound', async () => {
+    assert.deepEqual(await ok('rankAll', { id: 0 }), { u: { name: 'ann', rank: 3 } });
+    // bob wrote one post (above): the first user only.
+    assert.deepEqual(await ok('firstOfPosts', { id: 1 }), { users: ['ann'] });
+    assert.deepEqual(await ok('firstOfPosts', { id: 2 }), { users: [] });
+  });
+});
+
+/** The problems of one query against SCHEMA. */
+function problems(query: string): string[] {
+  const parsed = parse(SCHEMA + query);
+  assert.deepEqual(
+    parsed.errors.map((e) => e.message),
+    [],
+  );
+  const { schema } = buildSchema(parsed.file.types.map((item) => ({ file: 'q.hx', item })));
+  return compileQuery(parsed.file.queries[0]!, schema, { efSearch: null, bm25: true }).problems.map((p) => p.message);
+}
+
+test('a variable of elements, of many values or of another type is refused with its reason', () => {
+  assert.deepEqual(problems('QUERY a() =>\n  users <- N<User>\n  s <- AddN<Stat>({users: users})\n  RETURN s'), [
+    '"users" is the nodes of type User; here a value is expected: a literal, a parameter, or a variable of one value (a COUNT, an ::ID, a ::{field} of one element)',
+  ]);
+  assert.deepEqual(problems('QUERY a() =>\n  names <- N<User>::{name}\n  s <- AddN<Stat>({oldest: names})\n  RETURN s'), [
+    '"names" is property values; here a value is expected: a literal, a parameter, or a variable of one value (a COUNT, an ::ID, a ::{field} of one element)',
+  ]);
+  assert.deepEqual(problems('QUERY a(id: ID) =>\n  name <- N<User>(id)::{name}\n  s <- AddN<Stat>({users: name})\n  RETURN s'), [
+    '"name" is String, but I64 is expected here',
+  ]);
+  assert.deepEqual(problems('QUERY a(id: ID) =>\n  name <- N<User>(id)::{name}\n  u <- N<User>::RANGE(0, name)\n  RETURN u'), [
+    'the end of RANGE is an integer; "name" is String',
+  ]);
+});
