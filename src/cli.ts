@@ -109,7 +109,14 @@ async function main(): Promise<void> {
 
 /** What a project's loading takes from the configuration. */
 function projectConfig(config: Config): ProjectConfig {
-  return { mcp: config.mcp, bm25: config.bm25, embedding: config.embedding, queries: config.queriesDir, efSearch: config.efSearch };
+  return {
+    mcp: config.mcp,
+    bm25: config.bm25,
+    embedding: config.embedding,
+    queries: config.queriesDir,
+    efSearch: config.efSearch,
+    vectorIndex: config.vectorIndex,
+  };
 }
 
 function problems(n: number): string {
