@@ -43,8 +43,6 @@ export interface Config {
    * each key; default HelixDB's, 16 and 128.
    */
   vectorIndex: HnswBuildParameters;
-  /** What the HelixDB project files say that Trellis does not apply, for a warning at start-up. */
-  notes: string[];
   workers: number;
   /** Worker threads of the lane for long queries (src/pool/read-pool.ts). */
   longWorkers: number;
@@ -425,7 +423,6 @@ interface HelixSettings {
   name?: string;
   /** The file exists. */
   found: boolean;
-  notes: string[];
 }
 
 /**
@@ -439,7 +436,7 @@ interface HelixSettings {
  */
 export function readHelixConfig(project: string): HelixSettings {
   const path = join(project, HELIX_CONFIG_FILE_NAME);
-  if (!existsSync(path)) return { found: false, notes: [] };
+  if (!existsSync(path)) return { found: false };
   const c = readJsonObject(path);
   const bool = (key: string): boolean | undefined => {
     const v = c[key];
@@ -447,7 +444,7 @@ export function readHelixConfig(project: string): HelixSettings {
     if (typeof v !== 'boolean') throw new ConfigError(`${path}: "${key}" must be true or false, got ${JSON.stringify(v)}`);
     return v;
   };
-  const out: HelixSettings = { mcp: bool('mcp') ?? true, found: true, notes: [] };
+  const out: HelixSettings = { mcp: bool('mcp') ?? true, found: true };
   const bm25 = bool('bm25');
   if (bm25 !== undefined) out.bm25 = bm25;
   const model = c.embedding_model;
@@ -489,7 +486,7 @@ export function readHelixConfig(project: string): HelixSettings {
  */
 export function readHelixToml(project: string): HelixSettings {
   const path = join(project, HELIX_TOML_FILE_NAME);
-  if (!existsSync(path)) return { found: false, notes: [] };
+  if (!existsSync(path)) return { found: false };
   let toml: TomlTable;
   try {
     toml = parseToml(readFileSync(path, 'utf8'));
@@ -511,7 +508,7 @@ export function readHelixToml(project: string): HelixSettings {
   const isString = (v: TomlValue): v is string => typeof v === 'string' && v !== '';
   const isBool = (v: TomlValue): v is boolean => typeof v === 'boolean';
   const isPort = (v: TomlValue): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 65535;
-  const out: HelixSettings = { found: true, notes: [] };
+  const out: HelixSettings = { found: true };
   const projectTable = table(toml.project, '[project]');
   const name = typed<string>(projectTable, 'name', '[project] ', isString, 'a name');
   if (name !== undefined) out.name = name;
@@ -607,7 +604,6 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     projectName: undefined,
     efSearch: undefined,
     vectorIndex: DEFAULT_HNSW_BUILD,
-    notes: [],
     metrics: true,
     cypher: true,
     explorer: true,
@@ -628,8 +624,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
   const file = configFile !== undefined ? readConfigFile(configFile) : {};
   const config: Config = { ...defaults(cwd), project, configFile, help: false };
   // A HelixDB project folder's helix.toml, then its config.hx.json, say what trellis.json does not.
-  const toml: HelixSettings = project === undefined ? { found: false, notes: [] } : readHelixToml(project);
-  const helix: HelixSettings = project === undefined ? { found: false, notes: [] } : readHelixConfig(project);
+  const toml: HelixSettings = project === undefined ? { found: false } : readHelixToml(project);
+  const helix: HelixSettings = project === undefined ? { found: false } : readHelixConfig(project);
   // HelixDB serves #[mcp] queries unless told not to, in either file.
   const mcp = file.mcp ?? toml.mcp ?? helix.mcp ?? (toml.found ? true : undefined);
   if (mcp !== undefined) config.mcp = mcp;
@@ -641,7 +637,6 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
   config.vectorIndex = vectorIndexOf(file, configFile, helix, project);
   config.queriesDir = toml.queries;
   config.projectName = toml.name;
-  config.notes = [...toml.notes, ...helix.notes];
   // The instance's port, below trellis.json, the variable and the flag (the loop below).
   if (toml.port !== undefined) config.port = toml.port;
 

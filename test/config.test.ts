@@ -52,7 +52,6 @@ test('defaults with no flags, no variables, no file', () => {
     projectName: undefined,
     efSearch: undefined,
     vectorIndex: { m: 16, ef_construction: 128 },
-    notes: [],
     metrics: true,
     cypher: true,
     explorer: true,
@@ -367,12 +366,10 @@ test("config.hx.json's vector_config: ef_search is the beam of the project's sea
   const c = loadConfig(['--project', dir], {}, root);
   assert.equal(c.efSearch, 768);
   assert.deepEqual(c.vectorIndex, { m: 16, ef_construction: 128 });
-  assert.deepEqual(c.notes, []);
   writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 32, ef_construction: 400, ef_search: 64 } }));
   const tuned = loadConfig(['--project', dir], {}, root);
   assert.equal(tuned.efSearch, 64);
   assert.deepEqual(tuned.vectorIndex, { m: 32, ef_construction: 400 });
-  assert.deepEqual(tuned.notes, [], 'applied, so nothing to note');
   writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 48 } }));
   assert.deepEqual(loadConfig(['--project', dir], {}, root).vectorIndex, { m: 48, ef_construction: 128 }, 'the other one is the default');
   assert.equal(loadConfig(['--project', empty], {}, root).efSearch, undefined, 'no HelixDB file: the index default');
