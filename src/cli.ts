@@ -88,7 +88,6 @@ async function main(): Promise<void> {
     `trellis listening on http://${host}:${server.port} (mode ${mode}, data ${dataDir}, ${workers} read workers and ${longWorkers} for long queries)`,
   );
   if (config.projectName !== undefined) logger.info({ project: config.projectName }, `serving project ${config.projectName}`);
-  for (const note of config.notes) logger.warn(note);
   server.ready.then(
     () => {
       if (failed) return;
@@ -109,7 +108,14 @@ async function main(): Promise<void> {
 
 /** What a project's loading takes from the configuration. */
 function projectConfig(config: Config): ProjectConfig {
-  return { mcp: config.mcp, bm25: config.bm25, embedding: config.embedding, queries: config.queriesDir, efSearch: config.efSearch };
+  return {
+    mcp: config.mcp,
+    bm25: config.bm25,
+    embedding: config.embedding,
+    queries: config.queriesDir,
+    efSearch: config.efSearch,
+    vectorIndex: config.vectorIndex,
+  };
 }
 
 function problems(n: number): string {
@@ -136,7 +142,6 @@ async function checkMain(argv: readonly string[]): Promise<void> {
     console.error(`${loaded.report}\n\ntrellis check: ${problems(loaded.count)} in ${config.project}`);
     process.exit(1);
   }
-  for (const note of config.notes) console.error(`trellis check: note: ${note}`);
   const { schema, queries } = loaded.project;
   const named = config.projectName === undefined ? '' : ` (project ${config.projectName})`;
   console.log(

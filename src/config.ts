@@ -16,6 +16,7 @@ import { LIMITS } from './plan/limits.js';
 import { LOG_LEVELS, type LogLevel } from './core/log-levels.js';
 import { messageOf } from './core/errors.js';
 import type { EmbeddingConfig } from './core/embedding-config.js';
+import { buildParametersProblem, DEFAULT_HNSW_BUILD, HNSW_BUILD, type HnswBuildParameters } from './core/index-spec.js';
 import { parseToml, TomlError, type TomlTable, type TomlValue } from './core/toml-subset.js';
 
 export type Mode = 'writer' | 'reader' | 'replica';
@@ -36,8 +37,12 @@ export interface Config {
   projectName: string | undefined;
   /** The beam of the project's vector searches (config.hx.json's `vector_config.ef_search`); undefined: the index's default. */
   efSearch: number | undefined;
-  /** What the HelixDB project files say that Trellis does not apply, for a warning at start-up. */
-  notes: string[];
+  /**
+   * The build parameters (`m`, `ef_construction`) of the vector indexes the project's
+   * queries make: trellis.json's `vectorIndex`, else config.hx.json's `vector_config`, for
+   * each key; default HelixDB's, 16 and 128.
+   */
+  vectorIndex: HnswBuildParameters;
   workers: number;
   /** Worker threads of the lane for long queries (src/pool/read-pool.ts). */
   longWorkers: number;
@@ -126,6 +131,15 @@ const FileSchema = Type.Object(
           dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65536 })),
           api_key_env: Type.Optional(NonEmpty),
           timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    vectorIndex: Type.Optional(
+      Type.Object(
+        {
+          m: Type.Optional(Type.Integer({ minimum: HNSW_BUILD.m.min, maximum: HNSW_BUILD.m.max })),
+          ef_construction: Type.Optional(Type.Integer({ minimum: HNSW_BUILD.m.min, maximum: HNSW_BUILD.efConstruction.max })),
         },
         { additionalProperties: false },
       ),
@@ -303,8 +317,8 @@ in the project folder (camelCase key), else its default.
   --help                                         print this text
 
 trellis.json may also set "mcp": true to serve the MCP routes, "bm25": false to turn
-text search off, and "embedding": {"url", "model", "dimensions", "api_key_env", "timeout_ms"}
-for Embed().
+text search off, "embedding": {"url", "model", "dimensions", "api_key_env", "timeout_ms"}
+for Embed(), and "vectorIndex": {"m", "ef_construction"} for the project's vector indexes.
 Flags take "--port 7000" or "--port=7000".`;
 
 type Raw = Partial<Record<FlagKey, string>>;
@@ -379,7 +393,10 @@ function readConfigFile(path: string): FileConfig {
           : key === 'embedding'
             ? '{"url": "http(s)://...", "model": "...", "dimensions"?: n, "api_key_env"?: "VAR", "timeout_ms"?: n} (' +
               `${error.instancePath} ${error.message})`
-            : error.message);
+            : key === 'vectorIndex'
+              ? `{"m"?: ${HNSW_BUILD.m.min} to ${HNSW_BUILD.m.max}, "ef_construction"?: m to ${HNSW_BUILD.efConstruction.max}} (` +
+                `${error.instancePath} ${error.message})`
+              : error.message);
       const got = JSON.stringify(parsed[key]);
       throw new ConfigError(`${path}: "${key}" must be ${expects}, got ${got}`);
     }
@@ -398,29 +415,28 @@ interface HelixSettings {
   bm25?: boolean;
   embedding?: EmbeddingConfig;
   efSearch?: number;
+  /** `vector_config.m` and `ef_construction`: the build parameters of the project's vector indexes. */
+  m?: number;
+  efConstruction?: number;
   port?: number;
   queries?: string;
   name?: string;
   /** The file exists. */
   found: boolean;
-  notes: string[];
 }
-
-/** HelixDB's HNSW parameters, which Trellis's vector indexes use too (src/store/native-vectors.ts). */
-const HNSW_DEFAULTS = { m: 16, ef_construction: 128 } as const;
 
 /**
  * What a HelixDB project folder's config.hx.json says of the settings Trellis has: `mcp`
  * (HelixDB's default: true), `bm25`, `embedding_model`, an OpenAI model name, as OpenAI's
  * API with the key in OPENAI_API_KEY (as HelixDB called it), and `vector_config.ef_search`,
- * the beam of the project's vector searches. `vector_config`'s `m` and `ef_construction`
- * are HelixDB's defaults in Trellis's indexes; other values are noted (not applied). Its
+ * the beam of the project's vector searches, and `vector_config.m` and `ef_construction`,
+ * the build parameters of the project's vector indexes (checked as an index spec's). Its
  * other keys (db_max_size_gb, graph_config, graphvis_node_label) are read and not needed
  * (docs/query-language.md, "HelixDB project folders"). No file: nothing.
  */
 export function readHelixConfig(project: string): HelixSettings {
   const path = join(project, HELIX_CONFIG_FILE_NAME);
-  if (!existsSync(path)) return { found: false, notes: [] };
+  if (!existsSync(path)) return { found: false };
   const c = readJsonObject(path);
   const bool = (key: string): boolean | undefined => {
     const v = c[key];
@@ -428,7 +444,7 @@ export function readHelixConfig(project: string): HelixSettings {
     if (typeof v !== 'boolean') throw new ConfigError(`${path}: "${key}" must be true or false, got ${JSON.stringify(v)}`);
     return v;
   };
-  const out: HelixSettings = { mcp: bool('mcp') ?? true, found: true, notes: [] };
+  const out: HelixSettings = { mcp: bool('mcp') ?? true, found: true };
   const bm25 = bool('bm25');
   if (bm25 !== undefined) out.bm25 = bm25;
   const model = c.embedding_model;
@@ -444,20 +460,19 @@ export function readHelixConfig(project: string): HelixSettings {
         `${path}: "vector_config" must be an object {"m", "ef_construction", "ef_search"}, got ${JSON.stringify(vectors)}`,
       );
     const v = vectors as Record<string, unknown>;
-    const count = (key: string, max: number): number | undefined => {
+    const count = (key: string, min: number, max: number): number | undefined => {
       const n = v[key];
       if (n === undefined || n === null) return undefined;
-      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > max)
-        throw new ConfigError(`${path}: "vector_config.${key}" must be an integer from 1 to ${max}, got ${JSON.stringify(n)}`);
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max)
+        throw new ConfigError(`${path}: "vector_config.${key}" must be an integer from ${min} to ${max}, got ${JSON.stringify(n)}`);
       return n;
     };
-    const ef = count('ef_search', LIMITS.maxSearchEf);
+    const ef = count('ef_search', 1, LIMITS.maxSearchEf);
     if (ef !== undefined) out.efSearch = ef;
-    for (const key of ['m', 'ef_construction'] as const) {
-      const n = count(key, 10_000);
-      if (n !== undefined && n !== HNSW_DEFAULTS[key])
-        out.notes.push(`${path}: vector_config.${key} is ${n}; Trellis's vector indexes use ${HNSW_DEFAULTS[key]} (HelixDB's default)`);
-    }
+    const m = count('m', HNSW_BUILD.m.min, HNSW_BUILD.m.max);
+    if (m !== undefined) out.m = m;
+    const efConstruction = count('ef_construction', HNSW_BUILD.m.min, HNSW_BUILD.efConstruction.max);
+    if (efConstruction !== undefined) out.efConstruction = efConstruction;
   }
   return out;
 }
@@ -471,7 +486,7 @@ export function readHelixConfig(project: string): HelixSettings {
  */
 export function readHelixToml(project: string): HelixSettings {
   const path = join(project, HELIX_TOML_FILE_NAME);
-  if (!existsSync(path)) return { found: false, notes: [] };
+  if (!existsSync(path)) return { found: false };
   let toml: TomlTable;
   try {
     toml = parseToml(readFileSync(path, 'utf8'));
@@ -493,7 +508,7 @@ export function readHelixToml(project: string): HelixSettings {
   const isString = (v: TomlValue): v is string => typeof v === 'string' && v !== '';
   const isBool = (v: TomlValue): v is boolean => typeof v === 'boolean';
   const isPort = (v: TomlValue): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 65535;
-  const out: HelixSettings = { found: true, notes: [] };
+  const out: HelixSettings = { found: true };
   const projectTable = table(toml.project, '[project]');
   const name = typed<string>(projectTable, 'name', '[project] ', isString, 'a name');
   if (name !== undefined) out.name = name;
@@ -519,6 +534,33 @@ export function readHelixToml(project: string): HelixSettings {
     }
   }
   return out;
+}
+
+/**
+ * The build parameters of the project's vector indexes: each of trellis.json's
+ * `vectorIndex` keys, else config.hx.json's `vector_config` key, else the default; the pair
+ * is checked as an index spec's is (ef_construction at least m), naming where each came from.
+ */
+function vectorIndexOf(
+  file: FileConfig,
+  configFile: string | undefined,
+  helix: HelixSettings,
+  project: string | undefined,
+): HnswBuildParameters {
+  const own = file.vectorIndex;
+  const helixFile = project === undefined ? HELIX_CONFIG_FILE_NAME : join(project, HELIX_CONFIG_FILE_NAME);
+  const pick = (mine: number | undefined, theirs: number | undefined, key: 'm' | 'ef_construction') =>
+    mine !== undefined
+      ? { value: mine, key: `vectorIndex.${key}`, file: `${configFile}: ` }
+      : theirs !== undefined
+        ? { value: theirs, key: `vector_config.${key}`, file: `${helixFile}: ` }
+        : { value: DEFAULT_HNSW_BUILD[key], key: `the default ${key}`, file: '' };
+  const m = pick(own?.m, helix.m, 'm');
+  const ef = pick(own?.ef_construction, helix.efConstruction, 'ef_construction');
+  // m is in range (each file's check): only ef_construction can be wrong here.
+  const problem = buildParametersProblem(m.value, ef.value, { m: m.key, efConstruction: `${ef.file}"${ef.key}"` });
+  if (problem !== null) throw new ConfigError(problem);
+  return { m: m.value, ef_construction: ef.value };
 }
 
 function findProject(flags: Raw, env: NodeJS.ProcessEnv, cwd: string): { project: string | undefined; configFile: string | undefined } {
@@ -561,7 +603,7 @@ function defaults(cwd: string): Omit<Config, 'help' | 'project' | 'configFile'> 
     queriesDir: undefined,
     projectName: undefined,
     efSearch: undefined,
-    notes: [],
+    vectorIndex: DEFAULT_HNSW_BUILD,
     metrics: true,
     cypher: true,
     explorer: true,
@@ -582,8 +624,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
   const file = configFile !== undefined ? readConfigFile(configFile) : {};
   const config: Config = { ...defaults(cwd), project, configFile, help: false };
   // A HelixDB project folder's helix.toml, then its config.hx.json, say what trellis.json does not.
-  const toml: HelixSettings = project === undefined ? { found: false, notes: [] } : readHelixToml(project);
-  const helix: HelixSettings = project === undefined ? { found: false, notes: [] } : readHelixConfig(project);
+  const toml: HelixSettings = project === undefined ? { found: false } : readHelixToml(project);
+  const helix: HelixSettings = project === undefined ? { found: false } : readHelixConfig(project);
   // HelixDB serves #[mcp] queries unless told not to, in either file.
   const mcp = file.mcp ?? toml.mcp ?? helix.mcp ?? (toml.found ? true : undefined);
   if (mcp !== undefined) config.mcp = mcp;
@@ -592,9 +634,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
   const embedding = file.embedding ?? helix.embedding;
   if (embedding !== undefined) config.embedding = embedding;
   config.efSearch = helix.efSearch;
+  config.vectorIndex = vectorIndexOf(file, configFile, helix, project);
   config.queriesDir = toml.queries;
   config.projectName = toml.name;
-  config.notes = [...toml.notes, ...helix.notes];
   // The instance's port, below trellis.json, the variable and the flag (the loop below).
   if (toml.port !== undefined) config.port = toml.port;
 

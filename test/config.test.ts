@@ -51,7 +51,7 @@ test('defaults with no flags, no variables, no file', () => {
     queriesDir: undefined,
     projectName: undefined,
     efSearch: undefined,
-    notes: [],
+    vectorIndex: { m: 16, ef_construction: 128 },
     metrics: true,
     cypher: true,
     explorer: true,
@@ -279,7 +279,7 @@ test('config file errors: bad JSON, not an object, unknown key, bad value', () =
   writeConfig(dir, { port: 1, prot: 2 });
   configError(
     () => loadConfig([], {}, dir),
-    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, bm25, embedding, metrics, cypher, explorer, logLevel, nats, stream, writerUrl, maxLagMs, minLsnWaitMs$/,
+    /trellis\.json: unknown key "prot"; known keys: port, host, dataDir, mode, workers, longWorkers, querySliceMs, workerHeapMb, maxBodyBytes, queryTimeoutMs, mcp, bm25, embedding, vectorIndex, metrics, cypher, explorer, logLevel, nats, stream, writerUrl, maxLagMs, minLsnWaitMs$/,
   );
   writeConfig(dir, { project: '.' });
   configError(() => loadConfig([], {}, dir), /unknown key "project" \(the project is the folder holding this file/);
@@ -359,20 +359,57 @@ test("a HelixDB project folder: config.hx.json's mcp, bm25 and embedding_model, 
   configError(() => loadConfig(['--project', dir], {}, root), /"embedding_model" must be a model name, got ""$/);
 });
 
-test("config.hx.json's vector_config: ef_search is the beam of the project's searches; m and ef_construction other than HelixDB's defaults are noted", () => {
+test("config.hx.json's vector_config: ef_search is the beam of the project's searches; m and ef_construction build its vector indexes", () => {
   const dir = join(root, 'helix-vectors');
   mkdirSync(dir);
   writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 16, ef_construction: 128, ef_search: 768 } }));
   const c = loadConfig(['--project', dir], {}, root);
   assert.equal(c.efSearch, 768);
-  assert.deepEqual(c.notes, [], "HelixDB's defaults are Trellis's");
+  assert.deepEqual(c.vectorIndex, { m: 16, ef_construction: 128 });
   writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 32, ef_construction: 400, ef_search: 64 } }));
   const tuned = loadConfig(['--project', dir], {}, root);
   assert.equal(tuned.efSearch, 64);
-  assert.equal(tuned.notes.length, 2);
-  assert.match(tuned.notes[0]!, /config\.hx\.json: vector_config\.m is 32; Trellis's vector indexes use 16/);
-  assert.match(tuned.notes[1]!, /vector_config\.ef_construction is 400; Trellis's vector indexes use 128/);
+  assert.deepEqual(tuned.vectorIndex, { m: 32, ef_construction: 400 });
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 48 } }));
+  assert.deepEqual(loadConfig(['--project', dir], {}, root).vectorIndex, { m: 48, ef_construction: 128 }, 'the other one is the default');
   assert.equal(loadConfig(['--project', empty], {}, root).efSearch, undefined, 'no HelixDB file: the index default');
+  assert.deepEqual(loadConfig(['--project', empty], {}, root).vectorIndex, { m: 16, ef_construction: 128 });
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 1 } }));
+  configError(
+    () => loadConfig(['--project', dir], {}, root),
+    /config\.hx\.json: "vector_config\.m" must be an integer from 2 to 128, got 1$/,
+  );
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 16.5 } }));
+  configError(() => loadConfig(['--project', dir], {}, root), /"vector_config\.m" must be an integer from 2 to 128, got 16\.5$/);
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { ef_construction: 5000 } }));
+  configError(
+    () => loadConfig(['--project', dir], {}, root),
+    /"vector_config\.ef_construction" must be an integer from 2 to 4096, got 5000$/,
+  );
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 64, ef_construction: 32 } }));
+  configError(
+    () => loadConfig(['--project', dir], {}, root),
+    /config\.hx\.json: "vector_config\.ef_construction" must be an integer from vector_config\.m \(64\) to 4096, got 32$/,
+  );
+  // trellis.json's vectorIndex wins, key by key; the pair is checked wherever each came from.
+  writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { m: 32, ef_construction: 256 } }));
+  writeConfig(dir, { vectorIndex: { ef_construction: 512 } });
+  assert.deepEqual(loadConfig(['--project', dir], {}, root).vectorIndex, { m: 32, ef_construction: 512 });
+  writeConfig(dir, { vectorIndex: { m: 64, ef_construction: 200 } });
+  assert.deepEqual(loadConfig(['--project', dir], {}, root).vectorIndex, { m: 64, ef_construction: 200 });
+  writeConfig(dir, { vectorIndex: { ef_construction: 20 } });
+  configError(
+    () => loadConfig(['--project', dir], {}, root),
+    /trellis\.json: "vectorIndex\.ef_construction" must be an integer from vector_config\.m \(32\) to 4096, got 20$/,
+  );
+  writeConfig(dir, { vectorIndex: { m: 200 } });
+  configError(
+    () => loadConfig(['--project', dir], {}, root),
+    /trellis\.json: "vectorIndex" must be \{"m"\?: 2 to 128, "ef_construction"\?: m to 4096\} \(\/vectorIndex\/m must be <= 128\), got \{"m":200\}$/,
+  );
+  writeConfig(dir, { vectorIndex: { M: 16 } });
+  configError(() => loadConfig(['--project', dir], {}, root), /"vectorIndex" must be/);
+  rmSync(join(dir, 'trellis.json'));
   writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { ef_search: 0 } }));
   configError(() => loadConfig(['--project', dir], {}, root), /"vector_config\.ef_search" must be an integer from 1 to 10000, got 0$/);
   writeFileSync(join(dir, 'config.hx.json'), JSON.stringify({ vector_config: { ef_search: 20000 } }));

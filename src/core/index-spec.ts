@@ -34,6 +34,14 @@ export type IndexSpec =
        * Absent from indexes stored before it existed: read it as `ef_search ?? null`.
        */
       readonly ef_search: number | null;
+      /**
+       * The graph's links per element above level 0 (level 0 keeps twice as many): HNSW's M
+       * (a Trellis extension, as HelixDB's `vector_config.m`). Absent from indexes stored
+       * before it existed: the catalogue reads them as HNSW_BUILD.m.default (canonical).
+       */
+      readonly m: number;
+      /** The beam of an insertion: HNSW's ef_construction. Absent from older specs as `m` is. */
+      readonly ef_construction: number;
     }
   | {
       readonly kind: 'node_text' | 'edge_text';
@@ -43,6 +51,38 @@ export type IndexSpec =
     };
 
 export type IndexKind = IndexSpec['kind'];
+
+/**
+ * The build parameters of a vector index (its graph's shape), their defaults (HelixDB's,
+ * which every index had before they could be set) and their bounds: M from 2 (usearch
+ * refuses less) to 128, ef_construction from M (a smaller beam cannot fill an element's
+ * links) to 4,096.
+ */
+export const HNSW_BUILD = {
+  m: { default: 16, min: 2, max: 128 },
+  efConstruction: { default: 128, max: 4096 },
+} as const;
+
+/** A vector index's build parameters, as its spec names them. */
+export interface HnswBuildParameters {
+  readonly m: number;
+  readonly ef_construction: number;
+}
+
+export const DEFAULT_HNSW_BUILD: HnswBuildParameters = { m: HNSW_BUILD.m.default, ef_construction: HNSW_BUILD.efConstruction.default };
+
+/**
+ * What is wrong with a vector index's build parameters, naming the field as `names` spells
+ * it (`m` and `ef_construction` in a spec, `vector_config.m` in config.hx.json); null when
+ * nothing is. Both are integers (the caller checked); `m` is the index's, given or default.
+ */
+export function buildParametersProblem(m: number, efConstruction: number, names: { m: string; efConstruction: string }): string | null {
+  const { m: M, efConstruction: EF } = HNSW_BUILD;
+  if (m < M.min || m > M.max) return `${names.m} must be an integer from ${M.min} to ${M.max}, got ${m}`;
+  if (efConstruction < m || efConstruction > EF.max)
+    return `${names.efConstruction} must be an integer from ${names.m} (${m}) to ${EF.max}, got ${efConstruction}`;
+  return null;
+}
 export type IndexFamily = 'secondary' | 'vector' | 'text';
 export type IndexElement = 'node' | 'edge';
 
@@ -72,9 +112,18 @@ export function identityOf(spec: Pick<IndexSpec, 'kind' | 'label' | 'property'>)
   return `${spec.kind}\u0000${spec.label}\u0000${spec.property}`;
 }
 
-/** Whether two specs of one identity define the same index. */
-export function sameDefinition(a: IndexSpec, b: IndexSpec): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+/**
+ * Whether two specs of one identity define the same index; `build` false leaves a vector
+ * index's build parameters (`m`, `ef_construction`) out of the comparison.
+ */
+export function sameDefinition(a: IndexSpec, b: IndexSpec, build = true): boolean {
+  const key = (spec: IndexSpec): string => {
+    const c = canonical(spec);
+    if (build || !('m' in c)) return JSON.stringify(c);
+    const { m: _m, ef_construction: _ef, ...rest } = c;
+    return JSON.stringify(rest);
+  };
+  return key(a) === key(b);
 }
 
 /** The spec's fields in a fixed order (stored specs may come back with keys reordered). */
@@ -96,6 +145,8 @@ export function canonical(spec: IndexSpec): IndexSpec {
         metric: spec.metric,
         tenant_property: spec.tenant_property,
         ef_search: spec.ef_search ?? null,
+        m: (spec.m as number | undefined) ?? DEFAULT_HNSW_BUILD.m,
+        ef_construction: (spec.ef_construction as number | undefined) ?? DEFAULT_HNSW_BUILD.ef_construction,
       };
     case 'node_text':
     case 'edge_text':

@@ -10,7 +10,8 @@ import type { ValuesFlow } from './flow.js';
 
 const single = (value: object): ValuesFlow => ({ t: 'values', items: [value as Value], single: true });
 
-export const createIndex: Executor<'create_index'> = (node, x) => single(x.writable.createIndex(node.spec, node.if_not_exists));
+export const createIndex: Executor<'create_index'> = (node, x) =>
+  single(x.writable.createIndex(node.spec, node.if_not_exists, node.any_build_parameters === true));
 
 export const dropIndex: Executor<'drop_index'> = (node, x) => single(x.writable.dropIndex(node.spec));
 

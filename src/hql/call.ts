@@ -78,8 +78,11 @@ export function withScalarLoops(query: CompiledQuery, values: Values): Values {
 
 /**
  * `create_index` entries (if not exists) for the vector types the call writes, each of the
- * dimension of the first vector it writes there: put before the batch, they make the
- * index in the call's transaction when it does not exist yet. An empty vector is refused.
+ * dimension of the first vector it writes there and of the project's build parameters
+ * (`m`, `ef_construction`): put before the batch, they make the index in the call's
+ * transaction when it does not exist yet. An index that exists with other build parameters
+ * is kept as it was built (`any_build_parameters`; the server notes it at start-up). An
+ * empty vector is refused.
  */
 export function vectorIndexEntries(query: CompiledQuery, values: Values): Entry[] {
   const dims = new Map<string, number>();
@@ -107,8 +110,17 @@ export function vectorIndexEntries(query: CompiledQuery, values: Values): Entry[
     root: {
       op: 'create_index',
       path: `$.vector_index[${i}]`,
-      spec: { kind: 'node_vector', label, property: 'data', dimension, metric: 'cosine', tenant_property: null },
+      spec: {
+        kind: 'node_vector',
+        label,
+        property: 'data',
+        dimension,
+        metric: 'cosine',
+        tenant_property: null,
+        ...query.needs.vectorIndex,
+      },
       if_not_exists: true,
+      any_build_parameters: true,
     } as unknown as Extract<Entry, { kind: 'query' }>['root'],
   }));
 }

@@ -6,6 +6,7 @@
  * of this context, as src/cypher's are; the ones that recurse into each other reach each
  * other through `hooks`, so no module imports one that imports it back.
  */
+import { DEFAULT_HNSW_BUILD, type HnswBuildParameters } from '../core/index-spec.js';
 import { PRIMITIVE_TYPES, type Expr, type IdArg, type ProjectionStep, type QueryDef, type Step, type TypeExpr } from './ast.js';
 import type { SourcePos } from './lexer.js';
 import { integerRange, type EdgeType, type NodeType, type Problem, type Schema } from './schema.js';
@@ -58,6 +59,8 @@ export interface LoweringOptions {
   readonly bm25: boolean;
   /** The beam of every vector search (config.hx.json's `ef_search`); null: the index's default. */
   readonly efSearch: number | null;
+  /** The build parameters of the vector indexes the queries make (src/config.ts `vectorIndex`); default 16 and 128. */
+  readonly vectorIndex?: HnswBuildParameters;
 }
 
 export interface Lowering {
@@ -95,6 +98,8 @@ export interface Lowering {
 export interface CallNeeds {
   readonly embeds: EmbedSite[];
   readonly vectorWrites: VectorWrite[];
+  /** The build parameters of the vector indexes it makes (LoweringOptions.vectorIndex). */
+  readonly vectorIndex: HnswBuildParameters;
   readonly textIndexes: { readonly label: string; readonly property: string }[];
   readonly scalarLoops: ScalarLoop[];
 }
@@ -140,7 +145,7 @@ export function newLowering(query: QueryDef, schema: Schema, options: LoweringOp
     pre: [],
     loops: [],
     loopFields: new Map(),
-    needs: { embeds: [], vectorWrites: [], textIndexes: [], scalarLoops: [] },
+    needs: { embeds: [], vectorWrites: [], vectorIndex: options.vectorIndex ?? DEFAULT_HNSW_BUILD, textIndexes: [], scalarLoops: [] },
   };
 }
 

@@ -14,6 +14,7 @@ import { parse } from './parser.js';
 import { buildSchema, type Located, type Schema } from './schema.js';
 import { messageOf } from '../core/errors.js';
 import type { EmbeddingConfig } from '../core/embedding-config.js';
+import type { HnswBuildParameters } from '../core/index-spec.js';
 
 export interface ProjectConfig {
   /** Serve `#[mcp]` queries to agents (D18): `"mcp": true` in trellis.json (src/config.ts); off by default. */
@@ -26,6 +27,8 @@ export interface ProjectConfig {
   readonly queries?: string | undefined;
   /** The beam of the project's vector searches (config.hx.json's `vector_config.ef_search`); default: the index's. */
   readonly efSearch?: number | undefined;
+  /** The build parameters (`m`, `ef_construction`) of the vector indexes the queries make (src/config.ts); default 16 and 128. */
+  readonly vectorIndex?: HnswBuildParameters | undefined;
 }
 
 export interface Project {
@@ -89,7 +92,11 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
         pos: item.name.pos,
         message: `query names starting with "${TOOL_PREFIX}" are kept for the MCP endpoint's own tools; choose another query name`,
       });
-    const result = compileQuery(item, schema, { bm25: config.bm25 ?? true, efSearch: config.efSearch ?? null });
+    const result = compileQuery(item, schema, {
+      bm25: config.bm25 ?? true,
+      efSearch: config.efSearch ?? null,
+      ...(config.vectorIndex === undefined ? {} : { vectorIndex: config.vectorIndex }),
+    });
     if (result.compiled !== null && result.compiled.needs.embeds.length > 0 && config.embedding === undefined)
       result.problems.push({
         pos: item.pos,

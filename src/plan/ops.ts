@@ -212,6 +212,12 @@ export interface RepeatOp extends Unary<'repeat'> {
 export interface CreateIndexOp extends Base<'create_index'> {
   readonly spec: IndexSpec;
   readonly if_not_exists: boolean;
+  /**
+   * Not on the wire: the query language's own vector indexes (src/hql/call.ts), made with
+   * the project's build parameters, count an existing index whose build parameters differ
+   * (`m`, `ef_construction`) as theirs: it is kept as it was built (docs/query-language.md).
+   */
+  readonly any_build_parameters?: boolean;
 }
 export interface DropIndexOp extends Base<'drop_index'> {
   readonly spec: IndexSpec;

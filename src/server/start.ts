@@ -181,7 +181,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       });
     }
     await started.start();
-    if (options.mode === 'writer') await makeTextIndexes(started, queries.list, logger);
+    if (options.mode === 'writer') {
+      await makeTextIndexes(started, queries.list, logger);
+      await noteVectorIndexes(started, queries.list, logger);
+    }
   })();
   ready.catch(() => undefined);
   return {
@@ -222,6 +225,47 @@ async function makeTextIndexes(service: ThreadedService, queries: readonly Compi
   const reply = await service.query(Buffer.from(body), { warm: false, requireWriter: false, awaitDurable: true });
   if (reply.status !== 200)
     logger.warn({ status: reply.status, body: utf8Text(reply.body) }, 'the text indexes of the project could not all be made');
+}
+
+/** What list_indexes says of a vector index, as noteVectorIndexes reads it. */
+interface ListedIndex {
+  kind: string;
+  label: string;
+  property: string;
+  state: string;
+  m?: number;
+  ef_construction?: number;
+}
+
+/**
+ * The vector indexes of the project's types (made by their first write, src/hql/call.ts)
+ * that exist with other build parameters than the project's (`m`, `ef_construction`:
+ * src/config.ts `vectorIndex`): each keeps the ones it was built with, as its graph holds
+ * them, and a warning says so and how to rebuild it with the project's.
+ */
+async function noteVectorIndexes(service: ThreadedService, queries: readonly CompiledQuery[], logger: Logger): Promise<void> {
+  const wanted = new Map<string, CompiledQuery['needs']['vectorIndex']>();
+  for (const q of queries) for (const w of q.needs.vectorWrites) wanted.set(w.type, q.needs.vectorIndex);
+  if (wanted.size === 0) return;
+  const entries = [{ query: { name: 'indexes', root: { list_indexes: {} } } }];
+  const body = JSON.stringify({ request_type: 'read', query: { read: { entries, returns: ['indexes'] } } });
+  const reply = await service.query(Buffer.from(body), { warm: false, requireWriter: false, awaitDurable: undefined });
+  if (reply.status !== 200) {
+    logger.warn({ status: reply.status, body: utf8Text(reply.body) }, "the project's vector indexes could not be listed");
+    return;
+  }
+  for (const index of (JSON.parse(utf8Text(reply.body)) as { indexes: ListedIndex[] }).indexes) {
+    const want = wanted.get(index.label);
+    if (index.kind !== 'node_vector' || index.property !== 'data' || index.state === 'dropping' || want === undefined) continue;
+    const { m, ef_construction } = index;
+    if (m === want.m && ef_construction === want.ef_construction) continue;
+    logger.warn(
+      { label: index.label, m, ef_construction, project: want },
+      `the vector index of ${index.label} keeps the m ${m} and ef_construction ${ef_construction} it was built with; ` +
+        `the project's m ${want.m} and ef_construction ${want.ef_construction} apply to an index made anew ` +
+        `(drop_index it; the next write of a ${index.label} vector makes it with them)`,
+    );
+  }
 }
 
 /**

@@ -522,8 +522,8 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
     return true;
   }
 
-  createIndex(spec: IndexSpec, ifNotExists: boolean): IndexReceipt {
-    const receipt = this.catalogWriter.create(spec, ifNotExists);
+  createIndex(spec: IndexSpec, ifNotExists: boolean, anyBuildParameters = false): IndexReceipt {
+    const receipt = this.catalogWriter.create(spec, ifNotExists, anyBuildParameters);
     if (receipt.kind === 'accepted') this.buildIfEmpty(spec);
     this.ddlDone();
     return receipt;

@@ -18,7 +18,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GraphError } from '../core/errors.js';
-import { describeIndex, elementOf, familyOf, identityOf, sameDefinition, type IndexFamily, type IndexSpec } from '../core/index-spec.js';
+import {
+  canonical,
+  describeIndex,
+  elementOf,
+  familyOf,
+  identityOf,
+  sameDefinition,
+  type IndexFamily,
+  type IndexSpec,
+} from '../core/index-spec.js';
 import type { CatalogDb } from './layout.js';
 
 export type IndexState = 'building' | 'active' | 'dropping';
@@ -110,7 +119,11 @@ export class CatalogReader {
     const version = (this.db.get('version') as number | undefined) ?? 0;
     if (version === this.cached.version) return this.cached;
     const defs: IndexDef[] = [];
-    for (const { value } of this.db.getRange({ start: 'def:', end: 'def;' })) defs.push(value as IndexDef);
+    // Canonical specs: a definition stored before a field existed reads with its default.
+    for (const { value } of this.db.getRange({ start: 'def:', end: 'def;' })) {
+      const def = value as IndexDef;
+      defs.push({ ...def, spec: canonical(def.spec) });
+    }
     this.cached = new Catalog(version, defs);
     return this.cached;
   }
@@ -209,7 +222,12 @@ export class CatalogWriter {
     };
   }
 
-  create(spec: IndexSpec, ifNotExists: boolean): IndexReceipt {
+  /**
+   * `anyBuildParameters`: an existing vector index that differs only in its build
+   * parameters (`m`, `ef_construction`) counts as the same definition (the query
+   * language's own indexes: the index keeps the parameters it was built with).
+   */
+  create(spec: IndexSpec, ifNotExists: boolean, anyBuildParameters = false): IndexReceipt {
     const existing = this.reader.current().byIdentity.get(identityOf(spec));
     if (existing !== undefined) {
       if (existing.state === 'dropping') {
@@ -218,7 +236,7 @@ export class CatalogWriter {
           `${describeIndex(spec)} is being dropped (operation ${existing.operation}); create it again once that has finished`,
         );
       }
-      if (!sameDefinition(existing.spec, spec)) {
+      if (!sameDefinition(existing.spec, spec, !anyBuildParameters)) {
         throw new GraphError(
           'index_definition_conflict',
           `${describeIndex(spec)} exists with another definition: ${JSON.stringify(existing.spec)}`,
@@ -232,9 +250,10 @@ export class CatalogWriter {
     }
     const id = this.next('next_id');
     const generation = this.next('next_generation');
-    const op = this.newOperation('build', { id, generation, spec });
+    const stored = canonical(spec);
+    const op = this.newOperation('build', { id, generation, spec: stored });
     this.putOperation(op);
-    this.putDef({ id, spec, generation, state: 'building', operation: op.id });
+    this.putDef({ id, spec: stored, generation, state: 'building', operation: op.id });
     return { kind: 'accepted', operation_id: op.id, index_id: decimal(id), generation: decimal(generation) };
   }
 

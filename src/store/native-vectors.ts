@@ -26,6 +26,7 @@ interface CompiledIndex {
   remove(keys: BigUint64Array): number[];
   contains(keys: BigUint64Array): boolean[];
   size(): number;
+  connectivity(): number;
   save(path: string): void;
   load(path: string): void;
   view(path: string): void;
@@ -75,12 +76,14 @@ export interface NativeShape {
   readonly dimension: number;
   readonly metric: NativeMetric;
   readonly quantization: Quantization;
+  /**
+   * Links per element above level 0 (level 0 keeps twice as many), as hnswlib's M: the
+   * index's `m`. A saved index keeps its own, which load and view restore.
+   */
+  readonly connectivity: number;
+  /** The beam of an insertion (hnswlib's ef_construction): the index's `ef_construction`. */
+  readonly expansionAdd: number;
 }
-
-/** Links per element above level 0 (level 0 keeps twice as many), as hnswlib's M. */
-export const CONNECTIVITY = 16;
-/** The beam of an insertion (hnswlib's ef_construction). */
-export const EXPANSION_ADD = 128;
 
 function keysOf(ids: readonly number[]): BigUint64Array {
   const keys = new BigUint64Array(ids.length);
@@ -103,11 +106,16 @@ export class NativeIndex {
 
   constructor(readonly shape: NativeShape) {
     const { CompiledIndex } = load();
-    this.native = new CompiledIndex(shape.dimension, shape.metric, shape.quantization, CONNECTIVITY, EXPANSION_ADD, 1, false);
+    this.native = new CompiledIndex(shape.dimension, shape.metric, shape.quantization, shape.connectivity, shape.expansionAdd, 1, false);
   }
 
   get size(): number {
     return this.native.size();
+  }
+
+  /** The graph's M as the index holds it (a loaded or viewed index: the one it was built with). */
+  get connectivity(): number {
+    return this.native.connectivity();
   }
 
   /** Adds elements (none of them present): `vectors` holds one vector after another. */
@@ -173,7 +181,12 @@ export class NativeIndex {
  * only ranks them). For a few hundred vectors it costs a sixth of the same loop in
  * JavaScript (measured: 45 µs against 284 µs for 641 x 128).
  */
-export function exactNearest(flat: Float32Array, query: Float32Array, shape: Omit<NativeShape, 'quantization'>, count: number): number[] {
+export function exactNearest(
+  flat: Float32Array,
+  query: Float32Array,
+  shape: Pick<NativeShape, 'dimension' | 'metric'>,
+  count: number,
+): number[] {
   const size = flat.length / shape.dimension;
   if (size === 0 || count <= 0) return [];
   const [positions, , found] = load().exactSearch(flat, query, shape.dimension, Math.min(count, size), shape.metric, 1);

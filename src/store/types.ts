@@ -170,8 +170,11 @@ export interface GraphWriter extends GraphReader {
   /** Deletes the node and every incident edge. Returns false when it did not exist. */
   deleteNode(id: number): boolean;
   deleteEdge(id: number): boolean;
-  /** Index DDL (index-catalog.ts): a receipt; the build or drop runs in the background. */
-  createIndex(spec: IndexSpec, ifNotExists: boolean): IndexReceipt;
+  /**
+   * Index DDL (index-catalog.ts): a receipt; the build or drop runs in the background.
+   * `anyBuildParameters`: an existing vector index whose build parameters differ is this one.
+   */
+  createIndex(spec: IndexSpec, ifNotExists: boolean, anyBuildParameters?: boolean): IndexReceipt;
   dropIndex(spec: IndexSpec): IndexReceipt;
   retryIndexOperation(id: string): Record<string, unknown>;
   abortIndexOperation(id: string): Record<string, unknown>;

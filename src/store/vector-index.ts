@@ -25,7 +25,7 @@ import { describeIndex, elementOf } from '../core/index-spec.js';
 import { isNumeric, toNumber, type Value, type ValueObject } from '../core/value.js';
 import { MaxHeap } from '../search/heap.js';
 import { hnswConfig, insert, markDeleted, remove, search as hnswSearch, searchEf, type HnswConfig } from '../search/hnsw.js';
-import { checkVector, distanceFrom, METRICS, type Metric } from '../search/vector-math.js';
+import { checkVector, distanceFrom, METRICS } from '../search/vector-math.js';
 import { allocateGraphId, CatalogReader, type IndexDef } from './index-catalog.js';
 import type { CatalogDb, HnswDb, QueueDb } from './layout.js';
 import type { IndexedElements, VectorFamily } from './index-families.js';
@@ -79,9 +79,14 @@ export type VectorSpec = Extract<IndexDef['spec'], { kind: 'node_vector' | 'edge
 /** Whether the native engine serves an index (every metric but manhattan). */
 export const isNative = (spec: VectorSpec): boolean => spec.metric !== 'manhattan';
 
-/** The native index's view of a spec: cosine as the inner product of normalised vectors. */
+/** The native index's view of a spec: cosine as the inner product of normalised vectors; the graph's M and beam. */
 export function nativeShape(spec: VectorSpec): Omit<NativeShape, 'quantization'> {
-  return { dimension: spec.dimension, metric: spec.metric === 'euclidean' ? 'l2sq' : 'ip' };
+  return {
+    dimension: spec.dimension,
+    metric: spec.metric === 'euclidean' ? 'l2sq' : 'ip',
+    connectivity: spec.m,
+    expansionAdd: spec.ef_construction,
+  };
 }
 
 /** A vector as the native index takes it: cosine vectors normalised (a copy), others as they are. */
@@ -155,7 +160,8 @@ export interface SegmentCommit {
 }
 
 export class VectorIndexes implements VectorFamily, FamilyWork {
-  private readonly configs = new Map<Metric, HnswConfig>();
+  /** The old engine's configurations, by metric, M and ef_construction. */
+  private readonly configs = new Map<string, HnswConfig>();
   readonly queue: VectorQueue;
   private readonly catalogReader: CatalogReader;
   private readonly views: SegmentViews;
@@ -179,9 +185,14 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     this.views = new SegmentViews(this.segmentDir, options.log);
   }
 
-  private config(metric: Metric): HnswConfig {
-    let c = this.configs.get(metric);
-    if (c === undefined) this.configs.set(metric, (c = hnswConfig(metric)));
+  /** The old engine's configuration of an index: its metric, its M (twice as many links at level 0) and its ef_construction. */
+  private config(spec: VectorSpec): HnswConfig {
+    const key = `${spec.metric}/${spec.m}/${spec.ef_construction}`;
+    let c = this.configs.get(key);
+    if (c === undefined) {
+      c = hnswConfig(spec.metric, { m: spec.m, m0: 2 * spec.m, efConstruction: spec.ef_construction });
+      this.configs.set(key, c);
+    }
     return c;
   }
 
@@ -496,7 +507,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     } else {
       const accept = (id: number) => !pending.has(id) && (candidates === null || candidates.has(id));
       const ef = q.ef ?? spec.ef_search ?? searchEf(q.k);
-      for (const n of hnswSearch(storage, this.config(spec.metric), q.vector, q.k, ef, accept)) nearest.offer(n.id, n.distance);
+      for (const n of hnswSearch(storage, this.config(spec), q.vector, q.k, ef, accept)) nearest.offer(n.id, n.distance);
     }
     for (const [id, vector] of pending) {
       if (vector !== null && (candidates === null || candidates.has(id))) nearest.offer(id, exact(vector));
@@ -523,12 +534,11 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   }
 
   /** The old engine's graphs: those of manhattan indexes that are not being dropped. */
-  private recordGraphs(): number[] {
-    const out: number[] = [];
+  private recordGraphs(): NativeGraph[] {
+    const out: NativeGraph[] = [];
     for (const def of this.catalogReader.current().defs) {
-      if (def.state !== 'dropping' && def.spec.kind.endsWith('_vector') && !isNative(def.spec as VectorSpec)) {
-        for (const { graph } of this.graphsOf(def)) out.push(graph);
-      }
+      if (def.state !== 'dropping' && def.spec.kind.endsWith('_vector') && !isNative(def.spec as VectorSpec))
+        out.push(...this.graphsOf(def));
     }
     return out;
   }
@@ -537,7 +547,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   hasQueued(): boolean {
     return (
       this.queue.purges().length > 0 ||
-      this.recordGraphs().some((g) => (this.queue.state(g)?.entries ?? 0) > 0) ||
+      this.recordGraphs().some((g) => (this.queue.state(g.graph)?.entries ?? 0) > 0) ||
       this.unfilled().length > 0
     );
   }
@@ -591,12 +601,12 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       this.queue.unmarkPurge(graph);
     }
     if (this.fillCopies(w, deadline)) return true;
-    for (const graph of this.recordGraphs()) {
+    for (const { def, graph } of this.recordGraphs()) {
       const started = performance.now();
       if (started >= deadline) return true;
       const s = this.queue.state(graph);
       if (s === undefined || s.entries === 0) continue;
-      const config = this.config(METRICS[s.metric]!);
+      const config = this.config(def.spec as VectorSpec);
       const storage = new HnswRecords(this.records, graph);
       const seqs: number[] = [];
       let bytes = 0;

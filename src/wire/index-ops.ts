@@ -3,7 +3,7 @@
  * §5.12). ops.ts builds them with its expression decoders.
  */
 import type { IndexSpec } from '../core/index-spec.js';
-import { INDEX_KINDS, OPERATION_ID } from '../core/index-spec.js';
+import { buildParametersProblem, HNSW_BUILD, INDEX_KINDS, OPERATION_ID } from '../core/index-spec.js';
 import { clip } from '../core/clip.js';
 import { LIMITS } from '../plan/limits.js';
 import type { Expr, PropertyInput, StreamBound } from '../plan/expr.js';
@@ -32,19 +32,30 @@ import {
 /** The largest vector dimension an index may declare. */
 export const MAX_VECTOR_DIMENSION = 16384;
 
-/** An integer from 1 to `max`; `what` names it in the error. */
-function oneTo(what: string, max: number): Field<number> {
+/** An integer from `min` to `max`; `what` names it in the error. */
+function between(what: string, min: number, max: number, description?: string): Field<number> {
   return described(
     (json, path) => {
       const n = u64(json, path);
-      if (n < 1 || n > max) fail(path, `${what} must be between 1 and ${max}, got ${n}`);
+      if (n < min || n > max) fail(path, `${what} must be between ${min} and ${max}, got ${n}`);
       return n;
     },
-    { type: 'integer', minimum: 1, maximum: max },
+    { type: 'integer', minimum: min, maximum: max, ...(description === undefined ? {} : { description }) },
   );
 }
 
+const oneTo = (what: string, max: number): Field<number> => between(what, 1, max);
+
 const dimension = oneTo('dimension', MAX_VECTOR_DIMENSION);
+
+/** A vector index's build parameters (a Trellis extension; HNSW_BUILD states the bounds and defaults). */
+const hnswM = between('m', HNSW_BUILD.m.min, HNSW_BUILD.m.max, "HNSW's M: links per element above level 0 (twice as many at level 0)");
+const efConstruction = between(
+  'ef_construction',
+  HNSW_BUILD.m.min,
+  HNSW_BUILD.efConstruction.max,
+  "HNSW's ef_construction: the beam of an insertion, at least m",
+);
 
 /** The widest beam (ef) of an index's default or a search. */
 const MAX_SEARCH_EF = LIMITS.maxSearchEf;
@@ -61,6 +72,8 @@ const SPEC_FIELDS = {
     metric: required(oneOf(['cosine', 'euclidean', 'manhattan', 'inner_product'] as const)),
     tenant_property: optional(name),
     ef_search: optional(efField),
+    m: withDefault(hnswM, HNSW_BUILD.m.default),
+    ef_construction: withDefault(efConstruction, HNSW_BUILD.efConstruction.default),
   },
   text: { label: required(label), property: required(name), tenant_property: optional(name) },
 };
@@ -76,7 +89,15 @@ export const indexSpec: Field<IndexSpec> = described(
     if (!(INDEX_KINDS as readonly string[]).includes(tag)) {
       return fail(path, `unknown index kind "${clip(tag)}" (expected one of ${INDEX_KINDS.join(', ')})`);
     }
-    const fields = SPEC_STRUCTS[familyOf(tag)](body, bodyPath);
+    const family = familyOf(tag);
+    const fields = SPEC_STRUCTS[family](body, bodyPath);
+    if (family === 'vector') {
+      const problem = buildParametersProblem(fields.m as number, fields.ef_construction as number, {
+        m: 'm',
+        efConstruction: 'ef_construction',
+      });
+      if (problem !== null) fail(`${bodyPath}.ef_construction`, problem);
+    }
     return { kind: tag, ...fields } as IndexSpec;
   },
   component('IndexSpec', () => taggedSchema([], Object.fromEntries(INDEX_KINDS.map((kind) => [kind, SPEC_STRUCTS[familyOf(kind)]])))),

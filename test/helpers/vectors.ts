@@ -39,7 +39,16 @@ export function wrapStore(store: Store): VectorDb {
   };
 }
 
-export type Spec = { label: string; property: string; dimension: number; metric: Metric; tenant_property?: string; ef_search?: number };
+export type Spec = {
+  label: string;
+  property: string;
+  dimension: number;
+  metric: Metric;
+  tenant_property?: string;
+  ef_search?: number;
+  m?: number;
+  ef_construction?: number;
+};
 
 export const nodeVector = (spec: Spec) => ({ node_vector: spec });
 

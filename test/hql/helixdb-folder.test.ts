@@ -1,20 +1,33 @@
 /**
  * A HelixDB project folder as it is (issue 27 item 7): helix.toml, config.hx.json,
  * schema.hx and queries.hx, no trellis.json, served with --project DIR. config.hx.json's
- * mcp (on), bm25, embedding_model and ef_search are Trellis's settings; helix.toml's
- * queries folder is where the .hx files are read, and its name is the project's.
+ * mcp (on), bm25, embedding_model and ef_search are Trellis's settings, and its m and
+ * ef_construction build the project's vector indexes (an index that exists with others
+ * is kept, with a warning); helix.toml's queries folder is where the .hx files are read,
+ * and its name is the project's.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadProject } from '../../src/hql/project.js';
-import { get, post, postPath, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { get, post, postPath, readRequest, startTestServer, tempDir, writeRequest, type TestServer } from '../helpers/server.js';
 import { HQL_PROJECTS } from '../helpers/hql-projects.js';
 
 type Obj = Record<string, unknown>;
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
+
+/** The node_vector indexes of the server, as `[label, m, ef_construction]`. */
+async function vectorIndexes(server: TestServer): Promise<[unknown, unknown, unknown][]> {
+  const list = await post(`${server.url}/v2/query`, readRequest([{ query: { name: 'r', root: { list_indexes: {} } } }], ['r']));
+  assert.equal(list.status, 200, JSON.stringify(list.body));
+  return (list.body as { r: Obj[] }).r
+    .filter((index) => index.kind === 'node_vector')
+    .map((index) => [index.label, index.m, index.ef_construction]);
+}
+
+const MEMORY_INDEX = { node_vector: { label: 'Memory', property: 'data', dimension: 3, metric: 'cosine' } };
 
 describe('a HelixDB project folder', () => {
   const dir = tempDir();
@@ -75,11 +88,11 @@ describe('a HelixDB project folder of the newer CLI: helix.toml naming its queri
     dir.remove();
   });
 
-  test('trellis check reads the .hx files of the queries folder only, names the project and notes vector settings it does not apply', () => {
+  test('trellis check reads the .hx files of the queries folder only and names the project; it has nothing to note of the vector settings, all applied', () => {
     const run = spawnSync(process.execPath, [CLI, 'check', '--project', project], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /helix-toml-folder \(project agent-memory\) is valid: 6 queries, 2 node types, 1 edge types/);
-    assert.match(run.stderr, /note: .*config\.hx\.json: vector_config\.m is 32; Trellis's vector indexes use 16/);
+    assert.doesNotMatch(run.stderr, /note:|vector_config/);
   });
 
   test("config.hx.json's ef_search is the beam of every vector search of the project", () => {
@@ -116,5 +129,43 @@ describe('a HelixDB project folder of the newer CLI: helix.toml naming its queri
     assert.deepEqual((await postPath(server, '/mentions', { text: 'river' })).body, { memories: ['the river floods in spring'] });
     assert.deepEqual((await postPath(server, '/agentByName', { name: 'scout' })).body, { agent });
     assert.equal((await post(`${server.url}/mcp/init`, {})).status, 200);
+  });
+
+  test("config.hx.json's m 32 and ef_construction 256 are the build parameters of the vector index the first write made", async () => {
+    await postPath(server, '/remember', { agent: 0, vector: [1, 1, 0], content: 'x' });
+    assert.deepEqual(await vectorIndexes(server), [['Memory', 32, 256]]);
+    assert.doesNotMatch(server.output(), /keeps the m/);
+  });
+});
+
+describe("a HelixDB project whose vector index exists with other build parameters than config.hx.json's", () => {
+  const project = `${HQL_PROJECTS}helix-toml-folder`;
+  const dir = tempDir();
+  let server: TestServer | undefined;
+  after(async () => {
+    await server?.stop();
+    dir.remove();
+  });
+
+  test("the index keeps its own, with a warning at start-up; dropped, the next write makes it with the project's", async () => {
+    server = await startTestServer(['--data', dir.path]);
+    const made = await post(`${server.url}/v2/query`, writeRequest([{ query: { root: { create_index: { spec: MEMORY_INDEX } } } }]));
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    await server.stop();
+
+    server = await startTestServer(['--data', dir.path, '--project', project]);
+    assert.match(
+      server.output(),
+      /the vector index of Memory keeps the m 16 and ef_construction 128 it was built with; the project's m 32 and ef_construction 256 apply to an index made anew/,
+    );
+    const r = await postPath(server, '/remember', { agent: 0, vector: [1, 0, 0], content: 'kept' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(await vectorIndexes(server), [['Memory', 16, 128]], 'kept as it was built');
+
+    const dropped = await post(`${server.url}/v2/query`, writeRequest([{ query: { root: { drop_index: { spec: MEMORY_INDEX } } } }]));
+    assert.equal(dropped.status, 200, JSON.stringify(dropped.body));
+    for (let n = 0; n < 500 && (await vectorIndexes(server)).length > 0; n++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal((await postPath(server, '/remember', { agent: 0, vector: [0, 1, 0], content: 'anew' })).status, 200);
+    assert.deepEqual(await vectorIndexes(server), [['Memory', 32, 256]], "made anew with the project's");
   });
 });

@@ -37,7 +37,7 @@ test('a segment file not there yet gives no view and one message, and serves onc
 
     const said: string[] = [];
     const views = new SegmentViews(folder, (m) => said.push(m));
-    const shape = { dimension: 8, metric: 'l2sq' as const };
+    const shape = { dimension: 8, metric: 'l2sq' as const, connectivity: 16, expansionAdd: 128 };
     assert.equal(views.get(graph, pointer, shape), null, 'no view without the file');
     assert.equal(views.get(graph, pointer, shape), null);
     assert.equal(said.length, 1, said.join('\n'));
