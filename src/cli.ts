@@ -88,6 +88,7 @@ async function main(): Promise<void> {
     `trellis listening on http://${host}:${server.port} (mode ${mode}, data ${dataDir}, ${workers} read workers and ${longWorkers} for long queries)`,
   );
   if (config.projectName !== undefined) logger.info({ project: config.projectName }, `serving project ${config.projectName}`);
+  for (const notice of queries?.notices ?? []) logger.warn(notice);
   server.ready.then(
     () => {
       if (failed) return;
@@ -147,6 +148,7 @@ async function checkMain(argv: readonly string[]): Promise<void> {
   console.log(
     `trellis check: ${config.project}${named} is valid: ${queries.size} queries, ${schema.nodes.size} node types, ${schema.edges.size} edge types`,
   );
+  for (const notice of loaded.project.notices) console.log(`trellis check: note: ${notice}`);
 }
 
 if (process.argv[2] === 'check') {

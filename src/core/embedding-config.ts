@@ -15,3 +15,14 @@ export interface EmbeddingConfig {
   /** How long one request may take (ms; default 10000). */
   readonly timeout_ms?: number;
 }
+
+/**
+ * HelixDB's provider when a project names none (reference §4.1: `embedding_model` defaults
+ * to OpenAI's text-embedding-ada-002), with the key where HelixDB read it: a HelixDB project
+ * that relied on it runs as it did once OPENAI_API_KEY is set.
+ */
+export const HELIXDB_DEFAULT_EMBEDDING: EmbeddingConfig = {
+  url: 'https://api.openai.com/v1',
+  model: 'text-embedding-ada-002',
+  api_key_env: 'OPENAI_API_KEY',
+};

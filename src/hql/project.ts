@@ -13,7 +13,7 @@ import { formatDiagnostics, type Diagnostic } from './diagnostics.js';
 import { parse } from './parser.js';
 import { buildSchema, type Located, type Schema } from './schema.js';
 import { messageOf } from '../core/errors.js';
-import type { EmbeddingConfig } from '../core/embedding-config.js';
+import { HELIXDB_DEFAULT_EMBEDDING, type EmbeddingConfig } from '../core/embedding-config.js';
 import type { HnswBuildParameters } from '../core/index-spec.js';
 
 export interface ProjectConfig {
@@ -21,7 +21,7 @@ export interface ProjectConfig {
   readonly mcp: boolean;
   /** Text search (SearchBM25, SearchHybrid) is on: `"bm25"` in trellis.json, default true. */
   readonly bm25?: boolean;
-  /** The embedding provider of Embed() (`"embedding"` in trellis.json); without one, a query using Embed() is refused. */
+  /** The embedding provider of Embed() (`"embedding"` in trellis.json); without one, HelixDB's default (HELIXDB_DEFAULT_EMBEDDING). */
   readonly embedding?: EmbeddingConfig | undefined;
   /** The folder of the project's `.hx` files (helix.toml's `queries`); default: the project folder. */
   readonly queries?: string | undefined;
@@ -36,6 +36,8 @@ export interface Project {
   readonly config: ProjectConfig;
   readonly schema: Schema;
   readonly queries: ReadonlyMap<string, CompiledQuery>;
+  /** What the server and `trellis check` say of the project at start (a default it took), not problems. */
+  readonly notices: readonly string[];
 }
 
 export type LoadResult =
@@ -72,6 +74,8 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
   for (const p of problems) diagnostics.push({ file: p.file, pos: p.pos, message: p.message });
   const compiled = new Map<string, CompiledQuery>();
   const firstAt = new Map<string, string>();
+  /** The queries that call Embed(). */
+  const embedding: string[] = [];
   for (const { file, item } of queries) {
     const name = item.name.text;
     const earlier = firstAt.get(name);
@@ -97,18 +101,24 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
       efSearch: config.efSearch ?? null,
       ...(config.vectorIndex === undefined ? {} : { vectorIndex: config.vectorIndex }),
     });
-    if (result.compiled !== null && result.compiled.needs.embeds.length > 0 && config.embedding === undefined)
-      result.problems.push({
-        pos: item.pos,
-        message: `Embed() needs an embedding provider: set "embedding": {"url", "model", ...} in trellis.json`,
-      });
+    if (result.compiled !== null && result.compiled.needs.embeds.length > 0) embedding.push(name);
     for (const p of result.problems) diagnostics.push({ file, pos: p.pos, message: `${p.message} (in query ${name})` });
     if (result.compiled !== null) compiled.set(name, result.compiled);
   }
   if (diagnostics.length > 0) {
     return { ok: false, report: formatDiagnostics(diagnostics, sources), count: diagnostics.length };
   }
-  return { ok: true, project: { dir, config, schema, queries: compiled } };
+  if (embedding.length === 0 || config.embedding !== undefined)
+    return { ok: true, project: { dir, config, schema, queries: compiled, notices: [] } };
+  const { url, model, api_key_env } = HELIXDB_DEFAULT_EMBEDDING;
+  const notice =
+    `${embedding.join(', ')} ${embedding.length === 1 ? 'calls' : 'call'} Embed() and the project names no embedding provider: ` +
+    `HelixDB's default is used, ${model} at ${url} with the key in ${api_key_env} ` +
+    `(set "embedding": {"url", "model", ...} in trellis.json for another)`;
+  return {
+    ok: true,
+    project: { dir, config: { ...config, embedding: HELIXDB_DEFAULT_EMBEDDING }, schema, queries: compiled, notices: [notice] },
+  };
 }
 
 /**

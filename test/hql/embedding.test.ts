@@ -235,14 +235,39 @@ test('a provider that is down is 502 embedding_provider_error naming the cause',
   }
 });
 
-test('a project using Embed() without an embedding provider is refused at load, naming the setting', () => {
+test("a project using Embed() without an embedding provider takes HelixDB's default, says so, and a call without its key is a 502 that runs nothing", async () => {
   const dir = tempDir();
   try {
     const project = writeProject(dir.path, undefined);
     writeFileSync(join(project, 'trellis.json'), '{}');
     const loaded = loadProject(project, { mcp: false });
-    assert.equal(loaded.ok, false);
-    if (!loaded.ok) assert.match(loaded.report, /Embed\(\) needs an embedding provider: set "embedding"/);
+    assert.equal(loaded.ok, true);
+    if (!loaded.ok) return;
+    assert.deepEqual(loaded.project.config.embedding, {
+      url: 'https://api.openai.com/v1',
+      model: 'text-embedding-ada-002',
+      api_key_env: 'OPENAI_API_KEY',
+    });
+    assert.equal(loaded.project.notices.length, 1);
+    assert.match(
+      loaded.project.notices[0]!,
+      /^remember, rememberAll, recall, recallFish, recallOther, keep call Embed\(\) and the project names no embedding provider: HelixDB's default is used, text-embedding-ada-002 at https:\/\/api\.openai\.com\/v1 with the key in OPENAI_API_KEY/,
+    );
+    const server = await startTestServer(['--data', join(dir.path, 'data'), '--project', project]);
+    try {
+      assert.match(server.output(), /HelixDB's default is used, text-embedding-ada-002/);
+      const answer = await postPath(server, '/remember', { text: 'x' });
+      assert.equal(answer.status, 502);
+      assert.equal((answer.body as Obj).error, 'embedding_provider_error');
+      // No key here (and no network to OpenAI either): the msg names the provider and the cause.
+      const msg = (answer.body as Obj).msg as string;
+      assert.match(msg, /^the embedding provider https:\/\/api\.openai\.com\/v1\/embeddings \(model "text-embedding-ada-002"\)/);
+      if (!process.env.OPENAI_API_KEY) assert.match(msg, /needs an API key in the environment variable OPENAI_API_KEY, which is not set/);
+      const count = await postPath(server, '/count', {});
+      assert.deepEqual(count.body, { n: 0 });
+    } finally {
+      await server.stop();
+    }
   } finally {
     dir.remove();
   }
