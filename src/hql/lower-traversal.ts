@@ -52,6 +52,8 @@ import { and, compare, constant, CONTEXT, ID_EXPR, labelIs, not, op, projectItem
  */
 export function lowerTraversal(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, current: Ty | null): Lowered {
   checkNothingAfterUpsert(e.steps);
+  const counted = pathCount(l, e);
+  if (counted !== null) return counted;
   let steps = e.steps;
   let state: Lowered;
   // `SearchV<T>(vec, k)::PREFILTER(cond)`: the condition takes part in the search.
@@ -72,6 +74,22 @@ export function lowerTraversal(l: Lowering, e: Extract<Expr, { kind: 'traversal'
     state = step(l, state, s, current);
   }
   return state;
+}
+
+/**
+ * `path::COUNT`, `path` a variable of a shortest path: how many paths it holds, 1 or 0 (a
+ * query that asks whether a path exists). v1 typed paths Unknown and answered 404 when
+ * there was none; counted, Trellis answers 0. Null for any other traversal.
+ */
+function pathCount(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>): Lowered | null {
+  if (e.source.kind !== 'var' || e.steps.length !== 1 || e.steps[0]!.kind !== 'COUNT') return null;
+  const v = l.scope.get(e.source.name.text);
+  if (v?.ty.k !== 'shaped' || v.show.path === null || v.show.path === undefined) return null;
+  return {
+    root: op('count', { input: op('inject', { variable: e.source.name.text }) }),
+    ty: { k: 'shaped', single: true, what: 'a count', value: { type: COUNT_TYPE, entry: null } },
+    show: COUNT,
+  };
 }
 
 function source(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, current: Ty | null): Lowered {

@@ -219,6 +219,11 @@ describe('vectors, search and paths of the vectors project', () => {
       }
     });
 
+    test('path::COUNT: 1 when there is a path, 0 when there is none (not a 404: the path is counted, not shown)', async () => {
+      assert.deepEqual(await ok('pathExists', { from: c.A, to: c.D }), { n: 1 });
+      assert.deepEqual(await ok('pathExists', { from: c.D, to: c.A }), { n: 0 });
+    });
+
     test('::From(x): the path from x to the node the step follows', async () => {
       const path = (await ok('hopsFrom', { from: c.A, to: c.B })).path as Obj;
       assert.deepEqual(names(path), ['A', 'B']);

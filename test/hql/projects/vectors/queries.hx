@@ -125,6 +125,11 @@ QUERY hops(from: ID, to: ID) =>
     path <- N<City>(from)::ShortestPath<Road>::To(to)
     RETURN path
 
+QUERY pathExists(from: ID, to: ID) =>
+    path <- N<City>(from)::ShortestPath<Road>::To(to)
+    n <- path::COUNT
+    RETURN n
+
 QUERY hopsBFS(from: ID, to: ID) =>
     path <- N<City>(from)::ShortestPathBFS<Road>::To(to)
     RETURN path
