@@ -16,22 +16,26 @@
 import { GraphError } from '../core/errors.js';
 import type { Value } from '../core/value.js';
 import type { ElementRef } from '../plan/expr.js';
-import type { Direction } from '../plan/ops.js';
+import type { Direction, OpOf, PathEnd } from '../plan/ops.js';
 import type { Exec, Executor } from './context.js';
+import type { RowFlow } from './flow.js';
 import { resolveRef, variableRows } from './refs.js';
-import { NODE } from './row.js';
+import { EDGE, NODE } from './row.js';
 import { clip } from '../core/clip.js';
 import type { Adjacent } from '../store/index.js';
 
-export const shortestPath: Executor<'shortest_path'> = (node, x) => {
+export const shortestPath: Executor<'shortest_path'> = (node, x, context) => {
+  const find = (source: number, target: number): Value | null => {
+    const nodes = bfsPath(x, source, target, node.direction, node.label, node.max_depth, node.path);
+    if (nodes === null) return null;
+    if (node.result === 'ids') return nodes.map(BigInt);
+    return pathValue(nodes, pathEdges(x, nodes, node.direction, node.label), null);
+  };
+  if (node.input !== null) return { t: 'values', items: pathPerRow(x, node, context, find) };
   const ends = pathEnds(x, node);
-  if (ends === null) return { t: 'values', items: [] };
-  const [source, target] = ends;
-  const nodes = bfsPath(x, source, target, node.direction, node.label, node.max_depth, node.path);
-  if (nodes === null) return { t: 'values', items: [] };
-  if (node.result === 'ids') return { t: 'values', items: nodes.map(BigInt) };
-  const edges = pathEdges(x, nodes, node.direction, node.label);
-  return { t: 'values', items: [pathValue(nodes, edges, null)] };
+  const found = ends === null ? null : find(...ends);
+  // Without an input the contract's ids are the items themselves.
+  return { t: 'values', items: found === null ? [] : node.result === 'ids' ? (found as Value[]) : [found] };
 };
 
 /** A path as `result: "path"` (and weighted_shortest_path) yields it: its nodes, its edges, its length and weight. */
@@ -64,19 +68,48 @@ function namedCount(x: Exec, ref: ElementRef, path: string): number {
   }
 }
 
-/** The source and target nodes of a path operation, or null when either names none or a missing node. */
-export function pathEnds(
-  x: Exec,
-  node: { readonly op: string; readonly source: ElementRef; readonly target: ElementRef; readonly path: string },
-): [number, number] | null {
+/** The fields of a path operation its ends are read from. */
+type PathNode = OpOf<'shortest_path' | 'weighted_shortest_path'>;
+
+/** The source and target nodes of a path operation without an input, or null when either names none or a missing node. */
+export function pathEnds(x: Exec, node: PathNode): [number, number] | null {
   // Both ends are checked, so a bad target is an error even when the source is missing.
   const source = pathEnd(x, node.source, `${node.path}.source`, node.op);
   const target = pathEnd(x, node.target, `${node.path}.target`, node.op);
   return source === null || target === null ? null : [source, target];
 }
 
+/**
+ * The paths of a path operation with an input: one per input row (a node), the row being
+ * the end that is `"input"`, in input order; a row without a path (or whose node is gone)
+ * gives none. A row that is not a node is 400 invalid_query.
+ */
+export function pathPerRow(
+  x: Exec,
+  node: PathNode,
+  context: RowFlow | null,
+  find: (source: number, target: number) => Value | null,
+): Value[] {
+  const rowIsSource = node.source.kind === 'input';
+  const end = rowIsSource ? 'target' : 'source';
+  const other = pathEnd(x, node[end], `${node.path}.${end}`, node.op);
+  const found: Value[] = [];
+  for (const row of x.rows(node.input!, context, node).rows) {
+    if (row.kind !== NODE)
+      throw new GraphError(
+        'invalid_query',
+        `${node.path}.input: a path starts and ends at nodes, but an input row of "${node.op}" is ${row.kind === EDGE ? `edge ${row.id}` : 'no element'}`,
+      );
+    if (other === null || !x.hasNode(row.id)) continue;
+    const path = rowIsSource ? find(row.id, other) : find(other, row.id);
+    if (path !== null && found.push(path) % 1024 === 0) x.checkSize(found.length, node.path);
+  }
+  return found;
+}
+
 /** The one node an endpoint names, or null when it names none or a missing node. */
-function pathEnd(x: Exec, ref: ElementRef, path: string, op: string): number | null {
+function pathEnd(x: Exec, ref: PathEnd, path: string, op: string): number | null {
+  if (ref.kind === 'input') throw new GraphError('internal_error', `${path}: "input" is an end of a path with an input only`);
   if (namedCount(x, ref, path) > 1) throw new GraphError('invalid_query', `${path}: a ${op} endpoint must name at most one node`);
   // resolveRef checks existence for ids and params; a variable may name a node dropped since.
   for (const id of resolveRef(x, ref, NODE, path, 'target')) return x.store.hasNode(id) ? id : null;

@@ -19,15 +19,15 @@ import { MinHeap } from '../search/heap.js';
 import type { Exec, Executor } from './context.js';
 import { evalExpr } from './eval.js';
 import { EDGE, Row } from './row.js';
-import { adjacent, pathEnds, pathValue } from './shortest-path.js';
+import { adjacent, pathEnds, pathPerRow, pathValue } from './shortest-path.js';
 
-export const weightedShortestPath: Executor<'weighted_shortest_path'> = (node, x) => {
-  const ends = pathEnds(x, node);
-  if (ends === null) return { t: 'values', items: [] };
-  const [source, target] = ends;
+export const weightedShortestPath: Executor<'weighted_shortest_path'> = (node, x, context) => {
   const weightOf = edgeWeight(x, node.weight, `${node.path}.weight`);
   const estimate = node.heuristic === null ? null : heuristic(x, node.heuristic, `${node.path}.heuristic`);
-  const found = search(x, source, target, node.direction, node.label, weightOf, estimate, node.path);
+  const find = (source: number, target: number) => search(x, source, target, node.direction, node.label, weightOf, estimate, node.path);
+  if (node.input !== null) return { t: 'values', items: pathPerRow(x, node, context, find) };
+  const ends = pathEnds(x, node);
+  const found = ends === null ? null : find(...ends);
   return { t: 'values', items: found === null ? [] : [found] };
 };
 

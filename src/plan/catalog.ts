@@ -99,6 +99,12 @@ const exprsOf = (inputs: readonly (PropertyInput | null)[]): Expr[] =>
 const boundExprs = (bounds: readonly StreamBound[]): Expr[] => bounds.flatMap((b) => (b.kind === 'expr' ? [b.expr] : []));
 const holds = (held: Partial<Held>): Held => ({ ...NOTHING, ...held });
 const refAt = (ref: ElementRef, path: string) => ({ ref, path });
+/** The node references of a path's ends (an `"input"` end names none). */
+const pathRefs = (node: OpOf<'shortest_path' | 'weighted_shortest_path'>) =>
+  (['source', 'target'] as const).flatMap((end) => {
+    const ref = node[end];
+    return ref.kind === 'input' ? [] : [refAt(ref, `${node.path}.${end}`)];
+  });
 /** A search's query, k, tenant value and (vector searches) beam. */
 const searchHeld = (node: SearchFields & { readonly path: string }, query: PropertyInput, ef: StreamBound | null = null): Held =>
   holds({ exprs: [...exprsOf([query]), ...boundExprs(ef === null ? [node.k] : [node.k, ef]), ...exprsOf([node.tenant_value])] });
@@ -139,12 +145,12 @@ export const CATALOG: Catalog = {
   edges: src('edge', 'rows', { held: (n) => holds({ refs: [refAt(n.reference, `${n.path}.reference`)] }) }),
   nodes_where: src('node', 'rows', { held: (n) => holds({ predicates: [n.predicate] }), keeps: (n) => n.predicate }),
   edges_where: src('edge', 'rows', { held: (n) => holds({ predicates: [n.predicate] }), keeps: (n) => n.predicate }),
-  shortest_path: src('input', 'list', {
-    held: (n) => holds({ refs: [refAt(n.source, `${n.path}.source`), refAt(n.target, `${n.path}.target`)] }),
-  }),
-  weighted_shortest_path: src('input', 'list', {
-    held: (n) => holds({ exprs: [n.weight], refs: [refAt(n.source, `${n.path}.source`), refAt(n.target, `${n.path}.target`)] }),
-  }),
+  // Sources, or with an input (one end "input") steps: one path per input row.
+  shortest_path: { ...src('input', 'list', { held: (n) => holds({ refs: pathRefs(n) }) }), position: 'optional' },
+  weighted_shortest_path: {
+    ...src('input', 'list', { held: (n) => holds({ exprs: [n.weight], refs: pathRefs(n) }) }),
+    position: 'optional',
+  },
   inject: { ...src('fresh', 'rows', { held: variable }), position: 'optional' },
   out: step('node'),
   in: step('node'),

@@ -72,19 +72,30 @@ export interface NodesWhereOp extends Base<'nodes_where'> {
 export interface EdgesWhereOp extends Base<'edges_where'> {
   readonly predicate: Predicate;
 }
-export interface ShortestPathOp extends Base<'shortest_path'> {
-  readonly source: ElementRef;
-  readonly target: ElementRef;
+/**
+ * An end of a path: one node (a reference naming at most one), or `"input"` (a Trellis
+ * extension): each row of the operation's input, one path per row.
+ */
+export type PathEnd = ElementRef | { readonly kind: 'input' };
+/** The fields the path operations share: their ends, and the input whose rows are the `"input"` end. */
+interface PathEnds {
+  /** With an input, exactly one of source and target is `"input"`; without one, neither is. */
+  readonly input: PlanNode | null;
+  readonly source: PathEnd;
+  readonly target: PathEnd;
+}
+export interface ShortestPathOp extends Base<'shortest_path'>, PathEnds {
   readonly label: string | null;
   readonly direction: Direction;
   readonly max_depth: number;
-  /** What it yields: the node ids (the contract), or one path object with the edges too (a Trellis extension). */
+  /**
+   * What it yields: the node ids (the contract), or one path object with the edges too (a
+   * Trellis extension). With an input, each path is one item: its ids as an array, or the object.
+   */
   readonly result: 'ids' | 'path';
 }
 /** A path of least total weight (Dijkstra; A* with a heuristic): a Trellis extension. */
-export interface WeightedShortestPathOp extends Base<'weighted_shortest_path'> {
-  readonly source: ElementRef;
-  readonly target: ElementRef;
+export interface WeightedShortestPathOp extends Base<'weighted_shortest_path'>, PathEnds {
   readonly label: string | null;
   readonly direction: Direction;
   /** The weight of an edge, evaluated on the edge (its properties, `$from.p` and `$to.p` of its ends). */

@@ -36,6 +36,8 @@ interface StreamInfo {
   readonly kind: ElementKind;
 }
 const UNKNOWN: StreamInfo = { bound: false, kind: 'any' };
+/** The edges a path's weight is evaluated on: rows of their own, without bindings. */
+const EDGES: StreamInfo = { bound: false, kind: 'edge' };
 
 interface Scope {
   readonly write: boolean;
@@ -180,6 +182,8 @@ class Checker {
         reject('internal_planner_error', node.path, `"${node.op}" cannot follow "${input.op}", which ends the traversal`);
       }
       this.afterBind(node, incoming);
+      if ((node.op === 'shortest_path' || node.op === 'weighted_shortest_path') && incoming.kind === 'edge')
+        reject('invalid_query', `${node.path}.input`, `a path starts and ends at nodes, but the input of "${node.op}" yields edges`);
     }
     const branches = subTraversalsOf(node).map((sub) => {
       const info = this.node(sub.root, { ...scope, context: incoming ?? UNKNOWN }, depth + 1);
@@ -201,8 +205,8 @@ class Checker {
       );
     }
     checkPayload(node);
-    // The rows a held expression reads: the input's, a source's own, repeat's body output.
-    const rows = node.op === 'repeat' ? out : (incoming ?? out);
+    // The rows a held expression reads: the input's, a source's own, repeat's body output, a weight's edges.
+    const rows = node.op === 'repeat' ? out : node.op === 'weighted_shortest_path' ? EDGES : (incoming ?? out);
     this.held(node, scope, rows, depth);
     return out;
   }

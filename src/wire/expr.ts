@@ -1,6 +1,6 @@
 /** Decoders for Expr, Predicate, PropertyInput, StreamBound and NodeRef/EdgeRef (reference §4). */
 import type { ArithOp, ElementRef, Expr, Predicate, PropertyInput, StreamBound } from '../plan/expr.js';
-import type { PlanNode } from '../plan/ops.js';
+import type { PathEnd, PlanNode } from '../plan/ops.js';
 import {
   bool,
   component,
@@ -12,6 +12,7 @@ import {
   oneOf,
   optional,
   required,
+  schemaOf,
   str,
   struct,
   tagged,
@@ -263,6 +264,17 @@ export const elementRef: Field<ElementRef> = described(
     }
   },
   component('ElementRef', () => taggedSchema(['all'], { ids: list(u64), var: name, param: name })),
+);
+
+const INPUT_END: PathEnd = { kind: 'input' };
+
+/**
+ * PathEnd (shortest_path, weighted_shortest_path): a NodeRef, or `"input"` (a Trellis
+ * extension): each row of the operation's input, one path per row.
+ */
+export const pathEnd: Field<PathEnd> = described(
+  (json, path) => (json === 'input' ? INPUT_END : elementRef(json, path)),
+  component('PathEnd', () => ({ anyOf: [schemaOf(elementRef), { type: 'string', enum: ['input'] }] })),
 );
 
 export const order = oneOf(['asc', 'desc'] as const);

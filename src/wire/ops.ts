@@ -5,7 +5,7 @@
  */
 import type { OpKind, OpOf, PlanNode, Projection, BindingProjection, BindingTarget, SubTraversal, RepeatConfig } from '../plan/ops.js';
 import { INPUT_ONLY_KINDS } from '../plan/ops.js';
-import { elementRef, expressionDecoders, order } from './expr.js';
+import { elementRef, expressionDecoders, order, pathEnd } from './expr.js';
 import {
   bool,
   component,
@@ -111,6 +111,25 @@ function op<K extends OpKind>(kind: K, shape: Record<string, Field<unknown>>): F
   return described((json, path) => ({ op: kind, path, ...decode(json, path) }) as unknown as OpOf<K>, decode.schema!);
 }
 
+/**
+ * A path operation's decoder: its ends agree with its input. With an input, one end is
+ * `"input"` (each input row is that end of a path of its own); without one, neither is.
+ */
+function pathOp<K extends 'shortest_path' | 'weighted_shortest_path'>(kind: K, shape: Record<string, Field<unknown>>): Field<OpOf<K>> {
+  const decode = op(kind, shape);
+  return described((json, path) => {
+    const node = decode(json, path);
+    const ends = node as OpOf<'shortest_path' | 'weighted_shortest_path'>;
+    const fromInput = (['source', 'target'] as const).filter((end) => ends[end].kind === 'input');
+    if (ends.input === null && fromInput.length > 0)
+      fail(`${path}.${fromInput[0]}`, '"input" stands for each row of the input, and this operation has no "input"');
+    if (ends.input !== null && fromInput.length === 0)
+      fail(`${path}.input`, 'with an input, "source" or "target" is "input": each input row is that end of a path of its own');
+    if (fromInput.length === 2) fail(`${path}.target`, 'only one end of a path can be "input"; the other is a node reference');
+    return node;
+  }, decode.schema!);
+}
+
 const hop = <K extends 'out' | 'in' | 'both' | 'out_e' | 'in_e' | 'both_e'>(k: K) => op(k, { input, label: optional(label) });
 const inputOnly = Object.fromEntries(INPUT_ONLY_KINDS.map((k) => [k, op(k, { input })])) as {
   [K in (typeof INPUT_ONLY_KINDS)[number]]: Field<OpOf<K>>;
@@ -126,17 +145,19 @@ export const OPS: { [K in OpKind]: Field<OpOf<K>> } = {
   edges: op('edges', { reference: required(elementRef), missing }),
   nodes_where: op('nodes_where', { predicate: required(predicate) }),
   edges_where: op('edges_where', { predicate: required(predicate) }),
-  shortest_path: op('shortest_path', {
-    source: required(elementRef),
-    target: required(elementRef),
+  shortest_path: pathOp('shortest_path', {
+    input: maybeInput,
+    source: required(pathEnd),
+    target: required(pathEnd),
     label: optional(label),
     direction: required(oneOf(['out', 'in', 'both'] as const)),
     max_depth: required(u64),
     result: withDefault(oneOf(['ids', 'path'] as const), 'ids'),
   }),
-  weighted_shortest_path: op('weighted_shortest_path', {
-    source: required(elementRef),
-    target: required(elementRef),
+  weighted_shortest_path: pathOp('weighted_shortest_path', {
+    input: maybeInput,
+    source: required(pathEnd),
+    target: required(pathEnd),
     label: optional(label),
     direction: required(oneOf(['out', 'in', 'both'] as const)),
     weight: required(expr),

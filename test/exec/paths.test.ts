@@ -296,3 +296,128 @@ test('bad weighted paths: weights and heuristics that are not finite non-negativ
   await rejects400(city.read([q('r', wsp({ weight: { param: 'w' } }))], ['r']), 'invalid_query', at('.weighted_shortest_path.weight'));
   await rejects400(city.read([q('r', sp(0, 3, 'out', 5, { result: 'all' }))], ['r']), 'invalid_query_json', at('.shortest_path.result'));
 });
+
+// With an input, one end is "input": a path per input row (a Trellis extension).
+const CITIES = { nodes: { reference: 'all' } };
+const perRow = (input: unknown, source: unknown, target: unknown, extra: object = {}) => ({
+  shortest_path: { input, source, target, label: 'Road', direction: 'out', max_depth: 5, result: 'path', ...extra },
+});
+const weightedPerRow = (input: unknown, source: unknown, target: unknown, extra: object = {}) => ({
+  weighted_shortest_path: { input, source, target, label: 'Road', direction: 'out', weight: { property: 'km' }, ...extra },
+});
+const firstOf = (root: unknown) => ({ traversal: { root, first: true } });
+const named = (input: unknown, alias: string, expr: unknown) => ({
+  project: { input, projections: [{ property: { source: 'name', alias: 'name' } }, { expr: { alias, expr } }] },
+});
+
+test('with an input: one path per input row, from each row ("source": "input") or to it ("target": "input")', async () => {
+  const toD = (await city.read([q('r', perRow(CITIES, 'input', { ids: [3] }))], ['r'])).r;
+  assert.deepEqual(toD, [
+    { nodes: [0, 1, 3], edges: [0, 1], length: 2 },
+    { nodes: [1, 3], edges: [1], length: 1 },
+    { nodes: [2, 4, 3], edges: [3, 4], length: 2 },
+    { nodes: [3], edges: [], length: 0 },
+    { nodes: [4, 3], edges: [4], length: 1 },
+  ]);
+  // Each is the path the same operation finds between the two nodes without an input.
+  for (let n = 0; n < 5; n++) {
+    const one = (
+      await city.read([q('r', { shortest_path: { ...perRow(null, { ids: [n] }, { ids: [3] }).shortest_path, input: undefined } })], ['r'])
+    ).r;
+    assert.deepEqual(one, [toD[n]]);
+  }
+  // From a: a row it does not reach gives no path; "ids" gives each path's ids as one array.
+  const fromA = (await city.read([q('r', perRow(CITIES, { ids: [0] }, 'input', { result: 'ids' }))], ['r'])).r;
+  assert.deepEqual(fromA, [[0], [0, 1], [0, 2], [0, 1, 3], [0, 2, 4]]);
+  const toA = (await city.read([q('r', perRow(CITIES, 'input', { ids: [0] }, { result: 'ids' }))], ['r'])).r;
+  assert.deepEqual(toA, [[0]]);
+  // A fixed end that names no node: no paths. The other operations of lists apply.
+  assert.deepEqual((await city.read([q('r', perRow(CITIES, 'input', { ids: [99] }))], ['r'])).r, []);
+  assert.deepEqual((await city.read([q('r', { count: { input: perRow(CITIES, 'input', { ids: [3] }) } })], ['r'])).r, [5]);
+  const param = await city.read([q('r', perRow({ nodes: { reference: { ids: [2, 1] } } }, 'input', { param: 'to' }))], ['r'], { to: 3 });
+  assert.deepEqual(
+    (param.r as { nodes: number[] }[]).map((p) => p.nodes),
+    [
+      [2, 4, 3],
+      [1, 3],
+    ],
+  );
+});
+
+test('with an input, weighted: the least weight from (or to) each row', async () => {
+  const toD = (await city.read([q('r', weightedPerRow(CITIES, 'input', { ids: [3] }))], ['r'])).r as { nodes: number[]; weight: number }[];
+  assert.deepEqual(
+    toD.map((p) => [p.nodes, p.weight]),
+    [
+      [[0, 2, 4, 3], 3],
+      [[1, 3], 10],
+      [[2, 4, 3], 2],
+      [[3], 0],
+      [[4, 3], 1],
+    ],
+  );
+  const astar = (await city.read([q('r', weightedPerRow(CITIES, 'input', { ids: [3] }, { heuristic: 'h' }))], ['r'])).r;
+  assert.deepEqual(astar, toD);
+  const fromA = (await city.read([q('r', weightedPerRow(CITIES, { ids: [0] }, 'input'))], ['r'])).r as { nodes: number[] }[];
+  assert.deepEqual(
+    fromA.map((p) => p.nodes),
+    [[0], [0, 1], [0, 2], [0, 2, 4, 3], [0, 2, 4]],
+  );
+});
+
+test('with "input": "context", a path inside a traversal expression: per element, null where there is none', async () => {
+  const route = firstOf(perRow('context', 'input', { ids: [2] }));
+  const got = (await city.read([q('r', named(CITIES, 'route', route))], ['r'])).r;
+  assert.deepEqual(got, [
+    { name: 'a', route: { nodes: [0, 2], edges: [2], length: 1 } },
+    { name: 'b', route: null },
+    { name: 'c', route: { nodes: [2], edges: [], length: 0 } },
+    { name: 'd', route: null },
+    { name: 'e', route: null },
+  ]);
+  // In a predicate: the cities from which c can be reached (the count of their paths to it is 1).
+  const counted = { traversal: { root: { count: { input: perRow('context', 'input', { ids: [2] }) } } } };
+  const reaching = { where: { input: CITIES, predicate: { gt: { left: counted, right: { constant: { i64: 0 } } } } } };
+  assert.deepEqual((await city.read([q('r', { id: { input: reaching } })], ['r'])).r, [0, 2]);
+  // Weighted, from each element's neighbours ("the paths from my next cities").
+  const next = { traversal: { root: weightedPerRow({ out: { input: 'context', label: 'Road' } }, 'input', { ids: [3] }) } };
+  const weights = (await city.read([q('r', named({ nodes: { reference: { ids: [0, 1] } } }, 'next', next))], ['r'])).r as {
+    next: { weight: number }[];
+  }[];
+  assert.deepEqual(
+    weights.map((w) => w.next.map((p) => p.weight)),
+    [[10, 2], [0]],
+  );
+});
+
+test('bad inputs of a path with an input: edges, "input" without an input and the reverse, two "input" ends', async () => {
+  const bad = (root: unknown, code: string, suffix: string) => rejects400(city.read([q('r', root)], ['r']), code, atPath(suffix));
+  // Edges known before running (refused at validation), or met while running.
+  await bad(perRow({ edges: { reference: 'all' } }, 'input', { ids: [3] }), 'invalid_query', '.shortest_path.input');
+  await bad(weightedPerRow({ out_e: { input: CITIES } }, { ids: [0] }, 'input'), 'invalid_query', '.weighted_shortest_path.input');
+  await rejects400(
+    city.read(
+      [q('roads', { edges: { reference: 'all' } }), q('r', perRow({ inject: { variable: 'roads' } }, 'input', { ids: [3] }))],
+      ['r'],
+    ),
+    'invalid_query',
+    atPath('.shortest_path.input', 'query.read.entries[1].query.root'),
+  );
+  await bad(
+    { shortest_path: { ...perRow(null, 'input', { ids: [3] }).shortest_path, input: undefined } },
+    'invalid_query_json',
+    '.shortest_path.source',
+  );
+  await bad(perRow(CITIES, { ids: [0] }, { ids: [3] }), 'invalid_query_json', '.shortest_path.input');
+  await bad(weightedPerRow(CITIES, 'input', 'input'), 'invalid_query_json', '.weighted_shortest_path.target');
+  // The fixed end names one node at most; a bad weight is found as without an input.
+  await bad(perRow(CITIES, 'input', { ids: [2, 3] }), 'invalid_query', '.shortest_path.target');
+  await bad(
+    weightedPerRow(CITIES, 'input', { ids: [3] }, { weight: { property: 'nope' } }),
+    'invalid_path_weight',
+    '.weighted_shortest_path.weight',
+  );
+  // Inside a traversal expression a path starts from the rows given to it, never on its own.
+  const alone = firstOf({ shortest_path: { source: { ids: [0] }, target: { ids: [3] }, direction: 'out', max_depth: 3 } });
+  await bad(named(CITIES, 'p', alone), 'invalid_sub_traversal_operation', '.project.projections[1].expr.expr.traversal.root');
+});

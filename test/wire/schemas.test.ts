@@ -114,7 +114,7 @@ test('every successful request of docs/queries.md and README.md passes the reque
 
 const read1 = (root: unknown) => ({ request_type: 'read', query: { read: { entries: [{ query: { name: 'x', root } }], returns: ['x'] } } });
 
-test('the Trellis extensions of expressions, searches and sorts pass the request schema (math, ef, missing_index, order_by expr)', () => {
+test('the Trellis extensions of expressions, searches, sorts and paths pass the request schema (math, ef, missing_index, order_by expr, a path per input row)', () => {
   const valid = validator('QueryRequest');
   const pow = { math: { function: 'pow', args: [{ property: 'km' }, { constant: { i64: 2 } }] } };
   const bodies: unknown[] = [
@@ -122,6 +122,29 @@ test('the Trellis extensions of expressions, searches and sorts pass the request
     read1({ order_by: { input: { nodes: { reference: 'all' } }, expr: { math: { function: 'pi' } }, order: 'asc' } }),
     read1({
       weighted_shortest_path: { source: { ids: [0] }, target: { ids: [1] }, direction: 'out', weight: pow, heuristic: 'h' },
+    }),
+    read1({
+      shortest_path: { input: { nodes: { reference: 'all' } }, source: 'input', target: { ids: [1] }, direction: 'out', max_depth: 4 },
+    }),
+    read1({
+      project: {
+        input: { nodes: { reference: 'all' } },
+        projections: [
+          {
+            expr: {
+              alias: 'route',
+              expr: {
+                traversal: {
+                  root: {
+                    weighted_shortest_path: { input: 'context', source: { param: 'from' }, target: 'input', direction: 'out', weight: pow },
+                  },
+                  first: true,
+                },
+              },
+            },
+          },
+        ],
+      },
     }),
     read1({
       vector_search_nodes: {
@@ -153,6 +176,7 @@ test('bodies the decoder refuses for their shape fail the schema too', () => {
     read1({ nodes_where: { predicate: { eq: { left: { nope: 1 }, right: { constant: { string: 'x' } } } } } }),
     read1({ nodes_where: { predicate: { eq: { left: { property: 'a' }, right: { constant: { int: 1 } } } } } }),
     read1({ nodes: { reference: { ids: ['1'] } } }),
+    read1({ shortest_path: { source: 'inputs', target: { ids: [1] }, direction: 'out', max_depth: 4 } }),
     read1({ create_index: { spec: { node_vector: { label: 'A', property: 'v', dimension: 0, metric: 'cosine' } } } }),
     { request_type: 'read', query: { write: { entries: [] } } },
     { request_type: 'read', query: { read: { entries: [] } }, surprise: true },
