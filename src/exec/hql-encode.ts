@@ -9,7 +9,7 @@
  */
 import { GraphError } from '../core/errors.js';
 import { isValueObject, setOwn, type Value, type ValueObject } from '../core/value.js';
-import type { HqlElement, HqlFormat, HqlGroup, HqlShow, HqlValue } from '../plan/hql-format.js';
+import type { HqlElement, HqlFormat, HqlGroup, HqlNested, HqlPath, HqlShow, HqlValue } from '../plan/hql-format.js';
 import { LIMITS } from '../plan/limits.js';
 import type { EdgeRecord } from '../store/index.js';
 import type { Exec } from './context.js';
@@ -55,7 +55,7 @@ function valueText(x: Exec | null, v: HqlValue, lookup: (name: string) => Flow |
 }
 
 function shown(x: Exec | null, r: HqlShow, source: string, flow: Flow | undefined): string {
-  if (r.path !== null) return pathText(x!, r.path.types, flow, source);
+  if (r.path !== null) return r.unwrap === 'list' ? pathsText(x!, r.path, flow) : pathText(x!, r.path, flow, source);
   if (flow === undefined) return r.unwrap === 'count' ? '0' : r.unwrap === 'one' ? 'null' : '[]';
   if (flow.t === 'count') return String(flow.n);
   if (flow.t === 'bool') return String(flow.v);
@@ -71,7 +71,7 @@ function shown(x: Exec | null, r: HqlShow, source: string, flow: Flow | undefine
     const items = flow.t === 'values' ? flow.items : flow.t === 'rows' ? [...flow.rows].map((row) => BigInt(row.id)) : [];
     if (r.group !== null) return encodeValue(groups(r.group, items));
     const { pluck, nested } = r;
-    parts = items.map((v) => encodeValue(pluck !== null ? pluckValue(v, pluck) : nested !== null ? withNested(v, nested) : v));
+    parts = items.map((v) => encodeValue(pluck !== null ? pluckValue(v, pluck) : nested !== null ? withNested(x, v, nested) : v));
   }
   if (r.unwrap === 'list') return `[${parts.join(',')}]`;
   return parts[0] ?? (r.unwrap === 'count' ? '0' : 'null');
@@ -111,20 +111,48 @@ export function scoreOf(row: Row): number | undefined {
   return row.distance === undefined ? undefined : row.distance * 2;
 }
 
-/** A path value (`{nodes, edges, length, weight?}` of ids) with its nodes and edges whole; none is 404. */
-function pathText(x: Exec, types: Readonly<Record<string, HqlElement>>, flow: Flow | undefined, source: string): string {
+/** The one path of a path step (`{nodes, edges, length, weight?}` of ids) with its nodes and edges whole; none is 404. */
+function pathText(x: Exec, show: HqlPath, flow: Flow | undefined, source: string): string {
   const path = flow !== undefined && flow.t === 'values' ? flow.items[0] : undefined;
   if (!isValueObject(path)) throw new GraphError('path_not_found', `no path was found for "${source.replace(/^\$r/, '')}"`);
-  const element = (kind: typeof NODE | typeof EDGE, id: Value): string => {
+  return encodeValue(shownPath(x, show, path));
+}
+
+/** The paths of a path step from several nodes, one per node that has one; none is `[]`. */
+function pathsText(x: Exec, show: HqlPath, flow: Flow | undefined): string {
+  const items = flow !== undefined && flow.t === 'values' ? flow.items : [];
+  return `[${items.map((path) => encodeValue(isValueObject(path) ? shownPath(x, show, path) : null)).join(',')}]`;
+}
+
+/** A path of ids as the language shows it: its nodes and edges whole, each by the type of its label. */
+function shownPath(x: Exec, show: HqlPath, path: ValueObject): ValueObject {
+  const element = (kind: typeof NODE | typeof EDGE, id: Value): Value => {
     const row = new Row(kind, Number(id));
     const rec = x.record(row);
-    const type = rec === undefined ? undefined : types[rec.label];
-    return (type === undefined ? null : elementText(x, row, type)) ?? `{"id":${String(id)}}`;
+    const type = rec === undefined ? undefined : show.types[rec.label];
+    return (type === undefined ? null : elementValue(x, row, type)) ?? { id };
   };
-  const nodes = (path.nodes as Value[]).map((id) => element(NODE, id));
-  const edges = (path.edges as Value[]).map((id) => element(EDGE, id));
-  const weight = path.weight === undefined ? '' : `,"weight":${encodeValue(path.weight)}`;
-  return `{"nodes":[${nodes.join(',')}],"edges":[${edges.join(',')}],"length":${encodeValue(path.length!)}${weight}}`;
+  const out: ValueObject = {
+    nodes: (path.nodes as Value[]).map((id) => element(NODE, id)),
+    edges: (path.edges as Value[]).map((id) => element(EDGE, id)),
+    length: path.length!,
+  };
+  if (path.weight !== undefined) out.weight = path.weight;
+  return out;
+}
+
+/** elementText's element as a value, for the elements of a path (shown inside other values). */
+function elementValue(x: Exec, row: Row, element: HqlElement): ValueObject | null {
+  const rec = row.kind === NODE || row.kind === EDGE ? x.record(row) : undefined;
+  if (rec === undefined) return null;
+  const out: ValueObject = { id: BigInt(row.id), label: rec.label };
+  if (row.kind === EDGE) {
+    const edge = rec as EdgeRecord;
+    out.from_node = BigInt(edge.from);
+    out.to_node = BigInt(edge.to);
+  }
+  for (const f of element.fields) setOwn(out, f, (rec.props[f] as Value | undefined) ?? null);
+  return out;
 }
 
 /** `,"field":` for each field of an element type, printed once per type (the lists live as long as the project). */
@@ -141,23 +169,27 @@ function pluckValue(v: Value, key: string): Value {
 }
 
 /**
- * An object with the one-key objects of each `nested` path shown as their bare values, and
- * the rows of each nested grouping as their groups. A path names fields from the object
- * down (`bylines.by`); arrays on the way apply it to each of their items.
+ * An object with the one-key objects of each `nested` path shown as their bare values, the
+ * rows of each nested grouping as their groups, and each nested shortest path with its
+ * elements whole. A path names fields from the object down (`bylines.by`); arrays on the
+ * way apply it to each of their items.
  */
-function withNested(v: Value, nested: Readonly<Record<string, string | HqlGroup>>): Value {
+function withNested(x: Exec | null, v: Value, nested: Readonly<Record<string, HqlNested>>): Value {
   let out = v;
-  for (const path in nested) out = plucked(out, path.split('.'), nested[path]!);
+  for (const path in nested) out = plucked(x, out, path.split('.'), nested[path]!);
   return out;
 }
 
-function plucked(v: Value, path: readonly string[], key: string | HqlGroup): Value {
-  if (path.length === 0 && typeof key !== 'string') return groups(key, Array.isArray(v) ? v : []);
-  if (Array.isArray(v)) return v.map((item) => plucked(item, path, key));
-  if (path.length === 0) return pluckValue(v, key as string);
+function plucked(x: Exec | null, v: Value, path: readonly string[], key: HqlNested): Value {
+  if (path.length === 0 && typeof key !== 'string' && !('types' in key)) return groups(key, Array.isArray(v) ? v : []);
+  if (Array.isArray(v)) return v.map((item) => plucked(x, item, path, key));
+  if (path.length === 0) {
+    if (typeof key === 'string') return pluckValue(v, key);
+    return isValueObject(v) ? shownPath(x!, key as HqlPath, v) : null;
+  }
   if (!isValueObject(v) || !Object.hasOwn(v, path[0]!)) return v;
   const out: ValueObject = {};
-  for (const k in v) out[k] = k === path[0] ? plucked(v[k] as Value, path.slice(1), key) : (v[k] as Value);
+  for (const k in v) out[k] = k === path[0] ? plucked(x, v[k] as Value, path.slice(1), key) : (v[k] as Value);
   return out;
 }
 

@@ -64,6 +64,12 @@ export function existsExpr(l: Lowering, e: Extract<Expr, { kind: 'exists' }>, el
     start = from;
   }
   const sub = nestedTraversal(l, { ...t, source: { kind: 'anon', pos: t.source.pos } }, start.el);
+  if (sub.show.path !== null) {
+    // `EXISTS(_::ShortestPath<E>::To(x))`: paths are values, not elements; one exists when one is counted.
+    const counted = { traversal: { root: op('count', { input: withInput(sub.root, start.root) }) } };
+    const found = compare('gt', counted, constant({ i64: 0n }));
+    return { case: { when_then: [{ when: found, then: constant({ bool: true }) }], else_expr: constant({ bool: false }) } };
+  }
   if (sub.ty.k !== 'element')
     throw new CompileError(t.pos, `EXISTS asks whether a traversal finds nodes, edges or vectors; this one gives ${describeTy(sub.ty)}`);
   return { traversal: { root: op('exists', { input: withInput(sub.root, start.root) }) } };

@@ -4,10 +4,13 @@
  * (least total weight), from the node they follow `::To(x)`, or from `::From(x)` to it.
  * BFS lowers to /v2/query's `shortest_path` with `"result": "path"`, the weighted ones to
  * `weighted_shortest_path`; the weight is an expression over the edge (`_::{p}`), its ends
- * (`_::FromN::{p}`, `_::ToN::{p}`), numbers, parameters and math functions.
+ * (`_::FromN::{p}`, `_::ToN::{p}`), numbers, parameters and math functions. From one node
+ * at the top of a statement the step is one path; from several nodes, or from the element
+ * of a nested traversal (a projected value, EXISTS), the operation takes those nodes as
+ * its input (its `"input"` end), one path per node.
  */
 import type { Expr, IdArg, Step } from './ast.js';
-import { elementType, hiddenName, idReference, kindOfType, type Lowered, type Lowering } from './lower-context.js';
+import { elementType, hiddenName, idReference, kindOfType, outerScope, shows, type Lowered, type Lowering } from './lower-context.js';
 import { literal, mathCall } from './lower-value.js';
 import { isNumberType, type EdgeType, type NodeType } from './schema.js';
 import { CompileError, describeTy } from './types.js';
@@ -17,20 +20,24 @@ import { op, type Wire } from './wire-build.js';
 
 export function lowerPath(l: Lowering, state: Lowered, step: Extract<Step, { kind: 'path' }>): Lowered {
   const ty = state.ty;
-  if (ty.k !== 'element' || ty.kind === 'edge' || !ty.single)
-    throw new CompileError(
-      step.pos,
-      `${step.algorithm} starts from one node (N<T>(id), a variable of one node), not from ${describeTy(ty)}`,
-    );
+  if (ty.k !== 'element' || ty.kind === 'edge')
+    throw new CompileError(step.pos, `${step.algorithm} starts from nodes (N<T>, a variable of nodes, _), not from ${describeTy(ty)}`);
   if (step.to === null && step.from === null) throw new CompileError(step.pos, `${step.algorithm} needs ::To(node) or ::From(node)`);
   if (step.to !== null && step.from !== null) throw new CompileError(step.pos, `${step.algorithm} takes ::To or ::From, not both`);
   const edge = step.edge === null ? null : (elementType(l, 'edge', step.edge.text, step.edge.pos) as EdgeType);
-  // The node the step follows is one end; ::To(x) names the other (it is the source), ::From(x) the source.
-  const here = hiddenName(l, 'end');
-  l.pre.push({ query: { name: here, root: state.root } });
+  // The nodes the step follows are one end; ::To(x) names the other (they are the source), ::From(x) the source.
   const other = endRef(l, (step.to ?? step.from)!);
-  const [source, target] = step.to !== null ? [{ var: here }, other] : [other, { var: here }];
-  const common = { source, target, ...(edge === null ? {} : { label: edge.name }), direction: 'out' };
+  let ends: Record<string, unknown>;
+  if (ty.single && l.expressionLevel === 0) {
+    // One node at the top of a statement: one path between two nodes, the first held in a hidden variable.
+    const here = hiddenName(l, 'end');
+    l.pre.push({ query: { name: here, root: state.root } });
+    ends = step.to !== null ? { source: { var: here }, target: other } : { source: other, target: { var: here } };
+  } else {
+    // Several nodes, or the element of a nested traversal: one path per node, each node the "input" end.
+    ends = step.to !== null ? { input: state.root, source: 'input', target: other } : { input: state.root, source: other, target: 'input' };
+  }
+  const common = { ...ends, ...(edge === null ? {} : { label: edge.name }), direction: 'out' };
   let root: Wire;
   if (step.weight === null) {
     root = op('shortest_path', { ...common, max_depth: LIMITS.maxRepeatDepth, result: 'path' });
@@ -39,28 +46,27 @@ export function lowerPath(l: Lowering, state: Lowered, step: Extract<Step, { kin
     const weight = weightExpr(l, step.weight, edge);
     if (step.heuristic !== null) {
       // Checked like a field the path's nodes may hold: a number.
-      const ends = [l.schema.nodes.get(edge.from)!, l.schema.nodes.get(edge.to)!];
-      if (!ends.some((t) => isNumberType(t.fields.get(step.heuristic!)?.type)))
+      const endTypes = [l.schema.nodes.get(edge.from)!, l.schema.nodes.get(edge.to)!];
+      if (!endTypes.some((t) => isNumberType(t.fields.get(step.heuristic!)?.type)))
         throw new CompileError(step.pos, `the heuristic "${step.heuristic}" is not a number field of ${edge.from} or ${edge.to}`);
     }
     root = op('weighted_shortest_path', { ...common, weight, ...(step.heuristic === null ? {} : { heuristic: step.heuristic }) });
   }
+  // One path (none: 404 at the top, null inside a projection), or a list of paths, one per node that has one.
   return {
     root,
-    ty: { k: 'shaped', single: true, what: 'a path' },
-    show: {
-      unwrap: 'one',
-      pluck: null,
-      nested: null,
-      element: null,
-      group: null,
-      path: { types: pathTypes(l, edge) },
-    },
+    ty: { k: 'shaped', single: ty.single, what: ty.single ? 'a path' : 'paths' },
+    show: shows({ unwrap: ty.single ? 'one' : 'list', path: { types: pathTypes(l, edge) } }),
   };
 }
 
-/** `::To(x)` / `::From(x)`: an ID parameter, a literal id, or a variable of one node. */
+/** `::To(x)` / `::From(x)`: an ID parameter, a literal id, or a variable of one node (not an item of a projection). */
 function endRef(l: Lowering, arg: IdArg): Wire {
+  if (arg.kind === 'name' && !l.scope.has(arg.name.text) && outerScope(l, arg.name.text) !== undefined)
+    throw new CompileError(
+      arg.name.pos,
+      `a path ends at an ID parameter, a literal id or a variable of one node; "${arg.name.text}" is the item of a projection, which ::To and ::From do not take (not supported yet)`,
+    );
   const ref = idReference(l, arg, 'node');
   if (arg.kind === 'name') {
     const v = l.scope.get(arg.name.text)!;

@@ -25,7 +25,7 @@ import {
 import { existsExpr } from './lower-condition.js';
 import { literal, mathCall } from './lower-value.js';
 import { CompileError, describeTy } from './types.js';
-import type { HqlGroup } from '../plan/hql-format.js';
+import type { HqlNested } from '../plan/hql-format.js';
 import { constant, CONTEXT, ID_EXPR, not, compare, op, param, projectItem, type Wire } from './wire-build.js';
 
 /** A projected value: its expression, the property it reads (for the spread), where the response shows bare values. */
@@ -33,7 +33,7 @@ interface Projected {
   readonly expr: Wire;
   readonly source: string | null;
   /** Paths below this field to the keys of one-key objects shown as bare values (nested property accesses). */
-  readonly plucks?: Readonly<Record<string, string | HqlGroup>>;
+  readonly plucks?: Readonly<Record<string, HqlNested>>;
 }
 
 export function lowerProjection(l: Lowering, state: Lowered, el: ElementTy, step: ProjectionStep): Lowered {
@@ -54,12 +54,12 @@ export function lowerProjection(l: Lowering, state: Lowered, el: ElementTy, step
 }
 
 /** The `project` items of a projection step on `el`, and the nested property accesses shown bare (alias path to key). */
-function projectionItems(l: Lowering, el: ElementTy, step: ProjectionStep): { items: Wire[]; nested: Record<string, string | HqlGroup> } {
+function projectionItems(l: Lowering, el: ElementTy, step: ProjectionStep): { items: Wire[]; nested: Record<string, HqlNested> } {
   if (step.fields.length === 0) throw new CompileError(step.pos, 'a projection lists at least one field');
   const items: Wire[] = [];
   const used = new Set<string>();
   const aliases = new Set<string>();
-  const nested: Record<string, string | HqlGroup> = {};
+  const nested: Record<string, HqlNested> = {};
   const frame: ItemScope | null =
     step.closure === null ? null : { name: step.closure.text, el, level: l.expressionLevel, stored: null, uses: 0 };
   if (frame !== null) l.items.push(frame);
@@ -231,19 +231,16 @@ function outerItem(l: Lowering, name: string, steps: readonly Step[]): Wire | nu
  */
 function nestedValue(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, from: ElementTy, start: Wire | null): Omit<Projected, 'source'> {
   const sub = nestedTraversal(l, e, from);
-  if (sub.show.path !== null)
-    throw new CompileError(
-      e.pos,
-      'a shortest path inside a nested traversal is not supported: a path starts from one node of the query (a variable or N<T>(id)), not from each element',
-    );
   const rooted = start === null ? sub.root : withInput(sub.root, start);
   if (sub.show.unwrap === 'count') return { expr: { traversal: { root: rooted } } };
   // `topics: _::Out<Wrote>::GROUP_BY(topic)`: the projected rows, grouped as the response is written.
   if (sub.show.group !== null) return { expr: { traversal: { root: rooted } }, plucks: { '': sub.show.group } };
   const root = sub.ty.k === 'element' ? elementObjects(l, rooted, sub.ty) : rooted;
   const expr = { traversal: { root, first: sub.show.unwrap === 'one' } };
-  const plucks: Record<string, string | HqlGroup> = {};
+  const plucks: Record<string, HqlNested> = {};
   if (sub.show.pluck !== null) plucks[''] = sub.show.pluck;
+  // `route: _::ShortestPath<Road>::To(x)`: the path (null for none), or the paths, shown with their elements whole.
+  if (sub.show.path !== null) plucks[''] = sub.show.path;
   for (const [path, key] of Object.entries(sub.show.nested ?? {})) plucks[path] = key;
   return Object.keys(plucks).length === 0 ? { expr } : { expr, plucks };
 }

@@ -20,6 +20,17 @@ export interface HqlGroup {
   readonly aggregate: boolean;
 }
 
+/**
+ * A shortest path (`{nodes, edges, length, weight?}` ids from the executor) shown with its
+ * nodes and edges whole, each by the type of its label.
+ */
+export interface HqlPath {
+  readonly types: Readonly<Record<string, HqlElement>>;
+}
+
+/** What a nested value is shown as: a property's bare value (its key), a grouping or a path. */
+export type HqlNested = string | HqlGroup | HqlPath;
+
 /** How one returned value is shown. */
 export interface HqlShow {
   /** one: the first item or null; list: the items; count: the number. */
@@ -30,18 +41,20 @@ export interface HqlShow {
    * Projected fields holding a nested property access (`posts: _::Out<Wrote>::{title}`):
    * alias path to the key whose bare values are shown (the executor gives one-key
    * objects); or a nested grouping (`topics: _::Out<Wrote>::GROUP_BY(topic)`): alias path
-   * to the grouping of the projected rows the executor gives.
+   * to the grouping of the projected rows the executor gives; or a nested shortest path
+   * (`route: _::ShortestPath<Road>::To(x)`): alias path to the path (or paths) shown whole,
+   * null where there is none.
    */
-  readonly nested: Readonly<Record<string, string | HqlGroup>> | null;
+  readonly nested: Readonly<Record<string, HqlNested>> | null;
   /** The value is a stream of elements, shown whole (read from the store as the response is written). */
   readonly element: HqlElement | null;
   /** GROUP_BY / AGGREGATE_BY (DECISIONS D17), grouped from the projected rows. */
   readonly group: HqlGroup | null;
   /**
-   * A shortest path (`{nodes, edges, length, weight?}` ids from the executor): shown with
-   * its nodes and edges whole, each by the type of its label; none is 404 path_not_found.
+   * A shortest path (unwrap `one`: none is 404 path_not_found), or the paths from several
+   * nodes (unwrap `list`: one per node that has one).
    */
-  readonly path: { readonly types: Readonly<Record<string, HqlElement>> } | null;
+  readonly path: HqlPath | null;
 }
 
 /** A value of the response: an entry's result as `show` says, a literal, or an object or array of values. */

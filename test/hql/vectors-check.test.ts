@@ -107,7 +107,11 @@ test('shortest paths: an end, numeric weights, a heuristic that is a number fiel
     'QUERY a(f: ID, t: ID) => p <- N<User>(f)::ShortestPathAStar<Knows>(_::{w}, "name")::To(t) RETURN p',
     /the heuristic "name" is not a number field/,
   );
-  refused('QUERY a(t: ID) => p <- N<User>::ShortestPathBFS<Knows>::To(t) RETURN p', /starts from one node/);
+  refused(
+    'QUERY a(t: ID) => p <- E<Knows>::ShortestPathBFS<Knows>::To(t) RETURN p',
+    /starts from nodes .*, not from the edges of type Knows/,
+  );
+  assert.deepEqual(problems('QUERY a(t: ID) => p <- N<User>::ShortestPathBFS<Knows>::To(t) RETURN p'), []);
   refused('QUERY a(f: ID, t: ID) => p <- N<User>(f)::ShortestPathDijkstras(_::{w})::To(t) RETURN p', /needs its edge type/);
 });
 

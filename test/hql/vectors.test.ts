@@ -249,6 +249,87 @@ describe('vectors, search and paths of the vectors project', () => {
       assert.equal(path.weight, 2);
     });
 
+    /** A path as names: its nodes', and its length (and weight). */
+    const brief = (path: unknown) =>
+      path === null
+        ? null
+        : { via: names(path as Obj), length: (path as Obj).length, ...('weight' in (path as Obj) ? { weight: (path as Obj).weight } : {}) };
+
+    test('a path inside a projection: one per element, whole as at the top level; none is null there, not a 404', async () => {
+      const toD = (await ok('routes', { to: c.D })).cities as Obj[];
+      assert.deepEqual(
+        toD.map((city) => [city.name, brief(city.route)]),
+        [
+          ['A', { via: ['A', 'D'], length: 1 }],
+          ['B', { via: ['B', 'D'], length: 1 }],
+          ['C', { via: ['C', 'D'], length: 1 }],
+          ['D', { via: ['D'], length: 0 }],
+        ],
+      );
+      // The same presentation as a path returned at the top level: the nodes and edges whole.
+      const top = (await ok('hops', { from: c.A, to: c.D })).path;
+      assert.deepEqual(toD[0]!.route, top);
+      const toA = (await ok('routes', { to: c.A })).cities as Obj[];
+      assert.deepEqual(
+        toA.map((city) => [city.name, brief(city.route)]),
+        [
+          ['A', { via: ['A'], length: 0 }],
+          ['B', null],
+          ['C', null],
+          ['D', null],
+        ],
+      );
+    });
+
+    test('a weighted path from a closure item, ::From(x): the least weight from x to each element', async () => {
+      const got = (await ok('cheapestFrom', { from: c.A })).cities as Obj[];
+      assert.deepEqual(
+        got.map((city) => [city.name, brief(city.route)]),
+        [
+          ['A', { via: ['A'], length: 0, weight: 0 }],
+          ['B', { via: ['A', 'B'], length: 1, weight: 1 }],
+          ['C', { via: ['A', 'C'], length: 1, weight: 0.5 }],
+          ['D', { via: ['A', 'B', 'D'], length: 2, weight: 2 }],
+        ],
+      );
+      const edge = ((got[3]!.route as Obj).edges as Obj[])[1]!;
+      assert.deepEqual(edge, { id: edge.id, label: 'Road', from_node: c.B, to_node: c.D, km: 1 });
+    });
+
+    test('paths from several nodes of a nested traversal are a list; EXISTS of a path is whether there is one', async () => {
+      const got = (await ok('onward', { to: c.D })).cities as Obj[];
+      assert.deepEqual(
+        got.map((city) => [city.name, (city.next as Obj[]).map(brief), city.reaches]),
+        [
+          [
+            'A',
+            [
+              { via: ['B', 'D'], length: 1 },
+              { via: ['C', 'D'], length: 1 },
+              { via: ['D'], length: 0 },
+            ],
+            true,
+          ],
+          ['B', [{ via: ['D'], length: 0 }], true],
+          ['C', [{ via: ['D'], length: 0 }], true],
+          ['D', [], true],
+        ],
+      );
+      assert.deepEqual(await ok('reaching', { hub: c.B }), { c: ['A', 'B'] });
+      assert.deepEqual(await ok('cutOff', { hub: c.B }), { c: ['C', 'D'] });
+      assert.deepEqual(await ok('reaching', { hub: c.A }), { c: ['A'] });
+    });
+
+    test('from several nodes at the top of a query: a list, one path per node that has one, counted by ::COUNT', async () => {
+      const got = await ok('allHops', { to: c.B });
+      assert.deepEqual((got.paths as Obj[]).map(brief), [
+        { via: ['A', 'B'], length: 1 },
+        { via: ['B'], length: 0 },
+      ]);
+      assert.equal(got.n, 2);
+      assert.deepEqual(await ok('allHops', { to: 999_999 }), { paths: [], n: 0 });
+    });
+
     test('no path is 404 path_not_found', async () => {
       for (const q of ['hops', 'shortest', 'shortestAStar']) {
         const answer = await call(q, { from: c.D, to: c.A });

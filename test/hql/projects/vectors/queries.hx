@@ -149,3 +149,28 @@ QUERY shortestMath(from: ID, to: ID) =>
 QUERY shortestAStar(from: ID, to: ID) =>
     path <- N<City>(from)::ShortestPathAStar<Road>(_::{km}, "h")::To(to)
     RETURN path
+
+QUERY routes(to: ID) =>
+    cities <- N<City>::{name, route: _::ShortestPath<Road>::To(to)}
+    RETURN cities
+
+QUERY cheapestFrom(from: ID) =>
+    cities <- N<City>::|c|{name, route: c::ShortestPathDijkstras<Road>(_::{km})::From(from)}
+    RETURN cities
+
+QUERY onward(to: ID) =>
+    cities <- N<City>::{name, next: _::Out<Road>::ShortestPath<Road>::To(to), reaches: EXISTS(_::ShortestPath<Road>::To(to))}
+    RETURN cities
+
+QUERY reaching(hub: ID) =>
+    c <- N<City>::WHERE(EXISTS(_::ShortestPathBFS<Road>::To(hub)))
+    RETURN c::{name}
+
+QUERY cutOff(hub: ID) =>
+    c <- N<City>::WHERE(!EXISTS(_::ShortestPathBFS<Road>::To(hub)))
+    RETURN c::{name}
+
+QUERY allHops(to: ID) =>
+    paths <- N<City>::ShortestPath<Road>::To(to)
+    n <- paths::COUNT
+    RETURN paths, n

@@ -82,6 +82,6 @@ QUERY healthz() =>
 QUERY trellis_schema() =>
     RETURN NONE
 
-QUERY nestedPath(to: ID) =>
-    users <- N<User>::|u|{name, route: _::ShortestPathBFS<Wrote>::To(to)}
+QUERY nestedPath() =>
+    users <- N<User>::|u|{name, route: _::ShortestPathBFS<Wrote>::To(u)}
     RETURN users
