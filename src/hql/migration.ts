@@ -164,7 +164,11 @@ function itemOf(schema: Schema, kind: ItemRef['kind'], name: string): Item | { r
   const edge = schema.edges.get(name);
   const node = schema.nodes.get(name);
   const found: Item | null =
-    edge !== undefined ? { kind: 'edge', name, fields: edge.fields } : node !== undefined ? { kind: node.kind, name, fields: node.fields } : null;
+    edge !== undefined
+      ? { kind: 'edge', name, fields: edge.fields }
+      : node !== undefined
+        ? { kind: node.kind, name, fields: node.fields }
+        : null;
   if (found === null) return null;
   return found.kind === kind ? found : { other: KIND_NAMES[found.kind] };
 }
@@ -185,7 +189,10 @@ function checkMapping(mapping: ItemMapping, fromVersion: number, from: Schema, t
   );
   if (mapping.to.kind !== 'same' && mapping.to.kind !== mapping.from.kind)
     throw new MappingProblems([
-      new CompileError(mapping.to.pos, `a ${KIND_NAMES[mapping.from.kind]} maps to a ${KIND_NAMES[mapping.from.kind]}, not to ${refText(mapping.to)}`),
+      new CompileError(
+        mapping.to.pos,
+        `a ${KIND_NAMES[mapping.from.kind]} maps to a ${KIND_NAMES[mapping.from.kind]}, not to ${refText(mapping.to)}`,
+      ),
     ]);
   if (source.kind === 'edge' && source.name !== target.name)
     throw new MappingProblems([
@@ -256,7 +263,8 @@ function fieldPlan(field: string, type: TypeExpr, value: MigrationValue, source:
 }
 
 function literalValue(value: Exclude<LiteralValue, null>, type: TypeExpr, field: string, pos: SourcePos): Wire {
-  if (type.kind !== 'primitive') throw new CompileError(pos, `"${field}" is ${typeText(type)}: a literal cannot be one (use NONE or a field)`);
+  if (type.kind !== 'primitive')
+    throw new CompileError(pos, `"${field}" is ${typeText(type)}: a literal cannot be one (use NONE or a field)`);
   const problem = literalProblem(value, type.name === 'ID' ? 'U64' : type.name);
   if (problem !== null) throw new CompileError(pos, `the value of "${field}" ${problem}`);
   return literal(value, type, pos);
@@ -354,7 +362,8 @@ class StepLowering {
       }),
     );
     this.mappings.forEach((m, j) => {
-      for (const field of m.source.fields.keys()) push(`${ref(m)}: removing "${field}"`, op('remove_property', { input: elements(j), name: field }));
+      for (const field of m.source.fields.keys())
+        push(`${ref(m)}: removing "${field}"`, op('remove_property', { input: elements(j), name: field }));
       if (m.source.kind !== 'edge' && m.source.name !== m.target.name)
         push(`${ref(m)}: relabelled ${m.target.name}`, setProperty(elements(j), '$label', { value: { string: m.target.name } }));
     });

@@ -244,8 +244,7 @@ class Parser {
     this.expectPunct('::');
     const t = this.next();
     if (t.kind !== 'int') this.fail('expected a schema version number after "schema::"', t);
-    if (t.value < 1n || t.value > BigInt(Number.MAX_SAFE_INTEGER))
-      this.fail(`a schema version is a whole number from 1, not ${t.text}`, t);
+    if (t.value < 1n || t.value > BigInt(Number.MAX_SAFE_INTEGER)) this.fail(`a schema version is a whole number from 1, not ${t.text}`, t);
     return { value: Number(t.value), pos };
   }
 
@@ -339,7 +338,10 @@ class Parser {
     this.i++;
     const type = this.name('a type after AS');
     if (!(PRIMITIVE_TYPES as readonly string[]).includes(type.text))
-      this.fail(`AS takes a type: String, Boolean, F32, F64, I8 to I64, U8 to U128, Date or ID; found "${type.text}"`, this.tokens[this.i - 1]);
+      this.fail(
+        `AS takes a type: String, Boolean, F32, F64, I8 to I64, U8 to U128, Date or ID; found "${type.text}"`,
+        this.tokens[this.i - 1],
+      );
     return { kind: 'field', name, cast: { type: type.text as PrimitiveType, pos: type.pos } };
   }
 

@@ -58,7 +58,7 @@ export function printFile(file: HxFile): string {
 /** Items of version 1 as they are; each run of items of one other version in a `schema::N` block. */
 function printTypes(types: readonly TypeDef[]): string[] {
   const out: string[] = [];
-  for (let i = 0; i < types.length; ) {
+  for (let i = 0; i < types.length;) {
     const version = types[i]!.version;
     if (version === 1) {
       out.push(printTypeDef(types[i++]!));
@@ -149,7 +149,11 @@ function printItemRef(ref: ItemRef): string {
 function printFieldMapping(f: FieldMapping): string {
   const v = f.value;
   const value =
-    v.kind === 'now' ? 'NOW' : v.kind === 'literal' ? printLiteral(v.value) : `${v.name.text}${v.cast === null ? '' : ` AS ${v.cast.type}`}`;
+    v.kind === 'now'
+      ? 'NOW'
+      : v.kind === 'literal'
+        ? printLiteral(v.value)
+        : `${v.name.text}${v.cast === null ? '' : ` AS ${v.cast.type}`}`;
   return `${f.name.text}: ${value}`;
 }
 

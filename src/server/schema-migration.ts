@@ -51,7 +51,7 @@ export async function migrateSchema(service: QueryRunner, versions: SchemaVersio
         `serve it with a project that declares schema::${at}`,
     );
   const chain: MigrationStep[] = [];
-  for (let v = at; v < highest; ) {
+  for (let v = at; v < highest;) {
     const step = versions.steps.get(v);
     if (step === undefined) {
       const next = versions.versions.find((x) => x > v)!;

@@ -1,5 +1,13 @@
 /** Decoders for Expr, Predicate, PropertyInput, StreamBound and NodeRef/EdgeRef (reference §4). */
-import { CAST_TARGETS, type ArithOp, type ElementRef, type Expr, type Predicate, type PropertyInput, type StreamBound } from '../plan/expr.js';
+import {
+  CAST_TARGETS,
+  type ArithOp,
+  type ElementRef,
+  type Expr,
+  type Predicate,
+  type PropertyInput,
+  type StreamBound,
+} from '../plan/expr.js';
 import type { PlanNode } from '../plan/ops.js';
 import {
   bool,

@@ -36,7 +36,8 @@ function diagnostics(files: Record<string, string>): string[] {
   return loaded.ok ? [] : loaded.report.split('\n\n').map((d) => d.split('\n')[0]!);
 }
 
-const V1 = 'schema::1 {\n    N::User { name: String, age: I32, born: String }\n    E::Knows { From: User, To: User, Properties: { since: I64 } }\n}\n';
+const V1 =
+  'schema::1 {\n    N::User { name: String, age: I32, born: String }\n    E::Knows { From: User, To: User, Properties: { since: I64 } }\n}\n';
 const V2 =
   'schema::2 {\n    N::User { username: String, age: U32, post_count: U32, born: Date, joined: Date, score: F64, note: String }\n' +
   '    E::Knows { From: User, To: User, Properties: { since: I64, weight: F64 } }\n}\n';
@@ -52,7 +53,8 @@ test('versions: the items of one version merge across files, the queries are che
   const project = loads({
     'a.hx': 'schema::1 { N::User { name: String } }\nschema::2 { N::User { username: String } }\n',
     'b.hx': 'schema::2 { N::Post { title: String }\n E::Wrote { From: User, To: Post } }\nN::Old { x: I8 }\n',
-    'queries.hx': 'QUERY posts(u: ID) => p <- N<User>(u)::Out<Wrote> RETURN p::{title}\nQUERY users() => u <- N<User> RETURN u::{username}\n',
+    'queries.hx':
+      'QUERY posts(u: ID) => p <- N<User>(u)::Out<Wrote> RETURN p::{title}\nQUERY users() => u <- N<User> RETURN u::{username}\n',
   });
   assert.deepEqual(project.versions.versions, [1, 2]);
   assert.deepEqual([...project.schema.nodes.keys()].sort(), ['Post', 'User']);
@@ -84,7 +86,9 @@ test('a type declared twice is an error within one version only, across files to
   ]);
   // Each version is checked whole: an edge of version 2 needs its ends in version 2.
   assert.deepEqual(
-    diagnostics({ 'a.hx': 'schema::1 { N::User { name: String } }\nschema::2 { N::Post { t: String }\n E::Wrote { From: User, To: Post } }\n' }),
+    diagnostics({
+      'a.hx': 'schema::1 { N::User { name: String } }\nschema::2 { N::Post { t: String }\n E::Wrote { From: User, To: Post } }\n',
+    }),
     ['a.hx:3:19: edge "Wrote" connects "User", which is not a node or vector type'],
   );
 });
@@ -155,7 +159,9 @@ test('each mapped field: a field of the new item (E202), given once, from a fiel
   assert.deepEqual(at('post_count: "many"'), ['schema.hx:10:33: the value of "post_count" is a string, but the field is U32']);
   assert.deepEqual(at('post_count: -1'), ['schema.hx:10:33: the value of "post_count" is -1, out of the range of U32 (0 to 4294967295)']);
   assert.deepEqual(at('post_count: 1.5'), ['schema.hx:10:33: the value of "post_count" is the float 1.5, but the field is U32']);
-  assert.deepEqual(at('born: "not a date"'), ['schema.hx:10:27: the value of "born" is "not a date", which is not a date (RFC 3339 or YYYY-MM-DD)']);
+  assert.deepEqual(at('born: "not a date"'), [
+    'schema.hx:10:27: the value of "born" is "not a date", which is not a date (RFC 3339 or YYYY-MM-DD)',
+  ]);
   assert.deepEqual(at('post_count: NOW'), ['schema.hx:10:33: NOW is a date, but "post_count" is U32']);
 });
 
@@ -170,7 +176,9 @@ test('AS converts numbers to numbers, anything to String, a String to a Date, to
   assert.deepEqual(at('joined: age AS Date'), [
     'schema.hx:10:36: I32 does not convert to Date: AS converts numbers to numbers, any value to String, and a String to a Date',
   ]);
-  assert.deepEqual(at('username: age'), ['schema.hx:10:31: the old "age" is I32, the new "username" is String: convert it with "age AS String"']);
+  assert.deepEqual(at('username: age'), [
+    'schema.hx:10:31: the old "age" is I32, the new "username" is String: convert it with "age AS String"',
+  ]);
   assert.deepEqual(at('post_count: born'), [
     'schema.hx:10:33: the old "born" is String, the new "post_count" is U32: the one does not convert to the other',
   ]);

@@ -165,9 +165,7 @@ schema::3 {}`);
   );
   assert.deepEqual(errors('schema::0 { }'), ['1:9 a schema version is a whole number from 1, not 0']);
   assert.deepEqual(errors('schema::-2 { }'), ['1:9 a schema version is a whole number from 1, not -2']);
-  assert.deepEqual(errors('schema::99999999999999999999 { }'), [
-    '1:9 a schema version is a whole number from 1, not 99999999999999999999',
-  ]);
+  assert.deepEqual(errors('schema::99999999999999999999 { }'), ['1:9 a schema version is a whole number from 1, not 99999999999999999999']);
 });
 
 test('schema mistakes: DEFAULT NONE, a name as a default, UNIQUE without INDEX, an unknown item kind, an unclosed block', () => {

@@ -93,7 +93,9 @@ async function recorded(server: TestServer): Promise<unknown> {
         name: 'v',
         root: {
           values: {
-            input: { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: '$trellis_schema' } } } } } },
+            input: {
+              nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: '$trellis_schema' } } } } },
+            },
             properties: ['version'],
           },
         },
@@ -137,7 +139,11 @@ test('restarted with schema::2 and its MIGRATION, the data is migrated once: ren
       assert.equal(wrote.text, '{"e":[5.0]}');
       assert.deepEqual(await recorded(s), [{ version: 2 }]);
       // The stored node holds the new fields only: the old ones and the temporary ones are gone.
-      const stored = await postPath(s, '/v2/query', readRequest([{ query: { name: 'n', root: { value_map: { input: { nodes: { reference: { ids: [0] } } } } } } }], ['n']));
+      const stored = await postPath(
+        s,
+        '/v2/query',
+        readRequest([{ query: { name: 'n', root: { value_map: { input: { nodes: { reference: { ids: [0] } } } } } } }], ['n']),
+      );
       assert.deepEqual(Object.keys((stored.body as { n: Record<string, unknown>[] }).n[0]!).sort(), [
         '$id',
         '$label',
@@ -210,7 +216,10 @@ test('an empty database records the highest version; a later start migrates from
     // The project is older than the data: refused.
     const older = await failedStart(['--data', data.path, '--project', P2()]);
     assert.equal(older.code, 1);
-    assert.match(older.stderr, /the data in .* is at schema::3, and this project's highest version is schema::2: serve it with a project that declares schema::3/);
+    assert.match(
+      older.stderr,
+      /the data in .* is at schema::3, and this project's highest version is schema::2: serve it with a project that declares schema::3/,
+    );
   } finally {
     data.remove();
   }
