@@ -39,6 +39,8 @@ export interface MigrationStep {
   readonly entries: readonly Wire[];
   /** What each entry does, for a message when one fails (`N::User, field "age"`). */
   readonly what: readonly string[];
+  /** The vector types it renames: their vectors need the new type's vector index (src/server/schema-migration.ts makes it). */
+  readonly vectorRenames: readonly { readonly from: string; readonly to: string }[];
 }
 
 /** The versions a project declares and the migrations between them. */
@@ -334,7 +336,7 @@ class StepLowering {
     this.mappings.push(plan);
   }
 
-  finish(header: string): { entries: Wire[]; what: string[] } {
+  finish(header: string): { entries: Wire[]; what: string[]; vectorRenames: { from: string; to: string }[] } {
     const entries: Wire[] = [];
     const what: string[] = [];
     const push = (description: string, root: Wire, name?: string) => {
@@ -389,7 +391,10 @@ class StepLowering {
         }
       }),
     );
-    return { entries, what };
+    const vectorRenames = this.mappings
+      .filter((m) => m.source.kind === 'vector' && m.source.name !== m.target.name)
+      .map((m) => ({ from: m.source.name, to: m.target.name }));
+    return { entries, what, vectorRenames };
   }
 }
 

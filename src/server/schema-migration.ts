@@ -18,6 +18,7 @@ import { parseJson } from '../core/json.js';
 import { stringifyJson } from '../core/json-stringify.js';
 import type { PipelineOptions } from '../core/request-options.js';
 import type { Logger } from '../observe/log.js';
+import type { HnswBuildParameters } from '../core/index-spec.js';
 import { SCHEMA_LABEL, type MigrationStep, type SchemaVersions } from '../hql/migration.js';
 import { compare, constant, labelIs, op, property } from '../hql/wire-build.js';
 import { utf8Text, type QueryReply } from './service.js';
@@ -32,8 +33,18 @@ export class SchemaMigrationError extends Error {}
 
 const OPTIONS: PipelineOptions = { warm: false, requireWriter: false, awaitDurable: true };
 
-/** Migrates the data in `dataDir` to the highest of `versions` (see above); throws SchemaMigrationError when it cannot. */
-export async function migrateSchema(service: QueryRunner, versions: SchemaVersions, dataDir: string, logger: Logger): Promise<void> {
+/**
+ * Migrates the data in `dataDir` to the highest of `versions` (see above); throws
+ * SchemaMigrationError when it cannot. `vectorIndex`: the build parameters of the vector
+ * indexes the project makes, for the index of a renamed vector type.
+ */
+export async function migrateSchema(
+  service: QueryRunner,
+  versions: SchemaVersions,
+  vectorIndex: HnswBuildParameters,
+  dataDir: string,
+  logger: Logger,
+): Promise<void> {
   const lowest = versions.versions[0]!;
   const highest = versions.versions[versions.versions.length - 1]!;
   const held = await recordedVersion(service);
@@ -64,8 +75,13 @@ export async function migrateSchema(service: QueryRunner, versions: SchemaVersio
     chain.push(step);
     v = step.to;
   }
-  const entries = [...chain.flatMap((s) => s.entries), ...markerEntries(highest)];
-  const what = [...chain.flatMap((s) => s.what), ...markerEntries(highest).map(() => `recording schema::${highest}`)];
+  const indexes = await renamedVectorIndexes(service, chain, vectorIndex);
+  const entries = [...indexes, ...chain.flatMap((s) => s.entries), ...markerEntries(highest)];
+  const what = [
+    ...indexes.map(() => 'the vector index of a renamed vector type'),
+    ...chain.flatMap((s) => s.what),
+    ...markerEntries(highest).map(() => `recording schema::${highest}`),
+  ];
   const path = `schema::${at} to schema::${highest}`;
   try {
     await write(service, entries, what);
@@ -99,6 +115,49 @@ async function recordedVersion(service: QueryRunner): Promise<{ version: number 
   const recorded = answer.record.map((r) => r.version).filter((v): v is bigint => typeof v === 'bigint');
   const version = recorded.length === 0 ? null : Number(recorded.reduce((a, b) => (b > a ? b : a)));
   return { version, empty: !answer.nodes[0] && !answer.edges[0] };
+}
+
+/** What list_indexes says of an index, as renamedVectorIndexes reads it. */
+interface ListedIndex {
+  kind: string;
+  label: string;
+  property: string;
+  state: string;
+  dimension?: number;
+  metric?: string;
+}
+
+/**
+ * `create_index` entries for the vector types the chain renames into: the vectors of a type
+ * (nodes holding `data`) are found through the cosine index of their label, which the first
+ * AddV of a type makes. A renamed type's index is made before its vectors are relabelled,
+ * of the old index's dimension and metric, so each vector enters it in the same write. A
+ * type without an index (no vector written yet) needs none; one whose new type has its
+ * index already keeps it.
+ */
+async function renamedVectorIndexes(service: QueryRunner, chain: readonly MigrationStep[], build: HnswBuildParameters): Promise<unknown[]> {
+  const renames = chain.flatMap((s) => s.vectorRenames);
+  if (renames.length === 0) return [];
+  const entries = [{ query: { name: 'indexes', root: { list_indexes: {} } } }];
+  const body = JSON.stringify({ request_type: 'read', query: { read: { entries, returns: ['indexes'] } } });
+  const reply = await service.query(Buffer.from(body), { ...OPTIONS, awaitDurable: undefined });
+  const text = utf8Text(reply.body);
+  if (reply.status !== 200) throw new SchemaMigrationError(`the vector indexes could not be listed: ${text}`);
+  const vectors = new Map<string, { dimension: number; metric: string }>();
+  for (const index of (JSON.parse(text) as { indexes: ListedIndex[] }).indexes) {
+    if (index.kind !== 'node_vector' || index.property !== 'data' || index.state === 'dropping') continue;
+    if (index.dimension !== undefined && index.metric !== undefined)
+      vectors.set(index.label, { dimension: index.dimension, metric: index.metric });
+  }
+  const made: unknown[] = [];
+  for (const { from, to } of renames) {
+    const old = vectors.get(from);
+    if (old === undefined || vectors.has(to)) continue;
+    vectors.set(to, old);
+    const spec = { node_vector: { label: to, property: 'data', dimension: old.dimension, metric: old.metric, ...build } };
+    made.push({ query: { root: { create_index: { spec, if_not_exists: true } } } });
+  }
+  return made;
 }
 
 /** Entries recording `version`: the record node updated, or made when there is none. */

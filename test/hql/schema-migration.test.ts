@@ -260,3 +260,59 @@ test('a missing step stops start-up naming the versions; so does data recorded a
     data.remove();
   }
 });
+
+test('a renamed vector type keeps its vectors and is searched through an index of the new type, made in the same write', async () => {
+  const data = tempDir();
+  try {
+    const v1 = project(
+      'V::Doc { title: String }\n',
+      'QUERY addDoc(v: [F64], t: String) => d <- AddV<Doc>(v, {title: t}) RETURN d::{title}\n',
+    );
+    await withServer(data.path, v1, async (s) => {
+      await okCall(s, 'addDoc', { v: [1, 0], t: 'east' });
+      await okCall(s, 'addDoc', { v: [0, 1], t: 'north' });
+    });
+    const v2 = project(
+      'schema::1 { V::Doc { title: String } }\nschema::2 { V::Page { heading: String } }\n' +
+        'MIGRATION schema::1 => schema::2 { V::Doc => V::Page { heading: title } }\n',
+      'QUERY find(v: [F64]) => p <- SearchV<Page>(v, 2) RETURN p::{heading}\nQUERY all() => p <- V<Page> RETURN p::{heading, data}\n',
+    );
+    await withServer(data.path, v2, async (s) => {
+      assert.deepEqual(await okCall(s, 'all'), {
+        p: [
+          { heading: 'east', data: [1, 0] },
+          { heading: 'north', data: [0, 1] },
+        ],
+      });
+      assert.deepEqual(await okCall(s, 'find', { v: [0.1, 1] }), { p: ['north', 'east'] });
+    });
+  } finally {
+    data.remove();
+  }
+});
+
+test('old values are read before any is written (a swap), and the mappings of one migration do not chain (A => B, B => C)', async () => {
+  const data = tempDir();
+  try {
+    const items = 'N::A { x: I8 }\nN::B { x: I8 }\nN::P { a: String, b: String }\n';
+    const v1 = project(
+      items,
+      'QUERY seed() =>\n    a <- AddN<A>({x: 1})\n    b <- AddN<B>({x: 2})\n    p <- AddN<P>({a: "first", b: "second"})\n    RETURN NONE\n',
+    );
+    await withServer(data.path, v1, async (s) => {
+      await okCall(s, 'seed');
+    });
+    const v2 = project(
+      `schema::1 {\n${items}}\nschema::2 {\nN::B { x: I8 }\nN::C { x: I8 }\nN::P { a: String, b: String }\n}\n` +
+        'MIGRATION schema::1 => schema::2 {\n    N::A => N::B { x: x }\n    N::B => N::C { x: x }\n    N::P => _::{ a: b, b: a }\n}\n',
+      'QUERY bs() => b <- N<B> RETURN b::{x}\nQUERY cs() => c <- N<C> RETURN c::{x}\nQUERY ps() => p <- N<P> RETURN p::{a, b}\n',
+    );
+    await withServer(data.path, v2, async (s) => {
+      assert.deepEqual(await okCall(s, 'bs'), { b: [1] }, 'the A became a B');
+      assert.deepEqual(await okCall(s, 'cs'), { c: [2] }, 'the B became a C, and the new B stayed');
+      assert.deepEqual(await okCall(s, 'ps'), { p: [{ a: 'second', b: 'first' }] });
+    });
+  } finally {
+    data.remove();
+  }
+});
