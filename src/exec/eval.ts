@@ -10,6 +10,7 @@ import { compareForPredicate, valueEquals } from './compare.js';
 import type { Exec } from './context.js';
 import { EDGE, NODE, NONE, Row } from './row.js';
 import { evalTraversal } from './traversal-expr.js';
+import { castValue } from './cast.js';
 import { clip } from '../core/clip.js';
 
 /** A property of the row's element, or undefined when it is missing. */
@@ -91,6 +92,8 @@ export function evalExpr(x: Exec, row: Row, e: Expr): Value {
       if (typeof v === 'number') return -v;
       throw new GraphError('invalid_query', `${e.path}: "neg" needs a number`);
     }
+    case 'cast':
+      return castValue(evalExpr(x, row, e.expr), e.to, row, e.path);
     case 'math':
       return mathValue(x, row, e);
     case 'case':

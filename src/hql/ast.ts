@@ -55,6 +55,8 @@ export interface NodeTypeDef {
   readonly kind: 'node' | 'vector';
   readonly name: Name;
   readonly fields: readonly FieldDef[];
+  /** The schema version it belongs to: `schema::N { ... }`, 1 outside any block. */
+  readonly version: number;
 }
 
 export interface EdgeTypeDef {
@@ -64,9 +66,58 @@ export interface EdgeTypeDef {
   readonly from: Name;
   readonly to: Name;
   readonly properties: readonly FieldDef[];
+  /** The schema version it belongs to: `schema::N { ... }`, 1 outside any block. */
+  readonly version: number;
 }
 
 export type TypeDef = NodeTypeDef | EdgeTypeDef;
+
+/** A schema version as written: the `N` of `schema::N`. */
+export interface VersionRef {
+  readonly value: number;
+  readonly pos: SourcePos;
+}
+
+/** `N::User`, `E::Follows` or `V::Doc` in a migration. */
+export interface ItemRef {
+  readonly kind: 'node' | 'edge' | 'vector';
+  readonly name: Name;
+  readonly pos: SourcePos;
+}
+
+/** What a migrated field takes (reference §2.3 `fmap`): NOW, a literal (`NONE` is null), or a field of the old item, maybe cast. */
+export type MigrationValue =
+  | { readonly kind: 'now'; readonly pos: SourcePos }
+  | { readonly kind: 'literal'; readonly value: LiteralValue; readonly pos: SourcePos }
+  | {
+      readonly kind: 'field';
+      readonly name: Name;
+      /** `name AS T`. */
+      readonly cast: { readonly type: PrimitiveType; readonly pos: SourcePos } | null;
+    };
+
+export interface FieldMapping {
+  readonly name: Name;
+  readonly value: MigrationValue;
+}
+
+/** `N::Old => N::New { field: value, ... }`; `_::` for the same item. */
+export interface ItemMapping {
+  readonly from: ItemRef;
+  readonly to: ItemRef | { readonly kind: 'same'; readonly pos: SourcePos };
+  /** Written `{ Properties: { ... } }` rather than `{ ... }` (the two mean the same). */
+  readonly properties: boolean;
+  readonly fields: readonly FieldMapping[];
+}
+
+/** `MIGRATION schema::1 => schema::2 { mapping ... }` (reference §2.3). */
+export interface MigrationDef {
+  readonly kind: 'migration';
+  readonly pos: SourcePos;
+  readonly from: VersionRef;
+  readonly to: VersionRef;
+  readonly mappings: readonly ItemMapping[];
+}
 
 export interface ParamDef {
   readonly name: Name;
@@ -253,5 +304,6 @@ export type Expr =
 /** One parsed `.hx` file. */
 export interface HxFile {
   readonly types: readonly TypeDef[];
+  readonly migrations: readonly MigrationDef[];
   readonly queries: readonly QueryDef[];
 }

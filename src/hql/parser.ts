@@ -10,8 +10,13 @@ import {
   type DefaultValue,
   type Expr,
   type FieldDef,
+  type FieldMapping,
   type FieldValue,
   type HxFile,
+  type ItemMapping,
+  type ItemRef,
+  type MigrationDef,
+  type MigrationValue,
   type IdArg,
   type Name,
   type ParamDef,
@@ -26,8 +31,16 @@ import {
   type TypeDef,
   type TypeExpr,
   type VectorArg,
+  type VersionRef,
 } from './ast.js';
 import { lex, type LexError, type Punct, type SourcePos, type Token } from './lexer.js';
+
+/** What a file is made of, as the parser collects it. */
+interface Items {
+  types: TypeDef[];
+  migrations: MigrationDef[];
+  queries: QueryDef[];
+}
 
 export interface ParseResult {
   readonly file: HxFile;
@@ -164,12 +177,11 @@ class Parser {
   // ---- top level ----
 
   file(): HxFile {
-    const types: TypeDef[] = [];
-    const queries: QueryDef[] = [];
+    const out: Items = { types: [], migrations: [], queries: [] };
     while (this.peek().kind !== 'eof') {
       const start = this.i;
       try {
-        this.item(types, queries);
+        this.item(out);
       } catch (err) {
         if (!(err instanceof ParseUnwind)) throw err;
         this.errors.push({ pos: err.pos, message: err.message });
@@ -177,10 +189,10 @@ class Parser {
         this.recover();
       }
     }
-    return { types, queries };
+    return out;
   }
 
-  /** Skips to the next token that starts an item: `QUERY`, `#`, `N::`, `E::`, `V::`, `schema::`. */
+  /** Skips to the next token that starts an item: `QUERY`, `#`, `MIGRATION`, `N::`, `E::`, `V::`, `schema::`. */
   private recover(): void {
     while (this.peek().kind !== 'eof' && !this.atItemStart()) this.i++;
   }
@@ -190,40 +202,56 @@ class Parser {
     return (this.isWord('N') || this.isWord('E') || this.isWord('V') || this.isWord('schema')) && this.isPunct('::', 1);
   }
 
-  private item(types: TypeDef[], queries: QueryDef[]): void {
+  private item(out: Items): void {
     if (this.isWord('schema') && this.isPunct('::', 1)) {
-      // `schema::1 { ... }`: versions are read as one schema (Trellis has no migrations).
-      this.i += 2;
-      const t = this.next();
-      if (t.kind !== 'int') this.fail('expected a schema version number after "schema::"', t);
+      // `schema::N { ... }`: items of version N (reference §2.1); outside a block, version 1.
+      const version = this.schemaVersion();
       this.expectPunct('{', 'to open the schema block');
       while (!this.isPunct('}')) {
         if (this.peek().kind === 'eof') this.fail('this schema block is never closed');
-        types.push(this.typeDef());
+        out.types.push(this.typeDef(version.value));
       }
       this.i++;
       return;
     }
     if (this.isWord('MIGRATION')) {
-      const at = this.next();
-      this.skipMigration();
-      this.fail('MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)', at);
+      const start = this.i;
+      try {
+        out.migrations.push(this.migration());
+      } catch (err) {
+        if (!(err instanceof ParseUnwind)) throw err;
+        // Its `N::A => ...` mappings would each read as the start of an item: skip the whole block.
+        this.i = start + 1;
+        this.skipMigration();
+        throw err;
+      }
+      return;
     }
     if (this.isWord('QUERY') || this.isPunct('#')) {
-      queries.push(this.query());
+      out.queries.push(this.query());
       return;
     }
     if ((this.isWord('N') || this.isWord('E') || this.isWord('V')) && this.isPunct('::', 1)) {
-      types.push(this.typeDef());
+      out.types.push(this.typeDef(1));
       return;
     }
-    this.fail(`expected a schema item (N::, E::, V::) or a QUERY, found ${this.shown(this.peek())}`);
+    this.fail(`expected a schema item (N::, E::, V::), a MIGRATION or a QUERY, found ${this.shown(this.peek())}`);
+  }
+
+  /** `schema::N`: a version, a whole number from 1. */
+  private schemaVersion(): VersionRef {
+    const pos = this.expectWord('schema').pos;
+    this.expectPunct('::');
+    const t = this.next();
+    if (t.kind !== 'int') this.fail('expected a schema version number after "schema::"', t);
+    if (t.value < 1n || t.value > BigInt(Number.MAX_SAFE_INTEGER)) this.fail(`a schema version is a whole number from 1, not ${t.text}`, t);
+    return { value: Number(t.value), pos };
   }
 
   /**
-   * Skips the rest of a `MIGRATION schema::1 => schema::2 { ... }` block, so that it costs one
-   * error: its header and its `schema::` words and `N::A => ...` mappings would otherwise
-   * each be read as the start of an item.
+   * Skips the rest of a `MIGRATION schema::1 => schema::2 { ... }` block after an error in
+   * it, so that it costs one error: its header and its `schema::` words and `N::A => ...`
+   * mappings would otherwise each be read as the start of an item.
    */
   private skipMigration(): void {
     while (this.isWord('schema') || this.isPunct('::') || this.isPunct('=>') || this.peek().kind === 'int') this.i++;
@@ -236,9 +264,90 @@ class Parser {
     }
   }
 
+  // ---- migrations ----
+
+  /** `MIGRATION schema::1 => schema::2 { mapping ... }` (reference §2.3). */
+  private migration(): MigrationDef {
+    const pos = this.expectWord('MIGRATION').pos;
+    const from = this.schemaVersion();
+    this.expectPunct('=>', 'between the two schema versions');
+    const to = this.schemaVersion();
+    this.expectPunct('{', 'to open the migration');
+    const mappings: ItemMapping[] = [];
+    while (!this.isPunct('}')) {
+      if (this.peek().kind === 'eof') this.fail('this migration is never closed');
+      mappings.push(this.itemMapping());
+      this.acceptPunct(',');
+    }
+    this.i++;
+    return { kind: 'migration', pos, from, to, mappings };
+  }
+
+  /** `N::Old => N::New { fmaps }`, `=> _::{ fmaps }`, or either with `{ Properties: { fmaps } }`. */
+  private itemMapping(): ItemMapping {
+    const from = this.itemRef();
+    this.expectPunct('=>', `after ${from.name.text}: N::Old => N::New {...} or N::Old => _::{...}`);
+    let to: ItemMapping['to'];
+    if (this.isWord('_') && this.isPunct('::', 1)) {
+      to = { kind: 'same', pos: this.peek().pos };
+      this.i += 2;
+    } else to = this.itemRef();
+    this.expectPunct('{', 'to open the field mappings');
+    const properties = this.isWord('Properties') && this.isPunct(':', 1) && this.isPunct('{', 2);
+    if (properties) {
+      this.i += 2;
+      this.expectPunct('{');
+    }
+    const fields: FieldMapping[] = [];
+    while (!this.isPunct('}')) {
+      const name = this.name('a field name');
+      this.expectPunct(':', `after the field name "${name.text}"`);
+      fields.push({ name, value: this.migrationValue() });
+      if (!this.acceptPunct(',')) break;
+    }
+    this.expectPunct('}', 'to close the field mappings');
+    if (properties) {
+      this.acceptPunct(',');
+      this.expectPunct('}', 'to close the mapping');
+    }
+    return { from, to, properties, fields };
+  }
+
+  /** `N::Name`, `E::Name` or `V::Name`. */
+  private itemRef(): ItemRef {
+    const t = this.peek();
+    if (!(this.isWord('N') || this.isWord('E') || this.isWord('V')) || !this.isPunct('::', 1))
+      this.fail(`expected an item (N::Name, E::Name or V::Name), found ${this.shown(t)}`);
+    this.i += 2;
+    const kind = t.text === 'N' ? 'node' : t.text === 'E' ? 'edge' : 'vector';
+    return { kind, name: this.name('a type name'), pos: t.pos };
+  }
+
+  /** NOW, a literal, NONE, or a field of the old item with an optional `AS T`. */
+  private migrationValue(): MigrationValue {
+    const t = this.peek();
+    if (this.isWord('NOW')) {
+      this.i++;
+      return { kind: 'now', pos: t.pos };
+    }
+    const value = this.literal();
+    if (value !== undefined) return { kind: 'literal', value, pos: t.pos };
+    if (t.kind !== 'word') this.fail(`expected a value: a field of the old item, a literal, NOW or NONE, found ${this.shown(t)}`);
+    const name = this.name('a field');
+    if (!this.isWord('AS')) return { kind: 'field', name, cast: null };
+    this.i++;
+    const type = this.name('a type after AS');
+    if (!(PRIMITIVE_TYPES as readonly string[]).includes(type.text))
+      this.fail(
+        `AS takes a type: String, Boolean, F32, F64, I8 to I64, U8 to U128, Date or ID; found "${type.text}"`,
+        this.tokens[this.i - 1],
+      );
+    return { kind: 'field', name, cast: { type: type.text as PrimitiveType, pos: type.pos } };
+  }
+
   // ---- schema ----
 
-  private typeDef(): TypeDef {
+  private typeDef(version: number): TypeDef {
     const kind = this.name('N, E or V');
     this.expectPunct('::');
     const name = this.name('a type name');
@@ -261,10 +370,10 @@ class Parser {
         this.acceptPunct(',');
       }
       this.expectPunct('}', `to close the body of ${name.text}`);
-      return { kind: 'edge', name, unique, from, to, properties };
+      return { kind: 'edge', name, unique, from, to, properties, version };
     }
     if (kind.text !== 'N' && kind.text !== 'V') this.fail(`expected N::, E:: or V::, found "${kind.text}::"`, this.tokens[this.i - 3]);
-    return { kind: kind.text === 'N' ? 'node' : 'vector', name, fields: this.fieldBlock() };
+    return { kind: kind.text === 'N' ? 'node' : 'vector', name, fields: this.fieldBlock(), version };
   }
 
   /** `{ field, field, ... }` with an optional trailing comma. */

@@ -3,10 +3,11 @@
  * is canonical source that the parser reads back to the same tree, positions aside
  * (test/hql/parser-properties.test.ts checks that over random trees).
  *
- * The format: schema items first, then queries, a blank line between items; one field per
- * line in schema bodies (with a trailing comma), 4 spaces per level of indentation, one
- * statement per line, expressions on one line with `::` chains written without spaces.
- * `schema::N { ... }` blocks are not kept in the tree, so their items print unversioned.
+ * The format: schema items first, then migrations, then queries, a blank line between
+ * items; one field per line in schema bodies and migration mappings (with a trailing
+ * comma), 4 spaces per level of indentation, one statement per line, expressions on one
+ * line with `::` chains written without spaces. Items of version 1 print unversioned;
+ * each run of items of another version prints in one `schema::N { ... }` block.
  *
  * What the tree does not keep, the printer cannot give back: comments, `Update` (prints as
  * `UPDATE`), how an id literal was written (`N<T>(12)` and `N<T>("12")` are the same node;
@@ -24,10 +25,14 @@ import type {
   EdgeTypeDef,
   Expr,
   FieldDef,
+  FieldMapping,
   FieldValue,
   HxFile,
   IdArg,
+  ItemMapping,
+  ItemRef,
   LiteralValue,
+  MigrationDef,
   NodeTypeDef,
   ProjectionField,
   ProjectionStep,
@@ -42,13 +47,36 @@ import type {
 
 const INDENT = '    ';
 
-/** The whole file: schema items, then queries, separated by blank lines, ending with a newline. */
+/** The whole file: schema items, then migrations, then queries, separated by blank lines, ending with a newline. */
 export function printFile(file: HxFile): string {
-  const items = [...file.types.map(printTypeDef), ...file.queries.map(printQuery)];
+  const items = [...printTypes(file.types), ...file.migrations.map(printMigration), ...file.queries.map(printQuery)];
   return items.length === 0 ? '' : `${items.join('\n\n')}\n`;
 }
 
 // ---- schema ----
+
+/** Items of version 1 as they are; each run of items of one other version in a `schema::N` block. */
+function printTypes(types: readonly TypeDef[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < types.length;) {
+    const version = types[i]!.version;
+    if (version === 1) {
+      out.push(printTypeDef(types[i++]!));
+      continue;
+    }
+    const run: string[] = [];
+    while (i < types.length && types[i]!.version === version) run.push(indented(printTypeDef(types[i++]!)));
+    out.push(`schema::${version} {\n${run.join('\n\n')}\n}`);
+  }
+  return out;
+}
+
+function indented(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => INDENT + line)
+    .join('\n');
+}
 
 function printTypeDef(def: TypeDef): string {
   return def.kind === 'edge' ? printEdgeDef(def) : printNodeDef(def);
@@ -95,6 +123,38 @@ function printTypeExpr(type: TypeExpr): string {
     case 'object':
       return `{${type.fields.map(printFieldDef).join(', ')}}`;
   }
+}
+
+// ---- migrations ----
+
+function printMigration(m: MigrationDef): string {
+  const head = `MIGRATION schema::${m.from.value} => schema::${m.to.value} {`;
+  if (m.mappings.length === 0) return `${head}}`;
+  return `${head}\n${m.mappings.map((x) => indented(printMapping(x))).join('\n')}\n}`;
+}
+
+function printMapping(m: ItemMapping): string {
+  const to = m.to.kind === 'same' ? '_::' : `${printItemRef(m.to)} `;
+  const head = `${printItemRef(m.from)} => ${to}`;
+  const fields = m.fields.map(printFieldMapping);
+  if (!m.properties) return fields.length === 0 ? `${head}{}` : `${head}{\n${fields.map((f) => `${INDENT}${f},`).join('\n')}\n}`;
+  const inner = fields.length === 0 ? '{}' : `{\n${fields.map((f) => `${INDENT}${INDENT}${f},`).join('\n')}\n${INDENT}}`;
+  return `${head}{\n${INDENT}Properties: ${inner}\n}`;
+}
+
+function printItemRef(ref: ItemRef): string {
+  return `${ref.kind === 'node' ? 'N' : ref.kind === 'edge' ? 'E' : 'V'}::${ref.name.text}`;
+}
+
+function printFieldMapping(f: FieldMapping): string {
+  const v = f.value;
+  const value =
+    v.kind === 'now'
+      ? 'NOW'
+      : v.kind === 'literal'
+        ? printLiteral(v.value)
+        : `${v.name.text}${v.cast === null ? '' : ` AS ${v.cast.type}`}`;
+  return `${f.name.text}: ${value}`;
 }
 
 // ---- queries ----

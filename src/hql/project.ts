@@ -7,11 +7,12 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { QueryDef, TypeDef } from './ast.js';
+import type { MigrationDef, QueryDef, TypeDef } from './ast.js';
 import { compileQuery, type CompiledQuery } from './compile.js';
 import { formatDiagnostics, type Diagnostic } from './diagnostics.js';
 import { parse } from './parser.js';
 import { buildSchema, type Located, type Schema } from './schema.js';
+import { checkMigrations, type SchemaVersions } from './migration.js';
 import { messageOf } from '../core/errors.js';
 import { HELIXDB_DEFAULT_EMBEDDING, type EmbeddingConfig } from '../core/embedding-config.js';
 import type { HnswBuildParameters } from '../core/index-spec.js';
@@ -34,7 +35,10 @@ export interface ProjectConfig {
 export interface Project {
   readonly dir: string;
   readonly config: ProjectConfig;
+  /** The schema of the highest version, which the queries are checked against. */
   readonly schema: Schema;
+  /** The versions the schema items declare, and the migrations between them (migration.ts). */
+  readonly versions: SchemaVersions;
   readonly queries: ReadonlyMap<string, CompiledQuery>;
   /** What the server and `trellis check` say of the project at start (a default it took), not problems. */
   readonly notices: readonly string[];
@@ -60,6 +64,7 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
   const diagnostics: Diagnostic[] = [];
   const sources = new Map<string, string>();
   const types: Located<TypeDef>[] = [];
+  const migrations: Located<MigrationDef>[] = [];
   const queries: Located<QueryDef>[] = [];
   for (const path of hxFiles(dir, config.queries ?? dir, diagnostics)) {
     const file = relative(dir, path).split(sep).join('/');
@@ -68,10 +73,20 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
     const parsed = parse(text);
     for (const e of parsed.errors) diagnostics.push({ file, pos: e.pos, message: e.message });
     for (const item of parsed.file.types) types.push({ file, item });
+    for (const item of parsed.file.migrations) migrations.push({ file, item });
     for (const item of parsed.file.queries) queries.push({ file, item });
   }
-  const { schema, problems } = buildSchema(types);
+  // Each version's items make one schema (reference §2.1): a type may be declared again in another version.
+  const schemas = new Map<number, Schema>();
+  for (const version of [...new Set(types.map((t) => t.item.version))].sort((a, b) => a - b)) {
+    const built = buildSchema(types.filter((t) => t.item.version === version));
+    schemas.set(version, built.schema);
+    for (const p of built.problems) diagnostics.push({ file: p.file, pos: p.pos, message: p.message });
+  }
+  const { steps, problems } = checkMigrations(migrations, schemas);
   for (const p of problems) diagnostics.push({ file: p.file, pos: p.pos, message: p.message });
+  const versions: SchemaVersions = { versions: schemas.size === 0 ? [1] : [...schemas.keys()], steps };
+  const schema = schemas.get(versions.versions[versions.versions.length - 1]!) ?? buildSchema([]).schema;
   const compiled = new Map<string, CompiledQuery>();
   const firstAt = new Map<string, string>();
   /** The queries that call Embed(). */
@@ -109,7 +124,7 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
     return { ok: false, report: formatDiagnostics(diagnostics, sources), count: diagnostics.length };
   }
   if (embedding.length === 0 || config.embedding !== undefined)
-    return { ok: true, project: { dir, config, schema, queries: compiled, notices: [] } };
+    return { ok: true, project: { dir, config, schema, versions, queries: compiled, notices: [] } };
   const { url, model, api_key_env } = HELIXDB_DEFAULT_EMBEDDING;
   const notice =
     `${embedding.join(', ')} ${embedding.length === 1 ? 'calls' : 'call'} Embed() and the project names no embedding provider: ` +
@@ -117,7 +132,7 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
     `(set "embedding": {"url", "model", ...} in trellis.json for another)`;
   return {
     ok: true,
-    project: { dir, config: { ...config, embedding: HELIXDB_DEFAULT_EMBEDDING }, schema, queries: compiled, notices: [notice] },
+    project: { dir, config: { ...config, embedding: HELIXDB_DEFAULT_EMBEDDING }, schema, versions, queries: compiled, notices: [notice] },
   };
 }
 

@@ -43,6 +43,7 @@ export function walkExprs(root: Expr | Predicate, onExpr: (e: Expr) => void, onP
         walkExprs(root.right, onExpr, onPredicate);
         return;
       case 'neg':
+      case 'cast':
         walkExprs(root.expr, onExpr, onPredicate);
         return;
       case 'math':

@@ -10,6 +10,10 @@ import type { PlanNode } from './ops.js';
 import type { MathFunction } from './math-functions.js';
 
 export type ArithOp = 'add' | 'sub' | 'mul' | 'div' | 'mod';
+
+/** The types a `cast` expression converts to (a Trellis extension; exec/cast.ts). */
+export const CAST_TARGETS = ['string', 'i8', 'i16', 'i32', 'i64', 'u8', 'u16', 'u32', 'u64', 'f32', 'f64', 'date_time'] as const;
+export type CastTarget = (typeof CAST_TARGETS)[number];
 export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
 
 /** Every expression and predicate records its JSON path, for static and runtime messages. */
@@ -38,6 +42,8 @@ export type Expr = At &
     | { readonly e: 'variable'; readonly name: string; readonly property: string | null }
     | { readonly e: ArithOp; readonly left: Expr; readonly right: Expr }
     | { readonly e: 'neg'; readonly expr: Expr }
+    /** Its value converted to another type (a Trellis extension, exec/cast.ts); null stays null, a value that cannot convert is an error. */
+    | { readonly e: 'cast'; readonly expr: Expr; readonly to: CastTarget }
     /** A math function (math-functions.ts) of its arguments; the result is a float. */
     | { readonly e: 'math'; readonly fn: MathFunction; readonly args: readonly Expr[] }
     | {

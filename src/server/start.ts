@@ -28,6 +28,8 @@ import type { ReplicaLink } from './service.js';
 import { explorerRoutes, loadExplorerFiles } from './explorer-files.js';
 import { openApiRoute } from './openapi.js';
 import { VERSION } from './version.js';
+import { migrateSchema } from './schema-migration.js';
+import { DEFAULT_HNSW_BUILD } from '../core/index-spec.js';
 
 export interface ServerOptions {
   readonly host: string;
@@ -180,7 +182,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         seeded,
       });
     }
-    await started.start();
+    // A writer migrates the data to the project's schema version before any request is served.
+    const project = options.mode === 'writer' ? options.queries : undefined;
+    await started.start(
+      project === undefined
+        ? undefined
+        : () => migrateSchema(started, project.versions, project.config.vectorIndex ?? DEFAULT_HNSW_BUILD, options.dataDir, logger),
+    );
     if (options.mode === 'writer') {
       await makeTextIndexes(started, queries.list, logger);
       await noteVectorIndexes(started, queries.list, logger);

@@ -70,7 +70,12 @@ export class ThreadedService implements QueryService {
     return this.writer;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Opens the threads; `beforeReady` (a writer's start-up work that must precede every
+   * request, such as a schema migration) runs once they can answer service calls, while
+   * the routes still answer not_ready.
+   */
+  async start(beforeReady?: () => Promise<void>): Promise<void> {
     try {
       // The writer opens (and creates) the environment before any reader opens it.
       await this.writer?.ready;
@@ -83,6 +88,7 @@ export class ThreadedService implements QueryService {
         queryTimeoutMs: this.settings.queryTimeoutMs,
         named: this.namedQueries,
       });
+      await beforeReady?.();
       this.state = 'ready';
     } catch (err) {
       this.state = 'failed';

@@ -1,5 +1,13 @@
 /** Decoders for Expr, Predicate, PropertyInput, StreamBound and NodeRef/EdgeRef (reference §4). */
-import type { ArithOp, ElementRef, Expr, Predicate, PropertyInput, StreamBound } from '../plan/expr.js';
+import {
+  CAST_TARGETS,
+  type ArithOp,
+  type ElementRef,
+  type Expr,
+  type Predicate,
+  type PropertyInput,
+  type StreamBound,
+} from '../plan/expr.js';
 import type { PathEnd, PlanNode } from '../plan/ops.js';
 import {
   bool,
@@ -62,6 +70,10 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
         return { e: 'constant', value: propertyValue(body, bodyPath), path };
       case 'neg':
         return { e: 'neg', expr: neg(body, bodyPath).expr, path: bodyPath };
+      case 'cast': {
+        const c = castBody(body, bodyPath);
+        return { e: 'cast', expr: c.expr, to: c.to, path: bodyPath };
+      }
       case 'case': {
         const c = caseBody(body, bodyPath);
         return { e: 'case', whenThen: c.when_then, elseExpr: c.else_expr, path: bodyPath };
@@ -102,6 +114,7 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
 
   const binary = struct({ left: required(expr), right: required(expr) });
   const neg = struct({ expr: required(expr) });
+  const castBody = struct({ expr: required(expr), to: required(oneOf(CAST_TARGETS)) });
   const traversalBody = struct({ root: required(operationTree), first: withDefault(bool, false) });
   const outerBody = struct({ depth: required(u64), property: required(name) });
   const variableBody = struct({ name: required(name), property: optional(name) });
@@ -179,6 +192,7 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
       param: name,
       constant: propertyValue,
       neg,
+      cast: castBody,
       case: caseBody,
       traversal: traversalBody,
       outer: outerBody,

@@ -84,3 +84,50 @@ test('every example of docs/query-language.md: the hx blocks are one project, ea
     data.remove();
   }
 });
+
+test('the migration example of docs/query-language.md: data written with the "hx v1" project reads as shown with the "hx v2" one', async () => {
+  const blocks = fencedBlocks(doc);
+  const block = (info: string) => {
+    const found = blocks.find((b) => b.info === info);
+    assert.ok(found, `the page has a "${info}" block`);
+    return found.body;
+  };
+  const data = tempDir();
+  const v1 = tempDir();
+  const v2 = tempDir();
+  try {
+    for (const [dir, info] of [
+      [v1, 'hx v1'],
+      [v2, 'hx v2'],
+    ] as const) {
+      writeFileSync(join(dir.path, 'trellis.json'), '{}');
+      writeFileSync(join(dir.path, 'schema.hx'), block(info));
+    }
+    const call = async (url: string, name: string, body: unknown) => {
+      const res = await fetch(`${url}/${name}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.equal(res.status, 200, name);
+      return (await res.json()) as unknown;
+    };
+    const first = await startTestServer(['--data', data.path, '--project', v1.path]);
+    try {
+      await call(first.url, 'addUser', { name: 'Ann', age: 30 });
+    } finally {
+      await first.stop();
+    }
+    const second = await startTestServer(['--data', data.path, '--project', v2.path]);
+    try {
+      assert.deepEqual(await call(second.url, 'users', {}), JSON.parse(block('json migrated')));
+      assert.match(second.output(), /the data is migrated from schema::1 to schema::2/);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    data.remove();
+    v1.remove();
+    v2.remove();
+  }
+});

@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { atPath, ci, cs, i, idRows, ids, openTestDb, prop, q, rejects400, requestText, s, type TestDb } from '../helpers/embedded.js';
+import { GraphError } from '../../src/core/errors.js';
 
 let t: TestDb;
 
@@ -354,4 +355,48 @@ test('math over a list: SUM, AVG and COUNT of an array, a scalar counting as one
   assert.equal(await one(math('sum', prop('a'))), '4.0');
   assert.equal(await one(math('count', prop('a'))), '1.0');
   assert.equal(await one(math('count', prop('nope'))), '0.0');
+});
+
+// cast (a Trellis extension; the query language's migrations cast with it: `age AS U32`)
+
+const cast = (expr: unknown, to: string) => ({ cast: { expr, to } });
+
+test('cast to integers: integers in range as they are, floats truncated toward zero, null stays null', async () => {
+  assert.equal(await one(cast(prop('a'), 'u8')), '4');
+  assert.equal(await one(cast(prop('a'), 'i8'), ids(1)), '-3');
+  assert.equal(await one(cast(cf(2.9), 'i32')), '2');
+  assert.equal(await one(cast(cf(-2.9), 'i64')), '-2');
+  assert.equal(await one(cast(prop('big'), 'u64')), '9223372036854775807');
+  assert.equal(await one(cast(prop('nope'), 'u32')), 'null');
+});
+
+test('cast to floats and strings; strings and date-times to date_time', async () => {
+  assert.equal(await one(cast(prop('a'), 'f64')), '4.0');
+  assert.equal(await one(cast(prop('x'), 'f32')), '2.5');
+  assert.equal(await one(cast(prop('tiny'), 'f64')), await one(prop('tiny')));
+  assert.equal(await one(cast(prop('a'), 'string')), '"4"');
+  assert.equal(await one(cast(prop('x'), 'string')), '"2.5"');
+  assert.equal(await one(cast(cf(3), 'string')), '"3"');
+  assert.equal(await one(cast({ constant: { bool: true } }, 'string')), '"true"');
+  assert.equal(await one(cast(prop('s'), 'string')), '"str"');
+  assert.equal(await one(cast(cs('2024-02-03'), 'date_time')), '"2024-02-03T00:00:00.000Z"');
+  assert.equal(await one(cast(cs('2024-02-03T10:00:00+02:00'), 'date_time')), '"2024-02-03T08:00:00.000Z"');
+  assert.equal(await one(cast(cast(cs('2024-02-03'), 'date_time'), 'string')), '"2024-02-03T00:00:00.000Z"');
+});
+
+test('a value that cannot cast is 400 invalid_query naming the value and its element; an unknown target invalid_query_json', async () => {
+  const cannot = (expr: unknown, input: unknown, what: RegExp) =>
+    assert.rejects(t.read([q('r', project(input, [['v', expr]]))], ['r']), (err: unknown) => {
+      assert.ok(err instanceof GraphError, String(err));
+      assert.equal(err.code, 'invalid_query');
+      assert.match(err.msg, what);
+      return true;
+    });
+  await cannot(cast(prop('a'), 'u32'), ids(1), /cannot cast -3 \(node 1\) to u32: out of its range, 0 to 4294967295/);
+  await cannot(cast(prop('big'), 'i32'), ids(0), /cannot cast 9223372036854775807 \(node 0\) to i32/);
+  await cannot(cast(prop('s'), 'i64'), ids(0), /cannot cast "str" \(node 0\) to i64: only numbers/);
+  await cannot(cast(prop('s'), 'date_time'), ids(0), /cannot cast "str" \(node 0\) to date_time: it is not a date/);
+  await cannot(cast(prop('obj'), 'string'), ids(0), /cannot cast an object \(node 0\) to string/);
+  await cannot(cast(cf(1e300), 'f32'), ids(0), /to f32: out of its range/);
+  await badExpr(cast(prop('a'), 'u128'), 'invalid_query_json');
 });

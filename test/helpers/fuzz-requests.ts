@@ -501,6 +501,7 @@ export function loadCorpus(): Corpus {
     'fuse',
     'rerank_mmr',
     'math',
+    'cast',
     'create_index',
     'sub',
     'div',

@@ -18,7 +18,11 @@ import {
   type FieldValue,
   type HxFile,
   type IdArg,
+  type ItemMapping,
+  type ItemRef,
   type LiteralValue,
+  type MigrationDef,
+  type MigrationValue,
   type Name,
   type ParamDef,
   type PathAlgorithm,
@@ -114,6 +118,8 @@ const NOT_VARIABLE = new Set([
   'NONE',
   'EXISTS',
 ]);
+/** Words that do not read as a field of the old item in a migration mapping. */
+const NOT_FIELD_VALUE = new Set(['NOW', 'NONE', 'true', 'false']);
 /** A type name that is a primitive's is that primitive. */
 const NOT_NAMED_TYPE = new Set<string>(PRIMITIVE_TYPES);
 const ANYWHERE = new Set<string>();
@@ -261,6 +267,7 @@ class TreeGen {
   }
 
   typeDef(): TypeDef {
+    const version = this.version();
     if (this.rng.chance(0.35)) {
       return {
         kind: 'edge',
@@ -269,9 +276,58 @@ class TreeGen {
         from: this.name(),
         to: this.name(),
         properties: this.some(3, () => this.fieldDef(2)),
+        version,
       };
     }
-    return { kind: this.rng.chance(0.7) ? 'node' : 'vector', name: this.name(), fields: this.some(4, () => this.fieldDef(2)) };
+    return { kind: this.rng.chance(0.7) ? 'node' : 'vector', name: this.name(), fields: this.some(4, () => this.fieldDef(2)), version };
+  }
+
+  version(): number {
+    return this.rng.weighted<() => number>([
+      [4, () => 1],
+      [2, () => this.rng.between(2, 4)],
+      [1, () => this.rng.between(5, 2 ** 40)],
+    ])();
+  }
+
+  // ---- migrations ----
+
+  migration(): MigrationDef {
+    return {
+      kind: 'migration',
+      pos: P,
+      from: { value: this.version(), pos: P },
+      to: { value: this.version(), pos: P },
+      mappings: this.some(3, () => this.itemMapping()),
+    };
+  }
+
+  itemRef(): ItemRef {
+    return { kind: this.rng.pick(['node', 'edge', 'vector'] as const), name: this.name(), pos: P };
+  }
+
+  itemMapping(): ItemMapping {
+    return {
+      from: this.itemRef(),
+      to: this.rng.chance(0.6) ? { kind: 'same', pos: P } : this.itemRef(),
+      properties: this.rng.chance(0.3),
+      fields: this.some(4, () => ({ name: this.name(), value: this.migrationValue() })),
+    };
+  }
+
+  migrationValue(): MigrationValue {
+    return this.rng.weighted<() => MigrationValue>([
+      [1, () => ({ kind: 'now', pos: P })],
+      [2, () => ({ kind: 'literal', value: this.literal(), pos: P })],
+      [
+        3,
+        () => ({
+          kind: 'field',
+          name: this.name(NOT_FIELD_VALUE),
+          cast: this.rng.chance(0.4) ? { type: this.rng.pick(PRIMITIVE_TYPES), pos: P } : null,
+        }),
+      ],
+    ])();
   }
 
   // ---- queries ----
@@ -526,7 +582,11 @@ class TreeGen {
   }
 
   file(): HxFile {
-    return { types: this.some(3, () => this.typeDef()), queries: this.some(3, () => this.query()) };
+    return {
+      types: this.some(3, () => this.typeDef()),
+      migrations: this.some(2, () => this.migration()),
+      queries: this.some(3, () => this.query()),
+    };
   }
 }
 
@@ -565,6 +625,7 @@ test('random syntax trees print to source that parses back to the same tree', ()
   expected.push(...['traversal', 'literal', 'array', 'exists', 'logic', 'math', 'object'].map((k) => `items:${k}`));
   expected.push(...['node', 'vector', 'edge'].map((k) => `types:${k}`), 'type:object', 'type:named', 'of:array', 'default:now');
   expected.push('value:project', 'id:literal', 'id:name', 'from:name', 'to:literal');
+  expected.push('migrations:migration', 'to:same', 'to:edge', 'value:now', 'value:literal', 'value:field');
   if (CASES >= 300)
     assert.deepEqual(
       expected.filter((k) => !seen.has(k)),
@@ -675,7 +736,10 @@ test("token soups: random sequences of the language's words, punctuation and lit
     const pieces: string[] = [];
     const n = rng.int(80);
     for (let i = 0; i < n; i++) pieces.push(rng.pick(SOUP_PIECES), rng.pick(['', ' ', ' ', '\n', '\t']));
-    if (rng.chance(0.5)) pieces.unshift(rng.pick(['QUERY Q() =>\n    ', 'N::A {', 'E::K {', 'QUERY Q(a: ', '#[', 'schema::1 {']));
+    if (rng.chance(0.5))
+      pieces.unshift(
+        rng.pick(['QUERY Q() =>\n    ', 'N::A {', 'E::K {', 'QUERY Q(a: ', '#[', 'schema::1 {', 'MIGRATION schema::1 => schema::2 {']),
+      );
     parsesSafely(pieces.join(''));
   });
 });

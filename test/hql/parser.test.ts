@@ -90,15 +90,16 @@ test('a node type: primitives, arrays, INDEX, UNIQUE INDEX, DEFAULT literals and
         field('other', { kind: 'named', name: 'Post' }),
         field('meta', { kind: 'object', fields: [field('a', prim('String')), field('b', { kind: 'array', of: prim('U8') })] }),
       ],
+      version: 1,
     },
   ]);
 });
 
 test('a vector type, an empty node type, and a trailing comma or none', () => {
   assert.deepEqual(strip(ok('V::Doc {\n    embedding_model: String,\n}\nN::Empty {}\nN::One { a: I8 }').types), [
-    { kind: 'vector', name: name('Doc'), fields: [field('embedding_model', prim('String'))] },
-    { kind: 'node', name: name('Empty'), fields: [] },
-    { kind: 'node', name: name('One'), fields: [field('a', prim('I8'))] },
+    { kind: 'vector', name: name('Doc'), fields: [field('embedding_model', prim('String'))], version: 1 },
+    { kind: 'node', name: name('Empty'), fields: [], version: 1 },
+    { kind: 'node', name: name('One'), fields: [field('a', prim('I8'))], version: 1 },
   ]);
 });
 
@@ -130,6 +131,7 @@ E::NoComma { From: A To: B Properties: {} }`);
       from: name('User'),
       to: name('User'),
       properties: [field('since', prim('I64')), field('weight', prim('F64'), 'none', lit(1))],
+      version: 1,
     },
     {
       kind: 'edge',
@@ -138,14 +140,15 @@ E::NoComma { From: A To: B Properties: {} }`);
       from: name('User'),
       to: name('Post'),
       properties: [field('at', prim('Date'), 'none', { kind: 'now' })],
+      version: 1,
     },
-    { kind: 'edge', name: name('Tagged'), unique: false, from: name('Post'), to: name('Tag'), properties: [] },
-    { kind: 'edge', name: name('Bare'), unique: false, from: name('A'), to: name('B'), properties: [] },
-    { kind: 'edge', name: name('NoComma'), unique: false, from: name('A'), to: name('B'), properties: [] },
+    { kind: 'edge', name: name('Tagged'), unique: false, from: name('Post'), to: name('Tag'), properties: [], version: 1 },
+    { kind: 'edge', name: name('Bare'), unique: false, from: name('A'), to: name('B'), properties: [], version: 1 },
+    { kind: 'edge', name: name('NoComma'), unique: false, from: name('A'), to: name('B'), properties: [], version: 1 },
   ]);
 });
 
-test('schema::N blocks are read as one schema, together with unversioned items', () => {
+test('schema::N blocks: each item carries its version, an unversioned item version 1', () => {
   const file = ok(`
 schema::1 {
     N::User { name: String }
@@ -157,9 +160,12 @@ schema::2 {
 }
 schema::3 {}`);
   assert.deepEqual(
-    file.types.map((t) => `${t.kind}:${t.name.text}`),
-    ['node:User', 'edge:Knows', 'node:Post', 'vector:Doc'],
+    file.types.map((t) => `${t.kind}:${t.name.text}@${t.version}`),
+    ['node:User@1', 'edge:Knows@1', 'node:Post@1', 'vector:Doc@2'],
   );
+  assert.deepEqual(errors('schema::0 { }'), ['1:9 a schema version is a whole number from 1, not 0']);
+  assert.deepEqual(errors('schema::-2 { }'), ['1:9 a schema version is a whole number from 1, not -2']);
+  assert.deepEqual(errors('schema::99999999999999999999 { }'), ['1:9 a schema version is a whole number from 1, not 99999999999999999999']);
 });
 
 test('schema mistakes: DEFAULT NONE, a name as a default, UNIQUE without INDEX, an unknown item kind, an unclosed block', () => {
@@ -667,7 +673,7 @@ test('typical mistakes: each message and where it points', () => {
   ]);
   assert.deepEqual(errors('QUERY Q() => RETURN x::ORDER<Up>(_::{a})'), ['1:30 expected Asc or Desc, found "Up"']);
   assert.deepEqual(errors('QUERY Q() => RETURN x::'), ['1:24 expected a step after "::", found the end of the file']);
-  assert.deepEqual(errors('users <- N<User>'), ['1:1 expected a schema item (N::, E::, V::) or a QUERY, found "users"']);
+  assert.deepEqual(errors('users <- N<User>'), ['1:1 expected a schema item (N::, E::, V::), a MIGRATION or a QUERY, found "users"']);
   assert.deepEqual(errors('QUERY Q() => RETURN x::{a b}'), ['1:27 expected "}" to close the projection, found "b"']);
 });
 
@@ -679,7 +685,7 @@ test('every error of a file is reported, each item after a mistake is still read
     'QUERY two() => RETURN 1', // 4: fine
     'E::C { From: A }', // 5: error
     'N::D { z: }', // 6: error
-    'MIGRATION schema::1 => schema::2 { N::A => _::{ x: x } }', // 7: error, the whole block skipped
+    'MIGRATION schema::1 => schema::2 { N::A => _::{ x: } N::B => _::{} }', // 7: error, the whole block skipped
     '#[mcp] QUERY three(a: ID) => RETURN N<B>(a)', // 8: fine
     'QUERY four() => RETURN "unclosed', // 9: lexical error, then the parser's
   ].join('\n');
@@ -692,7 +698,7 @@ test('every error of a file is reported, each item after a mistake is still read
       '3:21 expected a value or a traversal, found ","',
       '5:16 expected "To", found "}"',
       '6:11 expected a type, found "}"',
-      '7:1 MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)',
+      '7:52 expected a value: a field of the old item, a literal, NOW or NONE, found "}"',
       '9:33 expected a value or a traversal, found the end of the file',
     ],
   );
@@ -706,27 +712,88 @@ test('every error of a file is reported, each item after a mistake is still read
   );
 });
 
-test('MIGRATION is rejected with its message, once for the whole block, and the schema around it is kept', () => {
+test('MIGRATION blocks: versions, mappings to the same item (_::) or another, fields from old fields (AS a type), literals, NOW, NONE', () => {
+  const file = ok(`
+MIGRATION schema::1 => schema::2 {
+    N::User => _::{ username: name, age: age AS U32, post_count: 0, joined: NOW, gone: NONE, score: 1.5, ok: true, tag: "x", }
+    E::Follows => _::{ Properties: { since: since AS Date } }
+    V::Doc => V::Document { }
+    N::Old => N::New { Properties: {} },
+}
+MIGRATION schema::2 => schema::3 {}`);
+  assert.deepEqual(strip(file.migrations), [
+    {
+      kind: 'migration',
+      from: { value: 1 },
+      to: { value: 2 },
+      mappings: [
+        {
+          from: { kind: 'node', name: name('User') },
+          to: { kind: 'same' },
+          properties: false,
+          fields: [
+            { name: name('username'), value: { kind: 'field', name: name('name'), cast: null } },
+            { name: name('age'), value: { kind: 'field', name: name('age'), cast: { type: 'U32' } } },
+            { name: name('post_count'), value: lit(0n) },
+            { name: name('joined'), value: { kind: 'now' } },
+            { name: name('gone'), value: lit(null) },
+            { name: name('score'), value: lit(1.5) },
+            { name: name('ok'), value: lit(true) },
+            { name: name('tag'), value: lit('x') },
+          ],
+        },
+        {
+          from: { kind: 'edge', name: name('Follows') },
+          to: { kind: 'same' },
+          properties: true,
+          fields: [{ name: name('since'), value: { kind: 'field', name: name('since'), cast: { type: 'Date' } } }],
+        },
+        { from: { kind: 'vector', name: name('Doc') }, to: { kind: 'vector', name: name('Document') }, properties: false, fields: [] },
+        { from: { kind: 'node', name: name('Old') }, to: { kind: 'node', name: name('New') }, properties: true, fields: [] },
+      ],
+    },
+    { kind: 'migration', from: { value: 2 }, to: { value: 3 }, mappings: [] },
+  ]);
+  // Positions point at what the checks report: the versions, the items, the fields.
+  const m = file.migrations[0]!;
+  assert.deepEqual([m.pos.line, m.pos.column, m.from.pos.column, m.to.pos.column], [2, 1, 11, 24]);
+  assert.deepEqual([m.mappings[0]!.from.pos.column, m.mappings[0]!.to.pos.column], [5, 16]);
+  const age = m.mappings[0]!.fields[1]!;
+  assert.equal(age.value.kind === 'field' && age.value.cast!.pos.column, 49);
+});
+
+test('MIGRATION mistakes cost one error each, the whole block skipped, and the schema around it is kept', () => {
   const { file, errors: found } = parse(
-    'N::A { x: I8 }\nMIGRATION schema::1 => schema::2 {\n    N::A => _::{ x: x }\n    E::K => _::{ Properties: { y: NOW } }\n}\nN::B { y: I8 }',
+    'N::A { x: I8 }\nMIGRATION schema::1 => schema::2 {\n    N::A => _::{ x: x AS Text }\n    E::K => _::{ Properties: { y: NOW } }\n}\nN::B { y: I8 }',
   );
-  // Before: its header and each mapping were read as items, one error each.
   assert.deepEqual(
     found.map((e) => `${e.pos.line}:${e.pos.column} ${e.message}`),
-    ['2:1 MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)'],
+    ['3:26 AS takes a type: String, Boolean, F32, F64, I8 to I64, U8 to U128, Date or ID; found "Text"'],
   );
   assert.deepEqual(
     file.types.map((t) => t.name.text),
     ['A', 'B'],
   );
+  assert.deepEqual(file.migrations, []);
   // An unclosed or headless block: still one error, and what follows the header is read.
-  assert.deepEqual(errors('MIGRATION schema::1 => schema::2 { N::A => _::{}'), [
-    '1:1 MIGRATION blocks are not supported: Trellis keeps one schema (docs/query-language.md)',
-  ]);
+  assert.deepEqual(errors('MIGRATION schema::1 => schema::2 { N::A => _::{}'), ['1:49 this migration is never closed']);
   assert.deepEqual(typesAfterMigration('MIGRATION\nN::C { z: I8 }'), ['C']);
+  assert.deepEqual(errors('MIGRATION schema::1 schema::2 {}'), ['1:21 expected "=>" between the two schema versions, found "schema"']);
+  assert.deepEqual(errors('MIGRATION schema::1 => schema::2 { User => _::{} }'), [
+    '1:36 expected an item (N::Name, E::Name or V::Name), found "User"',
+  ]);
+  assert.deepEqual(errors('MIGRATION schema::1 => schema::2 { N::A => B {} }'), [
+    '1:44 expected an item (N::Name, E::Name or V::Name), found "B"',
+  ]);
+  assert.deepEqual(errors('MIGRATION schema::1 => schema::2 { N::A => _::{ x: {} } }'), [
+    '1:52 expected a value: a field of the old item, a literal, NOW or NONE, found "{"',
+  ]);
+  assert.deepEqual(errors('MIGRATION schema::1 => schema::2 { N::A => _::{ x: y z: 1 } }'), [
+    '1:54 expected "}" to close the field mappings, found "z"',
+  ]);
 });
 
-/** The types read from `source`, which has exactly one error: its MIGRATION. */
+/** The types read from `source`, which has exactly one error: in its MIGRATION. */
 function typesAfterMigration(source: string): string[] {
   const { file, errors: found } = parse(source);
   assert.equal(found.length, 1);

@@ -114,12 +114,13 @@ test('every successful request of docs/queries.md and README.md passes the reque
 
 const read1 = (root: unknown) => ({ request_type: 'read', query: { read: { entries: [{ query: { name: 'x', root } }], returns: ['x'] } } });
 
-test('the Trellis extensions of expressions, searches, sorts and paths pass the request schema (math, ef, missing_index, order_by expr, a path per input row)', () => {
+test('the Trellis extensions of expressions, searches, sorts and paths pass the request schema (math, cast, ef, missing_index, order_by expr, a path per input row)', () => {
   const valid = validator('QueryRequest');
   const pow = { math: { function: 'pow', args: [{ property: 'km' }, { constant: { i64: 2 } }] } };
   const bodies: unknown[] = [
     read1({ project: { input: { nodes: { reference: 'all' } }, projections: [{ expr: { alias: 'p', expr: pow } }] } }),
     read1({ order_by: { input: { nodes: { reference: 'all' } }, expr: { math: { function: 'pi' } }, order: 'asc' } }),
+    read1({ order_by: { input: { nodes: { reference: 'all' } }, expr: { cast: { expr: { property: 'n' }, to: 'u32' } }, order: 'asc' } }),
     read1({
       weighted_shortest_path: { source: { ids: [0] }, target: { ids: [1] }, direction: 'out', weight: pow, heuristic: 'h' },
     }),

@@ -12,4 +12,4 @@ QUERY fine() =>
     u <- N<User>
     RETURN u
 
-MIGRATION schema::1 => schema::2 { }
+MIGRATION schema::1 => schema::2 { N::User => _::{ name: } }

@@ -1,0 +1,188 @@
+/**
+ * A writer's start-up migration of the data to the project's schema version
+ * (docs/query-language.md "Schema versions and migrations"; the steps are checked and
+ * lowered when the project loads, src/hql/migration.ts).
+ *
+ * The version the data is at is recorded in the database as one node labelled
+ * `$trellis_schema` holding `{version}`: written by an ordinary write batch, so it is logged
+ * and replicated like any write. Before the first request:
+ *  - no record: a project of one version needs none, and records nothing; one of several
+ *    versions records its highest on an empty database, and takes the data of a non-empty
+ *    one to be at its lowest version;
+ *  - a record below the highest version: the migrations from it to the highest run, in
+ *    order, in ONE write batch that ends by recording the highest version, so the data is
+ *    migrated whole or not at all; a version with no migration from it stops start-up;
+ *  - a record above the highest version stops start-up: the project is older than the data.
+ */
+import { parseJson } from '../core/json.js';
+import { stringifyJson } from '../core/json-stringify.js';
+import type { PipelineOptions } from '../core/request-options.js';
+import type { Logger } from '../observe/log.js';
+import type { HnswBuildParameters } from '../core/index-spec.js';
+import { SCHEMA_LABEL, type MigrationStep, type SchemaVersions } from '../hql/migration.js';
+import { compare, constant, labelIs, op, property } from '../hql/wire-build.js';
+import { utf8Text, type QueryReply } from './service.js';
+
+/** What the migration needs of the service: running a /v2/query request. */
+export interface QueryRunner {
+  query(body: Uint8Array, options: PipelineOptions): Promise<QueryReply>;
+}
+
+/** Start-up cannot go on: the data is at a version the project cannot serve or migrate. */
+export class SchemaMigrationError extends Error {}
+
+const OPTIONS: PipelineOptions = { warm: false, requireWriter: false, awaitDurable: true };
+
+/**
+ * Migrates the data in `dataDir` to the highest of `versions` (see above); throws
+ * SchemaMigrationError when it cannot. `vectorIndex`: the build parameters of the vector
+ * indexes the project makes, for the index of a renamed vector type.
+ */
+export async function migrateSchema(
+  service: QueryRunner,
+  versions: SchemaVersions,
+  vectorIndex: HnswBuildParameters,
+  dataDir: string,
+  logger: Logger,
+): Promise<void> {
+  const lowest = versions.versions[0]!;
+  const highest = versions.versions[versions.versions.length - 1]!;
+  const held = await recordedVersion(service);
+  if (held.version === null && lowest === highest) return;
+  if (held.version === null && held.empty) {
+    await write(service, markerEntries(highest), []);
+    logger.info({ schema_version: highest }, `the empty database records schema::${highest}`);
+    return;
+  }
+  const at = held.version ?? lowest;
+  if (at === highest) return;
+  if (at > highest)
+    throw new SchemaMigrationError(
+      `the data in ${dataDir} is at schema::${at}, and this project's highest version is schema::${highest}: ` +
+        `serve it with a project that declares schema::${at}`,
+    );
+  const chain: MigrationStep[] = [];
+  for (let v = at; v < highest;) {
+    const step = versions.steps.get(v);
+    if (step === undefined) {
+      const next = versions.versions.find((x) => x > v)!;
+      throw new SchemaMigrationError(
+        `the data in ${dataDir} is at schema::${at}${held.version === null ? ' (no version recorded: the lowest declared)' : ''} ` +
+          `and this project's queries are of schema::${highest}, but no MIGRATION starts at schema::${v}: ` +
+          `add MIGRATION schema::${v} => schema::${next} { ... }`,
+      );
+    }
+    chain.push(step);
+    v = step.to;
+  }
+  const indexes = await renamedVectorIndexes(service, chain, vectorIndex);
+  const entries = [...indexes, ...chain.flatMap((s) => s.entries), ...markerEntries(highest)];
+  const what = [
+    ...indexes.map(() => 'the vector index of a renamed vector type'),
+    ...chain.flatMap((s) => s.what),
+    ...markerEntries(highest).map(() => `recording schema::${highest}`),
+  ];
+  const path = `schema::${at} to schema::${highest}`;
+  try {
+    await write(service, entries, what);
+  } catch (err) {
+    if (!(err instanceof SchemaMigrationError)) throw err;
+    throw new SchemaMigrationError(`the data in ${dataDir} could not be migrated from ${path}, and is unchanged: ${err.message}`);
+  }
+  logger.info(
+    { from: at, to: highest, migrations: chain.map((s) => s.at) },
+    `the data is migrated from ${path} (${chain.map((s) => `MIGRATION at ${s.at}`).join(', ')})`,
+  );
+}
+
+/** The version the database records (null: none), and whether it holds no element but the record. */
+async function recordedVersion(service: QueryRunner): Promise<{ version: number | null; empty: boolean }> {
+  const record = op('values', { input: op('nodes_where', { predicate: labelIs(SCHEMA_LABEL) }), properties: ['version'] });
+  const others = op('where', {
+    input: op('nodes', { reference: 'all' }),
+    predicate: compare('neq', property('$label'), constant({ string: SCHEMA_LABEL })),
+  });
+  const entries = [
+    { query: { name: 'record', root: record } },
+    { query: { name: 'nodes', root: op('exists', { input: others }) } },
+    { query: { name: 'edges', root: op('exists', { input: op('edges', { reference: 'all' }) }) } },
+  ];
+  const body = stringifyJson({ request_type: 'read', query: { read: { entries, returns: ['record', 'nodes', 'edges'] } } });
+  const reply = await service.query(Buffer.from(body), { ...OPTIONS, awaitDurable: undefined });
+  const text = utf8Text(reply.body);
+  if (reply.status !== 200) throw new SchemaMigrationError(`the recorded schema version could not be read: ${text}`);
+  const answer = parseJson(text) as { record: { version?: unknown }[]; nodes: [boolean]; edges: [boolean] };
+  const recorded = answer.record.map((r) => r.version).filter((v): v is bigint => typeof v === 'bigint');
+  const version = recorded.length === 0 ? null : Number(recorded.reduce((a, b) => (b > a ? b : a)));
+  return { version, empty: !answer.nodes[0] && !answer.edges[0] };
+}
+
+/** What list_indexes says of an index, as renamedVectorIndexes reads it. */
+interface ListedIndex {
+  kind: string;
+  label: string;
+  property: string;
+  state: string;
+  dimension?: number;
+  metric?: string;
+}
+
+/**
+ * `create_index` entries for the vector types the chain renames into: the vectors of a type
+ * (nodes holding `data`) are found through the cosine index of their label, which the first
+ * AddV of a type makes. A renamed type's index is made before its vectors are relabelled,
+ * of the old index's dimension and metric, so each vector enters it in the same write. A
+ * type without an index (no vector written yet) needs none; one whose new type has its
+ * index already keeps it.
+ */
+async function renamedVectorIndexes(service: QueryRunner, chain: readonly MigrationStep[], build: HnswBuildParameters): Promise<unknown[]> {
+  const renames = chain.flatMap((s) => s.vectorRenames);
+  if (renames.length === 0) return [];
+  const entries = [{ query: { name: 'indexes', root: { list_indexes: {} } } }];
+  const body = JSON.stringify({ request_type: 'read', query: { read: { entries, returns: ['indexes'] } } });
+  const reply = await service.query(Buffer.from(body), { ...OPTIONS, awaitDurable: undefined });
+  const text = utf8Text(reply.body);
+  if (reply.status !== 200) throw new SchemaMigrationError(`the vector indexes could not be listed: ${text}`);
+  const vectors = new Map<string, { dimension: number; metric: string }>();
+  for (const index of (JSON.parse(text) as { indexes: ListedIndex[] }).indexes) {
+    if (index.kind !== 'node_vector' || index.property !== 'data' || index.state === 'dropping') continue;
+    if (index.dimension !== undefined && index.metric !== undefined)
+      vectors.set(index.label, { dimension: index.dimension, metric: index.metric });
+  }
+  const made: unknown[] = [];
+  for (const { from, to } of renames) {
+    const old = vectors.get(from);
+    if (old === undefined || vectors.has(to)) continue;
+    vectors.set(to, old);
+    const spec = { node_vector: { label: to, property: 'data', dimension: old.dimension, metric: old.metric, ...build } };
+    made.push({ query: { root: { create_index: { spec, if_not_exists: true } } } });
+  }
+  return made;
+}
+
+/** Entries recording `version`: the record node updated, or made when there is none. */
+function markerEntries(version: number): unknown[] {
+  const value = { value: { i64: BigInt(version) } };
+  return [
+    { query: { name: 'schema_record', root: op('nodes_where', { predicate: labelIs(SCHEMA_LABEL) }) } },
+    { query: { root: op('set_property', { input: op('nodes', { reference: { var: 'schema_record' } }), name: 'version', value }) } },
+    { query: { root: op('add_n', { label: SCHEMA_LABEL, properties: [['version', value]] }), condition: { var_empty: 'schema_record' } } },
+  ];
+}
+
+/** Runs `entries` as one write batch; a failure names what the failing entry does (`what`, by index). */
+async function write(service: QueryRunner, entries: readonly unknown[], what: readonly string[]): Promise<void> {
+  const body = stringifyJson({ request_type: 'write', query: { write: { entries, returns: [] } } });
+  const reply = await service.query(Buffer.from(body), OPTIONS);
+  if (reply.status === 200) return;
+  const text = utf8Text(reply.body);
+  let message = text;
+  try {
+    message = String((JSON.parse(text) as { msg?: unknown }).msg ?? text);
+  } catch {
+    // Not JSON: the text as it is.
+  }
+  const m = /^query\.write\.entries\[(\d+)\][^:]*: /.exec(message);
+  const step = m === null ? undefined : what[Number(m[1])];
+  throw new SchemaMigrationError(step === undefined ? message : `${step}: ${message.slice(m![0].length)}`);
+}
