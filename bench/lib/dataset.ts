@@ -8,6 +8,8 @@
  * - Edges: label `FOLLOWS`, property since (i64, 2010..2025). Sources are uniform; targets
  *   follow a power law (u^3 skews towards low indices, so a few users have huge
  *   in-degrees). No self-loops, no parallel edges.
+ * - Optionally (bench/weighted-path.ts alone) a float `weight` per edge: edgeWeight(seed, k)
+ *   of the k-th edge. The other benchmarks load no weights.
  */
 export interface DatasetSize {
   readonly nodes: number;
@@ -81,4 +83,12 @@ export function generateEdges(seed: number, size: DatasetSize): EdgeList {
     k++;
   }
   return { from, to, since };
+}
+
+/**
+ * The weight of the k-th edge, for the weighted-path benchmark: seeded uniform in [1, 10)
+ * with three decimals, so its CSV text is short and every reader parses the same double.
+ */
+export function edgeWeight(seed: number, k: number): number {
+  return (1000 + Math.floor(unit(seed, k, 13) * 9000)) / 1000;
 }

@@ -11,7 +11,7 @@
  * long one in the same worker.
  */
 import { GraphError } from '../core/errors.js';
-import type { Value } from '../core/value.js';
+import type { Value, ValueObject } from '../core/value.js';
 import type {
   Adjacent,
   Catalog,
@@ -85,6 +85,13 @@ export class GuardedReader implements GraphReader {
   hasEdge(id: number): boolean {
     this.tick();
     return this.inner.hasEdge(id);
+  }
+  edgePropsReader(): (id: number) => ValueObject | undefined {
+    const read = this.inner.edgePropsReader();
+    return (id) => {
+      this.tick();
+      return read(id);
+    };
   }
   nodeIds(): Iterable<number> {
     return this.scan(this.inner.nodeIds());

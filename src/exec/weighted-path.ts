@@ -86,12 +86,20 @@ function pathTo(target: number, source: number, via: ReadonlyMap<number, Via>, w
   return pathValue(nodes.reverse(), edges.reverse(), weight);
 }
 
-/** The weight of an edge: a property read directly, anything else evaluated on the edge's row. */
+/**
+ * The weight of an edge: a property read directly (through a reader that reads each store
+ * block of edges once: a search relaxes edges all over the store), anything else evaluated
+ * on the edge's row.
+ */
 function edgeWeight(x: Exec, weight: Expr, path: string): (edge: number) => number {
-  const read =
-    weight.e === 'property' && weight.name.charCodeAt(0) !== 36 /* $ */
-      ? (edge: number): Value | undefined => x.store.getEdge(edge)?.props[weight.name]
-      : (edge: number): Value | undefined => evalExpr(x, new Row(EDGE, edge), weight);
+  let read: (edge: number) => Value | undefined;
+  if (weight.e === 'property' && weight.name.charCodeAt(0) !== 36 /* $ */) {
+    const props = x.store.edgePropsReader();
+    const name = weight.name;
+    read = (edge) => props(edge)?.[name];
+  } else {
+    read = (edge) => evalExpr(x, new Row(EDGE, edge), weight);
+  }
   return (edge) => {
     const v = read(edge);
     const w = nonNegative(v);

@@ -311,12 +311,70 @@ function setSlotProps(block: Block, slot: number, props: ValueObject): void {
 
 const blockOf = (id: number) => Math.floor(id / EDGE_BLOCK);
 
+/**
+ * Bytes of blocks one propsReader keeps (a block of 256 edges with two numeric
+ * properties is about 15 KB, so a million such edges fit).
+ */
+const KEPT_BYTES = 64 * 2 ** 20;
+
+/** A stored block copied out of the store's read buffer, with where each slot's props start. */
+interface KeptBlock {
+  readonly bytes: Buffer;
+  readonly offsets: Uint32Array;
+}
+
+function keptBlock(stored: Buffer): KeptBlock {
+  // lmdb's fast read buffer is reused by the next read, and its `length` is the value's.
+  const bytes = Buffer.from(Uint8Array.prototype.slice.call(stored, 0, stored.length).buffer);
+  const offsets = new Uint32Array(EDGE_BLOCK);
+  let offset = PROPS;
+  for (let i = 0; i < EDGE_BLOCK; i++) {
+    offsets[i] = offset;
+    offset += bytes.readUInt32LE(LENS + 4 * i);
+  }
+  return { bytes, offsets };
+}
+
 export class EdgeReader {
   constructor(protected readonly db: EdgeDb) {}
 
   get(id: number): StoredEdge | undefined {
     const buf = this.db.getBinaryFast(idKey(blockOf(id)));
     return buf === undefined ? undefined : readSlot(buf, id % EDGE_BLOCK);
+  }
+
+  /**
+   * A reader of many edges' property maps for one operation that reads edges scattered
+   * over the store (a weighted path's search relaxes thousands). A store read copies a
+   * whole block (256 edges) and a slot's props sit after all earlier slots' bytes, so each
+   * block read here is kept, copied, with its slots' offsets: the edges of one block then
+   * cost one read between them. Past KEPT_BYTES the kept blocks are dropped (and read
+   * again when needed; tests pass a smaller bound). Valid only inside the transaction
+   * that made it.
+   */
+  propsReader(keptBytes = KEPT_BYTES): (id: number) => ValueObject | undefined {
+    const blocks = new Map<number, KeptBlock | null>();
+    let kept = 0;
+    return (id) => {
+      const b = blockOf(id);
+      let block = blocks.get(b);
+      if (block === undefined) {
+        const stored = this.db.getBinaryFast(idKey(b));
+        block = stored === undefined ? null : keptBlock(stored);
+        kept += block === null ? 0 : block.bytes.length;
+        if (kept > keptBytes) {
+          blocks.clear();
+          kept = block === null ? 0 : block.bytes.length;
+        }
+        blocks.set(b, block);
+      }
+      if (block === null) return undefined;
+      const slot = id % EDGE_BLOCK;
+      const { bytes, offsets } = block;
+      if (bytes.readUInt32LE(LABELS + 4 * slot) === 0) return undefined;
+      const at = offsets[slot]!;
+      return decodeProps(bytes.subarray(at, at + bytes.readUInt32LE(LENS + 4 * slot)));
+    };
   }
 
   has(id: number): boolean {

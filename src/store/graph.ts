@@ -178,6 +178,10 @@ export class GraphReadView implements GraphReader {
     return this.edgeReader.has(id);
   }
 
+  edgePropsReader(): (id: number) => ValueObject | undefined {
+    return this.edgeReader.propsReader();
+  }
+
   protected storedEdge(id: number): StoredEdge | undefined {
     return this.edgeReader.get(id);
   }
@@ -379,6 +383,11 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
   protected override storedEdge(id: number): StoredEdge | undefined {
     const edited = this.edgeEdits.edited(id);
     return edited === null ? super.storedEdge(id) : edited;
+  }
+
+  /** A batch sees its own edits, which the stored blocks do not hold yet: edge by edge. */
+  override edgePropsReader(): (id: number) => ValueObject | undefined {
+    return (id) => this.storedEdge(id)?.props;
   }
 
   override hasEdge(id: number): boolean {

@@ -50,6 +50,12 @@ export interface GraphReader {
   getEdge(id: number): EdgeRecord | undefined;
   hasNode(id: number): boolean;
   hasEdge(id: number): boolean;
+  /**
+   * For an operation that reads the properties of many edges (a weighted path's search):
+   * a function giving an edge's property map, undefined when there is no such edge, that
+   * reads each store block once while it can keep it. Valid inside this transaction.
+   */
+  edgePropsReader(): (id: number) => ValueObject | undefined;
   /** All node ids, ascending. Lazy: stops reading when the consumer stops. */
   nodeIds(): Iterable<number>;
   /** Ids of nodes with this label, ascending. Lazy. */

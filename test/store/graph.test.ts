@@ -260,6 +260,37 @@ test('edge blocks keep every edge property when edits within a batch reorder the
   await store.close();
 });
 
+test('edgePropsReader gives what getEdge gives, over several blocks, and a batch sees its own edits', async () => {
+  const { store } = await fresh();
+  await store.write((w) => {
+    w.createNode('N', {});
+    w.createNode('N', {});
+    for (let i = 0; i < 700; i++) w.createEdge('E', i % 2, 1 - (i % 2), i % 5 === 0 ? {} : { w: i / 8, s: 'x'.repeat(i % 30) });
+    w.deleteEdge(300);
+  });
+  // Out of id order, twice, ids past the last block included; once keeping every block, once
+  // keeping none (the reader drops its blocks past its bound and reads them again).
+  const ids = Array.from({ length: 760 }, (_, i) => (i * 389) % 760);
+  store.read((r) => {
+    const edges = (r as unknown as { edgeReader: { propsReader(bytes?: number): (id: number) => unknown } }).edgeReader;
+    for (const read of [r.edgePropsReader(), edges.propsReader(1)]) {
+      for (const id of [...ids, ...ids]) assert.deepEqual(read(id), r.getEdge(id)?.props, `edge ${id}`);
+    }
+    assert.equal(r.edgePropsReader()(300), undefined);
+  });
+  await store.write((w) => {
+    const read = w.edgePropsReader();
+    assert.deepEqual(read(1), { w: 1 / 8, s: 'x' });
+    w.putEdgeProps(1, { w: 2 });
+    const added = w.createEdge('E', 0, 1, { w: 3 });
+    w.deleteEdge(2);
+    assert.deepEqual(read(1), { w: 2 });
+    assert.deepEqual(w.edgePropsReader()(added), { w: 3 });
+    assert.equal(w.edgePropsReader()(2), undefined);
+  });
+  await store.close();
+});
+
 test('a later batch appends to stored lists, the greatest node with a list included', async () => {
   const { store } = await fresh();
   await store.write((w) => {
