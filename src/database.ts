@@ -266,7 +266,8 @@ function callValues(query: CompiledQuery, body: unknown): Record<string, ParamVa
   const vectors = call.vectors;
   if (!Array.isArray(vectors)) throw new GraphError('internal_error', `a call of ${query.name} came without its embeddings`);
   const values = checkNamedParameters(query.params, call.params);
-  return withScalarLoops(query, withEmbeddings(query, values, vectors as number[][]));
+  // The vectors go where the batch reads them: in a FOR over scalars, the loop's hidden objects.
+  return withEmbeddings(query, withScalarLoops(query, values), vectors as number[][]);
 }
 
 function hqlFormatOf(query: CompiledQuery): HqlFormat {

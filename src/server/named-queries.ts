@@ -19,7 +19,7 @@ import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { NamedRouteFallback } from './routes.js';
 import type { QueryService } from './service.js';
 import { clip } from '../core/clip.js';
-import { embedTexts } from '../hql/call.js';
+import { embedTexts, withScalarLoops } from '../hql/call.js';
 import { checkParameters } from '../hql/params.js';
 import { openAiEmbedder, type Embedder } from './embedding.js';
 
@@ -57,7 +57,8 @@ async function callBody(queries: NamedQueries, id: number, body: Uint8Array): Pr
   if (queries.embedder === null)
     throw new GraphError('embedding_provider_error', `query ${query.name} uses Embed() and the project has no embedding provider`);
   const params = checkParameters(query.params, parseBody(body));
-  const texts = embedTexts(query, params);
+  // A text in a FOR over scalars is a field of that loop's hidden objects: walk those.
+  const texts = embedTexts(query, withScalarLoops(query, params));
   const vectors = texts.length === 0 ? [] : await queries.embedder.embed(texts, query.model);
   return parameterBytes({ params, vectors });
 }

@@ -83,6 +83,12 @@ QUERY rememberAll(items: [{text: String}]) =>
     }
     RETURN "ok"
 
+QUERY rememberTexts(texts: [String]) =>
+    FOR t IN texts {
+        note <- AddV<Note>(Embed(t), {text: t})
+    }
+    RETURN "ok"
+
 QUERY recall(q: String) =>
     notes <- SearchV<Note>(Embed(q), 2)
     RETURN notes::{text}
@@ -213,6 +219,15 @@ describe('Embed() with an OpenAI-compatible provider', () => {
     assert.equal((answer.body as Obj).error, 'invalid_parameter');
     assert.equal(provider.requests.length, 0);
   });
+
+  test('Embed(t) in a FOR over an array of strings embeds each, in one request (found failing in a real project)', async () => {
+    provider.requests.length = 0;
+    const before = (await ok('count')).n as number;
+    await ok('rememberTexts', { texts: ['a cat naps', 'a dog digs'] });
+    assert.equal(provider.requests.length, 1);
+    assert.deepEqual(provider.requests[0]!.body.input, ['a cat naps', 'a dog digs']);
+    assert.equal((await ok('count')).n, before + 2);
+  });
 });
 
 test('a provider that is down is 502 embedding_provider_error naming the cause', async () => {
@@ -251,7 +266,7 @@ test("a project using Embed() without an embedding provider takes HelixDB's defa
     assert.equal(loaded.project.notices.length, 1);
     assert.match(
       loaded.project.notices[0]!,
-      /^remember, rememberAll, recall, recallFish, recallOther, keep call Embed\(\) and the project names no embedding provider: HelixDB's default is used, text-embedding-ada-002 at https:\/\/api\.openai\.com\/v1 with the key in OPENAI_API_KEY/,
+      /^remember, rememberAll, rememberTexts, recall, recallFish, recallOther, keep call Embed\(\) and the project names no embedding provider: HelixDB's default is used, text-embedding-ada-002 at https:\/\/api\.openai\.com\/v1 with the key in OPENAI_API_KEY/,
     );
     const server = await startTestServer(['--data', join(dir.path, 'data'), '--project', project]);
     try {
