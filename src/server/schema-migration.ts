@@ -22,6 +22,7 @@ import type { HnswBuildParameters } from '../core/index-spec.js';
 import { SCHEMA_LABEL, type MigrationStep, type SchemaVersions } from '../hql/migration.js';
 import { compare, constant, labelIs, op, property } from '../hql/wire-build.js';
 import { utf8Text, type QueryReply } from './service.js';
+import { isTypeVectorIndex, listIndexes } from './list-indexes.js';
 
 /** What the migration needs of the service: running a /v2/query request. */
 export interface QueryRunner {
@@ -76,11 +77,12 @@ export async function migrateSchema(
     v = step.to;
   }
   const indexes = await renamedVectorIndexes(service, chain, vectorIndex);
-  const entries = [...indexes, ...chain.flatMap((s) => s.entries), ...markerEntries(highest)];
+  const marker = markerEntries(highest);
+  const entries = [...indexes, ...chain.flatMap((s) => s.entries), ...marker];
   const what = [
     ...indexes.map(() => 'the vector index of a renamed vector type'),
     ...chain.flatMap((s) => s.what),
-    ...markerEntries(highest).map(() => `recording schema::${highest}`),
+    ...marker.map(() => `recording schema::${highest}`),
   ];
   const path = `schema::${at} to schema::${highest}`;
   try {
@@ -117,16 +119,6 @@ async function recordedVersion(service: QueryRunner): Promise<{ version: number 
   return { version, empty: !answer.nodes[0] && !answer.edges[0] };
 }
 
-/** What list_indexes says of an index, as renamedVectorIndexes reads it. */
-interface ListedIndex {
-  kind: string;
-  label: string;
-  property: string;
-  state: string;
-  dimension?: number;
-  metric?: string;
-}
-
 /**
  * `create_index` entries for the vector types the chain renames into: the vectors of a type
  * (nodes holding `data`) are found through the cosine index of their label, which the first
@@ -138,14 +130,11 @@ interface ListedIndex {
 async function renamedVectorIndexes(service: QueryRunner, chain: readonly MigrationStep[], build: HnswBuildParameters): Promise<unknown[]> {
   const renames = chain.flatMap((s) => s.vectorRenames);
   if (renames.length === 0) return [];
-  const entries = [{ query: { name: 'indexes', root: { list_indexes: {} } } }];
-  const body = JSON.stringify({ request_type: 'read', query: { read: { entries, returns: ['indexes'] } } });
-  const reply = await service.query(Buffer.from(body), { ...OPTIONS, awaitDurable: undefined });
-  const text = utf8Text(reply.body);
-  if (reply.status !== 200) throw new SchemaMigrationError(`the vector indexes could not be listed: ${text}`);
+  const listed = await listIndexes(service);
+  if (!('indexes' in listed)) throw new SchemaMigrationError(`the vector indexes could not be listed: ${listed.text}`);
   const vectors = new Map<string, { dimension: number; metric: string }>();
-  for (const index of (JSON.parse(text) as { indexes: ListedIndex[] }).indexes) {
-    if (index.kind !== 'node_vector' || index.property !== 'data' || index.state === 'dropping') continue;
+  for (const index of listed.indexes) {
+    if (!isTypeVectorIndex(index)) continue;
     if (index.dimension !== undefined && index.metric !== undefined)
       vectors.set(index.label, { dimension: index.dimension, metric: index.metric });
   }

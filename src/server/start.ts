@@ -29,6 +29,7 @@ import { explorerRoutes, loadExplorerFiles } from './explorer-files.js';
 import { openApiRoute } from './openapi.js';
 import { VERSION } from './version.js';
 import { migrateSchema } from './schema-migration.js';
+import { isTypeVectorIndex, listIndexes } from './list-indexes.js';
 import { DEFAULT_HNSW_BUILD } from '../core/index-spec.js';
 
 export interface ServerOptions {
@@ -235,16 +236,6 @@ async function makeTextIndexes(service: ThreadedService, queries: readonly Compi
     logger.warn({ status: reply.status, body: utf8Text(reply.body) }, 'the text indexes of the project could not all be made');
 }
 
-/** What list_indexes says of a vector index, as noteVectorIndexes reads it. */
-interface ListedIndex {
-  kind: string;
-  label: string;
-  property: string;
-  state: string;
-  m?: number;
-  ef_construction?: number;
-}
-
 /**
  * The vector indexes of the project's types (made by their first write, src/hql/call.ts)
  * that exist with other build parameters than the project's (`m`, `ef_construction`:
@@ -255,16 +246,14 @@ async function noteVectorIndexes(service: ThreadedService, queries: readonly Com
   const wanted = new Map<string, CompiledQuery['needs']['vectorIndex']>();
   for (const q of queries) for (const w of q.needs.vectorWrites) wanted.set(w.type, q.needs.vectorIndex);
   if (wanted.size === 0) return;
-  const entries = [{ query: { name: 'indexes', root: { list_indexes: {} } } }];
-  const body = JSON.stringify({ request_type: 'read', query: { read: { entries, returns: ['indexes'] } } });
-  const reply = await service.query(Buffer.from(body), { warm: false, requireWriter: false, awaitDurable: undefined });
-  if (reply.status !== 200) {
-    logger.warn({ status: reply.status, body: utf8Text(reply.body) }, "the project's vector indexes could not be listed");
+  const listed = await listIndexes(service);
+  if (!('indexes' in listed)) {
+    logger.warn({ status: listed.status, body: listed.text }, "the project's vector indexes could not be listed");
     return;
   }
-  for (const index of (JSON.parse(utf8Text(reply.body)) as { indexes: ListedIndex[] }).indexes) {
+  for (const index of listed.indexes) {
     const want = wanted.get(index.label);
-    if (index.kind !== 'node_vector' || index.property !== 'data' || index.state === 'dropping' || want === undefined) continue;
+    if (!isTypeVectorIndex(index) || want === undefined) continue;
     const { m, ef_construction } = index;
     if (m === want.m && ef_construction === want.ef_construction) continue;
     logger.warn(
