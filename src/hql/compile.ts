@@ -9,12 +9,8 @@
  * (lower-context.ts); this file declares the parameters and puts the parts together.
  */
 import { GraphError } from '../core/errors.js';
-import { parseJson } from '../core/json.js';
-import { stringifyJson } from '../core/json-stringify.js';
 import { DateTime, type Value } from '../core/value.js';
 import type { Batch } from '../plan/batch.js';
-import { validatePlanNoting } from '../plan/validate.js';
-import { decodeRequest } from '../wire/request.js';
 import type { ParamDef, QueryDef, TypeExpr } from './ast.js';
 import { attempt, checkName, newLowering, ONE, type CallNeeds, type LoweringHooks, type LoweringOptions } from './lower-context.js';
 import { lowerCondition } from './lower-condition.js';
@@ -25,7 +21,7 @@ import { lowerTraversal } from './lower-traversal.js';
 import { isFloatType, type Problem, type Schema } from './schema.js';
 import { CompileError } from './types.js';
 import type { HqlField, HqlValue } from '../plan/hql-format.js';
-import type { Wire } from './wire-build.js';
+import { checkedRequest, type Wire } from './wire-build.js';
 
 /**
  * A query ready to run: plain data (it travels to the read workers as it is, src/server),
@@ -120,11 +116,9 @@ function typedBatch(
   const format = { kind: 'hql', returns } as const;
   if (entries.length === 0) return { batch: { entries: [], returns: [], format }, revalidate: false };
   try {
-    // Through the text the wire would carry, so numbers read as a client's JSON reads (integers exact, floats floats).
     const request = { request_type: type, query_name: query.name.text, query: { [type]: { entries, returns: returnNames } } };
-    const plan = decodeRequest(parseJson(stringifyJson(request)));
     const params = new Map([...query.params.map((p): [string, Value] => [p.name.text, sampleValue(p.type)]), ...hidden]);
-    const { readParamValues } = validatePlanNoting({ ...plan, params });
+    const { plan, readParamValues } = checkedRequest(request, params);
     return { batch: { ...plan.batch, format }, revalidate: readParamValues };
   } catch (err) {
     if (!(err instanceof GraphError)) throw err;

@@ -77,9 +77,10 @@ export function lowerTraversal(l: Lowering, e: Extract<Expr, { kind: 'traversal'
 }
 
 /**
- * `path::COUNT`, `path` a variable of a shortest path: how many paths it holds, 1 or 0 (a
- * query that asks whether a path exists). v1 typed paths Unknown and answered 404 when
- * there was none; counted, Trellis answers 0. Null for any other traversal.
+ * `path::COUNT`, `path` a variable of shortest paths: how many paths it holds: 1 or 0 for
+ * a path from one node (a query that asks whether a path exists; v1 typed paths Unknown
+ * and answered 404 when there was none, counted Trellis answers 0), one per start node
+ * that has a path for paths from several. Null for any other traversal.
  */
 function pathCount(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>): Lowered | null {
   if (e.source.kind !== 'var' || e.steps.length !== 1 || e.steps[0]!.kind !== 'COUNT') return null;

@@ -18,13 +18,9 @@ import type { SourcePos } from './lexer.js';
 import { literal } from './lower-value.js';
 import { integerRange, isFloatType, literalProblem, type FileProblem, type Located, type Schema } from './schema.js';
 import { CompileError, typeText } from './types.js';
-import { labelIs, op, property, type Wire } from './wire-build.js';
+import { checkedRequest, labelIs, op, property, type Wire } from './wire-build.js';
 import type { CastTarget } from '../plan/expr.js';
 import { GraphError } from '../core/errors.js';
-import { parseJson } from '../core/json.js';
-import { stringifyJson } from '../core/json-stringify.js';
-import { validatePlanNoting } from '../plan/validate.js';
-import { decodeRequest } from '../wire/request.js';
 
 /** The label of the node that records the schema version the data is at (src/server/schema-migration.ts). */
 export const SCHEMA_LABEL = '$trellis_schema';
@@ -120,8 +116,7 @@ export function checkMigrations(
 function planProblem(entries: readonly Wire[]): string | null {
   if (entries.length === 0) return null;
   try {
-    const plan = decodeRequest(parseJson(stringifyJson({ request_type: 'write', query: { write: { entries, returns: [] } } })));
-    validatePlanNoting({ ...plan, params: new Map() });
+    checkedRequest({ request_type: 'write', query: { write: { entries, returns: [] } } }, new Map());
     return null;
   } catch (err) {
     if (err instanceof GraphError) return err.msg;

@@ -4,7 +4,26 @@
  * and are printed exactly by core/json-stringify.
  */
 
+import { parseJson } from '../core/json.js';
+import { stringifyJson } from '../core/json-stringify.js';
+import type { Value } from '../core/value.js';
+import type { QueryPlan } from '../plan/batch.js';
+import { validatePlanNoting } from '../plan/validate.js';
+import { decodeRequest } from '../wire/request.js';
+
 export type Wire = { readonly [key: string]: unknown } | string;
+
+/**
+ * A lowered request decoded through the wire schema and validated as /v2/query would, with
+ * `params` standing for the call's: through the text the wire would carry, so numbers read
+ * as a client's JSON reads (integers exact, floats floats). Throws the GraphError a client
+ * would get: for the lowering, a bug of its own.
+ */
+export function checkedRequest(request: Wire, params: ReadonlyMap<string, Value>): { plan: QueryPlan; readParamValues: boolean } {
+  const plan = decodeRequest(parseJson(stringifyJson(request)));
+  const { readParamValues } = validatePlanNoting({ ...plan, params });
+  return { plan, readParamValues };
+}
 
 export const CONTEXT: Wire = 'context';
 

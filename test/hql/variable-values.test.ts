@@ -1,9 +1,10 @@
 /**
  * A variable holding one value where a value is expected (reference §4.1, §4.3: "a
  * param/var", "identifier"): a COUNT, an `::ID` or a `::{field}` of one element, bound by
- * an earlier statement, in AddN and UPDATE fields, comparisons, RANGE bounds and a search's
- * k. It is read as that statement computed it (no re-evaluation), typed like a parameter
- * of its type; a variable of many values or of elements is refused with its reason.
+ * an earlier statement, in AddN and UPDATE fields, comparisons, RANGE bounds, a search's k
+ * and a text search's text. It is read as that statement computed it (no re-evaluation),
+ * typed like a parameter of its type; a variable of many values or of elements is refused
+ * with its reason.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ N::User { name: String, age: I32, rank: I64 }
 N::Post { title: String, author_name: String }
 N::Stat { users: I64, oldest: String }
 E::Created { From: User, To: Post }
+V::Doc { title: String }
 `;
 
 const QUERIES = `
@@ -52,6 +54,20 @@ QUERY rankAll(id: ID) =>
     n <- N<User>::COUNT
     u <- N<User>(id)::UPDATE({rank: n})
     RETURN u::{name, rank}
+
+QUERY addDoc(vec: [F64], title: String) =>
+    d <- AddV<Doc>(vec, {title: title})
+    RETURN d::ID
+
+QUERY nearestAsManyAsUsers(vec: [F64]) =>
+    n <- N<User>::COUNT
+    docs <- SearchV<Doc>(vec, n)
+    RETURN docs::{title}
+
+QUERY postsNaming(id: ID) =>
+    name <- N<User>(id)::{name}
+    posts <- SearchBM25<Post>(name, 5)
+    RETURN posts::{title}
 
 QUERY firstOfPosts(id: ID) =>
     n <- N<User>(id)::Out<Created>::COUNT
@@ -93,6 +109,20 @@ describe('variables of one value where a value is expected', () => {
     // bob wrote one post (above): the first user only.
     assert.deepEqual(await ok('firstOfPosts', { id: 1 }), { users: ['ann'] });
     assert.deepEqual(await ok('firstOfPosts', { id: 2 }), { users: [] });
+  });
+
+  test("a COUNT as a search's k, a ::{field} as a text search's text", async () => {
+    for (const [i, vec] of [
+      [1, 0],
+      [0.9, 0.1],
+      [0.5, 0.5],
+      [0, 1],
+    ].entries())
+      await ok('addDoc', { vec, title: `d${i}` });
+    // Three users: the three nearest of the four documents.
+    assert.deepEqual(await ok('nearestAsManyAsUsers', { vec: [1, 0] }), { docs: ['d0', 'd1', 'd2'] });
+    // bob (1) wrote "Hi" (above, postAs), whose author_name is bob.
+    assert.deepEqual(await ok('postsNaming', { id: 1 }), { posts: ['Hi'] });
   });
 });
 
