@@ -125,25 +125,24 @@ export async function downloadPieces(
   };
   const inFlight: { offset: number; piece: Promise<Buffer> }[] = [];
   let next = have;
-  try {
-    while (have < bytes) {
-      while (inFlight.length < PIECES_IN_FLIGHT && next < bytes) {
-        inFlight.push({ offset: next, piece: fetchPiece(next) });
-        next += Math.min(pieceBytes, bytes - next);
-      }
-      const { offset, piece } = inFlight.shift()!;
-      const got = await piece;
-      if (got.length === 0) throw new Error(`${what} ended at byte ${offset} of ${bytes}`);
-      if (got.length !== Math.min(pieceBytes, bytes - offset)) {
-        throw new Error(`${what} came with ${got.length} bytes at byte ${offset}, not ${Math.min(pieceBytes, bytes - offset)}`);
-      }
-      writeSync(fd, got, 0, got.length, offset);
-      onPiece(got);
-      have = offset + got.length;
+  while (have < bytes) {
+    while (inFlight.length < PIECES_IN_FLIGHT && next < bytes) {
+      const piece = fetchPiece(next);
+      // Awaited in its turn below; handled now, so a piece that fails while an earlier one
+      // is awaited is not an unhandled rejection (which ends the process).
+      piece.catch(() => undefined);
+      inFlight.push({ offset: next, piece });
+      next += Math.min(pieceBytes, bytes - next);
     }
-  } finally {
-    // A failed piece leaves the others to settle unread (their errors are the first one's).
-    for (const { piece } of inFlight) piece.catch(() => undefined);
+    const { offset, piece } = inFlight.shift()!;
+    const got = await piece;
+    if (got.length === 0) throw new Error(`${what} ended at byte ${offset} of ${bytes}`);
+    if (got.length !== Math.min(pieceBytes, bytes - offset)) {
+      throw new Error(`${what} came with ${got.length} bytes at byte ${offset}, not ${Math.min(pieceBytes, bytes - offset)}`);
+    }
+    writeSync(fd, got, 0, got.length, offset);
+    onPiece(got);
+    have = offset + got.length;
   }
 }
 

@@ -6,10 +6,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { downloadSnapshot, fileSha256, type SnapshotInfo } from '../../src/replication/snapshot.js';
+import { downloadPieces, downloadSnapshot, fileSha256, PieceRefused, type SnapshotInfo } from '../../src/replication/snapshot.js';
 import { startTestServer, tempDir } from '../helpers/server.js';
 
 const PIECE = 64 * 1024;
@@ -62,6 +64,49 @@ test('a cut snapshot download resumes the same snapshot; one the writer no longe
     assert.equal(existsSync(join(folder, `incoming-${gone}.mdb`)), false, 'the stale partial file is removed');
   } finally {
     await writer.stop();
+    dir.remove();
+  }
+});
+
+test('a piece refused while an earlier one is still coming is the download error, not an unhandled rejection', async () => {
+  // The first piece answers late, the second at once with 404: before the fix the second's
+  // rejection had no handler until the first settled, which ends a process.
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const { offset } = JSON.parse(body) as { offset: number };
+      if (offset === 0) setTimeout(() => res.writeHead(404).end('gone'), 300);
+      else res.writeHead(404).end('gone');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const unhandled: unknown[] = [];
+  const onUnhandled = (err: unknown) => unhandled.push(err);
+  process.on('unhandledRejection', onUnhandled);
+  const dir = tempDir('trellis-pieces-');
+  const fd = openSync(join(dir.path, 'file'), 'w');
+  try {
+    const { port } = server.address() as AddressInfo;
+    await assert.rejects(
+      downloadPieces(
+        `http://127.0.0.1:${port}/piece`,
+        (offset, length) => ({ offset, length }),
+        fd,
+        0,
+        4 * PIECE,
+        'the file',
+        undefined,
+        PIECE,
+      ),
+      (err: unknown) => err instanceof PieceRefused && err.status === 404 && /at byte 0:/.test(err.message),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    closeSync(fd);
+    server.close();
     dir.remove();
   }
 });
