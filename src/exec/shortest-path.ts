@@ -65,6 +65,12 @@ function namedCount(x: Exec, ref: ElementRef, path: string): number {
       if (rows === null) throw new GraphError('invalid_query', `${path}: variable "${clip(ref.name)}" is not bound`);
       return new Set(rows.filter((r) => r.kind === NODE).map((r) => r.id)).size;
     }
+    case 'outer':
+      return 1;
+    case 'variable': {
+      if (!x.vars.has(ref.name)) throw new GraphError('invalid_query', `${path}: variable "${clip(ref.name)}" is not bound`);
+      return new Set(resolveRef(x, ref, NODE, path, 'source')).size;
+    }
   }
 }
 

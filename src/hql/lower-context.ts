@@ -360,7 +360,7 @@ export function withInput(tree: Wire, input: Wire): Wire {
 
 /**
  * What `N<T>(x)`, `::From(x)` and `::To(x)` address: an ID parameter, a variable of nodes
- * (of vectors too: they are nodes), or a literal id.
+ * (of vectors too: they are nodes), a variable of ids (`x <- u::ID`), or a literal id.
  */
 export function idReference(l: Lowering, arg: IdArg, kind: ElementKind): Wire {
   if (arg.kind === 'literal') {
@@ -378,5 +378,9 @@ export function idReference(l: Lowering, arg: IdArg, kind: ElementKind): Wire {
     return { param: name };
   }
   if (v.ty.k === 'element' && stored(v.ty.kind) === stored(kind)) return { var: name };
+  // `x <- u::ID` (or `::{field}` of an ID field): the ids the variable holds, as computed then.
+  const value = v.ty.k === 'shaped' ? v.ty.value : undefined;
+  if (value !== undefined && value.type.kind === 'primitive' && value.type.name === 'ID')
+    return { variable: value.entry === null ? { name } : { name, property: value.entry } };
   throw new CompileError(arg.name.pos, `"${name}" is ${describeTy(v.ty)}, not ${kind === 'edge' ? 'edges' : `${kind}s`} or an ID`);
 }

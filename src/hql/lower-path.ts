@@ -60,17 +60,26 @@ export function lowerPath(l: Lowering, state: Lowered, step: Extract<Step, { kin
   };
 }
 
-/** `::To(x)` / `::From(x)`: an ID parameter, a literal id, or a variable of one node (not an item of a projection). */
+/**
+ * `::To(x)` / `::From(x)`: an ID parameter, a literal id, a variable of one node or one id,
+ * or the item of an enclosing projection (`|u|{... ::To(u)}`), read as the element the
+ * traversal expressions between its scope and here started from.
+ */
 function endRef(l: Lowering, arg: IdArg): Wire {
-  if (arg.kind === 'name' && !l.scope.has(arg.name.text) && outerScope(l, arg.name.text) !== undefined)
-    throw new CompileError(
-      arg.name.pos,
-      `a path ends at an ID parameter, a literal id or a variable of one node; "${arg.name.text}" is the item of a projection, which ::To and ::From do not take (not supported yet)`,
-    );
+  if (arg.kind === 'name' && !l.scope.has(arg.name.text)) {
+    const frame = outerScope(l, arg.name.text);
+    if (frame !== undefined) {
+      if (frame.el.kind === 'edge') throw new CompileError(arg.name.pos, `a path ends at a node; "${arg.name.text}" is an edge`);
+      const depth = l.expressionLevel - frame.level;
+      // A path step always runs in a traversal of its own inside a projection: at least one level in.
+      if (depth < 1) throw new CompileError(arg.name.pos, `"${arg.name.text}" is the element this path starts from`);
+      return { outer: { depth } };
+    }
+  }
   const ref = idReference(l, arg, 'node');
   if (arg.kind === 'name') {
     const v = l.scope.get(arg.name.text)!;
-    if (v.ty.k === 'element' && !v.ty.single)
+    if ((v.ty.k === 'element' || v.ty.k === 'shaped') && !v.ty.single)
       throw new CompileError(arg.name.pos, `a path ends at one node; "${arg.name.text}" holds ${describeTy(v.ty)}`);
   }
   return ref;

@@ -201,9 +201,9 @@ function upsertEnd(l: Lowering, arg: IdArg): Wire {
   return reference;
 }
 
-/** An edge predicate: the edge ends at the node `to` names (an id, an ID parameter or a variable of one node). */
+/** An edge predicate: the edge ends at the node `to` names (an id, an ID parameter, or a variable of one node or one id). */
 function endsAt(to: Wire): Wire {
-  const ref = to as { ids?: bigint[]; param?: string; var?: string };
+  const ref = to as { ids?: bigint[]; param?: string; var?: string; variable?: Wire };
   if (ref.ids !== undefined) {
     // An id beyond i64 names no node (and is no i64 constant): no edge ends there.
     const id = ref.ids[0]!;
@@ -212,6 +212,8 @@ function endsAt(to: Wire): Wire {
       : compare('eq', constant({ bool: true }), constant({ bool: false }));
   }
   if (ref.param !== undefined) return compare('eq', property('$to'), param(ref.param));
+  // A variable of one id (`x <- u::ID`): the id it holds.
+  if (ref.variable !== undefined) return compare('eq', property('$to'), { variable: ref.variable });
   const target = op('within', { input: op('out_n', { input: CONTEXT }), variable: ref.var! });
   return compare('eq', { traversal: { root: op('exists', { input: target }) } }, constant({ bool: true }));
 }

@@ -151,10 +151,12 @@ function source(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, current: T
       if (s.id !== null) {
         const reference = idReference(l, s.id, kind);
         const byId = op(asNodes ? 'nodes' : 'edges', { reference, missing: 'error' });
+        // One element, unless a variable of many ids names them (`ids <- users::ID`).
+        const single = isSingleEnd(l, s.id);
         return {
           root: op(asNodes ? 'has_label' : 'edge_has_label', { input: byId, label: t.name }),
-          ty: { k: 'element', kind, type: t.name, single: true },
-          show: ONE,
+          ty: { k: 'element', kind, type: t.name, single },
+          show: single ? ONE : LIST,
         };
       }
       return {
@@ -213,7 +215,7 @@ function source(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, current: T
 export function isSingleEnd(l: Lowering, arg: IdArg): boolean {
   if (arg.kind === 'literal') return true;
   const v = l.scope.get(arg.name.text);
-  return v === undefined || v.ty.k !== 'element' || v.ty.single;
+  return v === undefined || v.ty.k === 'param' || v.ty.single;
 }
 
 function step(l: Lowering, state: Lowered, s: Step, current: Ty | null): Lowered {

@@ -88,6 +88,10 @@ export type ElementRef =
   | { readonly kind: 'all' }
   | { readonly kind: 'ids'; readonly ids: readonly number[] }
   | { readonly kind: 'var'; readonly name: string }
-  | { readonly kind: 'param'; readonly name: string; readonly path: string };
+  | { readonly kind: 'param'; readonly name: string; readonly path: string }
+  /** A Trellis extension: the ids a variable of values holds (each item, or that entry of each object). */
+  | { readonly kind: 'variable'; readonly name: string; readonly property: string | null; readonly path: string }
+  /** A Trellis extension: the element the traversal expression `depth` levels out started from (as `outer` reads it). */
+  | { readonly kind: 'outer'; readonly depth: number; readonly path: string };
 
 export type Order = 'asc' | 'desc';

@@ -227,21 +227,16 @@ class Checker {
    */
   private held(node: PlanNode, scope: Scope, rows: StreamInfo, depth: number): void {
     const { exprs, predicates, refs } = heldBy(node);
-    for (const { ref, path } of refs) if (ref.kind === 'param') this.param(ref.name, `${path}.param`, scope);
+    for (const { ref, path } of refs) {
+      if (ref.kind === 'param') this.param(ref.name, `${path}.param`, scope);
+      if (ref.kind === 'outer') outerReach(ref.depth, ref.path, scope);
+    }
     const onExpr = (e: Expr) => {
       this.budget.part(e.path);
       if (e.e === 'param') this.param(e.name, e.path, scope);
       if (e.e === 'traversal')
         this.node(e.root, { ...scope, context: rows, inExpression: true, expressionDepth: scope.expressionDepth + 1 }, depth + 1);
-      if (e.e === 'outer' && e.depth > scope.expressionDepth) {
-        reject(
-          'invalid_query',
-          e.path,
-          scope.expressionDepth === 0
-            ? '"outer" reads the row a traversal expression started from, and is not inside one'
-            : `"outer" reaches ${e.depth} traversal expressions out, but ${scope.expressionDepth} enclose it`,
-        );
-      }
+      if (e.e === 'outer') outerReach(e.depth, e.path, scope);
     };
     const onPredicate = (p: Predicate) => {
       this.budget.part(p.path);
@@ -598,6 +593,18 @@ function checkPayload<K extends OpKind>(node: OpOf<K>): void {
   check?.(node, node.path);
 }
 
+/** An `outer` read (an expression or a reference) reaches no further than the traversal expressions around it. */
+function outerReach(depth: number, path: string, scope: Scope): void {
+  if (depth <= scope.expressionDepth) return;
+  reject(
+    'invalid_query',
+    path,
+    scope.expressionDepth === 0
+      ? '"outer" reads the row a traversal expression started from, and is not inside one'
+      : `"outer" reaches ${depth} traversal expressions out, but ${scope.expressionDepth} enclose it`,
+  );
+}
+
 /**
  * Every variable a batch reads must be bound somewhere in it, by an entry name or an
  * `as`/`store` step; anything else is a typo that would otherwise read as empty.
@@ -621,7 +628,13 @@ function checkVariables(entries: readonly Entry[], entryNames: ReadonlySet<strin
 
 function variableReads(node: PlanNode): { name: string; path: string }[] {
   const held = heldBy(node);
-  const reads = held.refs.flatMap(({ ref, path }) => (ref.kind === 'var' ? [{ name: ref.name, path: `${path}.var` }] : []));
+  const reads = held.refs.flatMap(({ ref, path }) =>
+    ref.kind === 'var'
+      ? [{ name: ref.name, path: `${path}.var` }]
+      : ref.kind === 'variable'
+        ? [{ name: ref.name, path: `${ref.path}.name` }]
+        : [],
+  );
   const inExpressions: { name: string; path: string }[] = [];
   const onExpr = (e: Expr) => {
     if (e.e === 'variable') inExpressions.push({ name: e.name, path: `${e.path}.name` });

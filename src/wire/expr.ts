@@ -33,6 +33,12 @@ import { propertyValue } from './values.js';
 import { isMathFunction, MATH_FUNCTIONS } from '../plan/math-functions.js';
 import { clip } from '../core/clip.js';
 
+/** `{"name", "property"?}`: a batch variable (and an entry of what it holds), read as values. */
+const variableBody = struct({ name: required(name), property: optional(name) });
+
+/** `{"depth"}`: the element a traversal expression that many levels out started from. */
+const outerRefBody = struct({ depth: required(u64) });
+
 const ARITH: readonly string[] = ['add', 'sub', 'mul', 'div', 'mod'];
 const COMPARE = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const;
 
@@ -117,7 +123,6 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
   const castBody = struct({ expr: required(expr), to: required(oneOf(CAST_TARGETS)) });
   const traversalBody = struct({ root: required(operationTree), first: withDefault(bool, false) });
   const outerBody = struct({ depth: required(u64), property: required(name) });
-  const variableBody = struct({ name: required(name), property: optional(name) });
   const mathBody = struct({ function: required(str), args: withDefault(list(expr), []) });
 
   const predicate: Field<Predicate> = described((json, path) => {
@@ -251,7 +256,10 @@ export function expressionDecoders(operationTree: Field<PlanNode>): ExpressionDe
 const EXPRESSION = { $ref: '#/components/schemas/Expression' };
 const PREDICATE = { $ref: '#/components/schemas/Predicate' };
 
-/** NodeRef / EdgeRef: `"all"`, `{"ids": [...]}`, `{"var": name}`, `{"param": name}`. */
+/**
+ * NodeRef / EdgeRef: `"all"`, `{"ids": [...]}`, `{"var": name}`, `{"param": name}`, and the
+ * Trellis extensions `{"variable": {name, property?}}` and `{"outer": {depth}}`.
+ */
 export const elementRef: Field<ElementRef> = described(
   (json, path) => {
     const { tag, body, bodyPath } = tagged(json, path, 'an element reference');
@@ -273,11 +281,22 @@ export const elementRef: Field<ElementRef> = described(
         return { kind: 'var', name: name(body, bodyPath) };
       case 'param':
         return { kind: 'param', name: name(body, bodyPath), path: bodyPath };
+      case 'variable': {
+        const v = variableBody(body, bodyPath);
+        return { kind: 'variable', name: v.name, property: v.property ?? null, path: bodyPath };
+      }
+      case 'outer': {
+        const { depth } = outerRefBody(body, bodyPath);
+        if (depth < 1) fail(`${bodyPath}.depth`, 'depth counts enclosing traversal expressions from 1 (the innermost)');
+        return { kind: 'outer', depth, path: bodyPath };
+      }
       default:
-        return fail(path, `unknown reference "${clip(tag)}" (expected "all", "ids", "var" or "param")`);
+        return fail(path, `unknown reference "${clip(tag)}" (expected "all", "ids", "var", "param", "variable" or "outer")`);
     }
   },
-  component('ElementRef', () => taggedSchema(['all'], { ids: list(u64), var: name, param: name })),
+  component('ElementRef', () =>
+    taggedSchema(['all'], { ids: list(u64), var: name, param: name, variable: variableBody, outer: outerRefBody }),
+  ),
 );
 
 const INPUT_END: PathEnd = { kind: 'input' };

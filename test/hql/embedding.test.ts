@@ -140,7 +140,8 @@ describe('Embed() with an OpenAI-compatible provider', () => {
       model: 'test-model',
       dimensions: 3,
       api_key_env: 'TRELLIS_TEST_EMBEDDING_KEY',
-      timeout_ms: 500,
+      // Bounded but roomy: a loaded machine must not make the first (connecting) call time out.
+      timeout_ms: 3000,
     });
     server = await startTestServer(['--data', join(dir.path, 'data'), '--project', project]);
   });
@@ -191,7 +192,7 @@ describe('Embed() with an OpenAI-compatible provider', () => {
   for (const [mode, cause] of [
     ['error', /answered HTTP 500: .*model is loading/],
     ['garbage', /answered something that is not JSON/],
-    ['slow', /did not answer within 500 ms/],
+    ['slow', /did not answer within 3000 ms/],
     ['short', /answered 0 embeddings for 1 texts/],
     ['nan', /is not a list of numbers/],
   ] as const) {

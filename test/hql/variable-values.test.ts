@@ -69,6 +69,28 @@ QUERY postsNaming(id: ID) =>
     posts <- SearchBM25<Post>(name, 5)
     RETURN posts::{title}
 
+QUERY creditTo(id: ID, title: String) =>
+    author <- N<User>(id)::ID
+    p <- AddN<Post>({title: title, author_name: ""})
+    AddE<Created>::From(author)::To(p)
+    RETURN p::ID
+
+QUERY postsOf(id: ID) =>
+    me <- N<User>(id)::ID
+    posts <- N<User>(me)::Out<Created>::{title}
+    RETURN posts
+
+QUERY creditOnce(id: ID, pid: ID) =>
+    author <- N<User>(id)::ID
+    post <- N<Post>(pid)::ID
+    e <- E<Created>::UpsertE({})::From(author)::To(post)
+    RETURN e::ID
+
+QUERY olderByIds(age: I32) =>
+    ids <- N<User>::WHERE(_::{age}::GT(age))::ID
+    users <- N<User>(ids)
+    RETURN users::{name}
+
 QUERY firstOfPosts(id: ID) =>
     n <- N<User>(id)::Out<Created>::COUNT
     users <- N<User>::RANGE(0, n)
@@ -124,6 +146,18 @@ describe('variables of one value where a value is expected', () => {
     // bob (1) wrote "Hi" (above, postAs), whose author_name is bob.
     assert.deepEqual(await ok('postsNaming', { id: 1 }), { posts: ['Hi'] });
   });
+
+  test('a variable of ids names nodes: N<T>(x), AddE and UpsertE ::From(x)::To(y), where x <- u::ID', async () => {
+    const { p: pid } = (await ok('creditTo', { id: 2, title: 'Cy writes' })) as { p: number };
+    assert.deepEqual(await ok('postsOf', { id: 2 }), { posts: ['Cy writes'] });
+    // UpsertE between ids held in variables: made once, then found.
+    const made = await ok('creditOnce', { id: 0, pid });
+    assert.deepEqual(await ok('creditOnce', { id: 0, pid }), made);
+    assert.notDeepEqual(await ok('creditOnce', { id: 1, pid }), made);
+    assert.deepEqual(await ok('postsOf', { id: 0 }), { posts: ['Cy writes'] });
+    assert.deepEqual(await ok('olderByIds', { age: 26 }), { users: ['ann', 'cy'] });
+    assert.deepEqual(await ok('olderByIds', { age: 99 }), { users: [] });
+  });
 });
 
 /** The problems of one query against SCHEMA. */
@@ -149,5 +183,8 @@ test('a variable of elements, of many values or of another type is refused with 
   ]);
   assert.deepEqual(problems('QUERY a(id: ID) =>\n  name <- N<User>(id)::{name}\n  u <- N<User>::RANGE(0, name)\n  RETURN u'), [
     'the end of RANGE is an integer; "name" is String',
+  ]);
+  assert.deepEqual(problems('QUERY a(id: ID) =>\n  name <- N<User>(id)::{name}\n  u <- N<User>(name)\n  RETURN u'), [
+    '"name" is property values, not nodes or an ID',
   ]);
 });

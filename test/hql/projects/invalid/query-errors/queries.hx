@@ -83,5 +83,6 @@ QUERY trellis_schema() =>
     RETURN NONE
 
 QUERY nestedPath() =>
-    users <- N<User>::|u|{name, route: _::ShortestPathBFS<Wrote>::To(u)}
+    everyone <- N<User>::ID
+    users <- N<User>::|u|{name, route: _::ShortestPathBFS<Wrote>::To(everyone)}
     RETURN users
