@@ -22,6 +22,7 @@ import { isFloatType, type Problem, type Schema } from './schema.js';
 import { CompileError } from './types.js';
 import type { HqlField, HqlValue } from '../plan/hql-format.js';
 import { checkedRequest, type Wire } from './wire-build.js';
+import { returnSource, statementSource, type StatementSource } from './statement-source.js';
 
 /**
  * A query ready to run: plain data (it travels to the read workers as it is, src/server),
@@ -45,6 +46,10 @@ export interface CompiledQuery {
   readonly model: string | null;
   /** What a call needs besides its parameters (embeddings, vector indexes, text indexes, scalar loops). */
   readonly needs: CallNeeds;
+  /** The `.hx` file the query is in (set by the project loader), for the messages of its errors. */
+  readonly file: string | null;
+  /** Per batch entry, the statement it was lowered from (statement-source.ts). */
+  readonly statements: readonly StatementSource[];
 }
 
 const DEFAULT_OPTIONS: LoweringOptions = { bm25: true, efSearch: null };
@@ -67,8 +72,12 @@ export function compileQuery(
       l.scope.set(p.name.text, { ty: { k: 'param', type: p.type }, show: ONE, pos: p.name.pos });
     });
   }
-  const entries = lowerStatements(l, query.body);
+  const statements: StatementSource[] = [];
+  const entries = lowerStatements(l, query.body, (s, count) => {
+    for (let i = 0; i < count; i++) statements.push(statementSource(s));
+  });
   const { returns, extra } = lowerReturns(l);
+  for (let i = 0; i < extra.length; i++) statements.push(returnSource(query.returnPos));
   if (query.mcp) attempt(l, () => checkMcpReturn(l));
   if (l.problems.length > 0) return { compiled: null, problems: l.problems };
   const returnNames = returns === null ? [] : [...new Set(returns.flatMap((r) => sourcesOf(r.value)))];
@@ -94,6 +103,8 @@ export function compileQuery(
       returns,
       model: query.model,
       needs: l.needs,
+      file: null,
+      statements,
     },
     problems: [],
   };

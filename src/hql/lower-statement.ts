@@ -29,15 +29,23 @@ interface Assigned {
   readonly show: Presentation;
 }
 
-export function lowerStatements(l: Lowering, list: readonly Statement[]): Wire[] {
+export function lowerStatements(
+  l: Lowering,
+  list: readonly Statement[],
+  /** Told, per statement, how many entries it became (the hidden ones it asked for included). */
+  made: (s: Statement, entries: number) => void = () => {},
+): Wire[] {
   const entries: Wire[] = [];
   const outer = l.pre;
   try {
     for (const s of list) {
       // The hidden entries a statement's lowering asks for run just before it.
       l.pre = [];
-      const made = attempt(l, () => statement(l, s));
-      if (made !== null) entries.push(...l.pre, ...made);
+      const lowered = attempt(l, () => statement(l, s));
+      if (lowered !== null) {
+        entries.push(...l.pre, ...lowered);
+        made(s, l.pre.length + lowered.length);
+      }
     }
   } finally {
     l.pre = outer;

@@ -197,12 +197,13 @@ function source(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, current: T
       if (s.to === null) throw new CompileError(s.pos, `AddE<${t.name}> needs ::To(node)`);
       l.write = true;
       const from = op('nodes', { reference: idReference(l, s.from, 'node'), missing: 'error' });
+      const to = idReference(l, s.to, 'node');
       const single = isSingleEnd(l, s.from) && isSingleEnd(l, s.to);
       return {
         root: op('add_e', {
-          input: from,
+          input: whenTargets(from, to),
           label: t.name,
-          to: idReference(l, s.to, 'node'),
+          to,
           properties: assignments(l, t, s.fields, true),
         }),
         ty: { k: 'element', kind: 'edge', type: t.name, single },
@@ -210,6 +211,18 @@ function source(l: Lowering, e: Extract<Expr, { kind: 'traversal' }>, current: T
       };
     }
   }
+}
+
+/**
+ * AddE's sources, kept only when a variable of targets holds any: an empty `::To(x)` makes
+ * no edge, as an empty `::From(x)` does (v1: one edge per pair), where `add_e` itself
+ * refuses sources without targets. The test reads the variable's first id (null when empty).
+ */
+function whenTargets(from: Wire, to: Wire): Wire {
+  const ref = to as { var?: string; variable?: Wire };
+  const held = ref.var !== undefined ? { name: ref.var } : ref.variable;
+  if (held === undefined) return from;
+  return op('where', { input: from, predicate: compare('gte', { variable: held }, constant({ i64: 0n })) });
 }
 
 export function isSingleEnd(l: Lowering, arg: IdArg): boolean {

@@ -118,7 +118,7 @@ export function loadProject(dir: string, config: ProjectConfig): LoadResult {
     });
     if (result.compiled !== null && result.compiled.needs.embeds.length > 0) embedding.push(name);
     for (const p of result.problems) diagnostics.push({ file, pos: p.pos, message: `${p.message} (in query ${name})` });
-    if (result.compiled !== null) compiled.set(name, result.compiled);
+    if (result.compiled !== null) compiled.set(name, { ...result.compiled, file });
   }
   if (diagnostics.length > 0) {
     return { ok: false, report: formatDiagnostics(diagnostics, sources), count: diagnostics.length };

@@ -20,6 +20,7 @@ import type { NamedRouteFallback } from './routes.js';
 import type { QueryService } from './service.js';
 import { clip } from '../core/clip.js';
 import { embedTexts, withScalarLoops } from '../hql/call.js';
+import { sourcedMessage } from '../hql/statement-source.js';
 import { checkParameters } from '../hql/params.js';
 import { openAiEmbedder, type Embedder } from './embedding.js';
 
@@ -63,6 +64,15 @@ async function callBody(queries: NamedQueries, id: number, body: Uint8Array): Pr
   return parameterBytes({ params, vectors });
 }
 
+/** An error body whose msg names the query's statement rather than the batch path (statement-source.ts). */
+function sourcedErrorBody(query: CompiledQuery | undefined, body: string | Uint8Array): string | Uint8Array {
+  if (query === undefined) return body;
+  const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
+  const error = JSON.parse(text) as { error: string; msg: string };
+  const msg = sourcedMessage(query, error.msg);
+  return msg === error.msg ? body : JSON.stringify({ error: error.error, msg });
+}
+
 /** An error of a call, with its status on this route (D16: an element addressed by id that does not exist is 404). */
 function namedError(err: unknown): HttpResponse {
   return errorBodyResponse(toErrorBody(err), undefined, 'named_query');
@@ -102,7 +112,8 @@ export async function runNamedQuery(
     if (service.health().index_runtime !== 'ready') return errorResponse('not_ready', 'the database is still opening; retry shortly');
     if (service.named === undefined) throw new GraphError('internal_error', 'this service does not serve named queries');
     const reply = await service.named(id, await callBody(queries, id, body), options);
-    return { status: reply.status, headers: JSON_TYPE, body: reply.body };
+    const answered = reply.status < 400 ? reply.body : sourcedErrorBody(queries.list[id], reply.body);
+    return { status: reply.status, headers: JSON_TYPE, body: answered };
   } catch (err) {
     return namedError(err);
   }

@@ -92,7 +92,11 @@ describe('named queries of the social project', () => {
     const missing = await call(server, 'getUser', { id: 999 });
     assert.equal(missing.status, 404);
     assert.equal((missing.body as { error: string }).error, 'node_not_found');
-    assert.match((missing.body as { msg: string }).msg, /999/);
+    // Told in the query's terms: the statement and its place, not the internal /v2/query path.
+    assert.equal(
+      (missing.body as { msg: string }).msg,
+      'query getUser, statement "user" (queries.hx:15:5), at nodes.reference: node 999 does not exist',
+    );
   });
 
   test('E<T>(id) is one edge; a missing id is 404 edge_not_found', async () => {
@@ -156,7 +160,10 @@ describe('named queries of the social project', () => {
     // An end before the start is a client mistake, as on /v2/query.
     const backwards = await call(server, 'page', { start: 3, end: 1 });
     assert.deepEqual([backwards.status, (backwards.body as { error: string }).error], [400, 'invalid_stream_range']);
-    assert.match((backwards.body as { msg: string }).msg, /start 3 is greater than end 1$/);
+    assert.match(
+      (backwards.body as { msg: string }).msg,
+      /^query page, statement "users" \(queries\.hx:43:5\), at range: .*start 3 is greater than end 1$/,
+    );
   });
 
   test('RANGE with a negative end is a 400 naming the end', async () => {

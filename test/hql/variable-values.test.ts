@@ -86,6 +86,20 @@ QUERY creditOnce(id: ID, pid: ID) =>
     e <- E<Created>::UpsertE({})::From(author)::To(post)
     RETURN e::ID
 
+QUERY creditMatching(id: ID, title: String) =>
+    posts <- N<Post>::WHERE(_::{title}::EQ(title))
+    edges <- AddE<Created>::From(id)::To(posts)
+    RETURN edges::ID
+
+QUERY creditFromMatching(name: String, pid: ID) =>
+    users <- N<User>::WHERE(_::{name}::EQ(name))
+    edges <- AddE<Created>::From(users)::To(pid)
+    RETURN edges::ID
+
+QUERY createdBy(id: ID) =>
+    n <- N<User>(id)::OutE<Created>::COUNT
+    RETURN n
+
 QUERY olderByIds(age: I32) =>
     ids <- N<User>::WHERE(_::{age}::GT(age))::ID
     users <- N<User>(ids)
@@ -158,6 +172,26 @@ describe('variables of one value where a value is expected', () => {
     assert.deepEqual(await ok('olderByIds', { age: 26 }), { users: ['ann', 'cy'] });
     assert.deepEqual(await ok('olderByIds', { age: 99 }), { users: [] });
   });
+});
+
+test('AddE between variables: an empty ::To makes no edge, as an empty ::From does', async () => {
+  const dir = tempDir();
+  const server = await startTestServer(['--data', join(dir.path, 'data'), '--project', writeHqlProject(dir.path, SCHEMA, QUERIES)]);
+  try {
+    const ok = (name: string, params: unknown) => okCall(server, name, params);
+    await ok('addUser', { name: 'ann', age: 30 });
+    const { p: pid } = (await ok('creditTo', { id: 0, title: 'first' })) as { p: number };
+    assert.deepEqual(await ok('creditMatching', { id: 0, title: 'no such title' }), { edges: [] });
+    assert.deepEqual(await ok('creditFromMatching', { name: 'nobody', pid }), { edges: [] });
+    assert.deepEqual(await ok('createdBy', { id: 0 }), { n: 1 });
+    // And when they hold nodes, one edge per pair.
+    assert.equal(((await ok('creditMatching', { id: 0, title: 'first' })) as { edges: number[] }).edges.length, 1);
+    assert.equal(((await ok('creditFromMatching', { name: 'ann', pid })) as { edges: number[] }).edges.length, 1);
+    assert.deepEqual(await ok('createdBy', { id: 0 }), { n: 3 });
+  } finally {
+    await server.stop();
+    dir.remove();
+  }
 });
 
 /** The problems of one query against SCHEMA. */
