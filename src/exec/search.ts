@@ -82,7 +82,11 @@ function tenantOf(x: Exec, node: SearchOp, def: IndexDef): Value | null {
 
 function countOf(x: Exec, node: SearchOp): number {
   const k = boundValue(x, node.k);
-  if (k === 0) throw new GraphError('invalid_search_result_count', `${node.path}.k: k must be at least 1`);
+  if (k === 0) {
+    // Name what gave the 0: a query passes k as a parameter of its own name (`limit`, `top_k`).
+    const from = node.k.kind === 'expr' && node.k.expr.e === 'param' ? ` (parameter "${node.k.expr.name}" is 0)` : '';
+    throw new GraphError('invalid_search_result_count', `${node.path}.k: the number of results k must be at least 1${from}`);
+  }
   return Math.min(k, MAX_SEARCH_K);
 }
 

@@ -146,10 +146,14 @@ describe('vectors, search and paths of the vectors project', () => {
     assert.match((answer.body as Obj).error as string, /^[a-z_]+$/);
   });
 
-  test('a search with k = 0 is a client error naming k', async () => {
+  test('a search with k = 0 is a client error naming the statement and the parameter that gave k', async () => {
     const answer = await call('search', { vec: [1, 0, 0], k: 0 });
     assert.equal(answer.status, 400, JSON.stringify(answer.body));
-    assert.match((answer.body as Obj).msg as string, /k/);
+    assert.equal((answer.body as Obj).error, 'invalid_search_result_count');
+    assert.match(
+      (answer.body as Obj).msg as string,
+      /^query search, statement "docs" \(queries\.hx:60:5\), at vector_search_nodes\.k: the number of results k must be at least 1 \(parameter "k" is 0\)$/,
+    );
   });
 
   describe('SearchBM25', () => {
