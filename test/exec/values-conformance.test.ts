@@ -120,6 +120,18 @@ test('i64 outside the i64 range and i64 with a fraction are rejected', async () 
   await rejects400(addV('{"i64":1.5}'), 'invalid_query_json', /^query\.write\.entries\[0\]\.query\.root\.add_n\.properties\[0\]/);
 });
 
+test('f32_array and f64_array: an element out of range or not a number is rejected at its index', async () => {
+  const addV = (literal: string) =>
+    t.db.queryText(
+      `{"request_type":"write","query":{"write":{"entries":[{"query":{"root":{"add_n":{"label":"V","properties":[["v",{"value":${literal}}]]}}}}],"returns":[]}}}`,
+    );
+  const at = (i: number, problem: string) => new RegExp(`properties\\[0\\]\\[1\\]\\.value\\.f[0-9]+_array\\[${i}\\]: ${problem}`);
+  await rejects400(addV('{"f32_array":[0.5,1e39]}'), 'invalid_query_json', at(1, '1e\\+39 is outside the f32 range'));
+  await rejects400(addV('{"f32_array":[0.5,0.25,"x"]}'), 'invalid_query_json', at(2, 'expected a number, got the string "x"'));
+  await rejects400(addV('{"f64_array":[0.5,true]}'), 'invalid_query_json', at(1, 'expected a number, got (true|a boolean)'));
+  await rejects400(addV('{"f32_array":{"a":1}}'), 'invalid_query_json', /f32_array: expected an array, got an object/);
+});
+
 test('f64: integral values print with .0, others as the shortest round-trip decimal', async () => {
   assert.equal(await roundTrip({ f64: 3 }), '3.0');
   assert.equal(await roundTrip({ f64: 2.5 }), '2.5');
