@@ -20,7 +20,8 @@ import { messageOf } from '../core/errors.js';
 import { entryHeader, openStore, snapshotPosition, type LogPosition } from '../store/index.js';
 import { EntryAssembler } from './entry-groups.js';
 import { LogStream, type LogMessage } from './nats.js';
-import { downloadSnapshot, fileSha256 } from './snapshot.js';
+import { fileSha256 } from './hashing-sink.js';
+import { downloadSnapshot } from './snapshot.js';
 
 /** What a backup file holds, as `trellis backup` reports it. */
 export interface BackupInfo {
