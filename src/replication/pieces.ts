@@ -1,8 +1,8 @@
 /**
  * Files sent between a writer and its replicas by pieces (docs/replication.md): snapshots
  * and vector segment files. The writer answers the bytes of a file from an offset; the
- * replica asks for the next pieces while it writes the last one, so a download that broke
- * resumes where it stopped and no piece is ever held whole on both sides at once.
+ * replica asks for the next pieces while it writes the last one, and a download that broke
+ * resumes where it stopped.
  */
 import { write } from 'node:fs';
 import { open as openFile, stat } from 'node:fs/promises';
@@ -45,8 +45,10 @@ export async function readFilePiece(path: string, offset: number, length: number
   }
   const n = Math.max(0, Math.min(length, PIECE_BYTES, size - offset));
   const buffer = pieceBuffer(n); // filled below; only what was read is answered
+  let released = false; // twice would hand the buffer to two pieces at once
   const release = () => {
-    if (buffer.length === PIECE_BYTES && spare.length < MAX_SPARE) spare.push(buffer);
+    if (!released && buffer.length === PIECE_BYTES && spare.length < MAX_SPARE) spare.push(buffer);
+    released = true;
   };
   const file = await openFile(path, 'r');
   try {
@@ -86,7 +88,7 @@ export interface PieceSink {
 }
 
 /** `fs.write` of a whole buffer at `position`, on the thread pool. */
-export function writeAt(fd: number, data: Uint8Array, position: number): Promise<void> {
+function writeAt(fd: number, data: Uint8Array, position: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const from = (at: number) =>
       write(fd, data, at, data.length - at, position + at, (err, written) => {
