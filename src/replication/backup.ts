@@ -35,12 +35,13 @@ export interface BackupInfo {
   readonly time: string | null;
 }
 
-async function describe(file: string): Promise<BackupInfo> {
+/** What `file` holds; `sha256` when it is known already (a download checked it). */
+async function describe(file: string, sha256?: string): Promise<BackupInfo> {
   const position = await snapshotPosition(file);
   return {
     file,
     bytes: statSync(file).size,
-    sha256: await fileSha256(file),
+    sha256: sha256 ?? (await fileSha256(file)),
     lsn: position.lsn,
     hash: position.hash.toString('hex'),
     epoch: position.epoch,
@@ -76,9 +77,9 @@ export async function backupServer(url: string, to: string): Promise<BackupInfo>
   // A folder of its own beside the target, removed whatever happens.
   const temp = partial(to);
   mkdirSync(temp, { recursive: true });
-  const { file, info } = await downloadSnapshot(url, temp);
+  const { file, info, sha256 } = await downloadSnapshot(url, temp);
   try {
-    const held = await describe(file);
+    const held = await describe(file, sha256);
     if (held.lsn !== info.lsn || held.hash !== info.hash) {
       throw new Error(`the snapshot holds LSN ${held.lsn} (${held.hash}), the writer announced ${info.lsn} (${info.hash})`);
     }

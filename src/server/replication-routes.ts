@@ -29,8 +29,10 @@ async function makeSnapshot(source: SnapshotSource, digests: SnapshotDigests): P
   try {
     const { id, folder, file: path } = newSnapshotPath(source.dataDir);
     await source.snapshot(folder);
-    digests.start(id);
+    // The position first: the copy is opened to read it, and the digest is of the file as
+    // it is from then on.
     const [position, info] = await Promise.all([snapshotPosition(path), stat(path)]);
+    digests.start(id);
     const body: SnapshotInfo = {
       id,
       bytes: info.size,
