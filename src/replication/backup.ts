@@ -20,7 +20,8 @@ import { messageOf } from '../core/errors.js';
 import { entryHeader, openStore, snapshotPosition, type LogPosition } from '../store/index.js';
 import { EntryAssembler } from './entry-groups.js';
 import { LogStream, type LogMessage } from './nats.js';
-import { downloadSnapshot, fileSha256 } from './snapshot.js';
+import { fileSha256 } from './hashing-sink.js';
+import { downloadSnapshot } from './snapshot.js';
 
 /** What a backup file holds, as `trellis backup` reports it. */
 export interface BackupInfo {
@@ -34,12 +35,13 @@ export interface BackupInfo {
   readonly time: string | null;
 }
 
-async function describe(file: string): Promise<BackupInfo> {
+/** What `file` holds; `sha256` when it is known already (a download checked it). */
+async function describe(file: string, sha256?: string): Promise<BackupInfo> {
   const position = await snapshotPosition(file);
   return {
     file,
     bytes: statSync(file).size,
-    sha256: await fileSha256(file),
+    sha256: sha256 ?? (await fileSha256(file)),
     lsn: position.lsn,
     hash: position.hash.toString('hex'),
     epoch: position.epoch,
@@ -75,9 +77,9 @@ export async function backupServer(url: string, to: string): Promise<BackupInfo>
   // A folder of its own beside the target, removed whatever happens.
   const temp = partial(to);
   mkdirSync(temp, { recursive: true });
-  const { file, info } = await downloadSnapshot(url, temp);
+  const { file, info, sha256 } = await downloadSnapshot(url, temp);
   try {
-    const held = await describe(file);
+    const held = await describe(file, sha256);
     if (held.lsn !== info.lsn || held.hash !== info.hash) {
       throw new Error(`the snapshot holds LSN ${held.lsn} (${held.hash}), the writer announced ${info.lsn} (${info.hash})`);
     }

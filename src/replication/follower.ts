@@ -38,13 +38,14 @@ export interface SeededSnapshot {
 function snapshotFields(downloaded: DownloadedSnapshot, loadStarted: number): Record<string, number> {
   const { info, times, resumedFrom } = downloaded;
   const load = (performance.now() - loadStarted) / 1000;
-  const total = times.make + times.transfer + times.check + load;
+  const total = times.make + times.transfer + times.sync + times.check + load;
   return {
     lsn: info.lsn,
     bytes: info.bytes,
     resumed_from: resumedFrom,
     make_s: round(times.make),
     transfer_s: round(times.transfer),
+    sync_s: round(times.sync),
     check_s: round(times.check),
     load_s: round(load),
     mb_per_s: round(info.bytes / 1e6 / Math.max(total, 0.001)),

@@ -18,7 +18,7 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../core/errors.js';
 import { fileChecksum, segmentDir, syncFile, type MissingSegment, type Store } from '../store/index.js';
-import { downloadPieces, PieceRefused } from './snapshot.js';
+import { downloadPieces, fileSink, PieceRefused } from './pieces.js';
 
 export interface SegmentFetcherOptions {
   readonly store: Store;
@@ -111,7 +111,14 @@ export class SegmentFetcher {
         const fd = openSync(temps[i]!, 'w');
         try {
           const ask = (offset: number, length: number) => ({ name: segment.files[i], offset, length });
-          await downloadPieces(`${base}/v2/replication/segment`, ask, fd, 0, segment.sizes[i]!, `vector segment ${segment.files[i]}`);
+          await downloadPieces(
+            `${base}/v2/replication/segment`,
+            ask,
+            fileSink(fd),
+            0,
+            segment.sizes[i]!,
+            `vector segment ${segment.files[i]}`,
+          );
         } finally {
           closeSync(fd);
         }

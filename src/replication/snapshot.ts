@@ -1,42 +1,29 @@
 /**
  * Snapshots between a writer and its replicas (docs/replication.md). The writer makes a
- * copy of its database in a read transaction (lmdb-js `backup`), returned once
- * every commit it holds is flushed, and serves it by pieces: a replica asks for the bytes
- * from an offset, so a download that broke resumes where it stopped. The replica checks
- * the whole file's SHA-256 and the LSN and hash the copy itself holds against what the
- * writer announced before it uses it.
+ * copy of its database in a read transaction (lmdb-js `backup`), announced once every
+ * commit it holds is flushed, and serves it by pieces (pieces.ts): a replica asks for the
+ * bytes from an offset, so a download that broke resumes where it stopped. The writer
+ * computes the file's SHA-256 after the announcement, while the replica downloads and
+ * hashes the pieces; the replica asks for it at the end and checks the whole file against
+ * it, and the LSN and hash the copy itself holds against the announced ones, before it
+ * uses it.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  createReadStream,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { open as openFile, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { request } from 'undici';
+import { fileSha256, HashingSink } from './hashing-sink.js';
+import { downloadPieces, PIECE_BYTES, PieceRefused, readFilePiece, type FilePiece } from './pieces.js';
 
-/** What the writer announces of a snapshot. */
+/** What the writer announces of a snapshot (its SHA-256 is asked for once it is downloaded). */
 export interface SnapshotInfo {
   readonly id: string;
   readonly bytes: number;
-  readonly sha256: string;
   readonly lsn: number;
   readonly hash: string;
   readonly epoch: number;
 }
 
-/** Largest piece served at once. */
-export const PIECE_BYTES = 8 * 1024 * 1024;
-/** Pieces asked for at once by a download. */
-const PIECES_IN_FLIGHT = 2;
 /** Snapshots older than this are removed when a new one is made. */
 const KEEP_MS = 15 * 60 * 1000;
 const ID = /^[0-9a-f-]{36}$/;
@@ -63,124 +50,71 @@ export function newSnapshotPath(dataDir: string): { id: string; folder: string; 
   return { id, folder, file: join(folder, 'data.mdb') };
 }
 
-export async function fileSha256(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+/** The file of snapshot `id` in the writer's folder, or null when `id` cannot name one. */
+function snapshotFile(dataDir: string, id: string): string | null {
+  return ID.test(id) ? join(snapshotFolder(dataDir), id, 'data.mdb') : null;
 }
 
 /** Bytes of snapshot `id` from `offset` (at most PIECE_BYTES), or null when there is no such snapshot. */
-export async function readPiece(dataDir: string, id: string, offset: number, length: number): Promise<Buffer | null> {
-  if (!ID.test(id)) return null;
-  return readFilePiece(join(snapshotFolder(dataDir), id, 'data.mdb'), offset, length);
-}
-
-/** Bytes of a file from `offset` (at most PIECE_BYTES), or null when there is no such file or the offset is bad. */
-export async function readFilePiece(path: string, offset: number, length: number): Promise<Buffer | null> {
-  if (!Number.isSafeInteger(offset) || offset < 0) return null;
-  let size: number;
-  try {
-    size = (await stat(path)).size;
-  } catch {
-    return null;
-  }
-  const n = Math.max(0, Math.min(length, PIECE_BYTES, size - offset));
-  const out = Buffer.allocUnsafe(n); // filled below; only what was read is answered
-  const file = await openFile(path, 'r');
-  try {
-    let at = 0;
-    while (at < n) {
-      const { bytesRead } = await file.read(out, at, n - at, offset + at);
-      if (bytesRead === 0) break;
-      at += bytesRead;
-    }
-    return out.subarray(0, at);
-  } finally {
-    await file.close();
-  }
+export async function readPiece(dataDir: string, id: string, offset: number, length: number): Promise<FilePiece | null> {
+  const file = snapshotFile(dataDir, id);
+  return file === null ? null : readFilePiece(file, offset, length);
 }
 
 /**
- * Downloads `bytes` bytes by pieces into `fd` from byte `have` on, two pieces in flight
- * (the next one travels while the last is written), each handed to `onPiece` in order
- * once written (a running checksum). A piece shorter than asked, other than the last, is
- * an error: the pieces after it were asked for at offsets it did not reach.
+ * A writer's snapshot digests. Each is computed once, from when the snapshot is announced,
+ * while the replica downloads the pieces and hashes them itself: before, the writer read
+ * and hashed the whole copy before announcing it, and the replica waited for that (a
+ * second or two for a gigabyte). A writer that restarted since computes it when asked.
  */
-export async function downloadPieces(
-  url: string,
-  /** The body asking for `length` bytes from `offset` (`length` is `pieceBytes`). */
-  ask: (offset: number, length: number) => object,
-  fd: number,
-  have: number,
-  bytes: number,
-  what: string,
-  onPiece: (piece: Buffer) => void = () => undefined,
-  pieceBytes = PIECE_BYTES,
-): Promise<void> {
-  const fetchPiece = async (offset: number): Promise<Buffer> => {
-    const piece = await fetch(url, { method: 'POST', body: JSON.stringify(ask(offset, pieceBytes)) });
-    if (!piece.ok)
-      throw new PieceRefused(piece.status, `the writer answered ${piece.status} for ${what} at byte ${offset}: ${await piece.text()}`);
-    return Buffer.from(await piece.arrayBuffer());
-  };
-  const inFlight: { offset: number; piece: Promise<Buffer> }[] = [];
-  let next = have;
-  while (have < bytes) {
-    while (inFlight.length < PIECES_IN_FLIGHT && next < bytes) {
-      const piece = fetchPiece(next);
-      // Awaited in its turn below; handled now, so a piece that fails while an earlier one
-      // is awaited is not an unhandled rejection (which ends the process).
-      piece.catch(() => undefined);
-      inFlight.push({ offset: next, piece });
-      next += Math.min(pieceBytes, bytes - next);
+export class SnapshotDigests {
+  private readonly digests = new Map<string, Promise<string>>();
+
+  constructor(private readonly dataDir: string) {}
+
+  /** Starts the digest of a snapshot just made (and forgets those of removed snapshots). */
+  start(id: string): void {
+    for (const old of this.digests.keys()) if (!existsSync(snapshotFile(this.dataDir, old)!)) this.digests.delete(old);
+    void this.of(id).catch(() => undefined); // a failure is answered to whoever asks
+  }
+
+  /** The SHA-256 of snapshot `id`, or null when there is no such snapshot. */
+  async of(id: string): Promise<string | null> {
+    const file = snapshotFile(this.dataDir, id);
+    if (file === null || !existsSync(file)) return null;
+    let digest = this.digests.get(id);
+    if (digest === undefined) {
+      digest = fileSha256(file);
+      // A failed read is tried again at the next question.
+      digest.catch(() => this.digests.delete(id));
+      this.digests.set(id, digest);
     }
-    const { offset, piece } = inFlight.shift()!;
-    const got = await piece;
-    if (got.length === 0) throw new Error(`${what} ended at byte ${offset} of ${bytes}`);
-    if (got.length !== Math.min(pieceBytes, bytes - offset)) {
-      throw new Error(`${what} came with ${got.length} bytes at byte ${offset}, not ${Math.min(pieceBytes, bytes - offset)}`);
-    }
-    writeSync(fd, got, 0, got.length, offset);
-    onPiece(got);
-    have = offset + got.length;
+    return digest;
   }
 }
 
-/** The writer refused a piece (`status`: 404 when it no longer has the file). */
-export class PieceRefused extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'PieceRefused';
-  }
-}
-
-/**
- * Downloads a fresh snapshot of the writer at `writerUrl` into the file `fileFor(id)` (a
- * partial file of the same snapshot is resumed), by pieces, and checks its SHA-256 against
- * the announced one (a mismatch removes the file and throws). The LSN and hash the copy
- * holds are the loader's to check (Store.loadSnapshot, or the restore).
- */
-/** Where a snapshot's time went (seconds): the writer making it, the pieces, the replica's checksum. */
+/** Where a snapshot's time went (seconds): the writer making it, the pieces, the sync to disk, the wait for the writer's digest. */
 export interface SnapshotTimes {
   readonly make: number;
   readonly transfer: number;
+  readonly sync: number;
   readonly check: number;
 }
 
-/** A snapshot downloaded and checked: its announcement, its file, where the time went, where a resumed download started. */
+/** A snapshot downloaded and checked: its announcement, its SHA-256, its file, where the time went, where a resumed download started. */
 export interface DownloadedSnapshot {
   readonly info: SnapshotInfo;
+  readonly sha256: string;
   readonly file: string;
   readonly times: SnapshotTimes;
   readonly resumedFrom: number;
 }
 
 /**
- * Downloads a snapshot of the writer into `folder` as `incoming-<id>.mdb` and checks its
- * SHA-256. A download that was cut (a crash, a lost connection) resumes where it stopped:
+ * Downloads a snapshot of the writer into `folder` as `incoming-<id>.mdb`, checks its
+ * SHA-256 against the writer's (a mismatch removes the file and throws) and syncs it. The
+ * LSN and hash the copy holds are the loader's to check (Store.loadSnapshot, or the
+ * restore). A download that was cut (a crash, a lost connection) resumes where it stopped:
  * the announcement is kept beside the file (`incoming-<id>.json`) until the file is whole,
  * and the next call continues that snapshot while the writer still holds it (15 minutes),
  * else asks for a new one. `pieceBytes`: the size asked per piece (tests ask smaller).
@@ -237,24 +171,50 @@ async function fetchSnapshot(
   const have = existsSync(file) ? Math.min(statSync(file).size, info.bytes) : 0;
   const made = performance.now();
   // The checksum runs over the pieces as they arrive (over what a resumed download
-  // already has first), not over the whole file once more at the end.
-  const hash = createHash('sha256');
-  if (have > 0) for await (const chunk of createReadStream(file, { end: have - 1 })) hash.update(chunk as Buffer);
+  // already has first), in the thread that writes them, not over the whole file again.
   const fd = openSync(file, have > 0 ? 'r+' : 'w');
+  const sink = new HashingSink(fd, have);
+  let transferred: number;
+  let sha: string;
   try {
     const ask = (offset: number, length: number) => ({ id: info.id, offset, length });
-    const onPiece = (piece: Buffer) => hash.update(piece);
-    await downloadPieces(`${base}/v2/replication/snapshot/piece`, ask, fd, have, info.bytes, `snapshot ${info.id}`, onPiece, pieceBytes);
+    await downloadPieces(`${base}/v2/replication/snapshot/piece`, ask, sink, have, info.bytes, `snapshot ${info.id}`, pieceBytes);
+    transferred = performance.now();
+    // On disk before it is used: a replica's first snapshot is renamed into place as its
+    // data file, and a crash must not leave one whose end never reached the disk.
+    sha = await sink.digest(true);
   } finally {
+    await sink.close();
     closeSync(fd);
   }
-  const transferred = performance.now();
-  const sha = hash.digest('hex');
+  const synced = performance.now();
+  const announced = await writerDigest(base, info.id);
   rmSync(join(folder, `incoming-${info.id}.json`), { force: true });
-  if (sha !== info.sha256) {
+  if (sha !== announced) {
     rmSync(file, { force: true });
-    throw new Error(`snapshot ${info.id} arrived with SHA-256 ${sha}, the writer announced ${info.sha256}`);
+    throw new Error(`snapshot ${info.id} arrived with SHA-256 ${sha}, the writer's is ${announced}`);
   }
-  const times = { make: (made - started) / 1000, transfer: (transferred - made) / 1000, check: (performance.now() - transferred) / 1000 };
-  return { info, file, times, resumedFrom: have };
+  const seconds = (from: number, to: number) => (to - from) / 1000;
+  const times = {
+    make: seconds(started, made),
+    transfer: seconds(made, transferred),
+    sync: seconds(transferred, synced),
+    check: seconds(synced, performance.now()),
+  };
+  return { info, sha256: sha, file, times, resumedFrom: have };
+}
+
+/** The writer's SHA-256 of snapshot `id` (it may still be computing it: the answer waits). */
+async function writerDigest(base: string, id: string): Promise<string> {
+  const res = await request(`${base}/v2/replication/snapshot/digest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id }),
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200)
+    throw new PieceRefused(res.statusCode, `the writer answered ${res.statusCode} for the digest of snapshot ${id}: ${text}`);
+  const { sha256 } = JSON.parse(text) as { sha256?: unknown };
+  if (typeof sha256 !== 'string') throw new Error(`the writer's digest of snapshot ${id} is not a SHA-256: ${text}`);
+  return sha256;
 }

@@ -30,6 +30,11 @@ export interface HttpResponse {
   headers?: Record<string, string>;
   /** `''` for none. */
   body: string | Uint8Array;
+  /**
+   * Called once the transport has taken the body's bytes (uWS sends or copies them before
+   * `end` returns), so the buffer may be used again: the writer's snapshot pieces.
+   */
+  sent?: () => void;
 }
 
 export type Handler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse;

@@ -154,17 +154,16 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
       operationId: 'replicationSnapshot',
       summary: 'Make a snapshot of the database for a replica or a backup (writers only)',
       description:
-        'An LMDB copy taken in one read transaction, announced once every commit it holds is flushed; fetched by pieces from /v2/replication/snapshot/piece and kept 15 minutes (docs/replication.md).',
+        'An LMDB copy taken in one read transaction, announced once every commit it holds is flushed; fetched by pieces from /v2/replication/snapshot/piece, checked against /v2/replication/snapshot/digest and kept 15 minutes (docs/replication.md).',
       tags: ['replication'],
       parameters: [{ $ref: '#/components/parameters/x-request-id' }],
       responses: {
         ...ok('The snapshot', {
           type: 'object',
-          required: ['id', 'bytes', 'sha256', 'lsn', 'hash', 'epoch'],
+          required: ['id', 'bytes', 'lsn', 'hash', 'epoch'],
           properties: {
             id: { type: 'string' },
             bytes: { type: 'integer' },
-            sha256: { type: 'string' },
             lsn: { type: 'integer' },
             hash: { type: 'string' },
             epoch: { type: 'integer' },
@@ -180,6 +179,21 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
       'Bytes of a snapshot from an offset (at most 8 MiB), so a download that broke resumes (writers only)',
       'id',
     ),
+  },
+  '/v2/replication/snapshot/digest': {
+    post: {
+      operationId: 'replicationSnapshotDigest',
+      summary: 'The SHA-256 of a snapshot, answered once the writer has computed it (writers only)',
+      description:
+        'Computed from when the snapshot is announced, while its pieces travel; a replica checks the file it downloaded against it (docs/replication.md).',
+      tags: ['replication'],
+      parameters: [{ $ref: '#/components/parameters/x-request-id' }],
+      requestBody: { required: true, content: json({ type: 'object', required: ['id'], properties: { id: { type: 'string' } } }) },
+      responses: {
+        ...ok('The digest', { type: 'object', required: ['sha256'], properties: { sha256: { type: 'string' } } }),
+        ...errorResponses([...ROUTING_CODES, 'invalid_query_json']),
+      },
+    },
   },
   '/v2/replication/segment': {
     post: pieceOperation(

@@ -353,6 +353,7 @@ class Server {
     if (this.onAnswer !== undefined) {
       this.onAnswer(method, path, id, response.status, response.body, (performance.now() - started) / 1000, context);
     }
+    response.sent?.();
   }
 
   readonly onRequest = (res: UwsResponse, req: UwsRequest): void => {

@@ -1,17 +1,21 @@
 /**
  * A snapshot download that was cut resumes (src/replication/snapshot.ts, docs/replication.md):
  * the announcement kept beside the partial file lets the next download continue the same
- * snapshot from where the file ends, checked whole at the end; a snapshot the writer no
- * longer holds is replaced by a new one. A real writer on a loopback port, small pieces.
+ * snapshot from where the file ends, checked whole at the end against the writer's digest;
+ * a snapshot the writer no longer holds is replaced by a new one; a partial file that does
+ * not hold the writer's bytes is refused and removed. A real writer on a loopback port,
+ * small pieces.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { downloadPieces, downloadSnapshot, fileSha256, PieceRefused, type SnapshotInfo } from '../../src/replication/snapshot.js';
+import { fileSha256 } from '../../src/replication/hashing-sink.js';
+import { downloadPieces, fileSink, PieceRefused } from '../../src/replication/pieces.js';
+import { downloadSnapshot, type SnapshotInfo } from '../../src/replication/snapshot.js';
 import { startTestServer, tempDir } from '../helpers/server.js';
 
 const PIECE = 64 * 1024;
@@ -51,7 +55,10 @@ test('a cut snapshot download resumes the same snapshot; one the writer no longe
     const resumed = await downloadSnapshot(writer.url, folder, PIECE);
     assert.equal(resumed.info.id, info.id, 'the same snapshot, not a new one');
     assert.equal(resumed.resumedFrom, 3 * PIECE);
-    assert.equal(await fileSha256(resumed.file), info.sha256);
+    const digest = async (id: string) =>
+      ((await (await post(writer.url, '/v2/replication/snapshot/digest', { id })).json()) as { sha256: string }).sha256;
+    assert.equal(resumed.sha256, await digest(info.id));
+    assert.equal(await fileSha256(resumed.file), resumed.sha256, 'the file holds what was hashed');
     assert.deepEqual(readdirSync(folder), [`incoming-${info.id}.mdb`], 'the announcement is gone once the file is whole');
     // A cut download of a snapshot the writer does not hold (expired): a new one.
     const gone = randomUUID();
@@ -60,8 +67,19 @@ test('a cut snapshot download resumes the same snapshot; one the writer no longe
     const fresh = await downloadSnapshot(writer.url, folder, PIECE);
     assert.notEqual(fresh.info.id, gone);
     assert.equal(fresh.resumedFrom, 0);
-    assert.equal(await fileSha256(fresh.file), fresh.info.sha256);
+    assert.equal(fresh.sha256, await digest(fresh.info.id));
+    assert.equal(await fileSha256(fresh.file), fresh.sha256);
     assert.equal(existsSync(join(folder, `incoming-${gone}.mdb`)), false, 'the stale partial file is removed');
+    assert.equal((await post(writer.url, '/v2/replication/snapshot/digest', { id: gone })).status, 404);
+    // A partial file whose bytes are not the writer's (a corrupted disk): the whole-file
+    // check refuses it, and the next download starts over.
+    const bad = Buffer.concat(parts);
+    bad[PIECE + 7]! ^= 0xff;
+    rmSync(fresh.file);
+    writeFileSync(join(folder, `incoming-${info.id}.mdb`), bad);
+    writeFileSync(join(folder, `incoming-${info.id}.json`), JSON.stringify(info));
+    await assert.rejects(downloadSnapshot(writer.url, folder, PIECE), /arrived with SHA-256 [0-9a-f]{64}, the writer's is/);
+    assert.deepEqual(readdirSync(folder), [], 'the refused file and its announcement are removed');
   } finally {
     await writer.stop();
     dir.remove();
@@ -92,11 +110,10 @@ test('a piece refused while an earlier one is still coming is the download error
       downloadPieces(
         `http://127.0.0.1:${port}/piece`,
         (offset, length) => ({ offset, length }),
-        fd,
+        fileSink(fd),
         0,
         4 * PIECE,
         'the file',
-        undefined,
         PIECE,
       ),
       (err: unknown) => err instanceof PieceRefused && err.status === 404 && /at byte 0:/.test(err.message),

@@ -32,6 +32,7 @@ function echo(req: HttpRequest): HttpResponse {
 }
 
 const INTERNAL = '{"error":"internal_error","msg":"internal error"}';
+const reused = randomBytes(8 * 1024 * 1024);
 
 describe('uWS transport', () => {
   let server: HttpServer;
@@ -63,6 +64,12 @@ describe('uWS transport', () => {
         };
       case '/bytes':
         return { status: 200, body: new Uint8Array([123, 125]) };
+      case '/reused': {
+        // A body larger than the socket takes at once, its buffer overwritten as soon as
+        // `sent` runs (as the writer's snapshot pieces are used again).
+        const body = Buffer.from(reused);
+        return { status: 200, headers: { 'content-type': 'application/octet-stream' }, body, sent: () => body.fill(0) };
+      }
       default:
         return echo(req);
     }
@@ -113,6 +120,23 @@ describe('uWS transport', () => {
     assert.equal(e.headers['transfer-encoding'], 'chunked');
     assert.equal(e.length, 370_005);
     assert.equal(e.sha, sha(Buffer.concat(parts)));
+  });
+
+  test('a body whose buffer is overwritten once `sent` runs arrives as it was', async () => {
+    // The client reads slowly, so most of the body waits in uWS's buffer, not the socket.
+    const got = await new Promise<Buffer>((resolve, reject) => {
+      const req = httpRequest(`${base}/reused`, { method: 'POST' }, (res) => {
+        const parts: Buffer[] = [];
+        res.pause();
+        setTimeout(() => res.resume(), 200);
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => resolve(Buffer.concat(parts)));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(got.length, reused.length);
+    assert.equal(sha(got), sha(reused));
   });
 
   test('POST without a body gets an empty body', async () => {
