@@ -11,7 +11,6 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { fileSha256, HashingSink } from './hashing-sink.js';
 import { downloadPieces, PIECE_BYTES, PieceRefused, readFilePiece, type FilePiece } from './pieces.js';
 
@@ -206,14 +205,13 @@ async function fetchSnapshot(
 
 /** The writer's SHA-256 of snapshot `id` (it may still be computing it: the answer waits). */
 async function writerDigest(base: string, id: string): Promise<string> {
-  const res = await request(`${base}/v2/replication/snapshot/digest`, {
+  const res = await fetch(`${base}/v2/replication/snapshot/digest`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ id }),
   });
-  const text = await res.body.text();
-  if (res.statusCode !== 200)
-    throw new PieceRefused(res.statusCode, `the writer answered ${res.statusCode} for the digest of snapshot ${id}: ${text}`);
+  const text = await res.text();
+  if (res.status !== 200) throw new PieceRefused(res.status, `the writer answered ${res.status} for the digest of snapshot ${id}: ${text}`);
   const { sha256 } = JSON.parse(text) as { sha256?: unknown };
   if (typeof sha256 !== 'string') throw new Error(`the writer's digest of snapshot ${id} is not a SHA-256: ${text}`);
   return sha256;
