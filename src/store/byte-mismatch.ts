@@ -2,9 +2,9 @@
  * Where two byte ranges first differ, in a few lines of WebAssembly (the change log's
  * deltas, value-delta.ts). Finding it in JavaScript costs either a byte or word loop
  * (about 2 ns a word) or a halving over native range comparisons (about 0.17 µs a call,
- * seven calls per difference in an 8 KiB value): about 5 µs a value, the largest part of
- * what the log costs a writer per one-node batch. Here both values are copied once into
- * the module's memory (a memcpy) and each search is one call comparing 16 bytes a step.
+ * seven calls per difference in an 8 KiB value): about 5 µs a value, and a one-node batch
+ * patches two. Here both values are copied once into the module's memory (a memcpy) and
+ * each search is one call comparing 16 bytes a step.
  *
  * The module, as text:
  *
