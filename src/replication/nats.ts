@@ -7,8 +7,8 @@
  * message id" after entry N is always `N` and the publisher's expected-last-message-id
  * check refuses a second writer.
  */
-import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { connect, createInbox, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, PubHeaders, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { firstLsn, type EntryMessage } from './entry-groups.js';
 
 export const LSN_HEADER = 'Trellis-Lsn';
@@ -41,6 +41,15 @@ export class WrongLastMessage extends Error {}
 
 /** Bytes the headers of a part may take: a part's payload is the server's limit less this. */
 const HEADER_ROOM = 1024;
+/** How long a publish waits for JetStream's acknowledgement. */
+const PUBLISH_TIMEOUT_MS = 5000;
+
+/** A publish awaiting its acknowledgement. */
+interface PendingAck {
+  resolve(ack: PublishAck): void;
+  reject(err: unknown): void;
+  readonly timer: NodeJS.Timeout;
+}
 
 export class LogStream {
   private constructor(
@@ -71,6 +80,40 @@ export class LogStream {
 
   get subject(): string {
     return `${this.stream}.log`;
+  }
+
+  /**
+   * Publishes awaiting JetStream's acknowledgement, by the last token of their reply
+   * subject. Acknowledgements arrive on one subscription of this connection (made at the
+   * first publish; the client renews it after a reconnection) rather than through the
+   * client's request/reply: that made a request, a deferred, a timer and a "cancelled"
+   * error with its stack per message, most of what a message cost the writer thread.
+   */
+  private readonly pending = new Map<string, PendingAck>();
+  private acks: Subscription | null = null;
+  private inbox = '';
+  private lastAck = 0;
+
+  private acknowledged(err: Error | null, msg: Msg): void {
+    if (err !== null) return this.failPending(err);
+    const token = msg.subject.slice(this.inbox.length + 1);
+    const waiting = this.pending.get(token);
+    if (waiting === undefined) return; // timed out meanwhile
+    this.pending.delete(token);
+    clearTimeout(waiting.timer);
+    try {
+      waiting.resolve(publishAck(msg));
+    } catch (failure) {
+      waiting.reject(failure);
+    }
+  }
+
+  private failPending(err: unknown): void {
+    for (const waiting of this.pending.values()) {
+      clearTimeout(waiting.timer);
+      waiting.reject(err);
+    }
+    this.pending.clear();
   }
 
   /** Payload bytes of one message (the server's max_payload less room for the headers). */
@@ -132,7 +175,7 @@ export class LogStream {
    * to this writer's history. A duplicate (the id is already in the stream's window) is
    * acknowledged as such, without the check.
    */
-  async publish(
+  publish(
     data: Uint8Array,
     meta: { lsn: number; count: number; part: number; parts: number; hash: string },
     msgID: string,
@@ -143,17 +186,28 @@ export class LogStream {
     h.set(PART_HEADER, `${meta.part}/${meta.parts}`);
     h.set(HASH_HEADER, meta.hash);
     if (meta.count > 1) h.set(ENTRIES_HEADER, String(meta.count));
-    try {
-      const ack = await this.js.publish(this.subject, data, {
-        msgID,
-        headers: h,
-        ...(expectLast === null ? {} : { expect: { lastMsgID: expectLast } }),
-      });
-      return { seq: ack.seq, duplicate: ack.duplicate };
-    } catch (err) {
-      if (/wrong last msg ID/i.test(String((err as Error).message))) throw new WrongLastMessage((err as Error).message);
-      throw err;
+    // What js.publish sets for its msgID and expect.lastMsgID options.
+    h.set(PubHeaders.MsgIdHdr, msgID);
+    if (expectLast !== null) h.set(PubHeaders.ExpectedLastMsgIdHdr, expectLast);
+    if (this.acks === null) {
+      this.inbox = createInbox();
+      this.acks = this.nc.subscribe(`${this.inbox}.*`, { callback: (err, msg) => this.acknowledged(err, msg) });
     }
+    const token = String(++this.lastAck);
+    return new Promise<PublishAck>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(token);
+        reject(new Error(`JetStream did not acknowledge the message ${msgID} within ${PUBLISH_TIMEOUT_MS} ms`));
+      }, PUBLISH_TIMEOUT_MS);
+      this.pending.set(token, { resolve, reject, timer });
+      try {
+        this.nc.publish(this.subject, data, { headers: h, reply: `${this.inbox}.${token}` });
+      } catch (err) {
+        clearTimeout(timer);
+        this.pending.delete(token);
+        reject(err);
+      }
+    });
   }
 
   /**
@@ -199,8 +253,28 @@ export class LogStream {
   }
 
   async close(): Promise<void> {
+    this.failPending(new Error('the connection to NATS was closed'));
     if (!this.nc.isClosed()) await this.nc.close();
   }
+}
+
+/**
+ * What an acknowledgement of a publish says: JetStream's answer (`{"stream","seq","duplicate"}`
+ * or `{"error"}`), or a status from the server (503: nothing takes the subject). Throws
+ * WrongLastMessage when the stream ends with another message id than the one expected.
+ */
+function publishAck(msg: Msg): PublishAck {
+  if (msg.headers?.hasError === true) {
+    throw new Error(`JetStream did not take the message: ${msg.headers.code} ${msg.headers.description}`);
+  }
+  const ack = msg.json<{ stream?: string; seq?: number; duplicate?: boolean; error?: { description?: string } }>();
+  if (ack.error !== undefined) {
+    const text = ack.error.description ?? JSON.stringify(ack.error);
+    if (/wrong last msg ID/i.test(text)) throw new WrongLastMessage(text);
+    throw new Error(text);
+  }
+  if (typeof ack.seq !== 'number' || !ack.stream) throw new Error(`not a JetStream acknowledgement: ${msg.string()}`);
+  return { seq: ack.seq, duplicate: ack.duplicate === true };
 }
 
 interface HeaderReader {

@@ -18,6 +18,8 @@
  * value whole) once the delta would pass the caller's budget.
  */
 
+import { ByteMismatch } from './byte-mismatch.js';
+
 const COPY = 1;
 const LITERAL = 0;
 const OP_HEADER = 1 + 4;
@@ -29,36 +31,8 @@ const SUBSTITUTION = 24;
 /** How far around the current shift a new one is looked for (bytes each way). */
 const SHIFT_STEPS = 16;
 
-const compareRanges = Buffer.prototype.compare;
-
-/** Whether `next[pos, pos + length)` equals `prev[src, src + length)` (one native comparison). */
-function equalRange(prev: Uint8Array, src: number, next: Uint8Array, pos: number, length: number): boolean {
-  return compareRanges.call(next, prev, src, src + length, pos, pos + length) === 0;
-}
-
-/** Below this many bytes a byte loop is cheaper than one more native comparison (about 170 ns). */
-const NATIVE_FROM = 64;
-
-/**
- * How many bytes from `next[pos]` equal those from `prev[src]`, at most `max`: one native
- * comparison of the whole range (a value's tail is often unchanged), else halving over
- * native comparisons down to a short byte loop; a typed-array loop costs about 2 ns a word
- * here, a native comparison of 8 KiB about 0.3 µs.
- */
-function matchLength(prev: Uint8Array, src: number, next: Uint8Array, pos: number, max: number): number {
-  let lo = 0;
-  let hi = max;
-  if (max > NATIVE_FROM) {
-    if (equalRange(prev, src, next, pos, max)) return max;
-    while (hi - lo > NATIVE_FROM) {
-      const mid = (lo + hi) >> 1;
-      if (equalRange(prev, src + lo, next, pos + lo, mid - lo)) lo = mid;
-      else hi = mid;
-    }
-  }
-  while (lo < hi && next[pos + lo] === prev[src + lo]) lo++;
-  return lo;
-}
+/** This thread's staging of a value pair for the searches of the longest matches (made at the first delta). */
+let staging: ByteMismatch | null = null;
 
 function matches(prev: Uint8Array, next: Uint8Array, pos: number, shift: number, prevLength: number): boolean {
   const src = pos - shift;
@@ -92,6 +66,8 @@ function findShift(prev: Uint8Array, next: Uint8Array, pos: number, shift: numbe
  */
 export function encodeDelta(prev: Uint8Array, prevLength: number, next: Uint8Array, out: Buffer, at: number, limit: number): number {
   const n = next.length;
+  const staged = (staging ??= new ByteMismatch());
+  staged.stage(prev, prevLength, next);
   const head = at;
   at += 8;
   let ops = 0;
@@ -109,7 +85,9 @@ export function encodeDelta(prev: Uint8Array, prevLength: number, next: Uint8Arr
     ops++;
     return true;
   };
-  while (pos < n) {
+  // Fewer than MIN_MATCH bytes left match nothing: they go as the last literal at once (a
+  // value grown at its end would otherwise try every shift at each of its new bytes).
+  while (pos + MIN_MATCH <= n) {
     let found = shift;
     if (!matches(prev, next, pos, shift, prevLength)) {
       // Bytes changed in place (a count, a version, a slot): the same shift matches again
@@ -126,8 +104,7 @@ export function encodeDelta(prev: Uint8Array, prevLength: number, next: Uint8Arr
       }
     }
     const src = pos - found;
-    const end =
-      pos + MIN_MATCH + matchLength(prev, src + MIN_MATCH, next, pos + MIN_MATCH, Math.min(n - pos, prevLength - src) - MIN_MATCH);
+    const end = pos + MIN_MATCH + staged.matchLength(src + MIN_MATCH, pos + MIN_MATCH, Math.min(n - pos, prevLength - src) - MIN_MATCH);
     if (!literal(pos) || at + COPY_OP > limit) return -1;
     out[at] = COPY;
     out.writeUInt32LE(end - pos, at + 1);

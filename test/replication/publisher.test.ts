@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { openStore, type Store } from '../../src/store/index.js';
 import { Publisher } from '../../src/replication/publisher.js';
 import { firstLsn } from '../../src/replication/entry-groups.js';
-import { LogStream } from '../../src/replication/nats.js';
+import { LogStream, WrongLastMessage } from '../../src/replication/nats.js';
 import { natsSuite } from '../helpers/nats.js';
 
 const suite = natsSuite('trellis-publisher-');
@@ -90,6 +90,34 @@ test(
       await late.close();
       await first.close();
       await store.close();
+    }
+  },
+);
+
+test(
+  "a publish's acknowledgement: the stream's sequence, a duplicate id as such, a wrong expectation as WrongLastMessage, no stream as an error, never a hang",
+  { skip: suite.skip },
+  async () => {
+    const stream = `ack${Date.now()}`;
+    const log = await LogStream.connect(suite.nats.url, stream);
+    try {
+      await log.ensure();
+      const meta = (lsn: number) => ({ lsn, count: 1, part: 0, parts: 1, hash: 'ab'.repeat(32) });
+      const data = Buffer.from('entry');
+      assert.deepEqual(await log.publish(data, meta(1), '1', null), { seq: 1, duplicate: false });
+      assert.deepEqual(await log.publish(data, meta(2), '2', '1'), { seq: 2, duplicate: false });
+      assert.deepEqual(await log.publish(data, meta(2), '2', '1'), { seq: 2, duplicate: true });
+      await assert.rejects(log.publish(data, meta(3), '3', '1'), WrongLastMessage);
+      // Several in flight at once are each answered with their own acknowledgement.
+      const acks = await Promise.all([3, 4, 5].map((lsn) => log.publish(data, meta(lsn), String(lsn), null)));
+      assert.deepEqual(
+        acks.map((a) => a.seq),
+        [3, 4, 5],
+      );
+      await log.remove();
+      await assert.rejects(log.publish(data, meta(6), '6', '5'), /JetStream did not take the message|no responders|503/i);
+    } finally {
+      await log.close();
     }
   },
 );

@@ -60,6 +60,29 @@ test('a value longer than its read buffer says is read only to its length (lmdb-
   assert.deepEqual(applyDelta(prev.subarray(0, 2000), out.subarray(0, end), 'test'), next);
 });
 
+test("a value in lmdb-js's shared read buffer (its length property the value's, the buffer larger) is read only to that length", () => {
+  // getBinaryFast's buffer: one long buffer whose own `length` property says the value's length.
+  const shared = Buffer.alloc(200_000, 5);
+  shared.fill(7, 0, 3000);
+  Object.defineProperty(shared, 'length', { value: 3000, writable: true });
+  const next = Buffer.alloc(3008, 7);
+  next.writeUInt32LE(99, 40);
+  const out = Buffer.alloc(10_000);
+  const end = encodeDelta(shared, shared.length, next, out, 0, out.length);
+  assert.ok(end > 0 && end < 100, `the delta takes ${end} bytes`);
+  assert.deepEqual(applyDelta(Buffer.alloc(3000, 7), out.subarray(0, end), 'test'), next);
+});
+
+test('values of several pages (past the first staging memory) round-trip', () => {
+  const prev = Buffer.from(Array.from({ length: 150_000 }, (_, i) => (i * 7) % 256));
+  const next = Buffer.concat([prev.subarray(0, 70_000), Buffer.from('inserted'), prev.subarray(70_000)]);
+  next[5] = 1;
+  next[149_000] = 2;
+  const d = delta(prev, next)!;
+  assert.ok(d.length < 200, `the delta takes ${d.length} bytes`);
+  assert.deepEqual(applyDelta(prev, d, 'test'), next);
+});
+
 test('the edits a write makes come out small: a slot set in a chunk, a word inserted in a dictionary', () => {
   const chunk = Buffer.alloc(8400);
   for (let i = 0; i < 700; i++) chunk.writeDoubleLE(i * 1.5, 400 + i * 8);
