@@ -13,6 +13,9 @@ const answer = (status: number, body: string | Buffer, contentType = 'applicatio
 test('answers that keep the contract pass', () => {
   assert.equal(judge(answer(200, '{"n":[0],"m":[]}')), undefined);
   assert.equal(judge(answer(200, '{}')), undefined);
+  // Index DDL answers are objects (v2 wire §5.10): a receipt, an operation's status.
+  assert.equal(judge(answer(200, '{"r":{"kind":"accepted","operation_id":"x","index_id":"1","generation":"1"}}')), undefined);
+  assert.equal(judge(answer(200, '{"op":{"status":"succeeded","operation_id":"x"}}')), undefined);
   assert.equal(judge(answer(400, '{"error":"invalid_query_json","msg":"x"}')), undefined);
   assert.equal(judge(answer(413, '{"msg":"","error":"payload_too_large"}')), undefined);
   assert.equal(judge(answer(405, '{"error":"method_not_allowed","msg":"x"}', 'application/json; charset=utf-8')), undefined);
@@ -31,6 +34,7 @@ test('every break of the contract is named', () => {
     [answer(200, '[]'), /not a JSON object/],
     [answer(200, 'null'), /not a JSON object/],
     [answer(200, '{"n":0}'), /"n" is not an array/],
+    [answer(200, '{"r":{"kind":"maybe"}}'), /"r" is not an array/],
     [answer(200, '{"ready":true,"mode":"writer"}'), /"ready" is not an array/],
     [answer(200, '{"ready":"yes","mode":"writer"}'), /health answer/, { health: true }],
     [answer(400, '{"error":"invalid_query_json"}'), /keys/],

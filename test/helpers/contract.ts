@@ -2,8 +2,9 @@
  * The answer contract every request to the server is held to, whatever it sent (the fuzz
  * suite's oracle): an answer arrives; its status is below 500; it is application/json in
  * valid UTF-8; a non-200 body is exactly {"error", "msg"}, both strings, with a code of
- * ERROR_REGISTRY answered with that code's status; a 200 body is an object of arrays, or,
- * for a GET of the health route, the health body (`ready` a boolean, `mode` a string).
+ * ERROR_REGISTRY answered with that code's status; a 200 body is an object of arrays (or
+ * of index DDL receipts and statuses, the contract's objects), or, for a GET of the health
+ * route, the health body (`ready` a boolean, `mode` a string).
  * Error messages are never compared.
  */
 import { ERROR_REGISTRY, isErrorCode } from '../../src/core/errors.js';
@@ -43,7 +44,8 @@ export function judge(outcome: RawOutcome, asked: Asked = {}): string | undefine
     return undefined;
   }
   if (status === 200) {
-    for (const [k, v] of Object.entries(obj)) if (!Array.isArray(v)) return `200 answer: "${k}" is not an array`;
+    for (const [k, v] of Object.entries(obj))
+      if (!Array.isArray(v) && !isIndexAnswer(v)) return `200 answer: "${k}" is not an array (nor an index receipt or status)`;
     return undefined;
   }
   const keys = Object.keys(obj).sort();
@@ -53,6 +55,17 @@ export function judge(outcome: RawOutcome, asked: Asked = {}): string | undefine
   if (ERROR_REGISTRY[obj.error].status !== status)
     return `code ${obj.error} has status ${ERROR_REGISTRY[obj.error].status} in the registry, answered ${status}`;
   return undefined;
+}
+
+/**
+ * An index DDL result, the one value a batch returns as an object (v2 wire §5.10): a
+ * receipt (`kind` accepted, existing_operation or already_active) or an operation's status.
+ */
+function isIndexAnswer(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  if (['accepted', 'existing_operation', 'already_active'].includes(o.kind as string)) return true;
+  return typeof o.operation_id === 'string' && ['queued', 'running', 'blocked', 'succeeded', 'aborted'].includes(o.status as string);
 }
 
 /** The answer (or its absence) in a line, for failure reports. */
