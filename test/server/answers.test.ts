@@ -13,7 +13,7 @@ import { observeAnswers } from '../../src/server/answers.js';
 import { parseMetrics } from '../helpers/metrics.js';
 import { tempDir } from '../helpers/server.js';
 
-const route = (path: string) => (['/v2/query', '/healthz'].includes(path) ? path : 'other');
+const route = (path: string) => (['/v2/query', '/healthz', '/readyz'].includes(path) ? path : 'other');
 const ERROR_BODY = '{"error":"internal_error","msg":"x"}';
 
 /** Calls the listener as the transport would, then returns the log lines written. */
@@ -27,6 +27,7 @@ function run(level: LogLevel, metrics: RequestMetrics | null): Record<string, un
     answered('GET', '/nope/x', 'not-found', 404, '{"error":"not_found","msg":"no route"}', 0.0001);
     answered('POST', '/v2/query', 'server-error', 500, ERROR_BODY, 0.001);
     answered('POST', '/v2/query', 'slow', 200, '{}', 1.25);
+    answered('GET', '/readyz', 'not-ready', 503, '{"ready":false,"mode":"writer","index_runtime":"starting"}', 0.0001);
     return readFileSync(file, 'utf8')
       .split('\n')
       .filter((l) => l !== '')
@@ -45,6 +46,7 @@ test('at debug every answer is a line; 5xx at error, slow ones at warn', () => {
     [20, 'not-found', 'request'],
     [50, 'server-error', 'request answered with a server error'],
     [40, 'slow', 'slow request'],
+    [20, 'not-ready', 'request'],
   ]);
   const [ok, notFound, failed, slow] = lines;
   assert.deepEqual(
@@ -57,7 +59,7 @@ test('at debug every answer is a line; 5xx at error, slow ones at warn', () => {
   assert.equal(slow!.ms, 1250);
 });
 
-test('at info only the 5xx and the slow answer are logged', () => {
+test("at info only the 5xx and the slow answer are logged (a health check's 503 is its answer, not one)", () => {
   assert.deepEqual(summary(run('info', null)), [
     [50, 'server-error', 'request answered with a server error'],
     [40, 'slow', 'slow request'],
@@ -77,7 +79,7 @@ test('every answer is counted by route, status and code, with its latency by rou
     .filter((s) => s.name === 'trellis_http_requests_total')
     .map((s) => `${s.labels.route} ${s.labels.status} ${s.labels.code} ${s.value}`)
     .sort();
-  assert.deepEqual(requests, ['/v2/query 200 ok 2', '/v2/query 500 internal_error 1', 'other 404 not_found 1']);
+  assert.deepEqual(requests, ['/readyz 503 unknown 1', '/v2/query 200 ok 2', '/v2/query 500 internal_error 1', 'other 404 not_found 1']);
   const count = (route: string) =>
     samples.find((s) => s.name === 'trellis_http_request_duration_seconds_count' && s.labels.route === route);
   assert.deepEqual([count('/v2/query')?.value, count('other')?.value], [3, 1]);
