@@ -53,17 +53,26 @@ const ENTRY_PATH = /^query\.(?:read|write)\.entries\[(\d+)\]([^\s:]*): /;
 const OPERATIONS = new Set(Object.keys(CATALOG));
 
 /**
+ * A batch error's message split at the entry it names (`query.write.entries[2].query.root...:
+ * problem`): the entry's index, the path below it, and the problem. Null when it names none.
+ */
+export function failedEntry(msg: string): { entry: number; path: string; problem: string } | null {
+  const m = ENTRY_PATH.exec(msg);
+  return m === null ? null : { entry: Number(m[1]), path: m[2]!, problem: msg.slice(m[0].length) };
+}
+
+/**
  * `msg` told from the query's statement instead of the batch path, keeping the path from
  * its last operation on (`range.end.expr`: which part of the statement). Other messages
  * (parameters, limits) already speak the caller's terms and are returned as they are.
  */
 export function sourcedMessage(query: SourcedQuery, msg: string): string {
-  const m = ENTRY_PATH.exec(msg);
-  const source = m === null ? undefined : query.statements[Number(m[1])];
-  if (m === null || source === undefined) return msg;
+  const failed = failedEntry(msg);
+  const source = failed === null ? undefined : query.statements[failed.entry];
+  if (failed === null || source === undefined) return msg;
   const file = query.file === null ? 'line ' : `${query.file}:`;
-  const part = lastOperation(m[2]!);
-  return `query ${query.name}, ${source.what} (${file}${source.line}:${source.column})${part === '' ? '' : `, at ${part}`}: ${msg.slice(m[0].length)}`;
+  const part = lastOperation(failed.path);
+  return `query ${query.name}, ${source.what} (${file}${source.line}:${source.column})${part === '' ? '' : `, at ${part}`}: ${failed.problem}`;
 }
 
 /** The path from its last operation name on: `.query.root.project.input.range.end.expr` -> `range.end.expr`. */

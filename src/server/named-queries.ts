@@ -17,7 +17,7 @@ import { errorBodyResponse, errorResponse } from './http-errors.js';
 import { parseRequestOptions } from './headers.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { NamedRouteFallback } from './routes.js';
-import type { QueryService } from './service.js';
+import { utf8Text, type QueryService } from './service.js';
 import { clip } from '../core/clip.js';
 import { embedTexts, withScalarLoops } from '../hql/call.js';
 import { sourcedMessage } from '../hql/statement-source.js';
@@ -67,8 +67,7 @@ async function callBody(queries: NamedQueries, id: number, body: Uint8Array): Pr
 /** An error body whose msg names the query's statement rather than the batch path (statement-source.ts). */
 function sourcedErrorBody(query: CompiledQuery | undefined, body: string | Uint8Array): string | Uint8Array {
   if (query === undefined) return body;
-  const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
-  const error = JSON.parse(text) as { error: string; msg: string };
+  const error = JSON.parse(utf8Text(body)) as { error: string; msg: string };
   const msg = sourcedMessage(query, error.msg);
   return msg === error.msg ? body : JSON.stringify({ error: error.error, msg });
 }

@@ -20,6 +20,7 @@ import type { PipelineOptions } from '../core/request-options.js';
 import type { Logger } from '../observe/log.js';
 import type { HnswBuildParameters } from '../core/index-spec.js';
 import { SCHEMA_LABEL, type MigrationStep, type SchemaVersions } from '../hql/migration.js';
+import { failedEntry } from '../hql/statement-source.js';
 import { compare, constant, labelIs, op, property } from '../hql/wire-build.js';
 import { utf8Text, type QueryReply } from './service.js';
 import { isTypeVectorIndex, listIndexes } from './list-indexes.js';
@@ -171,7 +172,7 @@ async function write(service: QueryRunner, entries: readonly unknown[], what: re
   } catch {
     // Not JSON: the text as it is.
   }
-  const m = /^query\.write\.entries\[(\d+)\][^:]*: /.exec(message);
-  const step = m === null ? undefined : what[Number(m[1])];
-  throw new SchemaMigrationError(step === undefined ? message : `${step}: ${message.slice(m![0].length)}`);
+  const failed = failedEntry(message);
+  const step = failed === null ? undefined : what[failed.entry];
+  throw new SchemaMigrationError(step === undefined ? message : `${step}: ${failed!.problem}`);
 }

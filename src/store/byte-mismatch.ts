@@ -24,7 +24,7 @@
  *       (local.set $i (i32.add (local.get $i) (i32.const 8)))
  *       (br 0)))
  *     (block (loop                                  ;; then byte by byte
- *       (br_if 1 (i32.ge_u (local.get $i) (local.get $n)))
+ *       (br_if 1 (i32.gt_u (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
  *       (br_if 1 (i32.ne (i32.load8_u (i32.add (local.get $a) (local.get $i)))
  *                        (i32.load8_u (i32.add (local.get $b) (local.get $i)))))
  *       (local.set $i (i32.add (local.get $i) (i32.const 1)))
@@ -72,39 +72,30 @@ const END = 0x0b;
 const BR_IF_OUT = [0x0d, 1];
 const BR_LOOP = [0x0c, 0];
 
+/**
+ * One loop of the search: while `$i + step <= $n` and the `step` bytes at `$a + $i` and
+ * `$b + $i` are equal (`load` reads them, `differ` tells two loads apart), `$i += step`.
+ */
+// prettier-ignore
+const scan = (step: number, load: number[], differ: number[]): number[] => [
+  ...BLOCK,
+  ...LOOP,
+  ...get(I), ...i32(step), ADD, ...get(N), 0x4b /* i32.gt_u */, ...BR_IF_OUT,
+  ...get(A), ...get(I), ADD, ...load,
+  ...get(B), ...get(I), ADD, ...load,
+  ...differ, ...BR_IF_OUT,
+  ...get(I), ...i32(step), ADD, ...set(I),
+  ...BR_LOOP,
+  END,
+  END,
+];
+
 // prettier-ignore
 const body = [
   ...[1, 1, 0x7f], // one local: i32 $i
-  ...BLOCK,
-  ...LOOP,
-  ...get(I), ...i32(16), ADD, ...get(N), 0x4b /* i32.gt_u */, ...BR_IF_OUT,
-  ...get(A), ...get(I), ADD, 0xfd, 0x00, 0, 0 /* v128.load */,
-  ...get(B), ...get(I), ADD, 0xfd, 0x00, 0, 0 /* v128.load */,
-  0xfd, 0x51 /* v128.xor */, 0xfd, 0x53 /* v128.any_true */, ...BR_IF_OUT,
-  ...get(I), ...i32(16), ADD, ...set(I),
-  ...BR_LOOP,
-  END,
-  END,
-  ...BLOCK,
-  ...LOOP,
-  ...get(I), ...i32(8), ADD, ...get(N), 0x4b /* i32.gt_u */, ...BR_IF_OUT,
-  ...get(A), ...get(I), ADD, 0x29, 0, 0 /* i64.load */,
-  ...get(B), ...get(I), ADD, 0x29, 0, 0 /* i64.load */,
-  0x52 /* i64.ne */, ...BR_IF_OUT,
-  ...get(I), ...i32(8), ADD, ...set(I),
-  ...BR_LOOP,
-  END,
-  END,
-  ...BLOCK,
-  ...LOOP,
-  ...get(I), ...get(N), 0x4f /* i32.ge_u */, ...BR_IF_OUT,
-  ...get(A), ...get(I), ADD, 0x2d, 0, 0 /* i32.load8_u */,
-  ...get(B), ...get(I), ADD, 0x2d, 0, 0 /* i32.load8_u */,
-  0x47 /* i32.ne */, ...BR_IF_OUT,
-  ...get(I), ...i32(1), ADD, ...set(I),
-  ...BR_LOOP,
-  END,
-  END,
+  ...scan(16, [0xfd, 0x00, 0, 0] /* v128.load */, [0xfd, 0x51 /* v128.xor */, 0xfd, 0x53 /* v128.any_true */]),
+  ...scan(8, [0x29, 0, 0] /* i64.load */, [0x52] /* i64.ne */),
+  ...scan(1, [0x2d, 0, 0] /* i32.load8_u */, [0x47] /* i32.ne */),
   ...get(I),
   END,
 ];

@@ -50,6 +50,33 @@ test('variable reference: the ids a list of objects or of values holds, in order
   assert.deepEqual(r.fromEmpty, []);
 });
 
+test("variable reference: a path's end read from a variable of one id; a variable of elements gives their ids, and no entry of them", async () => {
+  const r = await t.read(
+    [
+      q('target', project(ids(2), { id: 'id' })),
+      q('path', {
+        shortest_path: {
+          source: { ids: [0] },
+          target: { variable: { name: 'target', property: 'id' } },
+          label: 'K',
+          direction: 'out',
+          max_depth: 5,
+        },
+      }),
+      q('bob', ids(1)),
+      q('again', names(fromVariable('bob'))),
+    ],
+    ['path', 'again'],
+  );
+  assert.deepEqual(r.path, [0, 1, 2]);
+  assert.deepEqual(r.again, [{ name: 'bob' }]);
+  await rejects400(
+    t.read([q('bob', ids(1)), q('r', fromVariable('bob', 'name'))], ['r']),
+    'invalid_query',
+    /variable "bob" holds nodes or edges; name them with \{"var": \.\.\.\}/,
+  );
+});
+
 test('variable reference: an edge between ids read from variables; an id that does not exist is 404 for add_e', async () => {
   const made = await t.write(
     [
