@@ -108,6 +108,11 @@ export interface ItemMapping {
   /** Written `{ Properties: { ... } }` rather than `{ ... }` (the two mean the same). */
   readonly properties: boolean;
   readonly fields: readonly FieldMapping[];
+  /**
+   * Where `..` closes the field list, or null: every other field of the new item that the
+   * old item has by the same name carries over, as the projection's `..` keeps the rest.
+   */
+  readonly rest: { readonly pos: SourcePos } | null;
 }
 
 /** `MIGRATION schema::1 => schema::2 { mapping ... }` (reference §2.3). */

@@ -9,7 +9,8 @@
  * its label becomes the new item's (nodes and vectors; an edge keeps its label), and its
  * properties are replaced by the listed fields: a field of the old element (converted by
  * `AS T`), a literal, `NOW`, or `NONE` (unset). A field of the new item that is not listed
- * is unset, as in HelixDB. The old values are read before any is written (through
+ * is unset, as in HelixDB, unless the list ends with `..`, which carries over each field the
+ * old item has by the same name. The old values are read before any is written (through
  * temporary properties), so `{a: b, b: a}` swaps; and every mapping of one migration acts on
  * the elements as they were before it, so `A => B` and `B => C` in one migration do not chain.
  */
@@ -214,8 +215,37 @@ function checkMapping(mapping: ItemMapping, fromVersion: number, from: Schema, t
       problems.push(err);
     }
   }
+  if (mapping.rest !== null) fields.push(...restPlans(mapping.rest.pos, target, source, given, problems));
   if (problems.length > 0) throw new MappingProblems(problems);
   return { source, target, fields };
+}
+
+/**
+ * The fields `..` carries over: each field of the new item not listed that the old item has
+ * by the same name, copied as `field: field` would be (a type that needs AS is a problem at
+ * the `..`, naming the field: the rest is never converted silently).
+ */
+function restPlans(at: SourcePos, target: Item, source: Item, given: ReadonlySet<string>, problems: CompileError[]): FieldPlan[] {
+  const plans: FieldPlan[] = [];
+  for (const [name, declared] of target.fields) {
+    const old = source.fields.get(name);
+    if (given.has(name) || old === undefined) continue;
+    if (copies(old.type, declared.type)) {
+      plans.push({ field: name, kind: 'copy', source: name, cast: null });
+      continue;
+    }
+    const convert =
+      castable(old.type, declared.type) === null
+        ? `: list it as "${name}: ${name} AS ${typeText(declared.type)}"`
+        : ': list it with a value of the new type';
+    problems.push(
+      new CompileError(
+        at,
+        `".." carries "${name}" over, but the old "${name}" is ${typeText(old.type)} and the new one ${typeText(declared.type)}${convert}`,
+      ),
+    );
+  }
+  return plans;
 }
 
 function findItemOrThrow(find: () => Item): Item {

@@ -98,6 +98,20 @@ export const MATH_ARITY: Readonly<Record<string, number>> = {
 export const MAX_NESTING = 256;
 const PATH_STEPS: readonly string[] = ['ShortestPath', 'ShortestPathBFS', 'ShortestPathDijkstras', 'ShortestPathAStar'];
 
+/** The upserts: steps on what a traversal found (reference §4.5), never sources. */
+const UPSERTS: ReadonlySet<string> = new Set(['UpsertN', 'UpsertE', 'UpsertV']);
+
+/** Why `UpsertN<T>(...)` (a later HelixDB's source form) is refused, and what v1 writes instead. */
+function upsertSourceMessage(upsert: string): string {
+  const example =
+    upsert === 'UpsertN'
+      ? 'existing <- N<T>::WHERE(_::{name}::EQ(name))  then  node <- existing::UpsertN({name: name, ...})'
+      : upsert === 'UpsertE'
+        ? 'existing <- E<T>  then  existing::UpsertE({...})::From(a)::To(b)  (it finds the edge from a to b itself)'
+        : 'existing <- V<T>::WHERE(...)  then  v <- existing::UpsertV(vector, {...})';
+  return `${upsert}<T> is not a source in HelixQL v1 (a later HelixDB's form): ${upsert} is a step on what a traversal found, created when it found nothing: ${example}`;
+}
+
 /** Parses one file's text; never throws. */
 export function parse(source: string): ParseResult {
   const lexed = lex(source);
@@ -299,8 +313,16 @@ class Parser {
       this.expectPunct('{');
     }
     const fields: FieldMapping[] = [];
+    let rest: { pos: SourcePos } | null = null;
     while (!this.isPunct('}')) {
-      const name = this.name('a field name');
+      if (this.isPunct('..')) {
+        rest = { pos: this.peek().pos };
+        this.i++;
+        this.acceptPunct(',');
+        if (!this.isPunct('}')) this.fail(`".." ends the field mappings: expected "}" after it, found ${this.shown(this.peek())}`);
+        break;
+      }
+      const name = this.name('a field name or ".."');
       this.expectPunct(':', `after the field name "${name.text}"`);
       fields.push({ name, value: this.migrationValue() });
       if (!this.acceptPunct(',')) break;
@@ -310,7 +332,7 @@ class Parser {
       this.acceptPunct(',');
       this.expectPunct('}', 'to close the mapping');
     }
-    return { from, to, properties, fields };
+    return { from, to, properties, fields, rest };
   }
 
   /** `N::Name`, `E::Name` or `V::Name`. */
@@ -373,6 +395,11 @@ class Parser {
       return { kind: 'edge', name, unique, from, to, properties, version };
     }
     if (kind.text !== 'N' && kind.text !== 'V') this.fail(`expected N::, E:: or V::, found "${kind.text}::"`, this.tokens[this.i - 3]);
+    if (kind.text === 'V' && this.isPunct('<'))
+      this.fail(
+        `a vector type takes no precision (V::${name.text}<...> is a later HelixDB's syntax, not HelixQL v1): declare V::${name.text} { ... }. ` +
+          'Trellis keeps every vector as 32-bit floats, and its cosine index as 16-bit ones (docs/queries.md, "Search")',
+      );
     return { kind: kind.text === 'N' ? 'node' : 'vector', name, fields: this.fieldBlock(), version };
   }
 
@@ -520,6 +547,7 @@ class Parser {
     }
     if (this.isWord('AddN') || this.isWord('AddE') || this.isWord('AddV') || this.isWord('BatchAddV'))
       return { kind: 'expr', pos: t.pos, value: this.expr() };
+    if (UPSERTS.has(t.text) && this.isPunct('<', 1)) this.fail(upsertSourceMessage(t.text), t);
     this.fail(`expected a statement (name <- ..., DROP, FOR, AddN, AddE, AddV, BatchAddV) or RETURN, found ${this.shown(t)}`);
   }
 
@@ -705,6 +733,7 @@ class Parser {
       }
     }
     if (t.kind !== 'word') this.fail(`expected a traversal, found ${this.shown(t)}`, t);
+    if (UPSERTS.has(t.text) && this.isPunct('<')) this.fail(upsertSourceMessage(t.text), t);
     return { kind: 'var', pos, name: { text: t.text, pos } };
   }
 
@@ -940,6 +969,12 @@ class Parser {
       return { kind: 'compare', pos, op: t.text as CompareOp, value };
     }
     if (PATH_STEPS.includes(t.text)) return this.pathStep(t.text as PathAlgorithm, pos);
+    if (t.text === 'MATCH')
+      this.fail(
+        '"MATCH" is not a step: pattern matching was in a HelixDB development grammar, never in HelixQL v1. ' +
+          'Filter with WHERE(...) (one query per case), or return the value and branch in the caller',
+        t,
+      );
     this.fail(`"${t.text}" is not a step`, t);
   }
 

@@ -136,7 +136,7 @@ function printMigration(m: MigrationDef): string {
 function printMapping(m: ItemMapping): string {
   const to = m.to.kind === 'same' ? '_::' : `${printItemRef(m.to)} `;
   const head = `${printItemRef(m.from)} => ${to}`;
-  const fields = m.fields.map(printFieldMapping);
+  const fields = [...m.fields.map(printFieldMapping), ...(m.rest === null ? [] : ['..'])];
   if (!m.properties) return fields.length === 0 ? `${head}{}` : `${head}{\n${fields.map((f) => `${INDENT}${f},`).join('\n')}\n}`;
   const inner = fields.length === 0 ? '{}' : `{\n${fields.map((f) => `${INDENT}${INDENT}${f},`).join('\n')}\n${INDENT}}`;
   return `${head}{\n${INDENT}Properties: ${inner}\n}`;

@@ -185,3 +185,20 @@ test('AS converts numbers to numbers, anything to String, a String to a Date, to
   // Every problem of a migration is reported at once.
   assert.equal(at('nick: name, age: age, post_count: "x"').length, 3);
 });
+
+test('`..` carries over each field of the new item the old one has by the same name; one that needs AS is named at the `..`', () => {
+  // username, age and born are listed; the rest of V2's User (post_count, joined, score,
+  // note) is not in V1's, so `..` carries nothing and loads.
+  loads(migration('username: name, age: age AS U32, born: born AS Date, ..'));
+  loads(migration('username: name, age: age AS U32, born: born AS Date, ..,'));
+  // age (I32 to U32) and born (String to Date) would be converted: `..` refuses, naming each.
+  assert.deepEqual(diagnostics(migration('username: name, ..')), [
+    'schema.hx:10:37: ".." carries "age" over, but the old "age" is I32 and the new one U32: list it as "age: age AS U32"',
+    'schema.hx:10:37: ".." carries "born" over, but the old "born" is String and the new one Date: list it as "born: born AS Date"',
+  ]);
+  assert.deepEqual(diagnostics(migration('.., username: name')), [
+    'schema.hx:10:25: ".." ends the field mappings: expected "}" after it, found "username"',
+  ]);
+  // In the Properties form of an edge too: Knows keeps `since` (I64 to I64).
+  loads(migration('username: name, age: age AS U32, born: born AS Date', '    E::Knows => _::{ Properties: { .. } }\n'));
+});

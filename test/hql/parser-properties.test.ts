@@ -312,6 +312,7 @@ class TreeGen {
       to: this.rng.chance(0.6) ? { kind: 'same', pos: P } : this.itemRef(),
       properties: this.rng.chance(0.3),
       fields: this.some(4, () => ({ name: this.name(), value: this.migrationValue() })),
+      rest: this.rng.chance(0.3) ? { pos: P } : null,
     };
   }
 

@@ -731,6 +731,7 @@ MIGRATION schema::2 => schema::3 {}`);
           from: { kind: 'node', name: name('User') },
           to: { kind: 'same' },
           properties: false,
+          rest: null,
           fields: [
             { name: name('username'), value: { kind: 'field', name: name('name'), cast: null } },
             { name: name('age'), value: { kind: 'field', name: name('age'), cast: { type: 'U32' } } },
@@ -746,10 +747,17 @@ MIGRATION schema::2 => schema::3 {}`);
           from: { kind: 'edge', name: name('Follows') },
           to: { kind: 'same' },
           properties: true,
+          rest: null,
           fields: [{ name: name('since'), value: { kind: 'field', name: name('since'), cast: { type: 'Date' } } }],
         },
-        { from: { kind: 'vector', name: name('Doc') }, to: { kind: 'vector', name: name('Document') }, properties: false, fields: [] },
-        { from: { kind: 'node', name: name('Old') }, to: { kind: 'node', name: name('New') }, properties: true, fields: [] },
+        {
+          from: { kind: 'vector', name: name('Doc') },
+          to: { kind: 'vector', name: name('Document') },
+          properties: false,
+          fields: [],
+          rest: null,
+        },
+        { from: { kind: 'node', name: name('Old') }, to: { kind: 'node', name: name('New') }, properties: true, fields: [], rest: null },
       ],
     },
     { kind: 'migration', from: { value: 2 }, to: { value: 3 }, mappings: [] },
@@ -843,4 +851,37 @@ test("Object.prototype's names are not steps or math functions", () => {
     // A name like any other: the value ends before the "(".
     assert.deepEqual(errors(`QUERY Q() => RETURN x::WHERE(${word}(1))`), [`1:${30 + word.length} expected ")" to close WHERE, found "("`]);
   }
+});
+
+test('constructs of a later HelixDB, not in the v1 grammar, are refused with what v1 writes instead', () => {
+  const [match] = errors('QUERY Q() => u <- N<User>::MATCH|_::{b}|{ true => "t", false => "f" } RETURN u');
+  assert.match(match!, /^1:28 "MATCH" is not a step: pattern matching .* never in HelixQL v1\. Filter with WHERE/);
+  const [precision] = errors('V::Doc<F16> { content: String }');
+  assert.match(precision!, /^1:7 a vector type takes no precision \(V::Doc<\.\.\.> .*\): declare V::Doc \{ \.\.\. \}/);
+  const [upsertN] = errors('QUERY Q(n: String) => p <- UpsertN<Person>({name: n}) RETURN p');
+  assert.match(upsertN!, /^1:28 UpsertN<T> is not a source in HelixQL v1 .*existing <- N<T>::WHERE\(.*existing::UpsertN\(/);
+  const [upsertE] = errors('QUERY Q(a: ID, b: ID) => UpsertE<Knows>::From(a)::To(b) RETURN NONE');
+  assert.match(upsertE!, /^1:26 UpsertE<T> is not a source in HelixQL v1 .*existing::UpsertE\(\{\.\.\.\}\)::From\(a\)::To\(b\)/);
+  const [upsertV] = errors('QUERY Q(t: String) => d <- UpsertV<Doc>(Embed(t), {content: t}) RETURN d');
+  assert.match(upsertV!, /^1:28 UpsertV<T> is not a source .*existing::UpsertV\(vector/);
+  // The names stay free where v1 allows them: a variable called UpsertN is a variable.
+  assert.deepEqual(errors('QUERY Q() => UpsertN <- N<User> RETURN UpsertN'), []);
+});
+
+test('a migration mapping may end with `..`; nothing may follow it', () => {
+  const { file, errors: problems } = parse(
+    'MIGRATION schema::1 => schema::2 { N::User => _::{ a: b, .. } E::K => _::{ Properties: { .., } } }',
+  );
+  assert.deepEqual(problems, []);
+  const mappings = file.migrations[0]!.mappings;
+  assert.deepEqual(
+    mappings.map((m) => [m.fields.length, m.rest !== null]),
+    [
+      [1, true],
+      [0, true],
+    ],
+  );
+  assert.deepEqual(errors('MIGRATION schema::1 => schema::2 { N::User => _::{ .., a: b } }'), [
+    '1:56 ".." ends the field mappings: expected "}" after it, found "a"',
+  ]);
 });

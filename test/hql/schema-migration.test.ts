@@ -316,3 +316,37 @@ test('old values are read before any is written (a swap), and the mappings of on
     data.remove();
   }
 });
+
+test('`..` keeps the fields the old and the new item share, beside the renamed and converted ones', async () => {
+  const data = tempDir();
+  try {
+    const v1 = project(
+      'N::User { name: String, age: I32, bio: String }\nE::Knows { From: User, To: User, Properties: { since: I32, fact: String } }\n',
+      'QUERY seed() =>\n    a <- AddN<User>({name: "ann", age: 30, bio: "climbs"})\n    b <- AddN<User>({name: "bob", age: 41})\n' +
+        '    e <- AddE<Knows>({since: 2020, fact: "met"})::From(a)::To(b)\n    RETURN NONE\n',
+    );
+    await withServer(data.path, v1, async (s) => {
+      await okCall(s, 'seed');
+    });
+    const v2 = project(
+      'schema::1 {\nN::User { name: String, age: I32, bio: String }\nE::Knows { From: User, To: User, Properties: { since: I32, fact: String } }\n}\n' +
+        'schema::2 {\nN::User { username: String, given_age: U32, bio: String }\nE::Knows { From: User, To: User, Properties: { since: I64, fact: String, note: String } }\n}\n' +
+        'MIGRATION schema::1 => schema::2 {\n    N::User => _::{ username: name, given_age: age AS U32, .. }\n    E::Knows => _::{ Properties: { .. } }\n}\n',
+      'QUERY users() => u <- N<User> RETURN u::{username, given_age, bio}\nQUERY knows() => e <- E<Knows> RETURN e::{since, fact, note}\n',
+    );
+    await withServer(data.path, v2, async (s) => {
+      const users = (await okCall(s, 'users')).u as Record<string, unknown>[];
+      assert.deepEqual(
+        users.sort((x, y) => String(x.username).localeCompare(String(y.username))),
+        [
+          { username: 'ann', given_age: 30, bio: 'climbs' },
+          { username: 'bob', given_age: 41, bio: null },
+        ],
+        'bio carried over by `..` (bob had none); name and age mapped',
+      );
+      assert.deepEqual(await okCall(s, 'knows'), { e: [{ since: 2020, fact: 'met', note: null }] }, 'since widened I32 to I64, fact kept');
+    });
+  } finally {
+    data.remove();
+  }
+});
