@@ -98,6 +98,46 @@ export async function migrateSchema(
   );
 }
 
+/**
+ * A reader's or a replica's start: it never migrates, so it serves the project only once
+ * the data is at the project's highest version, as the writer leaves it. Data at a later
+ * version stops start-up (the project is older than the data, as for a writer); data at
+ * an earlier one is waited for, polling every `pollMs` while the routes answer not_ready,
+ * until the writer (or, for a replica, the change log) brings the migrated data. No record
+ * counts as the writer reads it: the lowest version, or any on an empty database.
+ */
+export async function awaitSchemaVersion(
+  service: QueryRunner,
+  versions: SchemaVersions,
+  dataDir: string,
+  logger: Logger,
+  pollMs = 500,
+): Promise<void> {
+  const lowest = versions.versions[0]!;
+  const highest = versions.versions[versions.versions.length - 1]!;
+  let waiting = false;
+  for (;;) {
+    const held = await recordedVersion(service);
+    const at = held.version ?? (held.empty ? highest : lowest);
+    if (at === highest) {
+      if (waiting) logger.info({ schema_version: at }, `the data is at schema::${at}: serving`);
+      return;
+    }
+    if (at > highest)
+      throw new SchemaMigrationError(
+        `the data in ${dataDir} is at schema::${at}, and this project's highest version is schema::${highest}: ` +
+          `serve it with a project that declares schema::${at}`,
+      );
+    if (!waiting)
+      logger.info(
+        { schema_version: at, project_version: highest },
+        `the data is at schema::${at} and this project's queries are of schema::${highest}: not ready until the writer migrates it`,
+      );
+    waiting = true;
+    await new Promise((resolve) => setTimeout(resolve, pollMs).unref());
+  }
+}
+
 /** The version the database records (null: none), and whether it holds no element but the record. */
 async function recordedVersion(service: QueryRunner): Promise<{ version: number | null; empty: boolean }> {
   const record = op('values', { input: op('nodes_where', { predicate: labelIs(SCHEMA_LABEL) }), properties: ['version'] });

@@ -28,7 +28,7 @@ import type { ReplicaLink } from './service.js';
 import { explorerRoutes, loadExplorerFiles } from './explorer-files.js';
 import { openApiRoute } from './openapi.js';
 import { VERSION } from './version.js';
-import { migrateSchema } from './schema-migration.js';
+import { awaitSchemaVersion, migrateSchema } from './schema-migration.js';
 import { isTypeVectorIndex, listIndexes } from './list-indexes.js';
 import { DEFAULT_HNSW_BUILD } from '../core/index-spec.js';
 
@@ -183,12 +183,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         seeded,
       });
     }
-    // A writer migrates the data to the project's schema version before any request is served.
-    const project = options.mode === 'writer' ? options.queries : undefined;
+    // A writer migrates the data to the project's schema version before any request is
+    // served; a reader or a replica waits until the data is at that version.
+    const project = options.queries;
     await started.start(
       project === undefined
         ? undefined
-        : () => migrateSchema(started, project.versions, project.config.vectorIndex ?? DEFAULT_HNSW_BUILD, options.dataDir, logger),
+        : options.mode === 'writer'
+          ? () => migrateSchema(started, project.versions, project.config.vectorIndex ?? DEFAULT_HNSW_BUILD, options.dataDir, logger)
+          : () => awaitSchemaVersion(started, project.versions, options.dataDir, logger),
     );
     if (options.mode === 'writer') {
       await makeTextIndexes(started, queries.list, logger);

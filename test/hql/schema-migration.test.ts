@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { okCall, writeHqlProject } from '../helpers/hql-project.js';
-import { failedStart, postPath, readRequest, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { failedStart, get, postPath, readRequest, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 
 const base = tempDir('trellis-schema-migration-');
 after(() => base.remove());
@@ -346,6 +346,47 @@ test('`..` keeps the fields the old and the new item share, beside the renamed a
       );
       assert.deepEqual(await okCall(s, 'knows'), { e: [{ since: 2020, fact: 'met', note: null }] }, 'since widened I32 to I64, fact kept');
     });
+  } finally {
+    data.remove();
+  }
+});
+
+test('a reader waits, not ready, until the writer has migrated the data to its project version; one older than the data stops', async () => {
+  const data = tempDir();
+  try {
+    await seed(data.path);
+    // The reader starts first, with the project of schema::2: the data is at schema::1.
+    const reader = await startTestServer(['--mode', 'reader', '--data', data.path, '--project', P2()], { waitReady: false });
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!reader.output().includes('not ready until the writer migrates it') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      assert.match(
+        reader.output(),
+        /the data is at schema::1 and this project's queries are of schema::2: not ready until the writer migrates it/,
+      );
+      assert.equal((await get(`${reader.url}/readyz`)).status, 503);
+      assert.equal((await postPath(reader, '/members', {})).status, 503, 'no query of schema::2 is answered from schema::1 data');
+      // The writer migrates; the reader sees it and serves.
+      await withServer(data.path, P2(), async () => {
+        while ((await get(`${reader.url}/readyz`)).status !== 200) {
+          assert.ok(Date.now() < deadline + 15_000, 'the reader became ready');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const members = (await okCall(reader, 'members')).m as { username: string }[];
+        assert.deepEqual(members.map((m) => m.username).sort(), ['ann', 'bob']);
+      });
+      assert.match(reader.output(), /the data is at schema::2: serving/);
+    } finally {
+      await reader.stop();
+    }
+    // The data is at schema::2 now: a reader with the project of schema::1 refuses it.
+    const old = await failedStart(['--mode', 'reader', '--data', data.path, '--project', P1()]);
+    assert.equal(old.code, 1);
+    assert.match(
+      old.stderr,
+      /the data in .* is at schema::2, and this project's highest version is schema::1: serve it with a project that declares schema::2/,
+    );
   } finally {
     data.remove();
   }
