@@ -410,8 +410,9 @@ export class ChangeLog {
     writeEntryHeader(row.subarray(HASH_BYTES), { epoch: at.epoch, lsn, time: now, count });
     chainRow(at.hash, row);
     // The row stays in the recorder's buffer, which the next batch overwrites: the
-    // position and the publisher's copy take their own bytes.
-    const kept = Buffer.from(row);
+    // position and the publisher's copy take their own bytes (the hash alone when no
+    // publisher keeps the entry: a batch's row may be megabytes).
+    const kept = Buffer.from(this.keep ? row : row.subarray(0, HASH_BYTES));
     const hash = kept.subarray(0, HASH_BYTES);
     if (this.keep) {
       this.log.putSync(lsnKey(lsn), row);
