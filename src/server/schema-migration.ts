@@ -58,11 +58,7 @@ export async function migrateSchema(
   }
   const at = held.version ?? lowest;
   if (at === highest) return;
-  if (at > highest)
-    throw new SchemaMigrationError(
-      `the data in ${dataDir} is at schema::${at}, and this project's highest version is schema::${highest}: ` +
-        `serve it with a project that declares schema::${at}`,
-    );
+  if (at > highest) throw dataNewerThanProject(dataDir, at, highest);
   const chain: MigrationStep[] = [];
   for (let v = at; v < highest;) {
     const step = versions.steps.get(v);
@@ -123,11 +119,7 @@ export async function awaitSchemaVersion(
       if (waiting) logger.info({ schema_version: at }, `the data is at schema::${at}: serving`);
       return;
     }
-    if (at > highest)
-      throw new SchemaMigrationError(
-        `the data in ${dataDir} is at schema::${at}, and this project's highest version is schema::${highest}: ` +
-          `serve it with a project that declares schema::${at}`,
-      );
+    if (at > highest) throw dataNewerThanProject(dataDir, at, highest);
     if (!waiting)
       logger.info(
         { schema_version: at, project_version: highest },
@@ -136,6 +128,14 @@ export async function awaitSchemaVersion(
     waiting = true;
     await new Promise((resolve) => setTimeout(resolve, pollMs).unref());
   }
+}
+
+/** Start-up stops, a writer's or not: the project is older than the data. */
+function dataNewerThanProject(dataDir: string, at: number, highest: number): SchemaMigrationError {
+  return new SchemaMigrationError(
+    `the data in ${dataDir} is at schema::${at}, and this project's highest version is schema::${highest}: ` +
+      `serve it with a project that declares schema::${at}`,
+  );
 }
 
 /** The version the database records (null: none), and whether it holds no element but the record. */
