@@ -9,6 +9,7 @@ import type { BulkColumn } from '../store/index.js';
 import { untypedValue } from '../wire/values.js';
 import { CellError, fromNative, fromText, isIntType, parseDouble, parseFloat32, parseInteger } from './cells.js';
 import { PLAIN, type CsvBatch } from './csv.js';
+import { CsvPlaces } from './csv-places.js';
 import { GLOBAL_SPACE, parseField, typeName, type Field, type IdType, type ValueType } from './header.js';
 
 /** The read batch's row of kept row i. */
@@ -213,11 +214,7 @@ function oneLabel(text: string, arrayDelimiter: string, what: string): string {
 export function convertCsv(batch: CsvBatch, fields: readonly Field[], file: string, ctx: ConvertContext): ParsedBatch {
   const rows = batch.rows;
   const width = fields.length;
-  const places: RowPlaces = {
-    file,
-    position: (r, c) => (c < 0 ? { line: batch.rowLine[r]!, column: 1 } : batch.position(r, batch.rowField[r]! + c)),
-    raw: (r) => batch.rawRow(r),
-  };
+  const places: RowPlaces = new CsvPlaces(file, batch);
   const filter = new RowFilter(rows);
   for (let r = 0; r < rows; r++) {
     const n = batch.fieldCount(r);

@@ -13,6 +13,7 @@ import type { ImportPlan } from './plan.js';
 import type { Progress } from './progress.js';
 import { Rejects } from './rejects.js';
 import { groupBytes, readGroup, type FileGroup } from './sources.js';
+import { readCsvInThread } from './threaded-csv.js';
 
 export interface Sink {
   /** Loads nodes of one label; resolves with each row's id. */
@@ -128,7 +129,9 @@ async function* batches(
     reject: rejects.handler,
     onBytes: (n: number) => (bytes += n),
   };
-  for await (const batch of readGroup(group, options)) {
+  // CSV is read in a thread of its own, beside the load; JSON Lines and Parquet here.
+  const read = group.format === 'csv' ? readCsvInThread : readGroup;
+  for await (const batch of read(group, options)) {
     if (interrupted()) throw new ImportInterrupted();
     yield batch;
     progress.advance(bytes, batch.count);

@@ -126,7 +126,8 @@ export async function* readGroup(group: FileGroup, options: ReadOptions): AsyncG
   else yield* readParquet(group, options);
 }
 
-async function* readCsv(group: FileGroup, options: ReadOptions): AsyncGenerator<ParsedBatch> {
+/** A CSV group's rows (also read in a thread of their own: threaded-csv.ts). */
+export async function* readCsv(group: FileGroup, options: ReadOptions): AsyncGenerator<ParsedBatch> {
   const delimiter = oneByte(options.delimiter, 'delimiter');
   const quote = oneByte(options.quote, 'quote character');
   const ctx: ConvertContext = { arrayDelimiter: options.arrayDelimiter, quote, reject: options.reject };

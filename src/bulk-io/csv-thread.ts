@@ -1,0 +1,50 @@
+/**
+ * The thread that reads a group's CSV files for an import (threaded-csv.ts starts it): it
+ * parses and converts them as the import would (sources.ts readCsv) and posts each batch,
+ * so the next batch is parsed while the import loads the last one. It reads at most
+ * `ahead` batches beyond the ones the import took, which grants one more per batch taken.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { toMessage } from './batch-message.js';
+import type { Reject } from './convert.js';
+import { errorFields, type FromReader, type ReaderSettings } from './csv-thread-messages.js';
+import { readCsv } from './sources.js';
+
+const port = parentPort!;
+const settings = workerData as ReaderSettings;
+
+let credit = settings.ahead;
+let granted: (() => void) | null = null;
+port.on('message', () => {
+  credit++;
+  granted?.();
+  granted = null;
+});
+
+let bytes = 0;
+let rejects: Reject[] = [];
+/** The bytes and rejects since the last message, for the next one. */
+const since = () => {
+  const read = { bytes, rejects };
+  bytes = 0;
+  rejects = [];
+  return read;
+};
+
+const options = {
+  ...settings,
+  reject: settings.skipping ? (r: Reject) => void rejects.push(r) : undefined,
+  onBytes: (n: number) => void (bytes += n),
+};
+try {
+  for await (const batch of readCsv(settings.group, options)) {
+    const { message, transfer } = toMessage(batch);
+    port.postMessage({ type: 'batch', batch: message, ...since() } satisfies FromReader, transfer);
+    credit--;
+    while (credit === 0) await new Promise<void>((resolve) => (granted = resolve));
+  }
+  port.postMessage({ type: 'end', ...since() } satisfies FromReader);
+} catch (err) {
+  port.postMessage({ type: 'error', error: errorFields(err), ...since() } satisfies FromReader);
+}
+port.close();
