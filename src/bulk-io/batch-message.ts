@@ -11,7 +11,7 @@ import { Packr } from 'msgpackr';
 import { markNegativeZeros, PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
 import type { Value } from '../core/value.js';
 import type { BulkColumn } from '../store/index.js';
-import type { Key, ParsedBatch } from './convert.js';
+import type { Keys, ParsedBatch } from './convert.js';
 import { CopiedPlaces, CsvPlaces, copyRows, rowsTransfer, type RowsCopy } from './csv-places.js';
 
 registerValueExtensions();
@@ -25,10 +25,10 @@ type ColumnMessage =
 export interface BatchMessage {
   readonly count: number;
   readonly columns: ColumnMessage[];
-  readonly keys: Key[] | null;
+  readonly keys: Keys | null;
   readonly labels: (string | undefined)[] | null;
-  readonly starts: Key[] | null;
-  readonly ends: Key[] | null;
+  readonly starts: Keys | null;
+  readonly ends: Keys | null;
   readonly spaces: ParsedBatch['spaces'];
   readonly rowOf: readonly number[] | null;
   readonly rows: RowsCopy;
@@ -41,6 +41,22 @@ const holdsObjects = (values: readonly (Value | undefined)[]): boolean =>
 /** A typed array whose buffer is its own (so moving the buffer moves nothing else). */
 function owned<T extends Float64Array | Uint8Array>(a: T): T {
   return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : (a.slice() as T);
+}
+
+/**
+ * Keys as a Float64Array when every one is a number: moved, where an array of numbers
+ * would be cloned, and read back one by one, on the main thread (an edge has two keys).
+ */
+function movedKeys(keys: Keys | null, transfer: ArrayBuffer[]): Keys | null {
+  if (keys === null || keys instanceof Float64Array) return keys;
+  const out = new Float64Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (typeof key !== 'number') return keys;
+    out[i] = key;
+  }
+  transfer.push(out.buffer);
+  return out;
 }
 
 /** The message of a batch convertCsv made, and the buffers to move with it. */
@@ -58,8 +74,12 @@ export function toMessage(batch: ParsedBatch): { message: BatchMessage; transfer
   });
   const rows = copyRows(batch.places);
   transfer.push(...rowsTransfer(rows));
-  const { count, keys, labels, starts, ends, spaces, rowOf } = batch;
-  return { message: { count, columns, keys, labels, starts, ends, spaces, rowOf, rows }, transfer };
+  const moved = (keys: Keys | null) => movedKeys(keys, transfer);
+  const { count, labels, spaces, rowOf } = batch;
+  return {
+    message: { count, columns, keys: moved(batch.keys), labels, starts: moved(batch.starts), ends: moved(batch.ends), spaces, rowOf, rows },
+    transfer,
+  };
 }
 
 /** The batch again, its places answered from the copied rows (delimiter and quote: the file's). */

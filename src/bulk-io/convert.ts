@@ -18,6 +18,12 @@ export const rowIndex = (batch: ParsedBatch, i: number): number => (batch.rowOf 
 /** A key of an id space: integer keys as numbers (or bigints), others as text. */
 export type Key = string | number | bigint;
 
+/**
+ * A batch's keys, one a row (undefined: none): an array, or a Float64Array when every key
+ * is a number and the batch came from a reading thread (batch-message.ts).
+ */
+export type Keys = ArrayLike<Key | undefined>;
+
 /** A row left out, and why (written to the rejects file). */
 export interface Reject {
   readonly file: string;
@@ -53,11 +59,11 @@ export interface ParsedBatch {
   count: number;
   columns: BulkColumn[];
   /** A node's key (undefined: none). */
-  keys: Key[] | null;
+  keys: Keys | null;
   /** Per-row label or type, when a :LABEL or :TYPE column gave one. */
   labels: (string | undefined)[] | null;
-  starts: Key[] | null;
-  ends: Key[] | null;
+  starts: Keys | null;
+  ends: Keys | null;
   /** The id spaces of the keys, the starts and the ends (header.ts GLOBAL_SPACE: none named). */
   spaces: { id: string; start: string; end: string };
   /**
@@ -364,6 +370,9 @@ function csvProperty(
 
 /** A batch under construction. */
 interface Building extends ParsedBatch {
+  keys: Key[] | null;
+  starts: Key[] | null;
+  ends: Key[] | null;
   builders: ColumnBuilder[];
   rowOf: number[] | null;
 }

@@ -18,6 +18,8 @@ export interface ReaderSettings {
   readonly idType: IdType;
   /** With --skip-bad-rows: rows that fail conversion are collected and sent, not thrown. */
   readonly skipping: boolean;
+  /** CSV bytes per batch (undefined: sources.ts's default). */
+  readonly chunkBytes: number | undefined;
   /** Batches the thread may read ahead of the import (memory stays flat). */
   readonly ahead: number;
 }

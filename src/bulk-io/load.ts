@@ -43,7 +43,7 @@ export class ImportInterrupted extends Error {
 /** Rows [of indices] of a batch, as a batch of their own. */
 export function selectRows(batch: ParsedBatch, rows: readonly number[]): ParsedBatch {
   if (rows.length === batch.count) return batch;
-  const pick = <T>(values: readonly T[] | null) => (values === null ? null : rows.map((r) => values[r]!));
+  const pick = <T>(values: ArrayLike<T> | null) => (values === null ? null : rows.map((r) => values[r]!));
   const columns = batch.columns.map((c): BulkColumn => {
     if (c.kind === 'value') return { name: c.name, kind: 'value', values: rows.map((r) => c.values[r]) };
     const values = new Float64Array(rows.length);

@@ -41,6 +41,8 @@ export interface ReadOptions {
   readonly reject: ConvertContext['reject'];
   /** Bytes of input read since the last call (for progress). */
   readonly onBytes: (bytes: number) => void;
+  /** CSV bytes read per batch (default CSV_CHUNK). */
+  readonly chunkBytes?: number;
 }
 
 /** CSV bytes read per batch. */
@@ -74,8 +76,8 @@ function isGzip(file: string): boolean {
 }
 
 /** The file's bytes, decompressed when gzip, in chunks; reports raw bytes read. */
-async function* chunks(file: string, onBytes: (n: number) => void): AsyncGenerator<Buffer> {
-  const raw = createReadStream(file, { highWaterMark: CSV_CHUNK });
+async function* chunks(file: string, onBytes: (n: number) => void, size = CSV_CHUNK): AsyncGenerator<Buffer> {
+  const raw = createReadStream(file, { highWaterMark: size });
   let read = 0;
   raw.on('data', (d: string | Buffer) => {
     read += d.length;
@@ -157,7 +159,7 @@ export async function* readCsv(group: FileGroup, options: ReadOptions): AsyncGen
       return rows.rows === 0 ? null : convertCsv(rows, fields, file, ctx);
     };
     try {
-      for await (const chunk of chunks(file, options.onBytes)) {
+      for await (const chunk of chunks(file, options.onBytes, options.chunkBytes)) {
         const converted = convert(parser.feed(chunk));
         if (converted !== null) yield converted;
       }

@@ -46,13 +46,14 @@ class Inbox {
 }
 
 export async function* readCsvInThread(group: FileGroup, options: ReadOptions): AsyncGenerator<ParsedBatch> {
-  const { delimiter, quote, arrayDelimiter, idType } = options;
+  const { delimiter, quote, arrayDelimiter, idType, chunkBytes } = options;
   const settings: ReaderSettings = {
     group,
     delimiter,
     quote,
     arrayDelimiter,
     idType,
+    chunkBytes,
     skipping: options.reject !== undefined,
     ahead: AHEAD,
   };
