@@ -9,17 +9,17 @@ import { ImportError, type Reject } from './convert.js';
 import { HeaderError, type IdType } from './header.js';
 import type { FileGroup } from './sources.js';
 
-/** The thread's workerData: the group and what reading it needs (the functions stay on this side). */
+/** The thread's workerData: the groups, in the order the import reads them, and what reading needs. */
 export interface ReaderSettings {
-  readonly group: FileGroup;
+  readonly groups: readonly FileGroup[];
   readonly delimiter: string;
   readonly quote: string;
   readonly arrayDelimiter: string;
   readonly idType: IdType;
   /** With --skip-bad-rows: rows that fail conversion are collected and sent, not thrown. */
   readonly skipping: boolean;
-  /** CSV bytes per batch (undefined: sources.ts's default). */
-  readonly chunkBytes: number | undefined;
+  /** CSV bytes per batch. */
+  readonly chunkBytes: number;
   /** Batches the thread may read ahead of the import (memory stays flat). */
   readonly ahead: number;
 }
@@ -29,7 +29,7 @@ export interface ToReader {
   readonly type: 'more';
 }
 
-/** Each message carries the bytes read and the rows rejected since the one before. */
+/** Each message carries the bytes read and the rows rejected since the one before; 'end' ends a group. */
 interface Read {
   readonly bytes: number;
   readonly rejects: Reject[];

@@ -1,8 +1,9 @@
 /**
- * The thread that reads a group's CSV files for an import (threaded-csv.ts starts it): it
- * parses and converts them as the import would (sources.ts readCsv) and posts each batch,
- * so the next batch is parsed while the import loads the last one. It reads at most
- * `ahead` batches beyond the ones the import took, which grants one more per batch taken.
+ * The thread that reads an import's CSV groups (threaded-csv.ts starts it): it parses and
+ * converts them as the import would (sources.ts readCsv), one group after the other, and
+ * posts each batch, so the next batch is parsed while the import loads the last one (the
+ * first edges while the last nodes load). It reads at most `ahead` batches beyond the
+ * ones the import took, which grants one more per batch taken; its first error ends it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { toMessage } from './batch-message.js';
@@ -37,13 +38,15 @@ const options = {
   onBytes: (n: number) => void (bytes += n),
 };
 try {
-  for await (const batch of readCsv(settings.group, options)) {
-    const { message, transfer } = toMessage(batch);
-    port.postMessage({ type: 'batch', batch: message, ...since() } satisfies FromReader, transfer);
-    credit--;
-    while (credit === 0) await new Promise<void>((resolve) => (granted = resolve));
+  for (const group of settings.groups) {
+    for await (const batch of readCsv(group, options)) {
+      const { message, transfer } = toMessage(batch);
+      port.postMessage({ type: 'batch', batch: message, ...since() } satisfies FromReader, transfer);
+      credit--;
+      while (credit === 0) await new Promise<void>((resolve) => (granted = resolve));
+    }
+    port.postMessage({ type: 'end', ...since() } satisfies FromReader);
   }
-  port.postMessage({ type: 'end', ...since() } satisfies FromReader);
 } catch (err) {
   port.postMessage({ type: 'error', error: errorFields(err), ...since() } satisfies FromReader);
 }

@@ -1,7 +1,7 @@
 /**
  * CSV read in a thread of its own (src/bulk-io/threaded-csv.ts): the same batches, places,
  * rejects and progress as reading on the main thread, over many batches; the thread's
- * failures come back as the same errors; an abandoned read ends the thread; and an import
+ * failures come back as the same errors; groups in order, and close ends the thread; and an import
  * whose file spans several batches names the right line of a bad row in a later one.
  */
 import { test } from 'node:test';
@@ -12,7 +12,7 @@ import { ImportError, type ParsedBatch, type Reject } from '../../src/bulk-io/co
 import { HeaderError } from '../../src/bulk-io/header.js';
 import { DateTime } from '../../src/core/value.js';
 import { readCsv, type FileGroup, type ReadOptions } from '../../src/bulk-io/sources.js';
-import { readCsvInThread } from '../../src/bulk-io/threaded-csv.js';
+import { CsvThread } from '../../src/bulk-io/threaded-csv.js';
 import { tempDir } from '../helpers/server.js';
 import { dump, runImportCli, writeLines } from '../helpers/bulk-io.js';
 
@@ -40,6 +40,16 @@ function recording(skipping: boolean, chunkBytes = 2048) {
     chunkBytes,
   };
   return { options, rejects, bytes: () => bytes };
+}
+
+/** A group read in a thread of its own, ended after. */
+async function* readCsvInThread(g: FileGroup, options: ReadOptions): AsyncGenerator<ParsedBatch> {
+  const thread = new CsvThread([g], { ...options, skipping: options.reject !== undefined, chunkBytes: options.chunkBytes });
+  try {
+    yield* thread.read(g, options);
+  } finally {
+    await thread.close();
+  }
 }
 
 /**
@@ -161,20 +171,24 @@ test("the thread's failures come back as the same errors: ImportError, HeaderErr
   }
 });
 
-test('a read abandoned after its first batch ends the thread', async () => {
+test('groups are read in the order given; closing the thread mid-read ends it', async () => {
   const dir = tempDir();
   try {
-    const file = writeLines(dir.path, 'users.csv', ['uid:ID,name', ...Array.from({ length: 5000 }, (_, i) => `${i},n${i}`)]);
+    const users = writeLines(dir.path, 'users.csv', ['uid:ID,name', ...Array.from({ length: 5000 }, (_, i) => `${i},n${i}`)]);
+    const follows = writeLines(dir.path, 'follows.csv', [':START_ID,:END_ID', '1,2']);
+    const [nodes, edges] = [group([users]), group([follows], 'edge')];
+    const { options } = recording(false);
     // The process's threads (Linux): one more while the thread reads, as many again once it is ended.
     const threads = () => readdirSync('/proc/self/task').length;
     const before = threads();
-    let during = 0;
-    for await (const batch of readCsvInThread(group([file]), recording(false).options)) {
+    const thread = new CsvThread([nodes, edges], { ...options, skipping: false, chunkBytes: options.chunkBytes });
+    await assert.rejects(thread.read(edges, options).next(), /CSV groups read out of the order given/);
+    for await (const batch of thread.read(nodes, options)) {
       assert.ok(batch.count > 0);
-      during = threads();
       break;
     }
-    assert.ok(during > before, `${during} threads while reading, ${before} before`);
+    assert.ok(threads() > before, `${threads()} threads while reading, ${before} before`);
+    await thread.close();
     assert.equal(threads(), before);
   } finally {
     dir.remove();
