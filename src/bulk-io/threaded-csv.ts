@@ -90,24 +90,36 @@ export class CsvThread {
     this.inbox = new Inbox(this.worker);
   }
 
-  /** The next group's batches; reports bytes and rejects through `options` as readCsv does. */
+  /**
+   * The next group's batches; reports bytes and rejects through `options` as readCsv does.
+   * A read left part-way (the import failed) leaves the thread good only for `close`.
+   */
   async *read(group: FileGroup, options: Pick<ReadOptions, 'reject' | 'onBytes'>): AsyncGenerator<ParsedBatch> {
     if (this.worker === null || this.inbox === null || this.groups[this.next] !== group) {
-      throw new Error(`CSV groups read out of the order given: ${group.files.join(', ')}`);
+      throw new Error(`CSV groups read out of the order given, or after a read left part-way: ${group.files.join(', ')}`);
     }
     this.next++;
     // The thread checked both: each is one byte.
     const delimiter = this.settings.delimiter.charCodeAt(0);
     const quote = this.settings.quote.charCodeAt(0);
-    for (;;) {
-      const m = await this.inbox.take();
-      // Rows rejected in the thread are counted here, in order: one too many stops the import.
-      for (const r of m.rejects) options.reject!(r);
-      options.onBytes(m.bytes);
-      if (m.type === 'end') return;
-      if (m.type === 'error') throw errorFrom(m.error);
-      this.worker.postMessage({ type: 'more' } satisfies ToReader);
-      yield fromMessage(m.batch, delimiter, quote);
+    let ended = false;
+    try {
+      for (;;) {
+        const m = await this.inbox.take();
+        // Rows rejected in the thread are counted here, in order: one too many stops the import.
+        for (const r of m.rejects) options.reject!(r);
+        options.onBytes(m.bytes);
+        if (m.type === 'end') {
+          ended = true;
+          return;
+        }
+        if (m.type === 'error') throw errorFrom(m.error);
+        this.worker.postMessage({ type: 'more' } satisfies ToReader);
+        yield fromMessage(m.batch, delimiter, quote);
+      }
+    } finally {
+      // The rest of this group's messages would come to the next read.
+      if (!ended) this.next = this.groups.length;
     }
   }
 
