@@ -84,9 +84,11 @@ export function toMessage(batch: ParsedBatch): { message: BatchMessage; transfer
 
 /** The batch again, its places answered from the copied rows (delimiter and quote: the file's). */
 export function fromMessage(m: BatchMessage, delimiter: number, quote: number): ParsedBatch {
+  // Made again as literals, of the shapes convert.ts makes (the bulk build reads them per row).
   const columns = m.columns.map((c): BulkColumn => {
-    if (c.kind !== 'packed') return c;
-    return { name: c.name, kind: 'value', values: packr.unpack(c.packed) as (Value | undefined)[] };
+    if (c.kind === 'packed') return { name: c.name, kind: 'value', values: packr.unpack(c.packed) as (Value | undefined)[] };
+    if (c.kind === 'value') return { name: c.name, kind: 'value', values: c.values };
+    return { name: c.name, kind: c.kind, values: c.values, present: c.present };
   });
   const { count, keys, labels, starts, ends, spaces, rowOf } = m;
   return { count, columns, keys, labels, starts, ends, spaces, rowOf, places: new CopiedPlaces(m.rows, delimiter, quote) };

@@ -41,12 +41,18 @@ export interface ReadOptions {
   readonly reject: ConvertContext['reject'];
   /** Bytes of input read since the last call (for progress). */
   readonly onBytes: (bytes: number) => void;
-  /** CSV bytes read per batch (default CSV_CHUNK). */
+  /** CSV bytes read at a time, and the largest batch (default CSV_CHUNK). */
   readonly chunkBytes?: number;
 }
 
 /** CSV bytes read per batch. */
 const CSV_CHUNK = 4 * 1024 * 1024;
+/**
+ * A group's first CSV batch, in bytes; each next one is twice the last, up to the chunk.
+ * Read in a thread (threaded-csv.ts), the load waits for the first batch, parsed while
+ * the thread's code is still cold: a small one lets it start early.
+ */
+const FIRST_CSV_BATCH = 64 * 1024;
 /** JSON Lines and Parquet rows per batch. */
 const OBJECT_ROWS = 65_536;
 
@@ -76,7 +82,7 @@ function isGzip(file: string): boolean {
 }
 
 /** The file's bytes, decompressed when gzip, in chunks; reports raw bytes read. */
-async function* chunks(file: string, onBytes: (n: number) => void, size = CSV_CHUNK): AsyncGenerator<Buffer> {
+async function* chunks(file: string, onBytes: (n: number) => void, size: number): AsyncGenerator<Buffer> {
   const raw = createReadStream(file, { highWaterMark: size });
   let read = 0;
   raw.on('data', (d: string | Buffer) => {
@@ -135,6 +141,8 @@ export async function* readCsv(group: FileGroup, options: ReadOptions): AsyncGen
   const ctx: ConvertContext = { arrayDelimiter: options.arrayDelimiter, quote, reject: options.reject };
   let fields: Field[] | null = null;
   if (group.header !== undefined) fields = parseHeader(group.header, group.element, options.idType);
+  const chunkBytes = options.chunkBytes ?? CSV_CHUNK;
+  let batchBytes = Math.min(FIRST_CSV_BATCH, chunkBytes);
   for (const [index, file] of group.files.entries()) {
     const parser = new CsvParser({ delimiter, quote });
     // neo4j-admin: the first line of the first file is the header; with a header given
@@ -159,9 +167,11 @@ export async function* readCsv(group: FileGroup, options: ReadOptions): AsyncGen
       return rows.rows === 0 ? null : convertCsv(rows, fields, file, ctx);
     };
     try {
-      for await (const chunk of chunks(file, options.onBytes, options.chunkBytes)) {
-        const converted = convert(parser.feed(chunk));
-        if (converted !== null) yield converted;
+      for await (const chunk of chunks(file, options.onBytes, chunkBytes)) {
+        for (let at = 0; at < chunk.length; at += batchBytes, batchBytes = Math.min(2 * batchBytes, chunkBytes)) {
+          const converted = convert(parser.feed(chunk.subarray(at, at + batchBytes)));
+          if (converted !== null) yield converted;
+        }
       }
       const converted = convert(parser.finish());
       if (converted !== null) yield converted;
@@ -225,7 +235,7 @@ async function* readJsonLines(group: FileGroup, options: ReadOptions): AsyncGene
     };
     // A chunk may end inside a character: the decoder keeps its first bytes for the next.
     const decoder = new StringDecoder('utf8');
-    for await (const chunk of chunks(file, options.onBytes)) {
+    for await (const chunk of chunks(file, options.onBytes, CSV_CHUNK)) {
       const text = tail + decoder.write(chunk);
       const parts = text.split('\n');
       tail = parts.pop()!;
