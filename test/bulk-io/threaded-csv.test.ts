@@ -174,31 +174,39 @@ test("the thread's failures come back as the same errors: ImportError, HeaderErr
 // Threads are counted in /proc (Linux).
 const noProc = !existsSync('/proc/self/task') && 'needs /proc/self/task (Linux)';
 
-test('groups are read in the order given; closing the thread mid-read ends it', { skip: noProc }, async () => {
-  const dir = tempDir();
-  try {
-    const users = writeLines(dir.path, 'users.csv', ['uid:ID,name', ...Array.from({ length: 5000 }, (_, i) => `${i},n${i}`)]);
-    const follows = writeLines(dir.path, 'follows.csv', [':START_ID,:END_ID', '1,2']);
-    const [nodes, edges] = [group([users]), group([follows], 'edge')];
-    const { options } = recording(false);
-    // One more thread while the thread reads, as many again once it is ended.
-    const threads = () => readdirSync('/proc/self/task').length;
-    const before = threads();
-    const thread = new CsvThread([nodes, edges], { ...options, skipping: false, chunkBytes: options.chunkBytes });
-    await assert.rejects(thread.read(edges, options).next(), /CSV groups read out of the order given/);
-    for await (const batch of thread.read(nodes, options)) {
-      assert.ok(batch.count > 0);
-      break;
+test(
+  'groups are read in the order given; closing the thread mid-read ends it; a stopped thread fails the read',
+  { skip: noProc },
+  async () => {
+    const dir = tempDir();
+    try {
+      const users = writeLines(dir.path, 'users.csv', ['uid:ID,name', ...Array.from({ length: 5000 }, (_, i) => `${i},n${i}`)]);
+      const follows = writeLines(dir.path, 'follows.csv', [':START_ID,:END_ID', '1,2']);
+      const [nodes, edges] = [group([users]), group([follows], 'edge')];
+      const { options } = recording(false);
+      // One more thread while the thread reads, as many again once it is ended.
+      const threads = () => readdirSync('/proc/self/task').length;
+      const before = threads();
+      const thread = new CsvThread([nodes, edges], { ...options, skipping: false, chunkBytes: options.chunkBytes });
+      await assert.rejects(thread.read(edges, options).next(), /CSV groups read out of the order given/);
+      for await (const batch of thread.read(nodes, options)) {
+        assert.ok(batch.count > 0);
+        break;
+      }
+      // The nodes' other batches are still coming: the edges cannot be read after them.
+      await assert.rejects(thread.read(edges, options).next(), /after a read left part-way/);
+      assert.ok(threads() > before, `${threads()} threads while reading, ${before} before`);
+      await thread.close();
+      assert.equal(threads(), before);
+      // A thread that stopped before the end fails the read that waits for it (no hang).
+      const stopped = new CsvThread([nodes], { ...options, skipping: false, chunkBytes: options.chunkBytes });
+      await stopped.close();
+      await assert.rejects(stopped.read(nodes, options).next(), /the CSV reading thread stopped \(exit code \d+\) before the end/);
+    } finally {
+      dir.remove();
     }
-    // The nodes' other batches are still coming: the edges cannot be read after them.
-    await assert.rejects(thread.read(edges, options).next(), /after a read left part-way/);
-    assert.ok(threads() > before, `${threads()} threads while reading, ${before} before`);
-    await thread.close();
-    assert.equal(threads(), before);
-  } finally {
-    dir.remove();
-  }
-});
+  },
+);
 
 test('an import over several 4 MiB batches: right lines for bad rows of later batches, found in the thread and in the load', async () => {
   const dir = tempDir();
