@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { toMessage } from './batch-message.js';
 import type { Reject } from './convert.js';
 import { errorFields, type FromReader, type ReaderSettings } from './csv-thread-messages.js';
-import { readCsv } from './sources.js';
+import { readCsv, type ReadOptions } from './sources.js';
 
 const port = parentPort!;
 const settings = workerData as ReaderSettings;
@@ -32,10 +32,15 @@ const since = () => {
   return read;
 };
 
-const options = {
-  ...settings,
-  reject: settings.skipping ? (r: Reject) => void rejects.push(r) : undefined,
-  onBytes: (n: number) => void (bytes += n),
+const { delimiter, quote, arrayDelimiter, idType, chunkBytes } = settings;
+const options: ReadOptions = {
+  delimiter,
+  quote,
+  arrayDelimiter,
+  idType,
+  chunkBytes,
+  reject: settings.skipping ? (r) => void rejects.push(r) : undefined,
+  onBytes: (n) => void (bytes += n),
 };
 try {
   for (const group of settings.groups) {
