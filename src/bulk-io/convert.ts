@@ -9,6 +9,7 @@ import type { BulkColumn } from '../store/index.js';
 import { untypedValue } from '../wire/values.js';
 import { CellError, fromNative, fromText, isIntType, parseDouble, parseFloat32, parseInteger } from './cells.js';
 import { PLAIN, type CsvBatch } from './csv.js';
+import { CsvPlaces } from './csv-places.js';
 import { GLOBAL_SPACE, parseField, typeName, type Field, type IdType, type ValueType } from './header.js';
 
 /** The read batch's row of kept row i. */
@@ -16,6 +17,12 @@ export const rowIndex = (batch: ParsedBatch, i: number): number => (batch.rowOf 
 
 /** A key of an id space: integer keys as numbers (or bigints), others as text. */
 export type Key = string | number | bigint;
+
+/**
+ * A batch's keys, one a row (undefined: none): an array, or a Float64Array when every key
+ * is a number and the batch came from a reading thread (batch-message.ts).
+ */
+export type Keys = ArrayLike<Key | undefined>;
 
 /** A row left out, and why (written to the rejects file). */
 export interface Reject {
@@ -52,11 +59,11 @@ export interface ParsedBatch {
   count: number;
   columns: BulkColumn[];
   /** A node's key (undefined: none). */
-  keys: Key[] | null;
+  keys: Keys | null;
   /** Per-row label or type, when a :LABEL or :TYPE column gave one. */
   labels: (string | undefined)[] | null;
-  starts: Key[] | null;
-  ends: Key[] | null;
+  starts: Keys | null;
+  ends: Keys | null;
   /** The id spaces of the keys, the starts and the ends (header.ts GLOBAL_SPACE: none named). */
   spaces: { id: string; start: string; end: string };
   /**
@@ -213,11 +220,7 @@ function oneLabel(text: string, arrayDelimiter: string, what: string): string {
 export function convertCsv(batch: CsvBatch, fields: readonly Field[], file: string, ctx: ConvertContext): ParsedBatch {
   const rows = batch.rows;
   const width = fields.length;
-  const places: RowPlaces = {
-    file,
-    position: (r, c) => (c < 0 ? { line: batch.rowLine[r]!, column: 1 } : batch.position(r, batch.rowField[r]! + c)),
-    raw: (r) => batch.rawRow(r),
-  };
+  const places: RowPlaces = new CsvPlaces(file, batch);
   const filter = new RowFilter(rows);
   for (let r = 0; r < rows; r++) {
     const n = batch.fieldCount(r);
@@ -367,6 +370,9 @@ function csvProperty(
 
 /** A batch under construction. */
 interface Building extends ParsedBatch {
+  keys: Key[] | null;
+  starts: Key[] | null;
+  ends: Key[] | null;
   builders: ColumnBuilder[];
   rowOf: number[] | null;
 }

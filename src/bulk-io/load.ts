@@ -13,6 +13,7 @@ import type { ImportPlan } from './plan.js';
 import type { Progress } from './progress.js';
 import { Rejects } from './rejects.js';
 import { groupBytes, readGroup, type FileGroup } from './sources.js';
+import { CsvThread } from './threaded-csv.js';
 
 export interface Sink {
   /** Loads nodes of one label; resolves with each row's id. */
@@ -42,7 +43,7 @@ export class ImportInterrupted extends Error {
 /** Rows [of indices] of a batch, as a batch of their own. */
 export function selectRows(batch: ParsedBatch, rows: readonly number[]): ParsedBatch {
   if (rows.length === batch.count) return batch;
-  const pick = <T>(values: readonly T[] | null) => (values === null ? null : rows.map((r) => values[r]!));
+  const pick = <T>(values: ArrayLike<T> | null) => (values === null ? null : rows.map((r) => values[r]!));
   const columns = batch.columns.map((c): BulkColumn => {
     if (c.kind === 'value') return { name: c.name, kind: 'value', values: rows.map((r) => c.values[r]) };
     const values = new Float64Array(rows.length);
@@ -110,13 +111,14 @@ interface Reading {
   readonly rejects: Rejects;
   readonly progress: Progress;
   readonly interrupted: () => boolean;
+  readonly csv: CsvThread;
 }
 
 /** The group's batches, each counted in the progress report once loaded; Ctrl+C stops between two. */
 async function* batches(
   element: 'nodes' | 'edges',
   group: FileGroup,
-  { plan, rejects, progress, interrupted }: Reading,
+  { plan, rejects, progress, interrupted, csv }: Reading,
 ): AsyncGenerator<ParsedBatch> {
   progress.phase(`${element} ${group.label ?? ''}`.trim(), groupBytes(group));
   let bytes = 0;
@@ -128,7 +130,8 @@ async function* batches(
     reject: rejects.handler,
     onBytes: (n: number) => (bytes += n),
   };
-  for await (const batch of readGroup(group, options)) {
+  // CSV is read in a thread of its own, beside the load; JSON Lines and Parquet here.
+  for await (const batch of group.format === 'csv' ? csv.read(group, options) : readGroup(group, options)) {
     if (interrupted()) throw new ImportInterrupted();
     yield batch;
     progress.advance(bytes, batch.count);
@@ -142,7 +145,10 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
   const spaces = new IdSpaces();
   const rejects = new Rejects(plan.rejects, plan.skipBadRows);
   const summary: Summary = { nodes: 0, edges: 0, rejected: 0, rejectsFile: null, ms: 0 };
-  const reading: Reading = { plan, rejects, progress, interrupted };
+  const { delimiter, quote, arrayDelimiter, idType } = plan;
+  const csvGroups = [...plan.nodes, ...plan.edges].filter((g) => g.format === 'csv');
+  const csv = new CsvThread(csvGroups, { delimiter, quote, arrayDelimiter, idType, skipping: rejects.handler !== undefined });
+  const reading: Reading = { plan, rejects, progress, interrupted, csv };
   const rowFailed = (batch: ParsedBatch, i: number, reason: string): void => {
     const r = rowIndex(batch, i);
     const { line } = batch.places.position(r, -1);
@@ -225,6 +231,7 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
     }
     await sink.flush();
   } finally {
+    await csv.close();
     rejects.close();
   }
   summary.rejected = rejects.count;

@@ -41,10 +41,18 @@ export interface ReadOptions {
   readonly reject: ConvertContext['reject'];
   /** Bytes of input read since the last call (for progress). */
   readonly onBytes: (bytes: number) => void;
+  /** CSV bytes read at a time, and the largest batch (default CSV_CHUNK). */
+  readonly chunkBytes?: number;
 }
 
 /** CSV bytes read per batch. */
 const CSV_CHUNK = 4 * 1024 * 1024;
+/**
+ * A group's first CSV batch, in bytes; each next one is twice the last, up to the chunk.
+ * Read in a thread (threaded-csv.ts), the load waits for the first batch, parsed while
+ * the thread's code is still cold: a small one lets it start early.
+ */
+const FIRST_CSV_BATCH = 64 * 1024;
 /** JSON Lines and Parquet rows per batch. */
 const OBJECT_ROWS = 65_536;
 
@@ -74,8 +82,8 @@ function isGzip(file: string): boolean {
 }
 
 /** The file's bytes, decompressed when gzip, in chunks; reports raw bytes read. */
-async function* chunks(file: string, onBytes: (n: number) => void): AsyncGenerator<Buffer> {
-  const raw = createReadStream(file, { highWaterMark: CSV_CHUNK });
+async function* chunks(file: string, onBytes: (n: number) => void, size: number): AsyncGenerator<Buffer> {
+  const raw = createReadStream(file, { highWaterMark: size });
   let read = 0;
   raw.on('data', (d: string | Buffer) => {
     read += d.length;
@@ -126,12 +134,15 @@ export async function* readGroup(group: FileGroup, options: ReadOptions): AsyncG
   else yield* readParquet(group, options);
 }
 
-async function* readCsv(group: FileGroup, options: ReadOptions): AsyncGenerator<ParsedBatch> {
+/** A CSV group's rows (also read in a thread of their own: threaded-csv.ts). */
+export async function* readCsv(group: FileGroup, options: ReadOptions): AsyncGenerator<ParsedBatch> {
   const delimiter = oneByte(options.delimiter, 'delimiter');
   const quote = oneByte(options.quote, 'quote character');
   const ctx: ConvertContext = { arrayDelimiter: options.arrayDelimiter, quote, reject: options.reject };
   let fields: Field[] | null = null;
   if (group.header !== undefined) fields = parseHeader(group.header, group.element, options.idType);
+  const chunkBytes = options.chunkBytes ?? CSV_CHUNK;
+  let batchBytes = Math.min(FIRST_CSV_BATCH, chunkBytes);
   for (const [index, file] of group.files.entries()) {
     const parser = new CsvParser({ delimiter, quote });
     // neo4j-admin: the first line of the first file is the header; with a header given
@@ -156,9 +167,11 @@ async function* readCsv(group: FileGroup, options: ReadOptions): AsyncGenerator<
       return rows.rows === 0 ? null : convertCsv(rows, fields, file, ctx);
     };
     try {
-      for await (const chunk of chunks(file, options.onBytes)) {
-        const converted = convert(parser.feed(chunk));
-        if (converted !== null) yield converted;
+      for await (const chunk of chunks(file, options.onBytes, chunkBytes)) {
+        for (let at = 0; at < chunk.length; at += batchBytes, batchBytes = Math.min(2 * batchBytes, chunkBytes)) {
+          const converted = convert(parser.feed(chunk.subarray(at, at + batchBytes)));
+          if (converted !== null) yield converted;
+        }
       }
       const converted = convert(parser.finish());
       if (converted !== null) yield converted;
@@ -222,7 +235,7 @@ async function* readJsonLines(group: FileGroup, options: ReadOptions): AsyncGene
     };
     // A chunk may end inside a character: the decoder keeps its first bytes for the next.
     const decoder = new StringDecoder('utf8');
-    for await (const chunk of chunks(file, options.onBytes)) {
+    for await (const chunk of chunks(file, options.onBytes, CSV_CHUNK)) {
       const text = tail + decoder.write(chunk);
       const parts = text.split('\n');
       tail = parts.pop()!;
