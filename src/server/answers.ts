@@ -29,11 +29,13 @@ export function observeAnswers(logger: Logger, metrics: RequestMetrics | null, r
   const debug = logger.isLevelEnabled('debug');
   return (method, path, requestId, status, body, seconds) => {
     const slow = seconds >= SLOW_REQUEST_SECONDS;
-    const failed = status >= 500 && !HEALTH_ROUTES.has(path);
+    const health = HEALTH_ROUTES.has(path);
+    const failed = status >= 500 && !health;
     const logged = debug || slow || failed;
     if (!logged && metrics === null) return;
     const route = routeOf(path);
-    const code = codeOf(status, body);
+    // A health check's 503 body is the contract's HealthResponse, which has no error code.
+    const code = health && status === 503 ? 'not_ready' : codeOf(status, body);
     metrics?.observe(route, status, code, seconds);
     if (!logged) return;
     const ms = Math.round(seconds * 1e6) / 1000;

@@ -79,7 +79,7 @@ test('every answer is counted by route, status and code, with its latency by rou
     .filter((s) => s.name === 'trellis_http_requests_total')
     .map((s) => `${s.labels.route} ${s.labels.status} ${s.labels.code} ${s.value}`)
     .sort();
-  assert.deepEqual(requests, ['/readyz 503 unknown 1', '/v2/query 200 ok 2', '/v2/query 500 internal_error 1', 'other 404 not_found 1']);
+  assert.deepEqual(requests, ['/readyz 503 not_ready 1', '/v2/query 200 ok 2', '/v2/query 500 internal_error 1', 'other 404 not_found 1']);
   const count = (route: string) =>
     samples.find((s) => s.name === 'trellis_http_request_duration_seconds_count' && s.labels.route === route);
   assert.deepEqual([count('/v2/query')?.value, count('other')?.value], [3, 1]);
