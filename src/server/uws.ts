@@ -467,6 +467,23 @@ function defaultOnError(err: unknown): void {
   console.error('trellis: request handler failed:', err);
 }
 
+/**
+ * uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT. By default uSockets sets SO_REUSEPORT, and then a
+ * second server of the same user on a taken port starts too and the kernel splits the
+ * connections between the two (two databases answering at one address, seen with two
+ * Trellis servers). Exclusive, a taken port is refused; SO_REUSEADDR is set either way, so
+ * a server restarted on its port binds at once despite its closed connections' TIME_WAIT.
+ */
+const LISTEN_EXCLUSIVE_PORT = 1;
+
+type ListenCallback = (listenSocket: uws.us_listen_socket | false) => void;
+
+/** `app.listen(host, port, options, cb)`: the build has it; its .d.ts lacks this overload. */
+function listenExclusive(app: TemplatedApp, host: string, port: number, cb: ListenCallback): void {
+  const listen = app.listen as unknown as (host: string, port: number, options: number, cb: ListenCallback) => TemplatedApp;
+  listen.call(app, host, port, LISTEN_EXCLUSIVE_PORT, cb);
+}
+
 export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const server = new Server(
     opts.handler,
@@ -479,7 +496,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const app: TemplatedApp = uws.App();
   app.any('/*', server.onRequest);
   return new Promise((resolve, reject) => {
-    app.listen(opts.host, opts.port, (listenSocket) => {
+    listenExclusive(app, opts.host, opts.port, (listenSocket) => {
       if (listenSocket === false) {
         reject(
           new Error(

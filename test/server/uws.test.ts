@@ -5,6 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { startHttpServer, type HttpServer } from '../../src/server/uws.js';
 import type { Handler, HttpRequest, HttpResponse } from '../../src/server/http-types.js';
 import { bodyOf, chunk, headerOf, raw } from '../helpers/raw.js';
+import { freePort } from '../helpers/redis.js';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -457,4 +458,26 @@ test('listening on a taken port rejects', async () => {
   } finally {
     first.close();
   }
+});
+
+test('a port given by number is exclusive: a second server is refused, and a restart binds at once despite TIME_WAIT', async () => {
+  // uSockets sets SO_REUSEPORT only for a port given by number (not 0), where a second
+  // server of the same user would otherwise bind too and share the connections.
+  const options = { host: '127.0.0.1', port: await freePort(), maxBodyBytes: 10, handler: echo };
+  const first = await startHttpServer(options);
+  try {
+    // A second server that did start is closed at once, so the test fails instead of hanging.
+    const second = await startHttpServer(options).then(
+      (server) => (server.close(), 'a second server listens'),
+      (err: Error) => err.message,
+    );
+    assert.match(second, /cannot listen on 127\.0\.0\.1:\d+: the address is in use/);
+    // The server closes this connection (the client asked it to): its side waits in TIME_WAIT.
+    const reply = await raw(first.port, ['GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n']);
+    assert.match(reply, /^HTTP\/1\.1 200/);
+  } finally {
+    first.close();
+  }
+  const again = await startHttpServer(options);
+  again.close();
 });
