@@ -3,7 +3,8 @@
  * its own 404s, 405s, 413s and framing 400s included: count it by route, status and code
  * when metrics are on, and log it. Every request is logged at `debug`; at `info` and
  * above only what needs a look: a 5xx at `error` (but a health check's 503, "not ready",
- * which is its answer), a request slower than a second at `warn`. Lines carry the request's id (`req_id`), the one sent back in `x-request-id`.
+ * which is its answer), a request slower than a second at `warn`. Lines carry the
+ * request's id (`req_id`), the one sent back in `x-request-id`.
  *
  * Metrics and logs name the route (routes.ts routeLabels), never the raw path, which the
  * client chooses: a path in a label would make a new series per path. A log line adds the
@@ -29,13 +30,14 @@ export function observeAnswers(logger: Logger, metrics: RequestMetrics | null, r
   const debug = logger.isLevelEnabled('debug');
   return (method, path, requestId, status, body, seconds) => {
     const slow = seconds >= SLOW_REQUEST_SECONDS;
-    const health = HEALTH_ROUTES.has(path);
-    const failed = status >= 500 && !health;
+    // Looked up for a 5xx only: the common answer pays nothing for it.
+    const healthFailure = status >= 500 && HEALTH_ROUTES.has(path);
+    const failed = status >= 500 && !healthFailure;
     const logged = debug || slow || failed;
     if (!logged && metrics === null) return;
     const route = routeOf(path);
     // A health check's 503 body is the contract's HealthResponse, which has no error code.
-    const code = health && status === 503 ? 'not_ready' : codeOf(status, body);
+    const code = healthFailure && status === 503 ? 'not_ready' : codeOf(status, body);
     metrics?.observe(route, status, code, seconds);
     if (!logged) return;
     const ms = Math.round(seconds * 1e6) / 1000;

@@ -227,3 +227,15 @@ export async function postLarge(url: string, body: Buffer, headers: Record<strin
     req.end(body);
   });
 }
+
+/**
+ * Polls `until` every 100 ms for up to `ms` (the machine is shared); fails naming `what`,
+ * with the end of the server's output.
+ */
+export async function waitUntil(server: TestServer, what: string, until: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await until())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen:\n${server.output().slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { okCall, writeHqlProject } from '../helpers/hql-project.js';
-import { failedStart, get, postPath, readRequest, startTestServer, tempDir, type TestServer } from '../helpers/server.js';
+import { failedStart, get, postPath, readRequest, startTestServer, tempDir, waitUntil, type TestServer } from '../helpers/server.js';
 
 const base = tempDir('trellis-schema-migration-');
 after(() => base.remove());
@@ -358,9 +358,7 @@ test('a reader waits, not ready, until the writer has migrated the data to its p
     // The reader starts first, with the project of schema::2: the data is at schema::1.
     const reader = await startTestServer(['--mode', 'reader', '--data', data.path, '--project', P2()], { waitReady: false });
     try {
-      const deadline = Date.now() + 15_000;
-      while (!reader.output().includes('not ready until the writer migrates it') && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50));
+      await waitUntil(reader, 'the reader waiting for schema::2', () => reader.output().includes('not ready until the writer migrates it'));
       assert.match(
         reader.output(),
         /the data is at schema::1 and this project's queries are of schema::2: not ready until the writer migrates it/,
@@ -369,10 +367,7 @@ test('a reader waits, not ready, until the writer has migrated the data to its p
       assert.equal((await postPath(reader, '/members', {})).status, 503, 'no query of schema::2 is answered from schema::1 data');
       // The writer migrates; the reader sees it and serves.
       await withServer(data.path, P2(), async () => {
-        while ((await get(`${reader.url}/readyz`)).status !== 200) {
-          assert.ok(Date.now() < deadline + 15_000, 'the reader became ready');
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        await waitUntil(reader, 'the reader ready', async () => (await get(`${reader.url}/readyz`)).status === 200);
         const members = (await okCall(reader, 'members')).m as { username: string }[];
         assert.deepEqual(members.map((m) => m.username).sort(), ['ann', 'bob']);
       });

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { okCall, writeHqlProject } from '../helpers/hql-project.js';
 import { natsSuite } from '../helpers/nats.js';
 import { freePort } from '../helpers/redis.js';
-import { get, postPath, startTestServer, type TestServer } from '../helpers/server.js';
+import { get, postPath, startTestServer, waitUntil, type TestServer } from '../helpers/server.js';
 
 const suite = natsSuite('trellis-repl-schema-');
 const { skip, folder } = suite;
@@ -21,15 +21,6 @@ const P2_SCHEMA =
   `schema::1 {\n${V1}}\nschema::2 {\nN::User { username: String, age: I64 }\n}\n` +
   'MIGRATION schema::1 => schema::2 {\n    N::User => _::{ username: name, .. }\n}\n';
 const P2_QUERIES = 'QUERY users() => u <- N<User> RETURN u::{username, age}\n';
-
-/** Polls `until` every 100 ms for up to a minute (the machine is shared). */
-async function waitFor(what: string, until: () => Promise<boolean> | boolean, server: TestServer): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await until())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen:\n${server.output().slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 test('a replica with a later project waits, not ready, until the writer migrates, then serves the migrated data', { skip }, async () => {
   const stream = 'schema';
@@ -58,14 +49,14 @@ test('a replica with a later project waits, not ready, until the writer migrates
     const args = ['--mode', 'replica', '--data', folder(), '--nats', suite.nats.url, '--writer-url', writer.url, '--stream', stream];
     replica = await startTestServer([...args, '--project', p2], { waitReady: false });
     const r = replica;
-    await waitFor('the replica waiting for schema::2', () => r.output().includes('not ready until the writer migrates it'), r);
+    await waitUntil(r, 'the replica waiting for schema::2', () => r.output().includes('not ready until the writer migrates it'));
     assert.equal((await get(`${r.url}/readyz`)).status, 503);
     assert.equal((await postPath(r, '/users', {})).status, 503, 'no query of schema::2 is answered from schema::1 data');
     // The writer restarts with the project of schema::2 (on its port: the replica's --writer-url) and migrates.
     await writer.stop();
     writer = await startTestServer(writerArgs(p2));
     assert.match(writer.output(), /the data is migrated from schema::1 to schema::2/);
-    await waitFor('the replica ready', async () => (await get(`${r.url}/readyz`)).status === 200, r);
+    await waitUntil(r, 'the replica ready', async () => (await get(`${r.url}/readyz`)).status === 200);
     assert.deepEqual(await okCall(r, 'users'), { u: [{ username: 'ann', age: 30 }] });
     assert.match(r.output(), /the data is at schema::2: serving/);
   } finally {

@@ -3,6 +3,7 @@
  * next LSN and a chained hash, written in the batch's own transaction; replaying the
  * entries on an empty replica gives exactly the writer's data, byte for byte.
  */
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { open } from 'lmdb';
@@ -117,6 +118,29 @@ test('without keepLog only the position advances; trimLog drops published rows a
   } finally {
     await store.close();
     dir.remove();
+  }
+});
+
+test('without keepLog the position holds the same chained hash as with it (only the hash is copied, not the row)', async () => {
+  // Each store in a process of its own, at the same clock: an entry holds its time, and
+  // stores of one process share a column version counter, which entries record too.
+  const storeModule = new URL('../../src/store/index.js', import.meta.url).href;
+  const script = (path: string, keepLog: boolean) =>
+    `Date.now = () => 1800000000000; const { openStore } = await import(${JSON.stringify(storeModule)});` +
+    `const s = await openStore({ path: ${JSON.stringify(path)}, keepLog: ${keepLog} });` +
+    `for (const name of ['ann', 'bob']) await s.writeLogged((w) => w.createNode('User', { name }));` +
+    `const p = s.logPosition(); console.log(JSON.stringify({ lsn: p.lsn, hash: p.hash.toString('hex'), kept: s.logEntries(1, 10).length }));` +
+    `await s.close();`;
+  const dirs = [tempDir('trellis-log-kept-'), tempDir('trellis-log-bare-')];
+  try {
+    const [withLog, without] = dirs.map((d, i) =>
+      JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script(d.path, i === 0)]).toString()),
+    );
+    assert.deepEqual(withLog, { ...without, kept: 2 }, 'the same LSN and hash; only the keeping store kept its two entries');
+    assert.equal(without.kept, 0);
+    assert.notEqual(without.hash, ZERO_HASH.toString('hex'));
+  } finally {
+    for (const d of dirs) d.remove();
   }
 });
 
