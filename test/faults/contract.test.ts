@@ -20,6 +20,8 @@ test('answers that keep the contract pass', () => {
   assert.equal(judge(answer(413, '{"msg":"","error":"payload_too_large"}')), undefined);
   assert.equal(judge(answer(405, '{"error":"method_not_allowed","msg":"x"}', 'application/json; charset=utf-8')), undefined);
   assert.equal(judge(answer(200, '{"ready":true,"mode":"writer","index_runtime":"ready"}'), { health: true }), undefined);
+  // GET / is the explorer's page (the fuzzer's GET of "/" met it once).
+  assert.equal(judge(answer(200, '<!doctype html>', 'text/html; charset=utf-8'), { page: true }), undefined);
 });
 
 test('every break of the contract is named', () => {
@@ -37,6 +39,8 @@ test('every break of the contract is named', () => {
     [answer(200, '{"r":{"kind":"maybe"}}'), /"r" is not an array/],
     [answer(200, '{"ready":true,"mode":"writer"}'), /"ready" is not an array/],
     [answer(200, '{"ready":"yes","mode":"writer"}'), /health answer/, { health: true }],
+    [answer(200, '<!doctype html>', 'text/html'), /content-type text\/html/],
+    [answer(200, '{"n":[]}'), /page answer: content-type application\/json/, { page: true }],
     [answer(400, '{"error":"invalid_query_json"}'), /keys/],
     [answer(400, '{"error":"invalid_query_json","msg":"x","stack":"..."}'), /keys/],
     [answer(400, '{"error":1,"msg":"x"}'), /not a string/],

@@ -187,7 +187,7 @@ test(
         }
         const outcome = await rawExchange(server.port, c.bytes, ANSWER_TIMEOUT_MS);
         slowest = Math.max(slowest, outcome.ms);
-        const problem = judge(outcome, { health: c.health });
+        const problem = judge(outcome, { health: c.health, page: c.page });
         if (outcome.kind === 'response') {
           let code: string;
           try {

@@ -4,7 +4,8 @@
  * valid UTF-8; a non-200 body is exactly {"error", "msg"}, both strings, with a code of
  * ERROR_REGISTRY answered with that code's status; a 200 body is an object of arrays (or
  * of index DDL receipts and statuses, the contract's objects), or, for a GET of the health
- * route, the health body (`ready` a boolean, `mode` a string).
+ * route, the health body (`ready` a boolean, `mode` a string), and for a GET of `/`, the
+ * explorer's page (text/html).
  * Error messages are never compared.
  */
 import { ERROR_REGISTRY, isErrorCode } from '../../src/core/errors.js';
@@ -16,6 +17,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export interface Asked {
   /** A GET of /healthz: its 200 is the health body, not query results. */
   readonly health?: boolean;
+  /** A GET of /: its 200 is the explorer's HTML page (docs/explorer.md), not JSON. */
+  readonly page?: boolean;
 }
 
 /** What is wrong with an answer, or undefined when it keeps the contract. */
@@ -23,6 +26,8 @@ export function judge(outcome: RawOutcome, asked: Asked = {}): string | undefine
   if (outcome.kind !== 'response') return `no answer (${outcome.kind}: ${outcome.detail}; ${outcome.received.length} bytes received)`;
   const { status, headers, body } = outcome.response;
   if (status >= 500) return `status ${status}`;
+  if (asked.page === true && status === 200)
+    return /^text\/html\b/.test(headers.get('content-type') ?? '') ? undefined : `page answer: content-type ${headers.get('content-type')}`;
   if (!/^application\/json\b/.test(headers.get('content-type') ?? '')) return `content-type ${headers.get('content-type')}`;
   let text: string;
   try {

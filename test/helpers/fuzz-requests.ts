@@ -1186,6 +1186,8 @@ export interface FuzzCase {
   readonly bytes: Buffer;
   /** A GET of /healthz, whose 200 is the health body. */
   readonly health: boolean;
+  /** A GET of /, whose 200 is the explorer's HTML page. */
+  readonly page: boolean;
 }
 
 /** The next request of a run; `rng` must have produced the cases before it (cases are drawn in order). */
@@ -1271,5 +1273,6 @@ export function fuzzCase(rng: Rng, corpus: Corpus): FuzzCase {
     notes.push(`path ${path.slice(0, 40)}`);
   }
   const health = request.method === 'GET' && request.path === '/healthz';
-  return { description: notes.join('; '), bytes: encodeRequest(request), health };
+  const page = request.method === 'GET' && request.path === '/';
+  return { description: notes.join('; '), bytes: encodeRequest(request), health, page };
 }
