@@ -31,7 +31,8 @@ import type { CatalogDb, HnswDb, QueueDb } from './layout.js';
 import type { IndexedElements, VectorFamily } from './index-families.js';
 import type { FamilyWork, IndexWorkView } from './index-work.js';
 import { HnswRecords } from './hnsw-records.js';
-import { exactNearest, type NativeIndex, type NativeShape, type Quantization } from './native-vectors.js';
+import type { NativeIndex, NativeShape, Quantization } from './native-vectors.js';
+import { OrphanSearch } from './orphan-search.js';
 import { tenantKey } from './tenant-key.js';
 import type { MissingSegment, VectorBacklog, VectorHit, VectorQuery } from './types.js';
 import { LINK, UNLINK, VectorQueue, type Applied } from './vector-queue.js';
@@ -170,8 +171,8 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   private touched = new Set<number>();
   /** Decoded queues of committed snapshots, per graph (pendingOf). */
   private readonly decoded = new Map<number, DecodedQueue>();
-  /** The orphans of each mapped segment, one flat array in the native index's space (offerOrphans). */
-  private readonly orphanVectors = new WeakMap<SegmentView, Float32Array>();
+  /** How to find the orphans of each mapped segment (offerOrphans). */
+  private readonly orphanSearches = new WeakMap<SegmentView, OrphanSearch>();
 
   constructor(
     private readonly records: HnswDb,
@@ -375,9 +376,9 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   }
 
   /**
-   * The segment's orphans (elements its graph cannot reach) that may rank: the RERANK
-   * times k nearest (over the candidates' share) by a native brute-force pass over them,
-   * then ranked exactly from the side file's vectors.
+   * The segment's orphans (elements its graph cannot reach) that may rank: about the
+   * RERANK times k nearest (over the candidates' share), found by orphan-search.ts, then
+   * ranked exactly from the side file's vectors.
    */
   private offerOrphans(
     spec: VectorSpec,
@@ -391,17 +392,18 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   ): void {
     const { orphans, vectors } = segment;
     if (orphans.length === 0) return;
-    let flat = this.orphanVectors.get(segment);
-    if (flat === undefined) {
-      flat = new Float32Array(orphans.length * spec.dimension);
-      vectors.forEach((v, i) => flat!.set(nativeVector(spec, v), i * spec.dimension));
-      this.orphanVectors.set(segment, flat);
+    let search = this.orphanSearches.get(segment);
+    if (search === undefined) {
+      const flat = new Float32Array(orphans.length * spec.dimension);
+      vectors.forEach((v, i) => flat.set(nativeVector(spec, v), i * spec.dimension));
+      search = new OrphanSearch(flat, nativeShape(spec));
+      this.orphanSearches.set(segment, search);
     }
     // Over the share of them a `_within` search may keep, widened while too few of those
     // found pass (its candidates, and not queued).
     for (let count = Math.ceil((RERANK * k) / selectivity); ; count *= 4) {
       let passed = 0;
-      for (const i of exactNearest(flat, query, nativeShape(spec), count)) {
+      for (const i of search.nearest(query, Math.min(count, orphans.length))) {
         const id = orphans[i]!;
         if (!accept(id)) continue;
         passed++;

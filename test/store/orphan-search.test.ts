@@ -1,0 +1,87 @@
+/**
+ * How a search finds a segment's orphans (src/store/orphan-search.ts): a few by a
+ * brute-force pass, exactly the nearest; many through a graph of their own, with its
+ * unreachable members ranked beside it. Either way every orphan is found by its own vector
+ * (none is out of reach), no position comes twice, and the nearest ones are found.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OrphanSearch } from '../../src/store/orphan-search.js';
+import type { NativeMetric } from '../../src/store/native-vectors.js';
+import { Rng } from '../helpers/prng.js';
+import { clusteredVectors } from '../helpers/vectors.js';
+
+const DIM = 16;
+
+function flatOf(vectors: number[][]): Float32Array {
+  const flat = new Float32Array(vectors.length * DIM);
+  vectors.forEach((v, i) => flat.set(v, i * DIM));
+  return flat;
+}
+
+/** Brute force in the native metric: positions, nearest first (ties by position). */
+function bruteForce(flat: Float32Array, query: ArrayLike<number>, metric: NativeMetric, count: number): number[] {
+  const n = flat.length / DIM;
+  const d: [number, number][] = [];
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = 0; j < DIM; j++) {
+      const x = flat[i * DIM + j]!;
+      s += metric === 'ip' ? x * query[j]! : (x - query[j]!) ** 2;
+    }
+    d.push([metric === 'ip' ? 1 - s : s, i]);
+  }
+  return d
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    .slice(0, count)
+    .map(([, i]) => i);
+}
+
+/** Cosine indexes give the native index normalised vectors: by inner product, a vector is then its own nearest. */
+function normalised(vectors: number[][]): number[][] {
+  return vectors.map((v) => {
+    const norm = Math.hypot(...v);
+    return v.map((x) => Math.fround(x / norm));
+  });
+}
+
+const shape = (metric: NativeMetric) => ({ dimension: DIM, metric, connectivity: 16, expansionAdd: 128 });
+
+for (const metric of ['ip', 'l2sq'] as const) {
+  test(`orphans: a few are ranked by brute force, exactly the nearest (${metric})`, () => {
+    const rng = new Rng(31);
+    const flat = flatOf(clusteredVectors(rng, 200, DIM));
+    const search = new OrphanSearch(flat, shape(metric));
+    for (const query of clusteredVectors(rng, 20, DIM)) {
+      const got = search.nearest(Float32Array.from(query), 20);
+      const want = bruteForce(flat, query, metric, 20);
+      // The native distances are f32 sums in another order: near-ties may swap.
+      assert.deepEqual(new Set(got).size, 20);
+      assert.ok(
+        want.slice(0, 15).every((p) => got.includes(p)),
+        `${metric}: ${got} against ${want}`,
+      );
+    }
+  });
+
+  test(`orphans: many get a graph; each is found by its own vector, none twice, and the nearest are found (${metric})`, () => {
+    const rng = new Rng(32);
+    const drawn = clusteredVectors(rng, 1200, DIM);
+    const vectors = metric === 'ip' ? normalised(drawn) : drawn;
+    const flat = flatOf(vectors);
+    const search = new OrphanSearch(flat, shape(metric));
+    assert.equal(search.size, 1200);
+    vectors.forEach((v, i) => {
+      const got = search.nearest(Float32Array.from(v), 20);
+      assert.equal(new Set(got).size, got.length, `position ${i}: no position twice`);
+      assert.ok(got.includes(i), `position ${i} is found by its own vector`);
+    });
+    let found = 0;
+    const queries = metric === 'ip' ? normalised(clusteredVectors(rng, 100, DIM)) : clusteredVectors(rng, 100, DIM);
+    for (const query of queries) {
+      const got = new Set(search.nearest(Float32Array.from(query), 20));
+      for (const p of bruteForce(flat, query, metric, 10)) if (got.has(p)) found++;
+    }
+    assert.ok(found / (10 * queries.length) >= 0.95, `recall of the 10 nearest among the 20 found: ${found / (10 * queries.length)}`);
+  });
+}
