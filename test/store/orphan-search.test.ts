@@ -1,7 +1,7 @@
 /**
  * How a search finds a segment's orphans (src/store/orphan-search.ts): a few by a
- * brute-force pass, exactly the nearest; many through a graph of their own, with its
- * unreachable members ranked beside it. Either way every orphan is found by its own vector
+ * brute-force pass, exactly the nearest; many through a graph of their own once the
+ * segment has served enough searches, with the graph's unreachable members ranked beside it. Either way every orphan is found by its own vector
  * (none is out of reach), no position comes twice, and the nearest ones are found.
  */
 import { test } from 'node:test';
@@ -52,6 +52,8 @@ for (const metric of ['ip', 'l2sq'] as const) {
     const rng = new Rng(31);
     const flat = flatOf(clusteredVectors(rng, 200, DIM));
     const search = new OrphanSearch(flat, shape(metric));
+    for (let i = 0; i < 1000; i++) search.nearest(flat.subarray(0, DIM), 20);
+    assert.equal(search.graphed, false, 'a few orphans never get a graph');
     for (const query of clusteredVectors(rng, 20, DIM)) {
       const got = search.nearest(Float32Array.from(query), 20);
       const want = bruteForce(flat, query, metric, 20);
@@ -71,6 +73,12 @@ for (const metric of ['ip', 'l2sq'] as const) {
     const flat = flatOf(vectors);
     const search = new OrphanSearch(flat, shape(metric));
     assert.equal(search.size, 1200);
+    // A segment's first searches go by brute force; the graph is built once it has served
+    // enough of them to pay for it.
+    for (let i = 0; i < 900; i++) search.nearest(Float32Array.from(vectors[i]!), 20);
+    assert.equal(search.graphed, false);
+    search.nearest(Float32Array.from(vectors[0]!), 20);
+    assert.equal(search.graphed, true);
     vectors.forEach((v, i) => {
       const got = search.nearest(Float32Array.from(v), 20);
       assert.equal(new Set(got).size, got.length, `position ${i}: no position twice`);
