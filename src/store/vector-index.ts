@@ -396,7 +396,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     if (search === undefined) {
       const flat = new Float32Array(orphans.length * spec.dimension);
       vectors.forEach((v, i) => flat.set(nativeVector(spec, v), i * spec.dimension));
-      search = new OrphanSearch(flat, nativeShape(spec));
+      search = new OrphanSearch(flat, nativeShape(spec), spec.metric !== 'inner_product');
       this.orphanSearches.set(segment, search);
     }
     // Over the share of them a `_within` search may keep, widened while too few of those

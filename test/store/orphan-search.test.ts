@@ -51,7 +51,7 @@ for (const metric of ['ip', 'l2sq'] as const) {
   test(`orphans: a few are ranked by brute force, exactly the nearest (${metric})`, () => {
     const rng = new Rng(31);
     const flat = flatOf(clusteredVectors(rng, 200, DIM));
-    const search = new OrphanSearch(flat, shape(metric));
+    const search = new OrphanSearch(flat, shape(metric), true);
     for (let i = 0; i < 1000; i++) search.nearest(flat.subarray(0, DIM), 20);
     assert.equal(search.graphed, false, 'a few orphans never get a graph');
     for (const query of clusteredVectors(rng, 20, DIM)) {
@@ -71,11 +71,16 @@ for (const metric of ['ip', 'l2sq'] as const) {
     const drawn = clusteredVectors(rng, 1200, DIM);
     const vectors = metric === 'ip' ? normalised(drawn) : drawn;
     const flat = flatOf(vectors);
-    const search = new OrphanSearch(flat, shape(metric));
+    const search = new OrphanSearch(flat, shape(metric), true);
     assert.equal(search.size, 1200);
-    // A segment's first searches go by brute force; the graph is built once it has served
-    // enough of them to pay for it.
-    for (let i = 0; i < 900; i++) search.nearest(Float32Array.from(vectors[i]!), 20);
+    // A segment's first 900 searches go by brute force; then each search takes a step of
+    // the graph's build (32 orphans added, then 32 checked for reach), still answered by
+    // brute force until the graph is whole.
+    const steps = 2 * Math.ceil(1200 / 32);
+    for (let i = 0; i < 900 + steps - 1; i++) {
+      const got = search.nearest(Float32Array.from(vectors[i % 1200]!), 20);
+      assert.ok(got.includes(i % 1200), `search ${i}: found by its own vector while the graph is built`);
+    }
     assert.equal(search.graphed, false);
     search.nearest(Float32Array.from(vectors[0]!), 20);
     assert.equal(search.graphed, true);
@@ -93,3 +98,21 @@ for (const metric of ['ip', 'l2sq'] as const) {
     assert.ok(found / (10 * queries.length) >= 0.95, `recall of the 10 nearest among the 20 found: ${found / (10 * queries.length)}`);
   });
 }
+
+test('orphans: an inner product over vectors of any length never gets a graph (its graph would leave about half out of reach)', () => {
+  const rng = new Rng(33);
+  const vectors = clusteredVectors(rng, 600, DIM);
+  const flat = flatOf(vectors);
+  const search = new OrphanSearch(flat, shape('ip'), false);
+  const queries = clusteredVectors(rng, 20, DIM);
+  for (let i = 0; i < 1200; i++) {
+    const query = queries[i % 20]!;
+    const got = search.nearest(Float32Array.from(query), 20);
+    if (i % 100 === 0)
+      assert.ok(
+        bruteForce(flat, query, 'ip', 15).every((p) => got.includes(p)),
+        `search ${i}: the nearest by brute force`,
+      );
+  }
+  assert.equal(search.graphed, false);
+});
