@@ -38,13 +38,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open, type Database } from '../src/index.js';
 import { median, round } from './lib/stats.js';
+import { BATCH, CENTRES, createIndex, draw, entry, insertAll, RANGE, seeded, settled, SPEC } from './lib/vector-data.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const K = 10;
 const M = 16;
 const HNSWLIB_EF_CONSTRUCTION = 200;
 const USEARCH_EXPANSION_ADD = 128;
-const BATCH = 1000;
 const WARMUP = 30;
 const BUCKETS = 100;
 const EFS = [10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 768, 1024];
@@ -118,37 +118,6 @@ function parseArgs(argv: string[]): Args {
 }
 
 // ---- data -----------------------------------------------------------------------------
-
-/** mulberry32: a seeded uniform source in [0, 1). */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const CENTRES = 64;
-const SIGMA = 0.15;
-
-function draw(random: () => number, centres: Float32Array[], n: number, dim: number, clustered: boolean): Float32Array[] {
-  const out: Float32Array[] = [];
-  for (let i = 0; i < n; i++) {
-    const v = new Float32Array(dim);
-    if (clustered) {
-      // Gaussian around a random centre (Box-Muller), as embeddings cluster by topic.
-      const c = centres[Math.floor(random() * centres.length)]!;
-      for (let j = 0; j < dim; j++) v[j] = c[j]! + SIGMA * Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-    } else {
-      for (let j = 0; j < dim; j++) v[j] = random() * 2 - 1;
-    }
-    out.push(v);
-  }
-  return out;
-}
 
 function normalised(v: Float32Array): Float32Array {
   let s = 0;
@@ -311,62 +280,6 @@ function usearch(w: Workload): Engine {
     answer: (r) => r as number[],
     close: async () => undefined,
   };
-}
-
-const SPEC = (dim: number) => ({ node_vector: { label: 'Doc', property: 'emb', dimension: dim, metric: 'cosine' } });
-const RANGE = { node_range: { label: 'Doc', property: 'bucket' } };
-const entry = (name: string | null, root: unknown) => ({ query: { ...(name === null ? {} : { name }), root } });
-
-async function write(db: Database, entries: unknown[], returns: string[] = [], parameters?: Record<string, unknown>) {
-  return db.query({ request_type: 'write', query: { write: { entries, returns } }, ...(parameters ? { parameters } : {}) });
-}
-
-async function read(db: Database, entries: unknown[], returns: string[]) {
-  return db.query({ request_type: 'read', query: { read: { entries, returns } } });
-}
-
-/** Creates an index and answers its operation id. */
-async function createIndex(db: Database, spec: unknown): Promise<string> {
-  const r = await write(db, [entry('r', { create_index: { spec } })], ['r']);
-  return (r['r'] as { operation_id: string }).operation_id;
-}
-
-/** Polls an index operation until it succeeded with nothing queued (every vector in the index). */
-async function settled(db: Database, operation: string): Promise<void> {
-  for (;;) {
-    const r = await read(db, [entry('op', { get_index_operation: { operation_id: operation } })], ['op']);
-    const op = r['op'] as { status: string; backlog?: { queued: string } };
-    if (op.status === 'succeeded' && (op.backlog === undefined || op.backlog.queued === '0')) return;
-    if (op.status === 'blocked' || op.status === 'aborted') throw new Error(`index operation ${JSON.stringify(op)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** Inserts every vector with its bucket in `for_each` batches; answers the node id of vector 0 (ids are consecutive). */
-async function insertAll(db: Database, w: Workload): Promise<number> {
-  const body = [
-    entry('n', {
-      add_n: {
-        label: 'Doc',
-        properties: [
-          ['emb', { expr: { param: 'emb' } }],
-          ['bucket', { expr: { param: 'bucket' } }],
-        ],
-      },
-    }),
-  ];
-  let first = -1;
-  for (let from = 0; from < w.n; from += BATCH) {
-    const to = Math.min(w.n, from + BATCH);
-    const rows = [];
-    for (let i = from; i < to; i++) rows.push({ emb: Array.from(w.vectors[i]!), bucket: w.bucket[i]! });
-    const r = await write(db, [{ for_each: { param: 'rows', body } }], ['n'], { rows });
-    const last = (r['n'] as { $id: number }[])[0]!.$id;
-    const base = last - (to - 1);
-    if (first === -1) first = base;
-    else if (base !== first) throw new Error(`node ids are not consecutive: vector ${to - 1} is node ${last}`);
-  }
-  return first;
 }
 
 async function trellis(w: Workload, prebuilt: boolean): Promise<Engine[]> {

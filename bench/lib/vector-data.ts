@@ -1,0 +1,103 @@
+/**
+ * The vectors of the vector benchmarks (vector-engines.ts, vector-http.ts): seeded
+ * clustered or uniform data, and how a Trellis database is loaded with them as a new user
+ * would (the documented index DDL, `for_each` inserts of 1,000 rows).
+ */
+import type { Database } from '../../src/index.js';
+
+/** Rows per `for_each` insert. */
+export const BATCH = 1000;
+
+/** What the loads need of a workload: the vectors and each one's bucket (0..99, for filters). */
+export interface VectorSet {
+  readonly n: number;
+  readonly vectors: Float32Array[];
+  readonly bucket: Uint8Array;
+}
+
+/** mulberry32: a seeded uniform source in [0, 1). */
+export function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const CENTRES = 64;
+const SIGMA = 0.15;
+
+export function draw(random: () => number, centres: Float32Array[], n: number, dim: number, clustered: boolean): Float32Array[] {
+  const out: Float32Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = new Float32Array(dim);
+    if (clustered) {
+      // Gaussian around a random centre (Box-Muller), as embeddings cluster by topic.
+      const c = centres[Math.floor(random() * centres.length)]!;
+      for (let j = 0; j < dim; j++) v[j] = c[j]! + SIGMA * Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    } else {
+      for (let j = 0; j < dim; j++) v[j] = random() * 2 - 1;
+    }
+    out.push(v);
+  }
+  return out;
+}
+
+export const SPEC = (dim: number) => ({ node_vector: { label: 'Doc', property: 'emb', dimension: dim, metric: 'cosine' } });
+export const RANGE = { node_range: { label: 'Doc', property: 'bucket' } };
+export const entry = (name: string | null, root: unknown) => ({ query: { ...(name === null ? {} : { name }), root } });
+
+export async function write(db: Database, entries: unknown[], returns: string[] = [], parameters?: Record<string, unknown>) {
+  return db.query({ request_type: 'write', query: { write: { entries, returns } }, ...(parameters ? { parameters } : {}) });
+}
+
+export async function read(db: Database, entries: unknown[], returns: string[]) {
+  return db.query({ request_type: 'read', query: { read: { entries, returns } } });
+}
+
+/** Creates an index and answers its operation id. */
+export async function createIndex(db: Database, spec: unknown): Promise<string> {
+  const r = await write(db, [entry('r', { create_index: { spec } })], ['r']);
+  return (r['r'] as { operation_id: string }).operation_id;
+}
+
+/** Polls an index operation until it succeeded with nothing queued (every vector in the index). */
+export async function settled(db: Database, operation: string): Promise<void> {
+  for (;;) {
+    const r = await read(db, [entry('op', { get_index_operation: { operation_id: operation } })], ['op']);
+    const op = r['op'] as { status: string; backlog?: { queued: string } };
+    if (op.status === 'succeeded' && (op.backlog === undefined || op.backlog.queued === '0')) return;
+    if (op.status === 'blocked' || op.status === 'aborted') throw new Error(`index operation ${JSON.stringify(op)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Inserts every vector with its bucket in `for_each` batches; answers the node id of vector 0 (ids are consecutive). */
+export async function insertAll(db: Database, w: Pick<VectorSet, 'n' | 'vectors' | 'bucket'>): Promise<number> {
+  const body = [
+    entry('n', {
+      add_n: {
+        label: 'Doc',
+        properties: [
+          ['emb', { expr: { param: 'emb' } }],
+          ['bucket', { expr: { param: 'bucket' } }],
+        ],
+      },
+    }),
+  ];
+  let first = -1;
+  for (let from = 0; from < w.n; from += BATCH) {
+    const to = Math.min(w.n, from + BATCH);
+    const rows = [];
+    for (let i = from; i < to; i++) rows.push({ emb: Array.from(w.vectors[i]!), bucket: w.bucket[i]! });
+    const r = await write(db, [{ for_each: { param: 'rows', body } }], ['n'], { rows });
+    const last = (r['n'] as { $id: number }[])[0]!.$id;
+    const base = last - (to - 1);
+    if (first === -1) first = base;
+    else if (base !== first) throw new Error(`node ids are not consecutive: vector ${to - 1} is node ${last}`);
+  }
+  return first;
+}
