@@ -54,9 +54,9 @@ export class OrphanSearch {
   /**
    * @param flat every orphan's vector in the native index's space, one after another
    * @param shape the segment's dimension and metric (the graph keeps f32 components)
-   * @param graphable whether a graph may serve them: not for an inner product over vectors
-   *   of any length, where the native graph leaves about half its elements out of reach
-   *   (docs/benchmarks.md, "Orphans through a graph")
+   * @param graphable whether a graph may serve them: not for an inner-product segment of
+   *   the older form (raw inner products over vectors of any length), where the native
+   *   graph leaves about half its elements out of reach (docs/architecture.md, "Metrics")
    */
   constructor(
     private readonly flat: Float32Array,

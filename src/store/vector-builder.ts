@@ -26,7 +26,17 @@ import { elementOf } from '../core/index-spec.js';
 import { messageOf } from '../core/errors.js';
 import { tenantKey } from './tenant-key.js';
 import { NativeIndex, type Quantization } from './native-vectors.js';
-import { nativeShape, nativeVector, vectorValues, type NativeGraph, type SegmentCommit, type VectorSpec } from './vector-index.js';
+import {
+  longestFor,
+  nativeShape,
+  nativeVector,
+  squaredLength,
+  tooLong,
+  vectorValues,
+  type NativeGraph,
+  type SegmentCommit,
+  type VectorSpec,
+} from './vector-index.js';
 import {
   encodeSide,
   fileChecksum,
@@ -105,6 +115,8 @@ interface GraphBuild {
   readonly def: NativeGraph['def'];
   readonly tenant: string | null;
   readonly index: NativeIndex;
+  /** An inner-product graph's M (vector-index.ts nativeShape): 0 for every other graph and for one of the older form. */
+  readonly longest: number;
   /** The pointer generation the index started from (or the last one it published). */
   base: number;
   /** The next queue sequence number to apply. */
@@ -234,7 +246,10 @@ export class VectorBuilder {
         continue;
       }
       if (view.queued > 0 || g.next < view.next) await this.apply(g);
-      if (g.pending === null && g.churn > Math.max(CHURN_MIN, CHURN_SHARE * (g.index.size - g.tombstones.size))) {
+      if (
+        this.rebuild.has(g.graph) ||
+        (g.pending === null && g.churn > Math.max(CHURN_MIN, CHURN_SHARE * (g.index.size - g.tombstones.size)))
+      ) {
         this.graphs.delete(g.graph);
         this.rebuild.add(g.graph);
         scans.set(view.def.id, [...(scans.get(view.def.id) ?? []), view]);
@@ -265,10 +280,13 @@ export class VectorBuilder {
     if (p === undefined || p.state === 'scan') return null;
     if (p.state === 'queue') {
       if (view.queued === 0) return null;
+      const spec = view.def.spec as VectorSpec;
+      const longest = this.longestOf(view);
       return this.start(
         view,
         p.generation,
-        new NativeIndex({ ...nativeShape(view.def.spec as VectorSpec), quantization: quantizationOf(view.def.spec as VectorSpec) }),
+        new NativeIndex({ ...nativeShape(spec, longest), quantization: quantizationOf(spec) }),
+        longest,
       );
     }
     const path = join(this.dir, segmentName(view.graph, p));
@@ -283,10 +301,11 @@ export class VectorBuilder {
       }
     }
     if (view.queued === 0) return null;
-    const index = new NativeIndex({ ...nativeShape(view.def.spec as VectorSpec), quantization: p.quantization });
+    const spec = view.def.spec as VectorSpec;
+    const index = new NativeIndex({ ...nativeShape(spec, p.longest), quantization: p.quantization });
     index.load(path);
-    const loaded = this.start(view, p.generation, index);
-    const side = readSide(join(this.dir, sideName(segmentName(view.graph, p))), p, index.shape.dimension);
+    const loaded = this.start(view, p.generation, index, p.longest);
+    const side = readSide(join(this.dir, sideName(segmentName(view.graph, p))), p, spec.dimension);
     for (const id of side.tombstones) loaded.tombstones.add(id);
     side.orphans.forEach((id, i) => loaded.orphans.set(id, side.vectors[i]!));
     return loaded;
@@ -299,12 +318,29 @@ export class VectorBuilder {
     return p.state === 'segment' && this.broken.has(view.graph);
   }
 
-  private start(view: NativeGraph, base: number, index: NativeIndex): GraphBuild {
+  /**
+   * The M a new graph of an inner-product index is built with (vector-index.ts nativeShape),
+   * from the longest of the copies it keeps, with headroom; 0 (the older form) for other
+   * metrics and for a graph of an older database that keeps no copies.
+   */
+  private longestOf(view: NativeGraph): number {
+    const spec = view.def.spec as VectorSpec;
+    if (spec.metric !== 'inner_product') return 0;
+    return this.source.read((_r, v) => {
+      if (!v.queue.hasCopies(view.graph)) return 0;
+      let longest = 0;
+      for (const { vector } of v.queue.copies(view.graph, spec.dimension)) longest = Math.max(longest, squaredLength(vector));
+      return longestFor(Math.sqrt(longest));
+    });
+  }
+
+  private start(view: NativeGraph, base: number, index: NativeIndex, longest: number): GraphBuild {
     const g: GraphBuild = {
       graph: view.graph,
       def: view.def,
       tenant: view.tenant,
       index,
+      longest,
       base,
       next: 0,
       tombstones: new Set(),
@@ -332,6 +368,13 @@ export class VectorBuilder {
       // which takes its slot back (no saved index may hold a free slot).
       const newest = new Map<number, Float32Array | null>();
       for (const { entry } of chunk) newest.set(entry.id, entry.op === LINK ? entry.vector : null);
+      // A vector longer than a lifted graph's M cannot enter it: the graph is built again
+      // from the stored vectors with a larger one (run), before anything of the chunk
+      // changes it. While a publish is pending, that waits for its answer.
+      if (tooLong(g.def.spec as VectorSpec, g.longest, newest.values())) {
+        if (g.pending === null) this.rebuild.add(g.graph);
+        return;
+      }
       const touched = [...newest.keys()];
       const present = g.index.contains(touched);
       const moved: number[] = [];
@@ -367,11 +410,12 @@ export class VectorBuilder {
    */
   private async addAll(g: GraphBuild, ids: readonly number[], vectors: readonly Float32Array[]): Promise<void> {
     const spec = g.def.spec as VectorSpec;
-    const dimension = spec.dimension;
+    // The native vectors' (a lifted inner product's have one more component).
+    const dimension = g.index.shape.dimension;
     const threads = this.settings.threads;
     const flatten = (list: readonly number[], at: (i: number) => Float32Array) => {
       const flat = new Float32Array(list.length * dimension);
-      for (let i = 0; i < list.length; i++) flat.set(nativeVector(spec, at(i)), i * dimension);
+      for (let i = 0; i < list.length; i++) flat.set(nativeVector(spec, g.longest, at(i)), i * dimension);
       return flat;
     };
     for (let from = 0; from < ids.length; from += ADD_CHUNK) {
@@ -402,10 +446,12 @@ export class VectorBuilder {
     const started = performance.now();
     const builds = new Map<string | null, GraphBuild>();
     for (const view of group) {
+      const longest = this.longestOf(view);
       const g = this.start(
         view,
         view.pointer?.generation ?? 0,
-        new NativeIndex({ ...nativeShape(spec), quantization: quantizationOf(view.def.spec as VectorSpec) }),
+        new NativeIndex({ ...nativeShape(spec, longest), quantization: quantizationOf(spec) }),
+        longest,
       );
       g.next = view.next;
       this.broken.delete(view.graph);
@@ -438,6 +484,13 @@ export class VectorBuilder {
         done = true;
       });
       for (const [g, b] of batch) {
+        // Stored after its M was taken: the next round scans it again with a larger one.
+        if (tooLong(spec, g.longest, b.vectors)) {
+          this.graphs.delete(g.graph);
+          this.rebuild.add(g.graph);
+          builds.delete(g.tenant);
+          continue;
+        }
         await this.addAll(g, b.ids, b.vectors);
         g.scanned += b.ids.length;
       }
@@ -474,6 +527,7 @@ export class VectorBuilder {
       quantization: g.index.shape.quantization,
       size: 0,
       checksum: null,
+      longest: g.longest,
     };
     const name = segmentName(g.graph, pointer);
     const path = join(this.dir, name);
@@ -481,7 +535,7 @@ export class VectorBuilder {
     g.index.save(`${path}.tmp`);
     if (g.tombstones.size + g.orphans.size > 0) {
       const side = join(this.dir, sideName(name));
-      writeFileSync(`${side}.tmp`, encodeSide(g.tombstones, g.orphans, g.index.shape.dimension));
+      writeFileSync(`${side}.tmp`, encodeSide(g.tombstones, g.orphans, (g.def.spec as VectorSpec).dimension));
       files.push(side);
     }
     const temporaries = files.map((f) => `${f}.tmp`);

@@ -85,22 +85,70 @@ export type VectorSpec = Extract<IndexDef['spec'], { kind: 'node_vector' | 'edge
 /** Whether the native engine serves an index (every metric but manhattan). */
 export const isNative = (spec: VectorSpec): boolean => spec.metric !== 'manhattan';
 
-/** The native index's view of a spec: cosine as the inner product of normalised vectors; the graph's M and beam. */
-export function nativeShape(spec: VectorSpec): Omit<NativeShape, 'quantization'> {
+/**
+ * Whether a graph is in the lifted form: an inner-product graph with an M (`longest`, in
+ * its pointer or its build) is searched as euclidean over vectors with one more
+ * component, x' = (x, sqrt(M² − |x|²)), and queries q' = (q, 0): then |q' − x'|² =
+ * |q|² + M² − 2 q·x ranks exactly by the inner product, and an element is its own nearest.
+ * usearch's graph over raw inner products leaves about half of unnormalised elements out
+ * of reach (docs/benchmarks.md, "Orphans through a graph"). A graph of the older form
+ * (M 0) is searched by the inner product until it is built again.
+ */
+const lifted = (spec: VectorSpec, longest: number): boolean => spec.metric === 'inner_product' && longest > 0;
+
+/**
+ * The native index's view of a graph: cosine as the inner product of normalised vectors,
+ * euclidean as the squared L2 distance, inner product lifted (above) or as it is; the
+ * graph's M and beam. `longest` is the graph's M (0 when it has none).
+ */
+export function nativeShape(spec: VectorSpec, longest: number): Omit<NativeShape, 'quantization'> {
+  const up = lifted(spec, longest);
   return {
-    dimension: spec.dimension,
-    metric: spec.metric === 'euclidean' ? 'l2sq' : 'ip',
+    dimension: up ? spec.dimension + 1 : spec.dimension,
+    metric: spec.metric === 'euclidean' || up ? 'l2sq' : 'ip',
     connectivity: spec.m,
     expansionAdd: spec.ef_construction,
   };
 }
 
-/** A vector as the native index takes it: cosine vectors normalised (a copy), others as they are. */
-export function nativeVector(spec: VectorSpec, v: Float32Array): Float32Array {
-  if (spec.metric !== 'cosine') return v;
+/** An element's vector as the native index takes it: cosine normalised, inner product lifted by the graph's M (a copy), others as they are. */
+export function nativeVector(spec: VectorSpec, longest: number, v: Float32Array): Float32Array {
+  if (spec.metric === 'cosine') return normalised(v);
+  if (!lifted(spec, longest)) return v;
+  const out = new Float32Array(v.length + 1);
+  out.set(v);
+  out[v.length] = Math.sqrt(Math.max(0, longest * longest - squaredLength(v)));
+  return out;
+}
+
+/** A query vector as the native index takes it: cosine normalised, inner product lifted with a last component of 0 (a copy), others as they are. */
+export function nativeQuery(spec: VectorSpec, longest: number, v: Float32Array): Float32Array {
+  if (spec.metric === 'cosine') return normalised(v);
+  if (!lifted(spec, longest)) return v;
+  const out = new Float32Array(v.length + 1);
+  out.set(v);
+  return out;
+}
+
+/** The length of the longest vector a lifted graph may take without being built again, after one of `length` (headroom against rebuilding for every longer one). */
+export const longestFor = (length: number): number => (length > 0 ? 1.25 * length : 1);
+
+/** Whether a graph's vectors are lifted and one of these is too long for its M (the graph must be built again). */
+export function tooLong(spec: VectorSpec, longest: number, vectors: Iterable<Float32Array | null>): boolean {
+  if (!lifted(spec, longest)) return false;
+  const bound = longest * longest;
+  for (const v of vectors) if (v !== null && squaredLength(v) > bound) return true;
+  return false;
+}
+
+export function squaredLength(v: ArrayLike<number>): number {
   let sum = 0;
   for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
-  const scale = 1 / Math.sqrt(sum);
+  return sum;
+}
+
+function normalised(v: Float32Array): Float32Array {
+  const scale = 1 / Math.sqrt(squaredLength(v));
   const out = new Float32Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = v[i]! * scale;
   return out;
@@ -352,7 +400,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     const candidates = q.candidates;
     for (const [id, v] of pending) if (v !== null && (candidates === null || candidates.has(id))) nearest.offer(id, exact(v));
     if (pointer.state === 'queue') return nearest.hits();
-    const segment = this.views.get(graph, pointer, nativeShape(spec));
+    const segment = this.views.get(graph, pointer, nativeShape(spec, pointer.longest), spec.dimension);
     if (segment === null) return this.searchScan(def, graph, stored, q, elements);
     const offerStored = (id: number) => {
       const v = stored(id);
@@ -366,10 +414,10 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       }
       return nearest.hits();
     }
-    const query = nativeVector(spec, q.vector);
+    const query = nativeQuery(spec, pointer.longest, q.vector);
     const selectivity = candidates === null ? 1 : Math.min(1, candidates.size / Math.max(1, pointer.count));
     const acceptOrphan = (id: number) => !pending.has(id) && (candidates === null || candidates.has(id));
-    this.offerOrphans(spec, segment, query, q.k, selectivity, nearest, exact, acceptOrphan);
+    this.offerOrphans(spec, pointer.longest, segment, query, q.k, selectivity, nearest, exact, acceptOrphan);
     const { tombstones: dead, orphans } = segment;
     const stale =
       dead.length + orphans.length === 0
@@ -387,6 +435,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
    */
   private offerOrphans(
     spec: VectorSpec,
+    longest: number,
     segment: SegmentView,
     query: Float32Array,
     k: number,
@@ -399,9 +448,11 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     if (orphans.length === 0) return;
     let search = this.orphanSearches.get(segment);
     if (search === undefined) {
-      const flat = new Float32Array(orphans.length * spec.dimension);
-      vectors.forEach((v, i) => flat.set(nativeVector(spec, v), i * spec.dimension));
-      search = new OrphanSearch(flat, nativeShape(spec), spec.metric !== 'inner_product');
+      const shape = nativeShape(spec, longest);
+      const flat = new Float32Array(orphans.length * shape.dimension);
+      vectors.forEach((v, i) => flat.set(nativeVector(spec, longest, v), i * shape.dimension));
+      // An inner product of the older form: its graph would leave half of them out of reach.
+      search = new OrphanSearch(flat, shape, spec.metric !== 'inner_product' || longest > 0);
       this.orphanSearches.set(segment, search);
     }
     // Over the share of them a `_within` search may keep, widened while too few of those
@@ -715,7 +766,7 @@ export function newPointer(
   count: number,
   quantization: Quantization = 'f16',
 ): GraphPointer {
-  return { state, generation, nonce: 0, count, tombstones: 0, orphans: 0, quantization, size: 0, checksum: null };
+  return { state, generation, nonce: 0, count, tombstones: 0, orphans: 0, quantization, size: 0, checksum: null, longest: 0 };
 }
 
 /**

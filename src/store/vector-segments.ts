@@ -47,6 +47,12 @@ export interface GraphPointer {
   readonly quantization: Quantization;
   readonly size: number;
   readonly checksum: Uint8Array | null;
+  /**
+   * An inner-product segment's M (0 for every other graph, and for an inner-product segment
+   * of the older form): its vectors x are searched as euclidean ones with one more
+   * component, sqrt(M² − |x|²), M at least the longest of them (vector-index.ts nativeForm).
+   */
+  readonly longest: number;
 }
 
 /** The key prefix of pointer records (graph ids stay below it; vector-index.ts lists the others). */
@@ -60,11 +66,13 @@ export function pointerKey(graph: number): Buffer {
 }
 
 const FORMAT = 1;
-const SIZE = 80;
+/** A pointer written before `longest` existed ends after the orphans, and reads as longest 0. */
+const OLD_SIZE = 80;
+const SIZE = 88;
 
 /**
  * u8 format, u8 state, u8 quantization, u8 has-checksum, u32 nonce, f64 generation,
- * f64 count, f64 file size, 32 bytes SHA-256, f64 tombstones, f64 orphans.
+ * f64 count, f64 file size, 32 bytes SHA-256, f64 tombstones, f64 orphans, f64 longest.
  */
 export function encodePointer(p: GraphPointer): Buffer {
   const raw = Buffer.alloc(SIZE);
@@ -80,12 +88,13 @@ export function encodePointer(p: GraphPointer): Buffer {
   if (p.checksum !== null) raw.set(p.checksum, 32);
   raw.writeDoubleLE(p.tombstones, 64);
   raw.writeDoubleLE(p.orphans, 72);
+  raw.writeDoubleLE(p.longest, 80);
   return raw;
 }
 
 export function decodePointer(raw: Uint8Array): GraphPointer {
   const b = Buffer.from(raw.buffer, raw.byteOffset, raw.length);
-  if (b[0] !== FORMAT || b.length < SIZE) throw new Error(`vector graph pointer of unknown format ${b[0]}`);
+  if (b[0] !== FORMAT || b.length < OLD_SIZE) throw new Error(`vector graph pointer of unknown format ${b[0]}`);
   return {
     state: STATES[b[1]!]!,
     quantization: QUANTIZATIONS[b[2]!]!,
@@ -96,6 +105,7 @@ export function decodePointer(raw: Uint8Array): GraphPointer {
     checksum: b[3] === 1 ? Buffer.from(b.subarray(32, 64)) : null,
     tombstones: b.readDoubleLE(64),
     orphans: b.readDoubleLE(72),
+    longest: b.length >= SIZE ? b.readDoubleLE(80) : 0,
   };
 }
 
@@ -240,7 +250,12 @@ export class SegmentViews {
     private readonly log: (message: string) => void,
   ) {}
 
-  get(graph: number, pointer: GraphPointer, shape: Omit<NativeShape, 'quantization'>): SegmentView | null {
+  /**
+   * The view of a graph's segment at this pointer: `shape` as the native index holds it,
+   * `dimension` the stored vectors' (the side file's; an inner-product segment's native
+   * vectors have one more component).
+   */
+  get(graph: number, pointer: GraphPointer, shape: Omit<NativeShape, 'quantization'>, dimension = shape.dimension): SegmentView | null {
     const cached = this.views.get(graph);
     if (cached !== undefined && cached.generation === pointer.generation) return cached.view;
     const name = segmentName(graph, pointer);
@@ -254,12 +269,12 @@ export class SegmentViews {
     }
     this.absent.delete(name);
     let view: SegmentView | null = null;
-    const problem = segmentProblem(this.dir, graph, pointer, shape.dimension, false);
+    const problem = segmentProblem(this.dir, graph, pointer, dimension, false);
     if (problem === null) {
       try {
         const index = new NativeIndex({ ...shape, quantization: pointer.quantization });
         index.view(path);
-        view = { index, ...readSide(join(this.dir, sideName(name)), pointer, shape.dimension) };
+        view = { index, ...readSide(join(this.dir, sideName(name)), pointer, dimension) };
       } catch (err) {
         this.log(
           `vector segment ${path} cannot be mapped (${(err as Error).message}); searching graph ${graph} exactly until it is rebuilt`,
