@@ -130,8 +130,15 @@ export function nativeQuery(spec: VectorSpec, longest: number, v: Float32Array):
   return out;
 }
 
-/** The length of the longest vector a lifted graph may take without being built again, after one of `length` (headroom against rebuilding for every longer one). */
-export const longestFor = (length: number): number => (length > 0 ? 1.25 * length : 1);
+/**
+ * The M of a lifted graph whose longest vector is `length`: headroom, so that not every
+ * longer vector sends the graph to be built again, but little, since a larger M lowers
+ * recall at a given beam. Measured at 100k x 128 clustered, inserted in batches of 1,000
+ * (recall@10 at the default beam of 80, and the time to every vector in the index):
+ * 1.0 gave 0.964 in 72.7 s (a rebuild for each new longest), 1.1 0.955 in 29.2 s, 1.25
+ * 0.914 in 23.2 s.
+ */
+export const longestFor = (length: number): number => (length > 0 ? 1.1 * length : 1);
 
 /** Whether a graph's vectors are lifted and one of these is too long for its M (the graph must be built again). */
 export function tooLong(spec: VectorSpec, longest: number, vectors: Iterable<Float32Array | null>): boolean {
