@@ -23,7 +23,7 @@ import { open, type Database } from '../src/index.js';
 import { startChild } from './lib/child.js';
 import { RawConnection } from './lib/raw-client.js';
 import { median, percentile, round } from './lib/stats.js';
-import { CENTRES, createIndex, draw, entry, insertAll, seeded, settled, SPEC, write } from './lib/vector-data.js';
+import { addRowBody, CENTRES, createIndex, draw, entry, insertAll, seeded, settled, SPEC, write } from './lib/vector-data.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const K = 10;
@@ -73,7 +73,7 @@ async function alternate(kinds: Record<string, () => Promise<number[]>>): Promis
   return Object.fromEntries(names.map((k) => [k, { p50: round(median(medians.get(k)!)), p99: round(median(p99s.get(k)!)) }]));
 }
 
-async function load(dir: string): Promise<{ db: Database; firstSmall: number }> {
+async function load(dir: string): Promise<{ db: Database; centres: Float32Array[]; firstSmall: number }> {
   const random = seeded(1000 + n);
   const centres = draw(random, [], CENTRES, dim, false);
   const vectors = draw(random, centres, n, dim, true);
@@ -88,21 +88,10 @@ async function load(dir: string): Promise<{ db: Database; firstSmall: number }> 
     age: 20 + (i % 50),
     status: i % 3 === 0 ? 'active' : 'idle',
   }));
-  const body = [
-    entry('u', {
-      add_n: {
-        label: 'User',
-        properties: [
-          ['name', { expr: { param: 'name' } }],
-          ['age', { expr: { param: 'age' } }],
-          ['status', { expr: { param: 'status' } }],
-        ],
-      },
-    }),
-  ];
+  const body = addRowBody('u', 'User', ['name', 'age', 'status']);
   const r = await write(db, [{ for_each: { param: 'rows', body } }], ['u'], { rows });
   const last = (r['u'] as { $id: number }[])[0]!.$id;
-  return { db, firstSmall: last - (SMALL_NODES - 1) };
+  return { db, centres, firstSmall: last - (SMALL_NODES - 1) };
 }
 
 async function main(): Promise<void> {
@@ -110,8 +99,9 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'trellis-vector-http-'));
   try {
     progress(`loading ${n} x ${dim}`);
-    const { db, firstSmall } = await load(dir);
-    const queries = draw(seeded(7), draw(seeded(1000 + n), [], CENTRES, dim, false), queryCount, dim, true);
+    const { db, centres, firstSmall } = await load(dir);
+    // Queries from the data's clusters, drawn apart from the data.
+    const queries = draw(seeded(7), centres, queryCount, dim, true);
     const searches = queries.map((q) =>
       read({
         vector_search_nodes: {

@@ -75,19 +75,14 @@ export async function settled(db: Database, operation: string): Promise<void> {
   }
 }
 
+/** The body of a `for_each` that adds a node of `label` per row, each property from the row's field of its name. */
+export function addRowBody(name: string, label: string, properties: readonly string[]): unknown[] {
+  return [entry(name, { add_n: { label, properties: properties.map((p) => [p, { expr: { param: p } }]) } })];
+}
+
 /** Inserts every vector with its bucket in `for_each` batches; answers the node id of vector 0 (ids are consecutive). */
 export async function insertAll(db: Database, w: Pick<VectorSet, 'n' | 'vectors' | 'bucket'>): Promise<number> {
-  const body = [
-    entry('n', {
-      add_n: {
-        label: 'Doc',
-        properties: [
-          ['emb', { expr: { param: 'emb' } }],
-          ['bucket', { expr: { param: 'bucket' } }],
-        ],
-      },
-    }),
-  ];
+  const body = addRowBody('n', 'Doc', ['emb', 'bucket']);
   let first = -1;
   for (let from = 0; from < w.n; from += BATCH) {
     const to = Math.min(w.n, from + BATCH);

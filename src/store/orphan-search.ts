@@ -54,9 +54,9 @@ export class OrphanSearch {
   /**
    * @param flat every orphan's vector in the native index's space, one after another
    * @param shape the segment's dimension and metric (the graph keeps f32 components)
-   * @param graphable whether a graph may serve them: not for an inner-product segment of
-   *   the older form (raw inner products over vectors of any length), where the native
-   *   graph leaves about half its elements out of reach (docs/architecture.md, "Metrics")
+   * @param graphable whether a graph may serve them: only where each is its own nearest
+   *   (vector-index.ts selfNearest); over raw inner products a graph leaves about half its
+   *   elements out of reach (docs/architecture.md, "Metrics"), and its reach check fails
    */
   constructor(
     private readonly flat: Float32Array,

@@ -24,13 +24,13 @@ import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { elementOf } from '../core/index-spec.js';
 import { messageOf } from '../core/errors.js';
+import { squaredNorm } from '../search/vector-math.js';
 import { tenantKey } from './tenant-key.js';
 import { NativeIndex, type Quantization } from './native-vectors.js';
 import {
   longestFor,
   nativeShape,
   nativeVector,
-  squaredLength,
   tooLong,
   vectorValues,
   type NativeGraph,
@@ -329,7 +329,7 @@ export class VectorBuilder {
     return this.source.read((_r, v) => {
       if (!v.queue.hasCopies(view.graph)) return 0;
       let longest = 0;
-      for (const { vector } of v.queue.copies(view.graph, spec.dimension)) longest = Math.max(longest, squaredLength(vector));
+      for (const { vector } of v.queue.copies(view.graph, spec.dimension)) longest = Math.max(longest, squaredNorm(vector));
       return longestFor(Math.sqrt(longest));
     });
   }

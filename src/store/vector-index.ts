@@ -25,7 +25,7 @@ import { describeIndex, elementOf } from '../core/index-spec.js';
 import { isNumeric, toNumber, type Value, type ValueObject } from '../core/value.js';
 import { MaxHeap } from '../search/heap.js';
 import { hnswConfig, insert, markDeleted, remove, search as hnswSearch, searchEf, type HnswConfig } from '../search/hnsw.js';
-import { checkVector, distanceFrom, METRICS } from '../search/vector-math.js';
+import { checkVector, distanceFrom, METRICS, squaredNorm } from '../search/vector-math.js';
 import { allocateGraphId, CatalogReader, type IndexDef } from './index-catalog.js';
 import type { CatalogDb, HnswDb, QueueDb } from './layout.js';
 import type { IndexedElements, VectorFamily } from './index-families.js';
@@ -111,22 +111,31 @@ export function nativeShape(spec: VectorSpec, longest: number): Omit<NativeShape
   };
 }
 
+/**
+ * Whether each element of the graph is its own nearest in the native index (cosine,
+ * euclidean, a lifted inner product), so that a search for its own vector that misses it
+ * means the graph cannot reach it. Not so for a raw inner product, where a longer vector
+ * in about the same direction wins.
+ */
+export const selfNearest = (spec: VectorSpec, longest: number): boolean => spec.metric !== 'inner_product' || longest > 0;
+
 /** An element's vector as the native index takes it: cosine normalised, inner product lifted by the graph's M (a copy), others as they are. */
 export function nativeVector(spec: VectorSpec, longest: number, v: Float32Array): Float32Array {
   if (spec.metric === 'cosine') return normalised(v);
-  if (!lifted(spec, longest)) return v;
-  const out = new Float32Array(v.length + 1);
-  out.set(v);
-  out[v.length] = Math.sqrt(Math.max(0, longest * longest - squaredLength(v)));
-  return out;
+  return lifted(spec, longest) ? withComponent(v, Math.sqrt(Math.max(0, longest * longest - squaredNorm(v)))) : v;
 }
 
 /** A query vector as the native index takes it: cosine normalised, inner product lifted with a last component of 0 (a copy), others as they are. */
 export function nativeQuery(spec: VectorSpec, longest: number, v: Float32Array): Float32Array {
   if (spec.metric === 'cosine') return normalised(v);
-  if (!lifted(spec, longest)) return v;
+  return lifted(spec, longest) ? withComponent(v, 0) : v;
+}
+
+/** A copy of `v` with one more component. */
+function withComponent(v: Float32Array, last: number): Float32Array {
   const out = new Float32Array(v.length + 1);
   out.set(v);
+  out[v.length] = last;
   return out;
 }
 
@@ -144,18 +153,12 @@ export const longestFor = (length: number): number => (length > 0 ? 1.1 * length
 export function tooLong(spec: VectorSpec, longest: number, vectors: Iterable<Float32Array | null>): boolean {
   if (!lifted(spec, longest)) return false;
   const bound = longest * longest;
-  for (const v of vectors) if (v !== null && squaredLength(v) > bound) return true;
+  for (const v of vectors) if (v !== null && squaredNorm(v) > bound) return true;
   return false;
 }
 
-export function squaredLength(v: ArrayLike<number>): number {
-  let sum = 0;
-  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
-  return sum;
-}
-
 function normalised(v: Float32Array): Float32Array {
-  const scale = 1 / Math.sqrt(squaredLength(v));
+  const scale = 1 / Math.sqrt(squaredNorm(v));
   const out = new Float32Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = v[i]! * scale;
   return out;
@@ -458,8 +461,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       const shape = nativeShape(spec, longest);
       const flat = new Float32Array(orphans.length * shape.dimension);
       vectors.forEach((v, i) => flat.set(nativeVector(spec, longest, v), i * shape.dimension));
-      // An inner product of the older form: its graph would leave half of them out of reach.
-      search = new OrphanSearch(flat, shape, spec.metric !== 'inner_product' || longest > 0);
+      search = new OrphanSearch(flat, shape, selfNearest(spec, longest));
       this.orphanSearches.set(segment, search);
     }
     // Over the share of them a `_within` search may keep, widened while too few of those

@@ -50,7 +50,7 @@ export interface GraphPointer {
   /**
    * An inner-product segment's M (0 for every other graph, and for an inner-product segment
    * of the older form): its vectors x are searched as euclidean ones with one more
-   * component, sqrt(M² − |x|²), M at least the longest of them (vector-index.ts nativeForm).
+   * component, sqrt(M² − |x|²), M at least the longest of them (vector-index.ts nativeShape).
    */
   readonly longest: number;
 }
@@ -255,7 +255,7 @@ export class SegmentViews {
    * `dimension` the stored vectors' (the side file's; an inner-product segment's native
    * vectors have one more component).
    */
-  get(graph: number, pointer: GraphPointer, shape: Omit<NativeShape, 'quantization'>, dimension = shape.dimension): SegmentView | null {
+  get(graph: number, pointer: GraphPointer, shape: Omit<NativeShape, 'quantization'>, dimension: number): SegmentView | null {
     const cached = this.views.get(graph);
     if (cached !== undefined && cached.generation === pointer.generation) return cached.view;
     const name = segmentName(graph, pointer);

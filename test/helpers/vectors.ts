@@ -2,8 +2,11 @@
  * A store with vector indexes, driven through the query pipeline, for the vector engine's
  * tests: writes and searches, brute-force answers, and waiting for the builder.
  */
+import { open } from 'lmdb';
 import { preparePlan, runRead, runWrite } from '../../src/database.js';
 import { openStore, type Store, type StoreOptions } from '../../src/store/index.js';
+import { environmentOptions, openDbs } from '../../src/store/open.js';
+import { decodePointer, pointerKey, type GraphPointer } from '../../src/store/vector-segments.js';
 import { distance, type Metric } from '../../src/search/vector-math.js';
 import { Rng } from './prng.js';
 import { q } from './embedded.js';
@@ -15,6 +18,17 @@ export interface VectorDb {
   write(entries: unknown[], returns?: string[]): Promise<Record<string, any>>;
   read(entries: unknown[], returns: string[], parameters?: Record<string, unknown>): Record<string, any>;
   close(): Promise<void>;
+}
+
+/** The pointers of these graphs in a closed store's folder (one process opens an environment once). */
+export async function readPointers(path: string, graphs: readonly number[]): Promise<GraphPointer[]> {
+  const env = open(environmentOptions(path, true));
+  try {
+    const queue = openDbs(env, path).vectorQueue;
+    return graphs.map((graph) => decodePointer(queue.get(pointerKey(graph))!));
+  } finally {
+    await env.close();
+  }
 }
 
 export async function openVectorDb(options: StoreOptions): Promise<VectorDb> {

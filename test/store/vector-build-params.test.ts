@@ -14,11 +14,21 @@ import { open } from 'lmdb';
 import { answerQuery } from '../../src/database.js';
 import { openDbs, environmentOptions } from '../../src/store/open.js';
 import { HnswRecords } from '../../src/store/hnsw-records.js';
-import { decodePointer, pointerKey, SegmentViews } from '../../src/store/vector-segments.js';
+import { SegmentViews } from '../../src/store/vector-segments.js';
 import { q, rejects400 } from '../helpers/embedded.js';
 import { Rng } from '../helpers/prng.js';
 import { tempDir } from '../helpers/server.js';
-import { addDocs, built, clusteredVectors, createIndex, nodeVector, openVectorDb, type Spec, type VectorDb } from '../helpers/vectors.js';
+import {
+  addDocs,
+  built,
+  clusteredVectors,
+  createIndex,
+  nodeVector,
+  openVectorDb,
+  readPointers,
+  type Spec,
+  type VectorDb,
+} from '../helpers/vectors.js';
 
 const COSINE: Spec = { label: 'Doc', property: 'emb', dimension: 8, metric: 'cosine' };
 
@@ -140,16 +150,13 @@ test("the native segment is built with the index's M: its file holds it", async 
     const { graphs } = await tunedAndPlain(db, { ...COSINE, m: 6, ef_construction: 40 }, 3, 300);
     await db.close();
 
-    const env = open(environmentOptions(dir.path, true));
-    const queue = openDbs(env, dir.path).vectorQueue;
-    const pointers = graphs.map((graph) => decodePointer(queue.get(pointerKey(graph))!));
-    await env.close();
+    const pointers = await readPointers(dir.path, graphs);
     const views = new SegmentViews(join(dir.path, 'vectors'), (m) => assert.fail(m));
     // The shape's connectivity is what a new index would get; a viewed file has its own.
     const shape = { dimension: 8, metric: 'ip' as const, connectivity: 16, expansionAdd: 128 };
     const connectivity = graphs.map((graph, i) => {
       assert.equal(pointers[i]!.state, 'segment');
-      const view = views.get(graph, pointers[i]!, shape);
+      const view = views.get(graph, pointers[i]!, shape, 8);
       assert.ok(view !== null);
       assert.equal(view.index.size, 300);
       return view.index.connectivity;

@@ -8,23 +8,24 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { open } from 'lmdb';
-import { environmentOptions, openDbs } from '../../src/store/open.js';
-import { decodePointer, pointerKey, type GraphPointer } from '../../src/store/vector-segments.js';
+import { nativeShape, newPointer, type VectorSpec } from '../../src/store/vector-index.js';
+import { decodePointer, encodePointer, type GraphPointer } from '../../src/store/vector-segments.js';
 import { Rng } from '../helpers/prng.js';
 import { tempDir } from '../helpers/server.js';
-import { addDocs, bruteForce, built, clusteredVectors, createIndex, openVectorDb, recall, search, type Spec } from '../helpers/vectors.js';
+import {
+  addDocs,
+  bruteForce,
+  built,
+  clusteredVectors,
+  createIndex,
+  openVectorDb,
+  readPointers,
+  recall,
+  search,
+  type Spec,
+} from '../helpers/vectors.js';
 
 const SPEC: Spec = { label: 'Doc', property: 'emb', dimension: 16, metric: 'inner_product' };
-
-async function pointerOf(path: string, graph: number): Promise<GraphPointer> {
-  const env = open(environmentOptions(path, true));
-  try {
-    return decodePointer(openDbs(env, path).vectorQueue.get(pointerKey(graph))!);
-  } finally {
-    await env.close();
-  }
-}
 
 const length = (v: readonly number[]) => Math.hypot(...v);
 
@@ -64,7 +65,7 @@ test('inner product over vectors of mixed lengths: few orphans, the nearest foun
     assert.ok(after / queries.length >= 0.9, `recall after the rebuild ${after / queries.length}`);
     await db.close();
 
-    const pointer = await pointerOf(dir.path, graph);
+    const [pointer] = (await readPointers(dir.path, [graph])) as [GraphPointer];
     assert.equal(pointer.state, 'segment');
     assert.ok(pointer.longest >= length(long), `M ${pointer.longest} takes the longer vector (${length(long)})`);
     assert.equal(pointer.count, 3001);
@@ -73,4 +74,14 @@ test('inner product over vectors of mixed lengths: few orphans, the nearest foun
   } finally {
     dir.remove();
   }
+});
+
+test('a pointer written before M existed reads as M 0, and its inner-product graph keeps the raw form', () => {
+  const pointer: GraphPointer = { ...newPointer('segment', 3, 100, 'f32'), orphans: 7, longest: 12.5 };
+  assert.deepEqual(decodePointer(encodePointer(pointer)), pointer, 'M round-trips');
+  const older = encodePointer(pointer).subarray(0, 80);
+  assert.deepEqual(decodePointer(older), { ...pointer, longest: 0 });
+  const spec = { metric: 'inner_product', dimension: 16, m: 16, ef_construction: 128 } as VectorSpec;
+  assert.deepEqual(nativeShape(spec, 0), { dimension: 16, metric: 'ip', connectivity: 16, expansionAdd: 128 });
+  assert.deepEqual(nativeShape(spec, 12.5), { dimension: 17, metric: 'l2sq', connectivity: 16, expansionAdd: 128 });
 });
