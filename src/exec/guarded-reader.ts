@@ -124,8 +124,8 @@ export class GuardedReader implements GraphReader {
   nodeColumns(properties: readonly string[]): Iterable<ColumnBlock> {
     return this.scan(this.inner.nodeColumns(properties));
   }
-  columnsFact<T>(key: string, make: () => T): T {
-    return this.inner.columnsFact(key, make);
+  columnsFact<T>(key: string, make: () => T, weigh?: (value: T) => number): T {
+    return this.inner.columnsFact(key, make, weigh);
   }
   labelId(label: string): number | undefined {
     return this.inner.labelId(label);

@@ -22,7 +22,7 @@ import { evalExpr } from './eval.js';
 import { EMPTY_ROWS, rowFlow, type Flow, type RowFlow } from './flow.js';
 import { EDGE, edgeKey, NODE, nodeKey, NONE, Row, startRow } from './row.js';
 import { scanOf } from './scan/recognise.js';
-import { scanIds } from './scan/rows.js';
+import { candidateIds } from './scan/candidate-cache.js';
 
 /** Effective k is capped here (reference §4.5: search result cap). */
 export const MAX_SEARCH_K = 800;
@@ -172,7 +172,7 @@ export const searchWithin = (node: SearchOp, x: Exec, ctx: RowFlow | null): Flow
   if (scan !== null) {
     // A node scan's nodes, each once, as rows it would start: the candidates as a set of
     // ids, and rows made for the hits only.
-    const ids = scanIds(x, scan);
+    const ids = candidateIds(x, scan);
     if (family === 'text' && ids.size > MAX_TEXT_CANDIDATES) {
       throw new GraphError('limit_exceeded', `${node.path}: a text search ranks at most ${MAX_TEXT_CANDIDATES} distinct candidates`);
     }

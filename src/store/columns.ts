@@ -333,7 +333,7 @@ export class ChunkCache {
   private readonly entries = new Map<string, CacheEntry>();
   private bytes = 0;
   /** Facts derived from the columns (ColumnReader.fact; the list of blocks is one), as of a generation. */
-  facts: { readonly generation: number; readonly values: Map<string, unknown> } | null = null;
+  facts: { readonly generation: number; readonly values: Map<string, unknown>; bytes: number } | null = null;
 
   constructor(private readonly budget: number) {}
 
@@ -371,6 +371,11 @@ export class ChunkCache {
 
 /** Column facts a reader thread keeps at most (ColumnReader.fact). */
 const FACTS_KEPT = 256;
+/**
+ * The memory the weighed facts of a reader thread may hold (a `_within` search's candidate
+ * sets, search.ts): 8 bytes an id, so about four million candidate ids.
+ */
+export const FACT_BYTES = 32 * 1024 * 1024;
 /** The fact key of the list of blocks; a key of GraphReader.columnsFact names its user, this cannot clash. */
 const BLOCKS_FACT = '\0blocks';
 
@@ -418,16 +423,23 @@ export class ColumnReader {
   /**
    * A fact `make` derives from the columns, named by `key`, made once per generation when
    * the thread caches chunks (a reader), every time otherwise (a write batch, which sees
-   * its own writes). At most FACTS_KEPT are kept: a query shape brings its own keys.
+   * its own writes). At most FACTS_KEPT are kept: a query shape brings its own keys. A fact
+   * with a `weigh` counts its bytes against FACT_BYTES; one larger than that is not kept.
    */
-  fact<T>(key: string, generation: number, make: () => T): T {
+  fact<T>(key: string, generation: number, make: () => T, weigh?: (value: T) => number): T {
     if (this.cache === null) return make();
     let facts = this.cache.facts;
-    if (facts?.generation !== generation) facts = this.cache.facts = { generation, values: new Map() };
+    if (facts?.generation !== generation) facts = this.cache.facts = { generation, values: new Map(), bytes: 0 };
     if (facts.values.has(key)) return facts.values.get(key) as T;
     const value = make();
-    if (facts.values.size >= FACTS_KEPT) facts.values.clear();
+    const bytes = weigh === undefined ? 0 : weigh(value);
+    if (bytes > FACT_BYTES) return value;
+    if (facts.values.size >= FACTS_KEPT || facts.bytes + bytes > FACT_BYTES) {
+      facts.values.clear();
+      facts.bytes = 0;
+    }
     facts.values.set(key, value);
+    facts.bytes += bytes;
     return value;
   }
 

@@ -306,8 +306,8 @@ export class GraphReadView implements GraphReader {
     }
   }
 
-  columnsFact<T>(key: string, make: () => T): T {
-    return this.columnReader.fact(key, this.columnsGeneration(), make);
+  columnsFact<T>(key: string, make: () => T, weigh?: (value: T) => number): T {
+    return this.columnReader.fact(key, this.columnsGeneration(), make, weigh);
   }
 
   protected columnsGeneration(): number {

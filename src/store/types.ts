@@ -81,9 +81,10 @@ export interface GraphReader {
   /**
    * A fact that `make` derives from nodeColumns alone, named by `key` (which must name
    * everything `make` reads): a reader keeps it until a commit changes the columns, a
-   * write batch makes it on every call.
+   * write batch makes it on every call. With `weigh`, its bytes count against the
+   * thread's budget for facts (columns.ts FACT_BYTES).
    */
-  columnsFact<T>(key: string, make: () => T): T;
+  columnsFact<T>(key: string, make: () => T, weigh?: (value: T) => number): T;
   /** The id scans use for a label (ColumnBlock.labels), or undefined when no element has it. */
   labelId(label: string): number | undefined;
   nodeCount(): number;

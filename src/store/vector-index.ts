@@ -31,10 +31,11 @@ import type { CatalogDb, HnswDb, QueueDb } from './layout.js';
 import type { IndexedElements, VectorFamily } from './index-families.js';
 import type { FamilyWork, IndexWorkView } from './index-work.js';
 import { HnswRecords } from './hnsw-records.js';
-import type { NativeIndex, NativeShape, Quantization } from './native-vectors.js';
+import { exactNearest, type NativeIndex, type NativeMetric, type NativeShape, type Quantization } from './native-vectors.js';
+import { CandidateVectors } from './candidate-vectors.js';
 import { OrphanSearch } from './orphan-search.js';
 import { tenantKey } from './tenant-key.js';
-import type { MissingSegment, VectorBacklog, VectorHit, VectorQuery } from './types.js';
+import type { Candidates, MissingSegment, VectorBacklog, VectorHit, VectorQuery } from './types.js';
 import { LINK, UNLINK, VectorQueue, type Applied } from './vector-queue.js';
 import {
   listed,
@@ -60,6 +61,14 @@ const EXACT_CANDIDATES = 2048;
  */
 const EXACT_FACTOR = 1.5;
 /**
+ * The same bound when the candidates' vectors are kept in memory (candidate-vectors.ts):
+ * a native pass over them costs about a hundredth of a read each. Measured through the
+ * pipeline at 100k x 128 clustered (docs/benchmarks.md, "Filtered search"): 10,000
+ * candidates at ef 10 (c^2 / ef n = 100) searched exactly at 2.3 times the walk's rate,
+ * 50,000 at ef 32 (781) at 0.35 times; both put the crossing near 250.
+ */
+const EXACT_KEPT_FACTOR = 250;
+/**
  * The beam of a native search when neither the query nor the index names one: the
  * smallest of the measured beams whose recall@10 reaches 0.95 on clustered data at both
  * 128 and 768 dimensions (at 100k: 64 gave 0.978 and 0.943, 80 gave 0.989 and 0.961;
@@ -68,6 +77,16 @@ const EXACT_FACTOR = 1.5;
 export const DEFAULT_EF = 80;
 /** Native hits ranked again exactly, per result asked for (nativeNearest says why). */
 const RERANK = 2;
+/**
+ * How a native brute-force pass over stored vectors ranks them, per metric: by the same
+ * order as the exact distance (which then ranks the few it picks).
+ */
+const BRUTE_FORCE_METRIC: Record<VectorSpec['metric'], NativeMetric | null> = {
+  cosine: 'ip', // over normalised vectors (CandidateMatrix.ranked)
+  euclidean: 'l2sq',
+  inner_product: 'ip',
+  manhattan: null, // not a native metric: searched by the old engine
+};
 /** A graph's queue with no entries, decoded. */
 const EMPTY_PENDING: ReadonlyMap<number, Float32Array | null> = new Map();
 
@@ -164,6 +183,13 @@ function normalised(v: Float32Array): Float32Array {
   return out;
 }
 
+/** Vectors one after another (`dimension` components each), each normalised. */
+function normalisedRows(flat: Float32Array, dimension: number): Float32Array {
+  const out = new Float32Array(flat.length);
+  for (let at = 0; at < flat.length; at += dimension) out.set(normalised(flat.subarray(at, at + dimension)), at);
+  return out;
+}
+
 /** The values of a stored property as a vector, or null when it is not an array of numbers. */
 export function vectorValues(v: Value | undefined): ArrayLike<number> | null {
   if (v instanceof Float32Array || v instanceof Float64Array) return v;
@@ -236,6 +262,8 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   private readonly decoded = new Map<number, DecodedQueue>();
   /** How to find the orphans of each mapped segment (offerOrphans). */
   private readonly orphanSearches = new WeakMap<SegmentView, OrphanSearch>();
+  /** The kept vectors of the candidate sets this thread searched exactly. */
+  private readonly candidateVectors = new CandidateVectors();
 
   constructor(
     private readonly records: HnswDb,
@@ -417,12 +445,23 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       if (v !== null) nearest.offer(id, exact(v));
     };
     const ef = q.ef ?? spec.ef_search ?? DEFAULT_EF;
-    if (candidates !== null && candidates.size ** 2 <= EXACT_FACTOR * ef * pointer.count) {
-      for (const id of candidates.keys()) {
-        q.tick?.();
-        if (!pending.has(id)) offerStored(id);
+    if (candidates !== null) {
+      const size = candidates.size ** 2;
+      const walk = ef * pointer.count;
+      // Over kept vectors first: made at once when the search would be exact anyway.
+      if (
+        size <= EXACT_KEPT_FACTOR * walk &&
+        this.offerCandidateVectors(spec, graph, pointer, candidates, pending, q, nearest, exact, size <= EXACT_FACTOR * walk)
+      ) {
+        return nearest.hits();
       }
-      return nearest.hits();
+      if (size <= EXACT_FACTOR * walk) {
+        for (const id of candidates.keys()) {
+          q.tick?.();
+          if (!pending.has(id)) offerStored(id);
+        }
+        return nearest.hits();
+      }
     }
     const query = nativeQuery(spec, pointer.longest, q.vector);
     const selectivity = candidates === null ? 1 : Math.min(1, candidates.size / Math.max(1, pointer.count));
@@ -436,6 +475,54 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     const skip = candidates === null ? stale : (id: number) => stale(id) || !candidates.has(id);
     for (const id of nativeNearest(segment.index, query, q.k, ef, selectivity, skip)) offerStored(id);
     return nearest.hits();
+  }
+
+  /**
+   * The exact path of a candidate set over its kept vectors (candidate-vectors.ts): a
+   * native brute-force pass picks RERANK times k of them (and as many more as there are
+   * queued candidates, offered from the queue already), ranked again exactly. False when
+   * the graph keeps no copies or its vectors are not kept (made at once when `now`, else
+   * from the set's second search; never when too many), and the caller searches otherwise.
+   */
+  private offerCandidateVectors(
+    spec: VectorSpec,
+    graph: number,
+    pointer: GraphPointer,
+    candidates: Candidates,
+    pending: ReadonlyMap<number, Float32Array | null>,
+    q: VectorQuery,
+    nearest: Nearest,
+    exact: (v: Float32Array) => number,
+    now: boolean,
+  ): boolean {
+    const metric = BRUTE_FORCE_METRIC[spec.metric];
+    if (metric === null || !this.queue.hasCopies(graph)) return false;
+    const dim = spec.dimension;
+    const key = `${graph}:${pointer.nonce}:${pointer.generation}`;
+    const cosine = spec.metric === 'cosine';
+    const matrix = this.candidateVectors.get(candidates, key, dim * (cosine ? 8 : 4) + 8, now, () => {
+      const ids: number[] = [];
+      const flat = new Float32Array(candidates.size * dim);
+      const into = new Float32Array(dim);
+      for (const id of candidates.keys()) {
+        q.tick?.();
+        if (!this.queue.readCopy(graph, id, into)) continue;
+        flat.set(into, ids.length * dim);
+        ids.push(id);
+      }
+      const stored = flat.slice(0, ids.length * dim);
+      return { ids: Float64Array.from(ids), flat: stored, ranked: cosine ? normalisedRows(stored, dim) : stored };
+    });
+    if (matrix === null) return false;
+    let queued = 0;
+    for (const id of pending.keys()) if (candidates.has(id)) queued++;
+    const shape = { dimension: dim, metric };
+    const query = cosine ? normalised(q.vector) : q.vector;
+    for (const i of exactNearest(matrix.ranked, query, shape, RERANK * q.k + queued)) {
+      const id = matrix.ids[i]!;
+      if (!pending.has(id)) nearest.offer(id, exact(matrix.flat.subarray(i * dim, (i + 1) * dim)));
+    }
+    return true;
   }
 
   /**
@@ -786,7 +873,7 @@ export function newPointer(
  * (measured: 3 of 10 searches over 1,500 clustered 16-d vectors lost their 10th neighbour
  * to the 11th, even with a beam over the whole graph), and the exact ranking of a few more settles them.
  * The beam is ef over the share of the index the caller may keep (a `_within` candidate
- * set), and widens fourfold while fewer than k hits pass.
+ * set), and widens while fewer than k hits pass.
  */
 function nativeNearest(
   index: NativeIndex,
@@ -808,6 +895,9 @@ function nativeNearest(
       if (!skip(id)) out.push(id);
     }
     if (out.length >= k || found < count || count >= size) return out;
-    count = Math.min(size, count * 4);
+    // Widen by what the share that passed asks for, with a margin: fourfold at most
+    // (none passed), half again at least. Measured at a 10% filter, where a fifth of the
+    // searches widen: 11% more searches a second than a fourfold step every time.
+    count = Math.min(size, Math.ceil(count * Math.min(4, Math.max(1.5, (1.25 * k) / Math.max(out.length, 1)))));
   }
 }

@@ -66,6 +66,11 @@ export class IdSet implements Candidates {
     return this;
   }
 
+  /** The memory it holds: its list and its bitmap. */
+  get bytes(): number {
+    return this.ids.byteLength + (this.bits?.byteLength ?? 0);
+  }
+
   has(id: number): boolean {
     const bits = this.bits;
     if (bits !== null) {
