@@ -457,9 +457,18 @@ export class ColumnReader {
  * chunk keeps its old version and the entry simply never matches again.
  */
 export class SlotCache {
-  private readonly entries = new Map<string, { readonly version: number; readonly slots: readonly (Value | undefined)[] }>();
+  private readonly entries = new Map<
+    string,
+    { readonly version: number; readonly slots: readonly (Value | undefined)[]; readonly bytes: number }
+  >();
+  private bytes = 0;
 
-  constructor(private readonly capacity: number) {}
+  /**
+   * `budget`: the bytes it keeps at most, each chunk counted as 64 plus twice its encoded
+   * size. Counting chunks instead let a column of large values (a vector property: about
+   * 1.2 MB a chunk at 128 dimensions) keep gigabytes: every chunk a load wrote stayed.
+   */
+  constructor(private readonly budget: number) {}
 
   /** A copy of the cached slots if they are those of `version`. */
   take(key: string, version: number): (Value | undefined)[] | undefined {
@@ -469,12 +478,27 @@ export class SlotCache {
 
   clear(): void {
     this.entries.clear();
+    this.bytes = 0;
   }
 
-  put(key: string, version: number, slots: readonly (Value | undefined)[]): void {
+  /** Keeps the slots of a chunk just written as `encoded` bytes, the least recently written going first. */
+  put(key: string, version: number, slots: readonly (Value | undefined)[], encoded: number): void {
+    this.drop(key);
+    const bytes = 64 + 2 * encoded;
+    if (bytes > this.budget) return;
+    this.entries.set(key, { version, slots, bytes });
+    this.bytes += bytes;
+    for (const oldest of this.entries.keys()) {
+      if (this.bytes <= this.budget) break;
+      this.drop(oldest);
+    }
+  }
+
+  private drop(key: string): void {
+    const old = this.entries.get(key);
+    if (old === undefined) return;
     this.entries.delete(key);
-    this.entries.set(key, { version, slots });
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.bytes -= old.bytes;
   }
 }
 
@@ -578,7 +602,7 @@ export class ColumnEdits {
       const bytes = encodeChunk(slots, version);
       if (bytes === null) this.db.removeSync(key);
       else this.db.putSync(key, bytes);
-      this.cache.put(cacheKey, version, slots);
+      this.cache.put(cacheKey, version, slots, bytes?.length ?? 0);
     }
     this.props.clear();
     this.lastChunk.clear();

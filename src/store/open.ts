@@ -40,8 +40,12 @@ import { Committer, type BatchLog, type Committed, type CommitStats } from './co
 import { messageOf } from '../core/errors.js';
 import { rebuildTextIndexes } from './text-migration.js';
 
-/** Chunks the writer keeps decoded for editing (about 40 MiB at 1024 slots each). */
-const SLOT_CACHE_CHUNKS = 4096;
+/**
+ * The memory of the chunks the writer keeps decoded for editing, counted as their encoded
+ * size twice over (as ChunkCache counts): about 4,096 chunks of numbers, or a few dozen of
+ * 128-d vectors.
+ */
+const SLOT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** Decoded column chunks a thread keeps for scans (about 256 MiB). */
 const CHUNK_CACHE_BYTES = 256 * 1024 * 1024;
@@ -80,7 +84,7 @@ class LmdbStore implements Store {
   readonly readOnly: boolean;
   private readonly reader: GraphReadView;
   private readonly dictionary: Dictionary;
-  private readonly slots = new SlotCache(SLOT_CACHE_CHUNKS);
+  private readonly slots = new SlotCache(SLOT_CACHE_BYTES);
   private flushes = 0;
   private closed = false;
   /** Runs write batches and answers them (none in a read-only store). */

@@ -5,7 +5,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { chunkValue, decodeChunk, encodeChunk } from '../../src/store/columns.js';
+import { chunkValue, decodeChunk, encodeChunk, SlotCache } from '../../src/store/columns.js';
 import { openStore } from '../../src/store/index.js';
 import type { GraphReader, Store } from '../../src/store/types.js';
 import { DateTime, type Value, type ValueObject } from '../../src/core/value.js';
@@ -209,4 +209,30 @@ test('a column fact is made once while the columns stand, again after a commit t
   } finally {
     await store.close();
   }
+});
+
+test("the writer's slot cache is bounded by the chunks' bytes, not their count: a column of vectors cannot fill the heap", async () => {
+  // Budget 1 MiB: a chunk counts 64 + twice its encoded bytes.
+  const cache = new SlotCache(1024 * 1024);
+  const slots = (tag: number) => [BigInt(tag)];
+  for (let i = 0; i < 100; i++) cache.put(`small:${i}`, 1, slots(i), 1000);
+  assert.deepEqual(cache.take('small:0', 1), [0n], 'a hundred small chunks fit');
+  assert.equal(cache.take('small:0', 2), undefined, 'another version does not match');
+  // Chunks of 128-d vectors (about 1.2 MB encoded) would each exceed the budget alone.
+  cache.put('vectors:0', 1, slots(-1), 1_200_000);
+  assert.equal(cache.take('vectors:0', 1), undefined, 'a chunk over the budget is not kept');
+  // 200 KB chunks: five fit with room for little else, the least recently written go first.
+  for (let i = 0; i < 8; i++) cache.put(`mid:${i}`, 1, slots(i), 100_000);
+  assert.equal(cache.take('small:0', 1), undefined, 'the oldest went first');
+  assert.equal(cache.take('mid:0', 1), undefined);
+  assert.deepEqual(cache.take('mid:7', 1), [7n], 'the newest stays');
+  let kept = 0;
+  for (let i = 0; i < 8; i++) if (cache.take(`mid:${i}`, 1) !== undefined) kept++;
+  assert.equal(kept, 5, 'five of 200,064 bytes fit in 1 MiB');
+  // Writing a chunk again replaces it (its bytes counted once).
+  for (let i = 0; i < 20; i++) cache.put('mid:7', 1 + i, slots(100 + i), 100_000);
+  assert.deepEqual(cache.take('mid:7', 20), [119n]);
+  kept = 0;
+  for (let i = 0; i < 8; i++) if (cache.take(`mid:${i}`, 1) !== undefined) kept++;
+  assert.equal(kept, 4, 'the other four stay');
 });
