@@ -4,25 +4,26 @@
  * (vector-index.ts) otherwise reads every candidate's vector copy from LMDB at every
  * search (about 2.5 µs each: 2.5 ms for 1,000 candidates); over the kept vectors a native
  * brute-force pass ranks them about a hundred times faster per candidate, which makes an
- * exact search cheaper than the native walk up to sets ten times larger. A reader keeps a candidate set per
- * columns generation (exec/scan/candidate-cache.ts), so the same object comes back while
- * neither the nodes nor the graph change; an element's vector copy changes only with its
- * node (which changes the columns) or with a new graph (another pointer, in the key).
+ * exact search cheaper than the native walk up to sets ten times larger. A reader keeps a
+ * candidate set per columns generation (exec/scan/candidate-cache.ts), so the same object
+ * comes back while neither the nodes nor the graph change; an element's vector copy
+ * changes only with its node (which changes the columns) or with a new graph (another
+ * pointer, in the key).
  *
- * Bounded: at most KEPT sets and BYTES of vectors per thread, the least recently used
- * dropped first; a set whose vectors alone exceed BYTES is never kept.
+ * Vectors are kept from a set's second search on: one searched once (a request's own rows,
+ * a filter seen once) is never kept, so it never pushes out a set that recurs. Bounded: at
+ * most KEPT sets and CANDIDATE_VECTOR_BYTES of vectors per thread, the least recently used
+ * dropped first; a set whose vectors alone exceed the bytes is never kept.
  */
 import type { Candidates } from './types.js';
 
-/** Candidate sets a thread keeps (with their vectors, or only their count of uses) at most. */
+/** Candidate sets whose vectors a thread keeps at most. */
 const KEPT = 8;
 /** The vectors' memory a thread keeps at most. */
 export const CANDIDATE_VECTOR_BYTES = 64 * 1024 * 1024;
 /**
- * A candidate set whose exact search is worth its vectors' reads only if repeated gets them
- * on its second search (the first is left to the native walk): a set searched once is
- * never read whole, and one searched again is likely searched many times (a category, a
- * tenant), each time at a fraction of the walk's cost.
+ * A set is kept from this search on: one searched again is likely searched many times (a
+ * category, a tenant), each time at a fraction of the reads' or the walk's cost.
  */
 const USES_BEFORE_KEEPING = 2;
 
@@ -40,35 +41,38 @@ export interface CandidateMatrix {
 interface Entry {
   readonly candidates: Candidates;
   readonly key: string;
-  uses: number;
-  matrix: CandidateMatrix | null;
+  readonly matrix: CandidateMatrix;
 }
 
-const bytesOf = (m: CandidateMatrix | null): number =>
-  m === null ? 0 : m.flat.byteLength + m.ids.byteLength + (m.ranked === m.flat ? 0 : m.ranked.byteLength);
+const bytesOf = (m: CandidateMatrix): number => m.flat.byteLength + m.ids.byteLength + (m.ranked === m.flat ? 0 : m.ranked.byteLength);
 
 export class CandidateVectors {
   private entries: Entry[] = [];
   private bytes = 0;
+  /** How many searches each candidate set has had (weakly: a set no search holds goes). */
+  private readonly uses = new WeakMap<Candidates, number>();
 
   /**
-   * The vectors of `candidates` in the graph named by `key` (its id and pointer), made by
-   * `make` unless kept: at once when `now`, else from the set's second search on. Null when
-   * not (yet) kept, or when they would exceed the budget (`bytes` per candidate).
+   * The vectors of `candidates` in the graph named by `key` (its id and pointer): kept, or
+   * made by `make` and kept from the set's second search on; on a first search made only
+   * when `now` (and not kept). Null when not made, or when they would exceed the budget
+   * (`bytes` per candidate).
    */
   get(candidates: Candidates, key: string, bytes: number, now: boolean, make: () => CandidateMatrix): CandidateMatrix | null {
     const at = this.entries.findIndex((e) => e.candidates === candidates && e.key === key);
-    const entry = at >= 0 ? this.entries.splice(at, 1)[0]! : { candidates, key, uses: 0, matrix: null };
-    this.entries.push(entry);
-    entry.uses++;
-    if (entry.matrix === null && (now || entry.uses >= USES_BEFORE_KEEPING) && candidates.size * bytes <= CANDIDATE_VECTOR_BYTES) {
-      entry.matrix = make();
-      this.bytes += bytesOf(entry.matrix);
+    if (at >= 0) {
+      const [hit] = this.entries.splice(at, 1);
+      this.entries.push(hit!);
+      return hit!.matrix;
     }
-    while (this.entries.length > KEPT || this.bytes > CANDIDATE_VECTOR_BYTES) {
-      const old = this.entries.shift()!;
-      this.bytes -= bytesOf(old.matrix);
-    }
-    return entry.matrix;
+    const uses = (this.uses.get(candidates) ?? 0) + 1;
+    this.uses.set(candidates, uses);
+    if (candidates.size * bytes > CANDIDATE_VECTOR_BYTES) return null;
+    if (uses < USES_BEFORE_KEEPING) return now ? make() : null;
+    const matrix = make();
+    this.entries.push({ candidates, key, matrix });
+    this.bytes += bytesOf(matrix);
+    while (this.entries.length > KEPT || this.bytes > CANDIDATE_VECTOR_BYTES) this.bytes -= bytesOf(this.entries.shift()!.matrix);
+    return matrix;
   }
 }

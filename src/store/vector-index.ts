@@ -481,8 +481,9 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
    * The exact path of a candidate set over its kept vectors (candidate-vectors.ts): a
    * native brute-force pass picks RERANK times k of them (and as many more as there are
    * queued candidates, offered from the queue already), ranked again exactly. False when
-   * the graph keeps no copies or its vectors are not kept (made at once when `now`, else
-   * from the set's second search; never when too many), and the caller searches otherwise.
+   * the graph keeps no copies or its vectors are not kept (a first search makes them for
+   * itself when `now`; they are kept from the set's second search; never when too many),
+   * and the caller searches otherwise.
    */
   private offerCandidateVectors(
     spec: VectorSpec,

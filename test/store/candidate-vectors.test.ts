@@ -20,7 +20,7 @@ const matrix = (ids: number[]): CandidateMatrix => {
   return { ids: Float64Array.from(ids), flat, ranked: flat };
 };
 
-test("a thread keeps a set's vectors at once when asked, else from its second search; at most 8 sets and the byte budget", () => {
+test("a thread keeps a set's vectors from its second search; a first one made only when asked, never kept; at most 8 sets and the byte budget", () => {
   const kept = new CandidateVectors();
   let made = 0;
   const make = (ids: number[]) => () => (made++, matrix(ids));
@@ -31,22 +31,33 @@ test("a thread keeps a set's vectors at once when asked, else from its second se
   assert.deepEqual(m && [...m.ids], [1, 2, 3], 'the second search keeps the vectors');
   assert.equal(kept.get(a, 'g', 4, false, make([1, 2, 3])), m, 'and finds them kept');
   assert.equal(made, 1);
-  assert.equal(kept.get(a, 'another graph', 4, false, make([1])), null, 'each graph has its own');
-  const b = set([4]);
-  assert.notEqual(kept.get(b, 'g', 4, true, make([4])), null, 'kept at once when asked');
+  assert.notEqual(kept.get(a, 'another graph', 4, false, make([1])), null, 'each graph has its own; the set counts its searches');
   assert.equal(made, 2);
-  // Eight more sets, each searched twice: the least recently used go first.
+  // A first search of a small set reads its vectors at once, and keeps them from the second.
+  const b = set([4]);
+  const once = kept.get(b, 'g', 4, true, make([4]));
+  assert.notEqual(once, null, 'made when asked');
+  const twice = kept.get(b, 'g', 4, true, make([4]));
+  assert.notEqual(twice, once, 'not kept from the first search: made again');
+  assert.equal(kept.get(b, 'g', 4, true, make([4])), twice, 'kept from the second');
+  assert.equal(made, 4);
+  // Sets searched once never push out one that recurs.
+  for (let i = 0; i < 20; i++) kept.get(set([100 + i]), 'g', 4, true, make([100 + i]));
+  assert.equal(kept.get(a, 'g', 4, false, make([1, 2, 3])), m, 'still kept');
+  // Eight more sets searched twice: the least recently used go first.
   for (let i = 0; i < 8; i++) {
-    const s = set([100 + i]);
-    kept.get(s, 'g', 4, true, make([100 + i]));
+    const s = set([200 + i]);
+    kept.get(s, 'g', 4, false, make([200 + i]));
+    kept.get(s, 'g', 4, false, make([200 + i]));
   }
   made = 0;
-  assert.equal(kept.get(a, 'g', 4, false, make([1, 2, 3])), null, 'a dropped set starts over');
-  assert.equal(made, 0);
+  assert.notEqual(kept.get(a, 'g', 4, false, make([1, 2, 3])), m, 'dropped, made again');
+  assert.equal(made, 1);
   // A set whose vectors exceed the budget is never read whole.
   const huge: Candidates = { has: () => true, size: CANDIDATE_VECTOR_BYTES / 24 + 1, keys: () => [] };
   assert.equal(kept.get(huge, 'g', 24, true, make([])), null);
-  assert.equal(made, 0);
+  assert.equal(kept.get(huge, 'g', 24, true, make([])), null);
+  assert.equal(made, 1);
 });
 
 for (const metric of ['cosine', 'euclidean', 'inner_product'] as const) {
