@@ -18,7 +18,9 @@
  *   too (`trellis_without_index`): what the index itself adds.
  * - **Queries.** Trellis embedded through its whole pipeline (`db.query` with the
  *   request as an object and the text as a parameter: planning, search, encoding and
- *   parsing the answer back), and over HTTP (the server CLI as a child process on the
+ *   parsing the answer back; and `trellis-prepared`, the same request prepared once with
+ *   `db.prepare` and run with the text as its parameter, as FTS5's statement is prepared
+ *   once), and over HTTP (the server CLI as a child process on the
  *   same folder, one keep-alive connection); FTS5 with a prepared
  *   `SELECT rowid, bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10`.
  *   Each round runs every set on every system, the order of the systems rotating; q/s are
@@ -507,8 +509,23 @@ async function main(): Promise<void> {
       progress(`cross-check ${set}: ${check[set].equal}/${check[set].queries} equal`);
     }
 
+    // The same request prepared once (Database.prepare), as FTS5's statement is; it must
+    // answer every query as the request does.
+    const { parameters: _unused, ...searchTemplate } = searchRequest('');
+    const prepared = trellisDb.prepare(searchTemplate);
+    const preparedCheck = { queries: 0, equal: 0 };
+    for (const set of args.sets) {
+      for (const terms of corpus.queries[set]) {
+        const text = terms.join(' ');
+        const want = JSON.stringify(hitsOf(await trellisDb.query(searchRequest(text))));
+        preparedCheck.queries++;
+        if (JSON.stringify(hitsOf(await prepared.query({ q: text }))) === want) preparedCheck.equal++;
+      }
+    }
+    progress(`prepared: ${preparedCheck.equal}/${preparedCheck.queries} answers equal to the request's`);
     const embeddedSystems: Record<string, Runner> = {
       trellis: async (terms) => hitsOf(await trellisDb.query(searchRequest(terms.join(' ')))),
+      'trellis-prepared': async (terms) => hitsOf(await prepared.query({ q: terms.join(' ') })),
     };
     if (ftsDb !== null) embeddedSystems['fts5'] = (terms) => ftsDb.top(terms);
     const embedded = await timeRounds(embeddedSystems, corpus, args);
@@ -542,15 +559,17 @@ async function main(): Promise<void> {
         ratio_trellis_over_fts5: ftsDb === null ? null : round(median(buildMs.trellis) / median(buildMs.fts5), 2),
       },
       cross_check: check,
+      prepared_check: preparedCheck,
       qps_embedded: embedded,
       ratio_embedded: ftsDb === null ? null : ratios(embedded, 'trellis', 'fts5', args.sets),
+      ratio_embedded_prepared: ftsDb === null ? null : ratios(embedded, 'trellis-prepared', 'fts5', args.sets),
       qps_http: http,
       ratio_http: http === null || ftsDb === null ? null : ratios(http, 'trellis-http', 'fts5', args.sets),
       http_error: httpError,
     };
     console.log(JSON.stringify(report, null, 2));
-    const failed = Object.values(check).some((c) => c.equal !== c.queries);
-    if (failed) throw new Error('the cross-check failed (see cross_check in the report)');
+    const failed = Object.values(check).some((c) => c.equal !== c.queries) || preparedCheck.equal !== preparedCheck.queries;
+    if (failed) throw new Error('the cross-check failed (see cross_check and prepared_check in the report)');
   } finally {
     for (const child of children) await child.stop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

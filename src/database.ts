@@ -12,7 +12,8 @@ import { setOwn, type Value, type ValueObject } from './core/value.js';
 import type { QueryPlan } from './plan/batch.js';
 import type { HqlFormat } from './plan/hql-format.js';
 import { validatePlan } from './plan/validate.js';
-import { decodeParameters, decodeRequest } from './wire/request.js';
+import { decodeParameters, decodePreparedRequest, decodeRequest } from './wire/request.js';
+import { PreparedQuery } from './prepared-query.js';
 import { executePlan, type ExecOptions } from './exec/batch.js';
 import { Preempted } from './exec/guarded-reader.js';
 import { LIMITS } from './plan/limits.js';
@@ -389,6 +390,23 @@ export class Database {
     }
     if (this.store.readOnly) throw new GraphError(readOnlyCode, `this database is open read-only; ${writes} need a writer`);
     return runWrite(this.store, plan, this.exec, options.awaitDurable === true);
+  }
+
+  /**
+   * A request (text, bytes or object, without `parameters`) prepared once to run many
+   * times, each run with its own parameters: `prepared.query(parameters)`. It skips reading
+   * and decoding the request at every run, as a prepared statement does; the answers are
+   * those of query and queryText.
+   */
+  prepare(request: string | Uint8Array | object): PreparedQuery {
+    const { plan, types } = decodePreparedRequest(parseRequest(request));
+    return new PreparedQuery(
+      plan,
+      types,
+      REQUEST_OBJECT,
+      (p, options) => this.run(p, options, 'writer_mode_required', 'write requests'),
+      (text) => friendly(parseJson(text)) as Record<string, unknown>,
+    );
   }
 
   /** As queryText, parsed: integers within 2^53 become numbers, larger ones bigints. */

@@ -11,6 +11,7 @@
 import { Database, type OpenOptions } from './database.js';
 
 export { Database, type OpenOptions } from './database.js';
+export { PreparedQuery, type RunOptions } from './prepared-query.js';
 export { GraphError, CypherError, ERROR_REGISTRY, type ErrorCode } from './core/errors.js';
 export { DataFolderError } from './store/index.js';
 export { startServer, type RunningServer } from './server/start.js';

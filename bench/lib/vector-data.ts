@@ -58,6 +58,27 @@ export async function read(db: Database, entries: unknown[], returns: string[]) 
   return db.query({ request_type: 'read', query: { read: { entries, returns } } });
 }
 
+/** Times a write was refused with 429 `index_backpressure` and sent again (insertAll), in this process. */
+export const backpressure = { retries: 0, waitedMs: 0 };
+
+/**
+ * A write sent again while the index's queue is full (429 `index_backpressure`, retryable:
+ * inserts outran the builder), as a client should; what it waited is in `backpressure`.
+ */
+async function writeRetrying(db: Database, entries: unknown[], returns: string[], parameters: Record<string, unknown>) {
+  for (;;) {
+    try {
+      return await write(db, entries, returns, parameters);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'index_backpressure') throw err;
+      backpressure.retries++;
+      const started = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      backpressure.waitedMs += performance.now() - started;
+    }
+  }
+}
+
 /** Creates an index and answers its operation id. */
 export async function createIndex(db: Database, spec: unknown): Promise<string> {
   const r = await write(db, [entry('r', { create_index: { spec } })], ['r']);
@@ -80,19 +101,40 @@ export function addRowBody(name: string, label: string, properties: readonly str
   return [entry(name, { add_n: { label, properties: properties.map((p) => [p, { expr: { param: p } }]) } })];
 }
 
-/** Inserts every vector with its bucket in `for_each` batches; answers the node id of vector 0 (ids are consecutive). */
-export async function insertAll(db: Database, w: Pick<VectorSet, 'n' | 'vectors' | 'bucket'>): Promise<number> {
+/**
+ * Where each vector went: the ids of one batch follow one by one (one transaction), but a
+ * batch refused and sent again may leave a gap (ids are never reused).
+ */
+export interface LoadedIds {
+  /** The node id of vector i. */
+  idOf(i: number): number;
+  /** The vector of a node id. */
+  indexOf(id: number): number;
+}
+
+/** Inserts every vector with its bucket in `for_each` batches; answers where each went. */
+export async function insertAll(db: Database, w: Pick<VectorSet, 'n' | 'vectors' | 'bucket'>): Promise<LoadedIds> {
   const body = addRowBody('n', 'Doc', ['emb', 'bucket']);
-  let first = -1;
+  // The node id of each batch's first vector, ascending.
+  const bases: number[] = [];
   for (let from = 0; from < w.n; from += BATCH) {
     const to = Math.min(w.n, from + BATCH);
     const rows = [];
     for (let i = from; i < to; i++) rows.push({ emb: Array.from(w.vectors[i]!), bucket: w.bucket[i]! });
-    const r = await write(db, [{ for_each: { param: 'rows', body } }], ['n'], { rows });
-    const last = (r['n'] as { $id: number }[])[0]!.$id;
-    const base = last - (to - 1);
-    if (first === -1) first = base;
-    else if (base !== first) throw new Error(`node ids are not consecutive: vector ${to - 1} is node ${last}`);
+    const r = await writeRetrying(db, [{ for_each: { param: 'rows', body } }], ['n'], { rows });
+    bases.push((r['n'] as { $id: number }[])[0]!.$id - (to - 1 - from));
   }
-  return first;
+  return {
+    idOf: (i) => bases[Math.floor(i / BATCH)]! + (i % BATCH),
+    indexOf: (id) => {
+      let lo = 0;
+      let hi = bases.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (bases[mid]! <= id) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo * BATCH + (id - bases[lo]!);
+    },
+  };
 }

@@ -101,17 +101,26 @@ export function queryRequestSchema(): JsonSchema {
 
 export function decodeRequest(json: unknown): QueryPlan {
   const env = envelope(json, 'request');
+  return { ...decodeQuery(env), params: decodeParameters(env.parameters, env.parameter_types) };
+}
+
+/**
+ * A request to prepare once and run with other parameters each time (Database.prepare):
+ * as decodeRequest, without `parameters`, which each run gives; its `parameter_types`
+ * decode them (decodeParameters).
+ */
+export function decodePreparedRequest(json: unknown): { readonly plan: QueryPlan; readonly types: Record<string, unknown> | null } {
+  const env = envelope(json, 'request');
+  if (env.parameters !== null) fail('parameters', 'a prepared request is given its parameters at each run, not in the request');
+  return { plan: { ...decodeQuery(env), params: new Map() }, types: env.parameter_types };
+}
+
+function decodeQuery(env: ReturnType<typeof envelope>): Omit<QueryPlan, 'params'> {
   const q = tagged(env.query, 'query', 'a query ({"read": batch} or {"write": batch})');
   if (q.tag !== 'read' && q.tag !== 'write') fail('query', `expected "read" or "write", got "${clip(q.tag)}"`);
   if (q.tag !== env.request_type)
     fail('query', `request_type is "${env.request_type}" but the query holds a "${q.tag}" batch; they must match`);
-  const decoded = batch(q.body, q.bodyPath);
-  return {
-    type: env.request_type as RequestType,
-    queryName: env.query_name,
-    batch: decoded,
-    params: decodeParameters(env.parameters, env.parameter_types),
-  };
+  return { type: env.request_type as RequestType, queryName: env.query_name, batch: batch(q.body, q.bodyPath) };
 }
 
 /** A request's `parameters` and `parameter_types` (JSON objects or null) as Values. */

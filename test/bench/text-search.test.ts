@@ -1,7 +1,8 @@
 /**
  * bench/text-search.ts end to end on a small corpus, Trellis alone (FTS5 lives in
  * bench/peers, which CI does not install): the build, the cross-check of every query set
- * against BM25 computed from the corpus, the embedded and HTTP rounds. No timing
+ * against BM25 computed from the corpus, the prepared request against the request, the
+ * embedded and HTTP rounds. No timing
  * thresholds. The corpus generator is deterministic and its query sets have their bands.
  */
 import test from 'node:test';
@@ -22,9 +23,15 @@ test('text-search bench: every query set answers as exhaustive BM25, embedded an
   }
   for (const set of QUERY_SET_NAMES) {
     assert.ok(report.qps_embedded.trellis[set] > 0, set);
+    assert.ok(report.qps_embedded['trellis-prepared'][set] > 0, set);
     assert.ok(report.qps_http['trellis-http'][set] > 0, set);
   }
   assert.equal(report.http_error, null);
+  assert.deepEqual(
+    report.prepared_check,
+    { queries: 8 * QUERY_SET_NAMES.length, equal: 8 * QUERY_SET_NAMES.length },
+    'the prepared request answers as the request',
+  );
 });
 
 test('the corpus is a pure function of its options; query terms fall in their rank bands', () => {
