@@ -31,7 +31,7 @@ import type { CatalogDb, HnswDb, QueueDb } from './layout.js';
 import type { IndexedElements, VectorFamily } from './index-families.js';
 import type { FamilyWork, IndexWorkView } from './index-work.js';
 import { HnswRecords } from './hnsw-records.js';
-import { exactNearest, type NativeIndex, type NativeMetric, type NativeShape, type Quantization } from './native-vectors.js';
+import { exactNearest, type NativeIndex, type NativeShape, type Quantization } from './native-vectors.js';
 import { CandidateVectors } from './candidate-vectors.js';
 import { OrphanSearch } from './orphan-search.js';
 import { tenantKey } from './tenant-key.js';
@@ -77,16 +77,6 @@ const EXACT_KEPT_FACTOR = 250;
 export const DEFAULT_EF = 80;
 /** Native hits ranked again exactly, per result asked for (nativeNearest says why). */
 const RERANK = 2;
-/**
- * How a native brute-force pass over stored vectors ranks them, per metric: by the same
- * order as the exact distance (which then ranks the few it picks).
- */
-const BRUTE_FORCE_METRIC: Record<VectorSpec['metric'], NativeMetric | null> = {
-  cosine: 'ip', // over normalised vectors (CandidateMatrix.ranked)
-  euclidean: 'l2sq',
-  inner_product: 'ip',
-  manhattan: null, // not a native metric: searched by the old engine
-};
 /** A graph's queue with no entries, decoded. */
 const EMPTY_PENDING: ReadonlyMap<number, Float32Array | null> = new Map();
 
@@ -180,13 +170,6 @@ function normalised(v: Float32Array): Float32Array {
   const scale = 1 / Math.sqrt(squaredNorm(v));
   const out = new Float32Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = v[i]! * scale;
-  return out;
-}
-
-/** Vectors one after another (`dimension` components each), each normalised. */
-function normalisedRows(flat: Float32Array, dimension: number): Float32Array {
-  const out = new Float32Array(flat.length);
-  for (let at = 0; at < flat.length; at += dimension) out.set(normalised(flat.subarray(at, at + dimension)), at);
   return out;
 }
 
@@ -428,7 +411,8 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     const graph = this.graphOf(def, tenant, false);
     if (graph === null) return [];
     if (!isNative(spec)) return this.searchRecords(def, graph, q);
-    const stored = this.storedVectors(def, graph, tenant, elements);
+    const copies = this.queue.hasCopies(graph);
+    const stored = this.storedVectors(def, graph, tenant, elements, copies);
     const pointer = this.queue.pointer(graph);
     // No pointer: a graph of an older format the writer has not opened yet.
     if (pointer === undefined || pointer.state === 'scan') return this.searchScan(def, graph, stored, q, elements);
@@ -446,16 +430,18 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     };
     const ef = q.ef ?? spec.ef_search ?? DEFAULT_EF;
     if (candidates !== null) {
-      const size = candidates.size ** 2;
+      const squared = candidates.size ** 2;
       const walk = ef * pointer.count;
-      // Over kept vectors first: made at once when the search would be exact anyway.
+      // Over the candidates' kept vectors when there are some (or read for this search
+      // alone, when it would be exact anyway); else each copy read, or the walk.
       if (
-        size <= EXACT_KEPT_FACTOR * walk &&
-        this.offerCandidateVectors(spec, graph, pointer, candidates, pending, q, nearest, exact, size <= EXACT_FACTOR * walk)
+        copies &&
+        squared <= EXACT_KEPT_FACTOR * walk &&
+        this.offerCandidateVectors(spec, graph, pointer, candidates, pending, q, nearest, exact, squared <= EXACT_FACTOR * walk)
       ) {
         return nearest.hits();
       }
-      if (size <= EXACT_FACTOR * walk) {
+      if (squared <= EXACT_FACTOR * walk) {
         for (const id of candidates.keys()) {
           q.tick?.();
           if (!pending.has(id)) offerStored(id);
@@ -480,10 +466,10 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   /**
    * The exact path of a candidate set over its kept vectors (candidate-vectors.ts): a
    * native brute-force pass picks RERANK times k of them (and as many more as there are
-   * queued candidates, offered from the queue already), ranked again exactly. False when
-   * the graph keeps no copies or its vectors are not kept (a first search makes them for
-   * itself when `now`; they are kept from the set's second search; never when too many),
-   * and the caller searches otherwise.
+   * queued candidates, offered from the queue already), ranked again exactly. The graph
+   * keeps copies (the caller checks). False when the vectors are not kept (a first search
+   * makes them for itself when `now`; they are kept from the set's second search; never
+   * when too many), and the caller searches otherwise.
    */
   private offerCandidateVectors(
     spec: VectorSpec,
@@ -496,30 +482,31 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     exact: (v: Float32Array) => number,
     now: boolean,
   ): boolean {
-    const metric = BRUTE_FORCE_METRIC[spec.metric];
-    if (metric === null || !this.queue.hasCopies(graph)) return false;
     const dim = spec.dimension;
-    const key = `${graph}:${pointer.nonce}:${pointer.generation}`;
+    // Ranked as the native index ranks an unlifted graph (cosine: inner products of
+    // normalised vectors), which orders them as the exact distance does.
+    const shape = nativeShape(spec, 0);
     const cosine = spec.metric === 'cosine';
+    const key = `${graph}:${pointer.nonce}:${pointer.generation}`;
     const matrix = this.candidateVectors.get(candidates, key, dim * (cosine ? 8 : 4) + 8, now, () => {
       const ids: number[] = [];
       const flat = new Float32Array(candidates.size * dim);
+      const ranked = cosine ? new Float32Array(candidates.size * dim) : flat;
       const into = new Float32Array(dim);
       for (const id of candidates.keys()) {
         q.tick?.();
         if (!this.queue.readCopy(graph, id, into)) continue;
         flat.set(into, ids.length * dim);
+        if (ranked !== flat) ranked.set(nativeVector(spec, 0, into), ids.length * dim);
         ids.push(id);
       }
       const stored = flat.slice(0, ids.length * dim);
-      return { ids: Float64Array.from(ids), flat: stored, ranked: cosine ? normalisedRows(stored, dim) : stored };
+      return { ids: Float64Array.from(ids), flat: stored, ranked: cosine ? ranked.slice(0, ids.length * dim) : stored };
     });
     if (matrix === null) return false;
     let queued = 0;
     for (const id of pending.keys()) if (candidates.has(id)) queued++;
-    const shape = { dimension: dim, metric };
-    const query = cosine ? normalised(q.vector) : q.vector;
-    for (const i of exactNearest(matrix.ranked, query, shape, RERANK * q.k + queued)) {
+    for (const i of exactNearest(matrix.ranked, nativeQuery(spec, 0, q.vector), shape, RERANK * q.k + queued)) {
       const id = matrix.ids[i]!;
       if (!pending.has(id)) nearest.offer(id, exact(matrix.flat.subarray(i * dim, (i + 1) * dim)));
     }
@@ -577,8 +564,9 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     graph: number,
     tenant: string | null,
     elements: IndexedElements,
+    copies: boolean,
   ): (id: number) => Float32Array | null {
-    if (!this.queue.hasCopies(graph)) return (id) => this.indexedVector(def, tenant, elements, id);
+    if (!copies) return (id) => this.indexedVector(def, tenant, elements, id);
     const into = new Float32Array((def.spec as VectorSpec).dimension);
     return (id) => (this.queue.readCopy(graph, id, into) ? into : null);
   }
