@@ -6,7 +6,7 @@
  *   node dist/bench/vector-engines.js [--n 100000] [--dim 128] [--queries 300]
  *        [--filtered-queries 60] [--data clustered|uniform] [--filters 0.01,0.1,0.5]
  *        [--rounds 3] [--seed 1]
- *        [--engines trellis,hnswlib,usearch] [--prebuilt true]
+ *        [--engines trellis,hnswlib,usearch] [--prebuilt true] [--tenants true]
  *
  * - **Build**: Trellis as a user loads it: the documented index DDL (a cosine
  *   `node_vector` index and a `node_range` index on `bucket`), then `for_each` inserts of
@@ -29,6 +29,12 @@
  *   by the query itself, as a user would), and the store's search given the candidate set
  *   directly (`trellis-search-only`, what the search itself costs); hnswlib's `searchKnn`
  *   with a filter callback. usearch's binding has no filter.
+ * - **Tenant partitions** (`--tenants`, on by default with trellis): a second database
+ *   whose index has a `tenant_property`, each node's tenant picked so that partitions of
+ *   the same shares are disjoint ranges of buckets (1%: bucket 0; 10%: 1 to 10; 50%: 11
+ *   to 60; the rest one more tenant); Trellis's `vector_search_nodes` with `tenant_value`
+ *   (`trellis-tenant`, its build timed as the main one's) against hnswlib's callback over
+ *   the same elements.
  *
  * Recall@10 against brute force (cosine). Settings: M 16 for every engine; hnswlib
  * ef_construction 200, usearch and Trellis expansion_add 128 (Trellis's own setting).
@@ -53,6 +59,7 @@ import {
   seeded,
   settled,
   SPEC,
+  TENANT_SPEC,
   type LoadedIds,
 } from './lib/vector-data.js';
 
@@ -77,6 +84,7 @@ interface Args {
   seed: number;
   engines: string[];
   prebuilt: boolean;
+  tenants: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -91,6 +99,7 @@ function parseArgs(argv: string[]): Args {
     seed: 1,
     engines: ['trellis', 'hnswlib', 'usearch'],
     prebuilt: true,
+    tenants: true,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
@@ -126,6 +135,9 @@ function parseArgs(argv: string[]): Args {
       case '--prebuilt':
         args.prebuilt = value === 'true';
         break;
+      case '--tenants':
+        args.tenants = value === 'true';
+        break;
       default:
         throw new Error(`unknown option ${argv[i]}`);
     }
@@ -134,6 +146,50 @@ function parseArgs(argv: string[]): Args {
 }
 
 // ---- data -----------------------------------------------------------------------------
+
+/** Which elements a search may answer: those whose bucket is in [lo, hi). */
+interface Filter {
+  /** Its name in the progress lines: `none`, `within 0.1`, `tenant 0.1`. */
+  readonly name: string;
+  /** Unfiltered, a `_within` candidate set, or one partition of a tenant index. */
+  readonly kind: 'none' | 'within' | 'tenant';
+  readonly share: number;
+  readonly lo: number;
+  readonly hi: number;
+}
+
+const UNFILTERED: Filter = { name: 'none', kind: 'none', share: 1, lo: 0, hi: BUCKETS };
+
+/**
+ * The filters a run measures: unfiltered, `_within` candidate sets of each share (bucket
+ * below 100 x share, nested), and with `tenants`, tenant partitions of the same shares
+ * (consecutive, disjoint ranges of buckets).
+ */
+function filtersOf(args: Args): Filter[] {
+  const within = args.filters.map((share): Filter => ({
+    name: `within ${share}`,
+    kind: 'within',
+    share,
+    lo: 0,
+    hi: Math.round(share * BUCKETS),
+  }));
+  if (!args.tenants) return [UNFILTERED, ...within];
+  let lo = 0;
+  const tenants = args.filters.map((share): Filter => {
+    const hi = lo + Math.round(share * BUCKETS);
+    if (hi > BUCKETS) throw new Error('--filters: tenant partitions of these shares take more than every element');
+    const f: Filter = { name: `tenant ${share}`, kind: 'tenant', share, lo, hi };
+    lo = hi;
+    return f;
+  });
+  return [UNFILTERED, ...within, ...tenants];
+}
+
+/** The tenant of an element of `bucket`: the partition whose range holds it, else `rest`. */
+function tenantOfBucket(filters: readonly Filter[], bucket: number): string {
+  const at = filters.findIndex((f) => f.kind === 'tenant' && bucket >= f.lo && bucket < f.hi);
+  return at < 0 ? 'rest' : `t${at}`;
+}
 
 function normalised(v: Float32Array): Float32Array {
   let s = 0;
@@ -148,19 +204,19 @@ interface Workload {
   vectors: Float32Array[];
   queries: Float32Array[];
   warmup: Float32Array[];
-  /** Each element's bucket, 0..99: a filter of share s keeps bucket < 100 s. */
+  /** Each element's bucket, 0..99: a filter keeps those in its range. */
   bucket: Uint8Array;
-  /** Exact top 10 per query: unfiltered (key 1) and per filter share. */
-  truth: Map<number, number[][]>;
+  filters: Filter[];
+  /** Exact top 10 per query, per filter (by name). */
+  truth: Map<string, number[][]>;
   /** How many of the queries a filtered search runs. */
   filteredQueries: number;
 }
 
-/** Brute force: the exact top 10 of every query, unfiltered and per filter, in one pass over the distances. */
-function exactTruth(vectors: Float32Array[], queries: Float32Array[], bucket: Uint8Array, shares: number[]): Map<number, number[][]> {
+/** Brute force: the exact top 10 of every query per filter, in one pass over the distances. */
+function exactTruth(vectors: Float32Array[], queries: Float32Array[], bucket: Uint8Array, all: Filter[]): Map<string, number[][]> {
   const units = vectors.map(normalised);
-  const all = [1, ...shares];
-  const truth = new Map<number, number[][]>(all.map((s) => [s, []]));
+  const truth = new Map<string, number[][]>(all.map((f) => [f.name, []]));
   for (const q of queries) {
     const u = normalised(q);
     const best = all.map(() => ({ ids: [] as number[], dist: [] as number[] }));
@@ -169,8 +225,8 @@ function exactTruth(vectors: Float32Array[], queries: Float32Array[], bucket: Ui
       let dot = 0;
       for (let j = 0; j < v.length; j++) dot += u[j]! * v[j]!;
       const d = 1 - dot;
-      all.forEach((share, f) => {
-        if (bucket[id]! >= share * BUCKETS) return;
+      all.forEach((filter, f) => {
+        if (bucket[id]! < filter.lo || bucket[id]! >= filter.hi) return;
         const b = best[f]!;
         if (b.ids.length === K && d >= b.dist[K - 1]!) return;
         let at = b.ids.length;
@@ -183,7 +239,7 @@ function exactTruth(vectors: Float32Array[], queries: Float32Array[], bucket: Ui
         }
       });
     }
-    all.forEach((share, f) => truth.get(share)!.push(best[f]!.ids));
+    all.forEach((filter, f) => truth.get(filter.name)!.push(best[f]!.ids));
   }
   return truth;
 }
@@ -197,24 +253,26 @@ function workload(args: Args): Workload {
   const warmup = draw(random, centres, WARMUP, args.dim, clustered);
   const bucket = Uint8Array.from({ length: args.n }, () => Math.floor(random() * BUCKETS));
   const started = performance.now();
-  const truth = exactTruth(vectors, queries, bucket, args.filters);
+  const filters = filtersOf(args);
+  const truth = exactTruth(vectors, queries, bucket, filters);
   progress(`brute force for ${args.queries} queries over ${args.n}: ${Math.round(performance.now() - started)} ms`);
-  return { n: args.n, dim: args.dim, vectors, queries, warmup, bucket, truth, filteredQueries: args.filteredQueries };
+  return { n: args.n, dim: args.dim, vectors, queries, warmup, bucket, filters, truth, filteredQueries: args.filteredQueries };
 }
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
 // ---- engines --------------------------------------------------------------------------
 
-/** One engine, built: a search at a beam (null: its default) under a filter share (1: none), answering indexes into the vectors. */
+/** One engine, built: a search at a beam (null: its default) under a filter, answering indexes into the vectors. */
 interface Engine {
   readonly name: string;
   readonly build: Record<string, number>;
   /** Prepares a batch of queries (outside the clock); answers a function that runs query i. */
-  prepare(queries: Float32Array[], ef: number | null, share: number): (i: number) => Promise<unknown> | unknown;
+  prepare(queries: Float32Array[], ef: number | null, filter: Filter): (i: number) => Promise<unknown> | unknown;
   /** What a run answered, as indexes into the vectors (after the clock). */
   answer(result: unknown): number[];
-  readonly filtered: boolean;
+  /** Whether it searches under this kind of filter. */
+  serves(filter: Filter): boolean;
   readonly defaultEf: boolean;
   close(): Promise<void>;
 }
@@ -237,22 +295,22 @@ function hnswlib(w: Workload, seed: number): Engine {
   const started = performance.now();
   points.forEach((p, id) => index.addPoint(p, id));
   const buildMs = performance.now() - started;
-  const filters = new Map<number, (label: number) => boolean>();
+  const callbacks = new Map<string, (label: number) => boolean>();
   return {
     name: 'hnswlib',
     build: { buildMs: round(buildMs) },
-    filtered: true,
+    serves: () => true,
     defaultEf: false,
-    prepare(queries, ef, share) {
+    prepare(queries, ef, filter) {
       index.setEf(ef ?? 10);
       const arrays = queries.map((q) => Array.from(q));
-      if (share === 1) return (i) => index.searchKnn(arrays[i]!, K).neighbors;
-      let filter = filters.get(share);
-      if (filter === undefined) {
-        const limit = share * BUCKETS;
-        filters.set(share, (filter = (label: number) => w.bucket[label]! < limit));
+      if (filter.kind === 'none') return (i) => index.searchKnn(arrays[i]!, K).neighbors;
+      let callback = callbacks.get(filter.name);
+      if (callback === undefined) {
+        const { lo, hi } = filter;
+        callbacks.set(filter.name, (callback = (label: number) => w.bucket[label]! >= lo && w.bucket[label]! < hi));
       }
-      const f = filter;
+      const f = callback;
       return (i) => index.searchKnn(arrays[i]!, K, f).neighbors;
     },
     answer: (r) => r as number[],
@@ -286,7 +344,7 @@ function usearch(w: Workload): Engine {
   return {
     name: 'usearch',
     build: { buildMs: round(buildMs) },
-    filtered: false,
+    serves: (filter) => filter.kind === 'none',
     defaultEf: false,
     prepare(queries, ef) {
       const units = queries.map(normalised);
@@ -299,6 +357,12 @@ function usearch(w: Workload): Engine {
 }
 
 async function trellis(w: Workload, prebuilt: boolean): Promise<Engine[]> {
+  const engines = await trellisWithin(w, prebuilt);
+  if (w.filters.some((f) => f.kind === 'tenant')) engines.push(await trellisTenants(w));
+  return engines;
+}
+
+async function trellisWithin(w: Workload, prebuilt: boolean): Promise<Engine[]> {
   const build: Record<string, number> = {};
   const dir = mkdtempSync(join(tmpdir(), 'trellis-vector-bench-'));
   let db = await open(dir);
@@ -343,21 +407,21 @@ async function trellis(w: Workload, prebuilt: boolean): Promise<Engine[]> {
  * costs without the query that makes the set, nor parsing or encoding.
  */
 function trellisSearchOnly(db: Database, loaded: LoadedIds, w: Workload): Engine {
-  const sets = new Map<number, Set<number>>();
+  const sets = new Map<string, Set<number>>();
   const def = db.store.read((r) => r.indexCatalog().active('node_vector', 'Doc', 'emb'))!;
   return {
     name: 'trellis-search-only',
     build: {},
-    filtered: true,
+    serves: (filter) => filter.kind !== 'tenant',
     defaultEf: true,
-    prepare(queries, ef, share) {
+    prepare(queries, ef, filter) {
       let candidates: Set<number> | null = null;
-      if (share !== 1) {
-        candidates = sets.get(share) ?? null;
+      if (filter.kind !== 'none') {
+        candidates = sets.get(filter.name) ?? null;
         if (candidates === null) {
           candidates = new Set();
-          for (let i = 0; i < w.n; i++) if (w.bucket[i]! < share * BUCKETS) candidates.add(loaded.idOf(i));
-          sets.set(share, candidates);
+          for (let i = 0; i < w.n; i++) if (w.bucket[i]! >= filter.lo && w.bucket[i]! < filter.hi) candidates.add(loaded.idOf(i));
+          sets.set(filter.name, candidates);
         }
       }
       const c = candidates;
@@ -373,9 +437,9 @@ function trellisEngine(db: Database, dir: string, loaded: LoadedIds, w: Workload
   return {
     name: 'trellis',
     build,
-    filtered: true,
+    serves: (filter) => filter.kind !== 'tenant',
     defaultEf: true,
-    prepare(queries, ef, share) {
+    prepare(queries, ef, filter) {
       const body = (q: Float32Array) => ({
         label: 'Doc',
         property: 'emb',
@@ -391,7 +455,7 @@ function trellisEngine(db: Database, dir: string, loaded: LoadedIds, w: Workload
                 and: {
                   predicates: [
                     { eq: { left: { property: '$label' }, right: { constant: { string: 'Doc' } } } },
-                    { lt: { left: { property: 'bucket' }, right: { constant: { i64: Math.round(share * BUCKETS) } } } },
+                    { lt: { left: { property: 'bucket' }, right: { constant: { i64: filter.hi } } } },
                   ],
                 },
               },
@@ -403,10 +467,65 @@ function trellisEngine(db: Database, dir: string, loaded: LoadedIds, w: Workload
       const requests = queries.map((q) =>
         JSON.stringify({
           request_type: 'read',
-          query: { read: { entries: [entry('x', share === 1 ? { vector_search_nodes: body(q) } : within(q))], returns: ['x'] } },
+          query: { read: { entries: [entry('x', filter.kind === 'none' ? { vector_search_nodes: body(q) } : within(q))], returns: ['x'] } },
         }),
       );
       // Timed: the request's text in, the answer's text out (parsed after the clock).
+      return async (i) => db.queryText(requests[i]!);
+    },
+    answer: (r) => toIndexes(r as string),
+    close: async () => {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A second database whose index is partitioned by tenant (each node's from its bucket,
+ * tenantOfBucket): `vector_search_nodes` with `tenant_value` searches one partition's
+ * own graph. Built as the main one is (the index first, then `for_each` inserts), timed.
+ */
+async function trellisTenants(w: Workload): Promise<Engine> {
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-vector-bench-'));
+  const db = await open(dir);
+  const operation = await createIndex(db, TENANT_SPEC(w.dim));
+  await settled(db, operation);
+  const started = performance.now();
+  const loaded = await insertAll(db, w, (i) => tenantOfBucket(w.filters, w.bucket[i]!));
+  const build: Record<string, number> = { ackMs: round(performance.now() - started) };
+  await settled(db, operation);
+  build['buildMs'] = round(performance.now() - started);
+  const toIndexes = (text: string) => (JSON.parse(text).x as { $id: number }[]).map((h) => loaded.indexOf(h.$id));
+  return {
+    name: 'trellis-tenant',
+    build,
+    serves: (filter) => filter.kind === 'tenant',
+    defaultEf: true,
+    prepare(queries, ef, filter) {
+      const tenant = `t${w.filters.indexOf(filter)}`;
+      const requests = queries.map((q) =>
+        JSON.stringify({
+          request_type: 'read',
+          query: {
+            read: {
+              entries: [
+                entry('x', {
+                  vector_search_nodes: {
+                    label: 'Doc',
+                    property: 'emb',
+                    query_vector: { value: { f32_array: Array.from(q) } },
+                    k: { literal: K },
+                    tenant_value: { value: { string: tenant } },
+                    ...(ef === null ? {} : { ef: { literal: ef } }),
+                  },
+                }),
+              ],
+              returns: ['x'],
+            },
+          },
+        }),
+      );
       return async (i) => db.queryText(requests[i]!);
     },
     answer: (r) => toIndexes(r as string),
@@ -425,14 +544,15 @@ interface Point {
   qps: number;
 }
 
-async function measure(engine: Engine, w: Workload, ef: number | null, share: number): Promise<Point> {
-  const warmup = share === 1 ? w.warmup : w.warmup.slice(0, 5);
-  const run = engine.prepare(warmup, ef, share);
+async function measure(engine: Engine, w: Workload, ef: number | null, filter: Filter): Promise<Point> {
+  const unfiltered = filter.kind === 'none';
+  const warmup = unfiltered ? w.warmup : w.warmup.slice(0, 5);
+  const run = engine.prepare(warmup, ef, filter);
   for (let i = 0; i < warmup.length; i++) await run(i);
   // Filtered searches run the first `filteredQueries` queries only (an exact `_within` costs milliseconds).
-  const queries = share === 1 ? w.queries : w.queries.slice(0, w.filteredQueries);
-  const timed = engine.prepare(queries, ef, share);
-  const truth = w.truth.get(share)!;
+  const queries = unfiltered ? w.queries : w.queries.slice(0, w.filteredQueries);
+  const timed = engine.prepare(queries, ef, filter);
+  const truth = w.truth.get(filter.name)!;
   const raw: unknown[] = [];
   const started = performance.now();
   for (let i = 0; i < queries.length; i++) raw.push(await timed(i));
@@ -463,25 +583,24 @@ async function main(): Promise<void> {
     progress(`  ${JSON.stringify(made[0]!.build)}`);
     engines.push(...made);
   }
-  const shares = [1, ...args.filters];
   const results: Record<string, unknown>[] = [];
-  for (const share of shares) {
-    const targets = share === 1 ? TARGETS : [0.95];
+  for (const filter of w.filters) {
+    const targets = filter.kind === 'none' ? TARGETS : [0.95];
     // Sweep: each engine's smallest beam per target.
     const chosen = new Map<Engine, Map<number, number>>();
     const sweeps = new Map<Engine, Point[]>();
     for (const engine of engines) {
-      if (share !== 1 && !engine.filtered) continue;
+      if (!engine.serves(filter)) continue;
       const points: Point[] = [];
       const picks = new Map<number, number>();
-      if (engine.defaultEf) points.push(await measure(engine, w, null, share));
+      if (engine.defaultEf) points.push(await measure(engine, w, null, filter));
       for (const ef of EFS) {
-        const p = await measure(engine, w, ef, share);
+        const p = await measure(engine, w, ef, filter);
         points.push(p);
         for (const t of targets) if (!picks.has(t) && p.recall >= t) picks.set(t, ef);
         if (targets.every((t) => picks.has(t))) break;
       }
-      progress(`  ${engine.name} share ${share}: ${points.map((p) => `ef ${p.ef ?? 'default'} ${p.recall} ${p.qps} q/s`).join('; ')}`);
+      progress(`  ${engine.name} ${filter.name}: ${points.map((p) => `ef ${p.ef ?? 'default'} ${p.recall} ${p.qps} q/s`).join('; ')}`);
       chosen.set(engine, picks);
       sweeps.set(engine, points);
     }
@@ -491,7 +610,7 @@ async function main(): Promise<void> {
     for (let r = 0; r < args.rounds; r++) {
       for (const [engine, picks] of chosen) {
         for (const [t, ef] of picks) {
-          const p = await measure(engine, w, ef, share);
+          const p = await measure(engine, w, ef, filter);
           const key = `${engine.name}@${t}`;
           qps.set(key, [...(qps.get(key) ?? []), p.qps]);
           recalls.set(key, p.recall);
@@ -504,7 +623,8 @@ async function main(): Promise<void> {
         const key = `${engine.name}@${t}`;
         results.push({
           engine: engine.name,
-          filter: share,
+          filter: filter.share,
+          kind: filter.kind,
           target: t,
           ef: ef ?? null,
           recall: recalls.get(key) ?? null,
@@ -513,9 +633,18 @@ async function main(): Promise<void> {
         });
       }
       const def = sweeps.get(engine)!.find((p) => p.ef === null);
-      if (def !== undefined) results.push({ engine: engine.name, filter: share, target: 'default ef', recall: def.recall, qps: def.qps });
+      if (def !== undefined) {
+        results.push({
+          engine: engine.name,
+          filter: filter.share,
+          kind: filter.kind,
+          target: 'default ef',
+          recall: def.recall,
+          qps: def.qps,
+        });
+      }
     }
-    progress(`  ${JSON.stringify(results.filter((r) => r['filter'] === share))}`);
+    progress(`  ${JSON.stringify(results.filter((r) => r['filter'] === filter.share && r['kind'] === filter.kind))}`);
   }
   for (const engine of engines) await engine.close();
   const report = {

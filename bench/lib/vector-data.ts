@@ -47,6 +47,8 @@ export function draw(random: () => number, centres: Float32Array[], n: number, d
 }
 
 export const SPEC = (dim: number) => ({ node_vector: { label: 'Doc', property: 'emb', dimension: dim, metric: 'cosine' } });
+/** The same index partitioned by the nodes' `tenant` property. */
+export const TENANT_SPEC = (dim: number) => ({ node_vector: { ...SPEC(dim).node_vector, tenant_property: 'tenant' } });
 export const RANGE = { node_range: { label: 'Doc', property: 'bucket' } };
 export const entry = (name: string | null, root: unknown) => ({ query: { ...(name === null ? {} : { name }), root } });
 
@@ -112,15 +114,26 @@ export interface LoadedIds {
   indexOf(id: number): number;
 }
 
-/** Inserts every vector with its bucket in `for_each` batches; answers where each went. */
-export async function insertAll(db: Database, w: Pick<VectorSet, 'n' | 'vectors' | 'bucket'>): Promise<LoadedIds> {
-  const body = addRowBody('n', 'Doc', ['emb', 'bucket']);
+/**
+ * Inserts every vector with its bucket in `for_each` batches, and with `tenantOf`, a
+ * `tenant` property too (the partition of a tenant index); answers where each went.
+ */
+export async function insertAll(
+  db: Database,
+  w: Pick<VectorSet, 'n' | 'vectors' | 'bucket'>,
+  tenantOf?: (i: number) => string,
+): Promise<LoadedIds> {
+  const body = addRowBody('n', 'Doc', tenantOf === undefined ? ['emb', 'bucket'] : ['emb', 'bucket', 'tenant']);
   // The node id of each batch's first vector, ascending.
   const bases: number[] = [];
   for (let from = 0; from < w.n; from += BATCH) {
     const to = Math.min(w.n, from + BATCH);
     const rows = [];
-    for (let i = from; i < to; i++) rows.push({ emb: Array.from(w.vectors[i]!), bucket: w.bucket[i]! });
+    for (let i = from; i < to; i++) {
+      const row: Record<string, unknown> = { emb: Array.from(w.vectors[i]!), bucket: w.bucket[i]! };
+      if (tenantOf !== undefined) row['tenant'] = tenantOf(i);
+      rows.push(row);
+    }
     const r = await writeRetrying(db, [{ for_each: { param: 'rows', body } }], ['n'], { rows });
     bases.push((r['n'] as { $id: number }[])[0]!.$id - (to - 1 - from));
   }
