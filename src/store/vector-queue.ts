@@ -267,9 +267,9 @@ export class VectorQueue {
     this.db.removeSync(copyKey(graph, id));
   }
 
-  /** Every copy of a graph, ascending by element id: each vector is a fresh array. */
-  *copies(graph: number, dimension: number): Generator<{ id: number; vector: Float32Array }> {
-    const range = { start: copyKey(graph, 0), end: prefixedKey(COPY_PREFIX, graph + 1) };
+  /** The copies of a graph from element `from` on, ascending by element id, at most `limit`: each vector is a fresh array. */
+  *copies(graph: number, dimension: number, from = 0, limit = Infinity): Generator<{ id: number; vector: Float32Array }> {
+    const range = { start: copyKey(graph, from), end: prefixedKey(COPY_PREFIX, graph + 1), limit };
     for (const { key, value } of this.db.getRange(range)) {
       const vector = new Float32Array(dimension);
       new Uint8Array(vector.buffer).set((value as Buffer).subarray(0, vector.byteLength));
