@@ -164,7 +164,9 @@ interface GraphBuild {
   lastPublishAt: number;
   lastPublishCost: number;
   /** A publish waiting for the writer's answer. */
-  pending: { generation: number; files: string[] } | null;
+  pending: { generation: number; files: string[]; swept: boolean } | null;
+  /** Whether the segment the index is based on says it was swept (GraphPointer.swept). */
+  sweptPublished: boolean;
 }
 
 /** A graph as one snapshot shows it. */
@@ -225,6 +227,7 @@ export class VectorBuilder {
     g.pending = null;
     if (committed) {
       g.base = pending.generation;
+      g.sweptPublished = pending.swept;
       return;
     }
     for (const file of pending.files) rmSync(file, { force: true });
@@ -332,11 +335,14 @@ export class VectorBuilder {
         return null;
       }
     }
-    if (view.queued === 0) return null;
+    // Nothing queued: held only to sweep a segment published before a pass ended (a close cut it short).
+    if (view.queued === 0 && p.swept) return null;
     const spec = view.def.spec as VectorSpec;
     const index = new NativeIndex({ ...nativeShape(spec, p.longest), quantization: p.quantization });
     index.load(path);
     const loaded = this.start(view, p.generation, index, p.longest);
+    loaded.sweptPublished = p.swept;
+    loaded.sweepDue = !p.swept;
     const side = readSide(join(this.dir, sideName(segmentName(view.graph, p))), p, spec.dimension);
     for (const id of side.tombstones) loaded.tombstones.add(id);
     side.orphans.forEach((id, i) => loaded.orphans.set(id, side.vectors[i]!));
@@ -380,6 +386,7 @@ export class VectorBuilder {
       sweepFrom: null,
       sweepDue: false,
       sweepChanged: false,
+      sweptPublished: false,
       churn: 0,
       unpublished: 0,
       scanned: 0,
@@ -503,8 +510,9 @@ export class VectorBuilder {
     const held = g.index.contains(copies.map((c) => c.id));
     const checked = copies.filter((c, i) => held[i] && !g.tombstones.has(c.id));
     if (checked.length > 0) this.checkReach(g, checked);
-    // A publish rewrites the whole index: the pass's changes go out once, as it ends.
-    if (g.sweepFrom === null && g.sweepChanged) {
+    // A publish rewrites the whole index: the pass's changes go out once, as it ends (and
+    // an unchanged index once, to record that it was swept).
+    if (g.sweepFrom === null && (g.sweepChanged || !g.sweptPublished)) {
       g.sweepChanged = false;
       g.unpublished++;
     }
@@ -627,6 +635,7 @@ export class VectorBuilder {
       size: 0,
       checksum: null,
       longest: g.longest,
+      swept: g.sweepFrom === null && !g.sweepDue,
     };
     const name = segmentName(g.graph, pointer);
     const path = join(this.dir, name);
@@ -652,7 +661,7 @@ export class VectorBuilder {
       scanned: g.scanned,
       busyMs: g.busyMs,
     };
-    g.pending = { generation: pointer.generation, files };
+    g.pending = { generation: pointer.generation, files, swept: pointer.swept };
     g.unpublished = 0;
     g.scanned = 0;
     g.busyMs = 0;

@@ -851,7 +851,7 @@ export function newPointer(
   count: number,
   quantization: Quantization = 'f16',
 ): GraphPointer {
-  return { state, generation, nonce: 0, count, tombstones: 0, orphans: 0, quantization, size: 0, checksum: null, longest: 0 };
+  return { state, generation, nonce: 0, count, tombstones: 0, orphans: 0, quantization, size: 0, checksum: null, longest: 0, swept: false };
 }
 
 /**

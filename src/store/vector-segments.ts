@@ -53,6 +53,12 @@ export interface GraphPointer {
    * component, sqrt(M² − |x|²), M at least the longest of them (vector-index.ts nativeShape).
    */
   readonly longest: number;
+  /**
+   * Whether the builder's reach sweep (vector-builder.ts sweep) had checked every element
+   * after the last add when it published this segment: a segment without it is swept
+   * again when the builder starts. False in pointers written before the sweep existed.
+   */
+  readonly swept: boolean;
 }
 
 /** The key prefix of pointer records (graph ids stay below it; vector-index.ts lists the others). */
@@ -69,13 +75,16 @@ const FORMAT = 1;
 /** A pointer written before `longest` existed ends after the orphans, and reads as longest 0. */
 const OLD_SIZE = 80;
 const SIZE = 88;
+/** A pointer written before `swept` existed ends after `longest`, and reads as not swept. */
+const SWEPT_SIZE = 89;
 
 /**
  * u8 format, u8 state, u8 quantization, u8 has-checksum, u32 nonce, f64 generation,
- * f64 count, f64 file size, 32 bytes SHA-256, f64 tombstones, f64 orphans, f64 longest.
+ * f64 count, f64 file size, 32 bytes SHA-256, f64 tombstones, f64 orphans, f64 longest,
+ * u8 swept.
  */
 export function encodePointer(p: GraphPointer): Buffer {
-  const raw = Buffer.alloc(SIZE);
+  const raw = Buffer.alloc(SWEPT_SIZE);
   raw[0] = FORMAT;
   raw[1] = STATES.indexOf(p.state);
   raw[2] = QUANTIZATIONS.indexOf(p.quantization);
@@ -89,6 +98,7 @@ export function encodePointer(p: GraphPointer): Buffer {
   raw.writeDoubleLE(p.tombstones, 64);
   raw.writeDoubleLE(p.orphans, 72);
   raw.writeDoubleLE(p.longest, 80);
+  raw[88] = p.swept ? 1 : 0;
   return raw;
 }
 
@@ -106,6 +116,7 @@ export function decodePointer(raw: Uint8Array): GraphPointer {
     tombstones: b.readDoubleLE(64),
     orphans: b.readDoubleLE(72),
     longest: b.length >= SIZE ? b.readDoubleLE(80) : 0,
+    swept: b.length >= SWEPT_SIZE && b[88] === 1,
   };
 }
 
