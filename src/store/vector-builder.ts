@@ -81,10 +81,7 @@ const SWEEP_REACH = 64;
  * empty, against 411 s without the sweep; the check of 64 costs about half an add.
  */
 const SWEEP_SHARE = 0.25;
-/**
- * Elements a sweep checks for reach per round while the builder has nothing else to do
- * (beside adds, it checks as many as were added).
- */
+/** Elements a sweep checks for reach per round while the builder has nothing else to do. */
 const SWEEP_CHUNK = 4096;
 /** A publish waits at least this many times what the last one of its graph cost. */
 const PUBLISH_FACTOR = 4;
@@ -485,11 +482,12 @@ export class VectorBuilder {
    * reached when it was added can be cut off later: adding an element prunes links of its
    * neighbours, and the last link to an element can go (measured at 12k x 128 clustered:
    * 2 to 5 elements no search found by their own vector, none of them orphans). Each
-   * element the index holds is checked as it was when added; one it cannot reach becomes
+   * element the index holds is checked (SWEEP_REACH); one it cannot reach becomes
    * an orphan, an orphan it reaches again is one no longer. A pass over every element
    * starts whenever elements were added since the last pass started, and runs beside the
-   * adds (as many elements checked as added) and when the builder is idle, so a pass
-   * always ends after the last add. The vectors are the graph's copies: an element moved
+   * adds (SWEEP_SHARE) and when the builder is idle, so a pass always ends after the last
+   * add; a segment published before that says so (GraphPointer.swept), and a builder
+   * that finds one at start sweeps it (current). The vectors are the graph's copies: an element moved
    * since (its new vector still queued) may be misjudged, which is harmless, as every
    * snapshot that sees the segment ranks its queued vector instead, and applying the move
    * settles it (apply). True while a pass is under way or due (there is more to check).
