@@ -62,7 +62,7 @@ const dirByte = (d: Direction): Dir => (d === 'out' ? OUT : IN);
 
 /** A backlog as get_index_operation shows it (counts as decimal strings, like `progress`). */
 function backlogStatus(b: VectorBacklog): Record<string, unknown> {
-  return { queued: String(b.queued), applied: String(b.applied), applied_per_s: b.appliedPerSecond };
+  return { queued: String(b.queued), applied: String(b.applied), applied_per_s: b.appliedPerSecond, reach_checked: b.reachChecked };
 }
 
 /** Ascending distinct values (parallel edges reach a neighbour once). */

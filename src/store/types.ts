@@ -140,6 +140,13 @@ export interface VectorBacklog {
   readonly applied: number;
   /** Recent entries per second of the steps, 0 before any. */
   readonly appliedPerSecond: number;
+  /**
+   * Whether the builder's reach sweep has checked every element of every graph after its
+   * last add (GraphPointer.swept): with nothing queued, every element is then found by
+   * searches of the default beam, through the graph or as an orphan. Always true for the
+   * older engine's graphs (manhattan), which have no sweep, and for empty graphs.
+   */
+  readonly reachChecked: boolean;
 }
 
 /** A vector index and its backlog. */

@@ -665,15 +665,19 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     let queued = 0;
     let applied = 0;
     let latest: Applied | null = null;
+    let reachChecked = true;
+    const native = isNative(def.spec as VectorSpec);
     for (const { graph } of this.graphsOf(def)) {
-      queued += this.queue.state(graph)?.entries ?? 0;
+      const entries = this.queue.state(graph)?.entries ?? 0;
+      queued += entries;
       const pointer = this.queue.pointer(graph);
       if (pointer?.state === 'scan') queued += pointer.count;
+      if (native && !(pointer?.state === 'segment' ? pointer.swept : pointer?.state === 'queue' && entries === 0)) reachChecked = false;
       const a = this.queue.applied(graph);
       applied += a.total;
       if (a.at > (latest?.at ?? 0)) latest = a;
     }
-    return { queued, applied, appliedPerSecond: latest?.perSecond ?? 0 };
+    return { queued, applied, appliedPerSecond: latest?.perSecond ?? 0, reachChecked };
   }
 
   /** The old engine's graphs: those of manhattan indexes that are not being dropped. */

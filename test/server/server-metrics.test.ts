@@ -91,7 +91,12 @@ test('the batch observer: committed batches timed as commit or durable, failed o
 });
 
 test('vector index backlogs: queued, applied and rate per index, labelled by element, label and property', async () => {
-  const backlog = (queued: number, applied: number, appliedPerSecond: number) => ({ queued, applied, appliedPerSecond });
+  const backlog = (queued: number, applied: number, appliedPerSecond: number) => ({
+    queued,
+    applied,
+    appliedPerSecond,
+    reachChecked: true,
+  });
   const metrics = new ServerMetrics(() => ({
     writer: null,
     pool: null,

@@ -35,6 +35,15 @@ async function growGraph(db: VectorDb, vectors: number[][]): Promise<number[]> {
   return ids;
 }
 
+/** What the index's backlog says of the sweep (GraphPointer.swept, get_index_operation's `reach_checked`). */
+const reachChecked = (db: VectorDb): boolean => db.store.read((r) => r.vectorBacklogs()[0]!.backlog.reachChecked);
+
+/** Waits (up to a minute) until the backlog says the sweep has checked every element. */
+async function whenReachChecked(db: VectorDb): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!reachChecked(db) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 /** Waits (up to a minute) until every element is found by its own vector; answers those that are not. */
 async function unfound(db: VectorDb, ids: readonly number[], vectors: number[][]): Promise<number[]> {
   const lost = () => ids.filter((id, i) => search(db, vectors[i]!, { k: 1 })[0]?.$id !== id);
@@ -53,8 +62,12 @@ test('after the adds stop, every element is found by its own vector, however the
     const vectors = clusteredVectors(new Rng(7), 12_000, SPEC.dimension, 4);
     const db = await openVectorDb({ path: dir.path });
     const ids = await growGraph(db, vectors);
-    // The sweep's last pass runs once the queue is empty, then its segment is published.
-    assert.deepEqual(await unfound(db, ids, vectors), [], 'elements no search finds by their own vector');
+    // The sweep's last pass runs once the queue is empty, then its segment is published,
+    // and the backlog says so: from then on, every element is found.
+    await whenReachChecked(db);
+    assert.equal(reachChecked(db), true, 'the backlog says every element was checked');
+    const lost = ids.filter((id, i) => search(db, vectors[i]!, { k: 1 })[0]?.$id !== id);
+    assert.deepEqual(lost, [], 'elements no search finds by their own vector');
     await db.close();
   } finally {
     dir.remove();
@@ -73,7 +86,9 @@ test('a pass cut short by a close is made again when the database opens', async 
     await db.close();
     assert.equal((await readPointers(dir.path, [graph]))[0]!.swept, false, 'the last segment was published before a pass ended');
     db = await openVectorDb({ path: dir.path });
+    assert.equal(reachChecked(db), false, 'the backlog says a pass is due');
     assert.deepEqual(await unfound(db, ids, vectors), [], 'elements no search finds by their own vector');
+    await whenReachChecked(db);
     await db.close();
     assert.equal((await readPointers(dir.path, [graph]))[0]!.swept, true, 'the segment now says it was swept');
   } finally {
