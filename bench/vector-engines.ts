@@ -185,10 +185,13 @@ function filtersOf(args: Args): Filter[] {
   return [UNFILTERED, ...within, ...tenants];
 }
 
+/** The tenant value of a tenant filter's partition: the nodes hold it, the searches name it. */
+const tenantName = (filter: Filter): string => `tenant ${filter.share}`;
+
 /** The tenant of an element of `bucket`: the partition whose range holds it, else `rest`. */
 function tenantOfBucket(filters: readonly Filter[], bucket: number): string {
-  const at = filters.findIndex((f) => f.kind === 'tenant' && bucket >= f.lo && bucket < f.hi);
-  return at < 0 ? 'rest' : `t${at}`;
+  const partition = filters.find((f) => f.kind === 'tenant' && bucket >= f.lo && bucket < f.hi);
+  return partition === undefined ? 'rest' : tenantName(partition);
 }
 
 function normalised(v: Float32Array): Float32Array {
@@ -503,7 +506,7 @@ async function trellisTenants(w: Workload): Promise<Engine> {
     serves: (filter) => filter.kind === 'tenant',
     defaultEf: true,
     prepare(queries, ef, filter) {
-      const tenant = `t${w.filters.indexOf(filter)}`;
+      const tenant = tenantName(filter);
       const requests = queries.map((q) =>
         JSON.stringify({
           request_type: 'read',

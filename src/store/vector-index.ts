@@ -665,6 +665,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     let queued = 0;
     let applied = 0;
     let latest: Applied | null = null;
+    // The older engine (manhattan) has no sweep: its graphs count as checked.
     let reachChecked = true;
     const native = isNative(def.spec as VectorSpec);
     for (const { graph } of this.graphsOf(def)) {
@@ -672,7 +673,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       queued += entries;
       const pointer = this.queue.pointer(graph);
       if (pointer?.state === 'scan') queued += pointer.count;
-      if (native && !(pointer?.state === 'segment' ? pointer.swept : pointer?.state === 'queue' && entries === 0)) reachChecked = false;
+      if (native && !swept(pointer, entries)) reachChecked = false;
       const a = this.queue.applied(graph);
       applied += a.total;
       if (a.at > (latest?.at ?? 0)) latest = a;
@@ -847,6 +848,16 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   *segmentPointers(): Generator<{ graph: number; pointer: GraphPointer }> {
     for (const entry of this.queue.pointers()) if (entry.pointer.state === 'segment') yield entry;
   }
+}
+
+/**
+ * Whether every element of a native graph was checked for reach after its last add: a
+ * segment that says so, or an empty graph (nothing queued, and no pointer yet or a queue
+ * pointer: a graph gets its pointer with its first write).
+ */
+function swept(pointer: GraphPointer | undefined, queued: number): boolean {
+  if (pointer?.state === 'segment') return pointer.swept;
+  return (pointer === undefined || pointer.state === 'queue') && queued === 0;
 }
 
 export function newPointer(

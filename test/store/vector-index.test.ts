@@ -24,7 +24,7 @@ const read = (store: Store, entries: unknown[], returns: string[]) =>
 
 interface OperationStatus {
   status: string;
-  backlog: { queued: string; applied: string; applied_per_s: number };
+  backlog: { queued: string; applied: string; applied_per_s: number; reach_checked: boolean };
 }
 
 async function operation(store: Store, id: string): Promise<OperationStatus> {
@@ -77,6 +77,7 @@ test('the backlog counts what is queued until the steps apply it', async () => {
     const spec = { node_vector: { label: 'Doc', property: 'emb', dimension: 4, metric: 'cosine' } };
     const receipt = (await write(store, [q('r', { create_index: { spec } })], ['r']).then(parseJson)) as { r: { operation_id: string } };
     const id = receipt.r.operation_id;
+    assert.equal((await operation(store, id)).backlog.reach_checked, true, 'an empty index has nothing to check');
     const rng = new Rng(3);
     const add = () =>
       q(null, { add_n: { label: 'Doc', properties: [['emb', { value: { f32_array: [1, rng.float(), rng.float(), rng.float()] } }]] } });
@@ -93,6 +94,25 @@ test('the backlog counts what is queued until the steps apply it', async () => {
     assert.equal(status.backlog.queued, '0');
     assert.equal(status.backlog.applied, String(batches * 50));
     for (const queued of seen) assert.ok(Number(queued) <= batches * 50, `queued ${queued} is at most what was written`);
+    // The builder's reach sweep ends its pass after the last add and publishes it.
+    while (!status.backlog.reach_checked && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = await operation(store, id);
+    }
+    assert.equal(status.backlog.reach_checked, true, 'a pass checked every element after the last add');
+
+    // Manhattan indexes (the older engine) have no sweep: always checked.
+    const manhattan = { node_vector: { label: 'M', property: 'emb', dimension: 4, metric: 'manhattan' } };
+    const made = (await write(store, [q('r', { create_index: { spec: manhattan } })], ['r']).then(parseJson)) as {
+      r: { operation_id: string };
+    };
+    await write(
+      store,
+      Array.from({ length: 10 }, () =>
+        q(null, { add_n: { label: 'M', properties: [['emb', { value: { f32_array: [1, 2, 3, rng.float()] } }]] } }),
+      ),
+    );
+    assert.equal((await operation(store, made.r.operation_id)).backlog.reach_checked, true);
   } finally {
     await store.close();
     dir.remove();
