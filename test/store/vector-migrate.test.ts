@@ -33,6 +33,11 @@ test('a graph of the older format (HNSW records in LMDB) is searched exactly at 
     await createIndex(db, COSINE);
     const ids = await addDocs(db, vectors);
     await built(db);
+    // The builder's reach sweep publishes once more after the queue empties: the log's
+    // position is read once it has (the next entry must be the migration's reset).
+    const deadline = Date.now() + 60_000;
+    while (!db.store.read((r) => r.vectorBacklogs()[0]!.backlog.reachChecked) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     const graph = db.store.read((r) => r.indexCatalog().active('node_vector', 'Doc', 'emb')!.id);
     const logged = db.store.logPosition().lsn;
     await db.close();
