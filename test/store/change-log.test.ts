@@ -25,7 +25,8 @@ async function idle(store: Store): Promise<void> {
   for (let i = 0; i < 3000; i++) {
     let queued = 0;
     store.read((r) => {
-      for (const { backlog } of r.vectorBacklogs()) queued += backlog.queued;
+      // A vector graph's reach sweep publishes once more after its queue empties.
+      for (const { backlog } of r.vectorBacklogs()) queued += backlog.queued + (backlog.reachChecked ? 0 : 1);
       for (const def of r.indexCatalog().byIdentity.values()) if (def.state !== 'active') queued++;
     });
     const before = store.logPosition().lsn;
