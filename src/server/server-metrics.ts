@@ -77,6 +77,14 @@ export class ServerMetrics {
     r.gauge('vector_apply_rate', 'Entries per second the background steps link while they work (smoothed)', INDEX, function () {
       for (const b of vectors()) this.set(indexLabels(b), b.backlog.appliedPerSecond);
     });
+    r.gauge(
+      'vector_reach_checked',
+      "1 once the reach sweep has ended a pass after the index's last add on every graph (every vector findable through the graph), else 0",
+      INDEX,
+      function () {
+        for (const b of vectors()) this.set(indexLabels(b), b.backlog.reachChecked ? 1 : 0);
+      },
+    );
 
     r.gauge('read_queue_depth', 'Read requests waiting for a worker thread, by lane', ['lane'], function () {
       const pool = lanes();

@@ -90,19 +90,19 @@ test('the batch observer: committed batches timed as commit or durable, failed o
   assert.equal(value('trellis_writer_durable_seconds_sum'), 0.02);
 });
 
-test('vector index backlogs: queued, applied and rate per index, labelled by element, label and property', async () => {
-  const backlog = (queued: number, applied: number, appliedPerSecond: number) => ({
+test('vector index backlogs: queued, applied, rate and reach checked per index, labelled by element, label and property', async () => {
+  const backlog = (queued: number, applied: number, appliedPerSecond: number, reachChecked: boolean) => ({
     queued,
     applied,
     appliedPerSecond,
-    reachChecked: true,
+    reachChecked,
   });
   const metrics = new ServerMetrics(() => ({
     writer: null,
     pool: null,
     vectors: [
-      { element: 'node', label: 'Doc', property: 'emb', backlog: backlog(120, 30, 2500.5) },
-      { element: 'edge', label: 'Cites', property: 'emb', backlog: backlog(0, 7, 0) },
+      { element: 'node', label: 'Doc', property: 'emb', backlog: backlog(120, 30, 2500.5, false) },
+      { element: 'edge', label: 'Cites', property: 'emb', backlog: backlog(0, 7, 0, true) },
     ],
   }));
   const { body } = await metrics.serve();
@@ -117,5 +117,7 @@ test('vector index backlogs: queued, applied and rate per index, labelled by ele
     'trellis_vector_apply_rate{node,Doc,emb} 2500.5',
     'trellis_vector_backlog_entries{edge,Cites,emb} 0',
     'trellis_vector_backlog_entries{node,Doc,emb} 120',
+    'trellis_vector_reach_checked{edge,Cites,emb} 1',
+    'trellis_vector_reach_checked{node,Doc,emb} 0',
   ]);
 });
