@@ -13,6 +13,7 @@ import type { QueryPlan } from './plan/batch.js';
 import type { HqlFormat } from './plan/hql-format.js';
 import { validatePlan } from './plan/validate.js';
 import { decodeParameters, decodePreparedRequest, decodeRequest } from './wire/request.js';
+import { decodeImportRequest } from './wire/import-request.js';
 import { PreparedQuery } from './prepared-query.js';
 import { executePlan, type ExecOptions } from './exec/batch.js';
 import { Preempted } from './exec/guarded-reader.js';
@@ -146,6 +147,7 @@ function answerRoute(answerer: Answerer, request: RequestFrame, options: Pipelin
   const { route, body } = request;
   if (route === 'query') return answerQuery(body, options, answerer.readerMode, read);
   if (route === 'named') return answerNamed(answerer.named[request.queryId], body, options, answerer.readerMode, read);
+  if (route === 'import') return answerImport(body, options, answerer.readerMode);
   return answerCypher(body, options, answerer.readerMode, read, route === 'cypher_explain');
 }
 
@@ -223,6 +225,22 @@ export function answerQuery(
 }
 
 /**
+ * A /v2/import batch (src/wire/import-request.ts): always a write. Its body to the plan of
+ * the bulk load it stands for, checked as any plan, then the options and the server's mode.
+ */
+export function answerImport(body: Uint8Array, options: PipelineOptions, readerMode: boolean): QueryAnswer {
+  try {
+    checkOptionsForRequestType(options, 'write');
+    checkReaderMode(readerMode, 'write', options, 'writer_mode_required', 'imports');
+    const plan = decodeImportRequest(body);
+    validatePlan(plan);
+    return readOrWrite(plan, options, () => '');
+  } catch (err) {
+    return failed(err);
+  }
+}
+
+/**
  * A call of a named query (DECISIONS D16): the body is the JSON object of its parameters
  * (empty: none). They are checked against the declarations, decoded as the batch's
  * `parameter_types` say, and the batch runs as /v2/query runs it, in the same order of
@@ -273,7 +291,8 @@ function callValues(query: CompiledQuery, body: unknown): Record<string, ParamVa
 
 function hqlFormatOf(query: CompiledQuery): HqlFormat {
   const format = query.batch.format;
-  if (format === undefined || format === 'cypher') throw new GraphError('internal_error', `query ${query.name} has no named-query format`);
+  if (format === undefined || format === 'cypher' || format.kind === 'import')
+    throw new GraphError('internal_error', `query ${query.name} has no named-query format`);
   return format;
 }
 

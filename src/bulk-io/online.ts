@@ -1,25 +1,21 @@
 /**
  * The online import: the same reading and key lookup as offline (load.ts), each batch
- * sent to a running server (or a gateway, with --key) as `/v2/query` write requests of the
- * v2 contract: a `for_each` over the rows, whose parameter the server reads as a row table
- * (docs/architecture.md, "Row tables"), with the batch's first row created by a named
- * entry before it so the answer carries the first id (the ids of one request follow one by
- * one: a batch is one transaction). Every request is all or nothing; an import that stops
- * keeps the requests acknowledged before it, whole.
+ * sent to a running server (or a gateway, with --key) as `POST /v2/import` requests: one
+ * label's rows as columns in msgpack (src/wire/import-request.ts), numbers as typed arrays,
+ * every value kind as the store keeps it. The server makes them the plan of a `for_each`
+ * bulk load, one transaction per request, whose answer names the first id (the ids of one
+ * request follow one by one). Every request is all or nothing; an import that stops keeps
+ * the requests acknowledged before it, whole.
  *
  * Rows of one request have the same properties (a for_each body assigns every property
  * it names), so a batch is split by which properties its rows have.
- *
- * What JSON parameters cannot carry is refused with its row: date-times, bytes, NaN and
- * infinities (docs/import-export.md, "Online imports"); typed arrays (vectors) arrive as
- * plain arrays of numbers.
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
-import { DateTime, type Value } from '../core/value.js';
+import type { Value } from '../core/value.js';
 import type { IndexSpec } from '../core/index-spec.js';
 import type { BulkColumn } from '../store/index.js';
-import { doubleText } from './formats.js';
+import { encodeImportBatch, type ImportAnswer, type ImportColumn } from '../wire/import-request.js';
 import { runImport, type Sink, type Summary } from './load.js';
 import type { ImportPlan } from './plan.js';
 import type { Progress } from './progress.js';
@@ -27,7 +23,7 @@ import type { Progress } from './progress.js';
 /** The gateway refuses bodies over 2 MiB, the server over 16 MiB (its default). */
 const GATEWAY_BODY = 1_900_000;
 const SERVER_BODY = 15_000_000;
-/** Requests in flight at once: the server parses one while its writer applies the other. */
+/** Requests in flight at once: the server reads one while its writer applies the other. */
 const IN_FLIGHT = 2;
 
 export class OnlineImportError extends Error {
@@ -35,38 +31,6 @@ export class OnlineImportError extends Error {
     super(message);
     this.name = 'OnlineImportError';
   }
-}
-
-/** A value as an untyped JSON parameter, or a reason it cannot be one. */
-function jsonValue(v: Value): string {
-  switch (typeof v) {
-    case 'bigint':
-    case 'boolean':
-      return String(v);
-    case 'number':
-      if (!Number.isFinite(v))
-        throw new OnlineImportError(`${doubleText(v)} cannot be sent online (JSON numbers are finite); use the offline import`);
-      return doubleText(v);
-    case 'string':
-      return JSON.stringify(v);
-  }
-  if (v === null) return 'null';
-  if (v instanceof DateTime) throw new OnlineImportError('date-time values cannot be sent as /v2/query parameters; use the offline import');
-  if (v instanceof Uint8Array) throw new OnlineImportError('bytes values cannot be sent as /v2/query parameters; use the offline import');
-  if (ArrayBuffer.isView(v)) return `[${Array.from(v as ArrayLike<number | bigint>, (x) => jsonValue(x)).join(',')}]`;
-  if (Array.isArray(v)) return `[${v.map(jsonValue).join(',')}]`;
-  return `{${Object.entries(v)
-    .map(([k, x]) => `${JSON.stringify(k)}:${jsonValue(x)}`)
-    .join(',')}}`;
-}
-
-const param = (name: string) => ({ expr: { param: name } });
-
-/** The request of one shape: the first row named `first`, the rest in a for_each over `rows`. */
-function requestText(head: object, firstParams: string, rows: string[]): string {
-  const body = JSON.stringify(head);
-  const params = rows.length === 0 ? `{${firstParams}}` : `{${firstParams}${firstParams === '' ? '' : ','}"rows":[${rows.join(',')}]}`;
-  return `{"parameters":${params},${body.slice(1)}`;
 }
 
 interface Reply {
@@ -80,17 +44,23 @@ class Client {
   private readonly headers: Record<string, string>;
 
   constructor(base: string, key: string | undefined) {
-    this.url = new URL('/v2/query', base);
+    this.url = new URL(base);
     this.agent = this.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
-    this.headers = { 'content-type': 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) };
+    this.headers = key === undefined ? {} : { authorization: `Bearer ${key}` };
   }
 
-  post(text: string): Promise<Reply> {
+  /** A /v2/query request's JSON text, or a /v2/import body. */
+  post(body: string | Uint8Array, path: '/v2/query' | '/v2/import' = '/v2/query'): Promise<Reply> {
     const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const type = path === '/v2/query' ? 'application/json' : 'application/msgpack';
     return new Promise((resolve, reject) => {
       const req = send(
-        this.url,
-        { method: 'POST', agent: this.agent, headers: { ...this.headers, 'content-length': Buffer.byteLength(text) } },
+        new URL(path, this.url),
+        {
+          method: 'POST',
+          agent: this.agent,
+          headers: { ...this.headers, 'content-type': type, 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           let body = '';
           res.setEncoding('utf8');
@@ -100,7 +70,7 @@ class Client {
         },
       );
       req.on('error', (err) => reject(new OnlineImportError(`cannot reach ${this.url.origin}: ${err.message}`)));
-      req.end(text);
+      req.end(body);
     });
   }
 
@@ -121,6 +91,23 @@ function refused(reply: Reply, what: string): OnlineImportError {
   return new OnlineImportError(`the server refused ${what} (HTTP ${reply.status}, ${msg})`);
 }
 
+/** Rows [at, at + take) of `values`, or of its rows listed in `rows`. */
+function pick(values: Float64Array, rows: number[] | null, at: number, take: number): Float64Array {
+  if (rows === null) return values.subarray(at, at + take);
+  const out = new Float64Array(take);
+  for (let k = 0; k < take; k++) out[k] = values[rows[at + k]!]!;
+  return out;
+}
+
+/** A column's rows [at, at + take) (of `rows` when listed), every one of them present. */
+function importColumn(column: BulkColumn, rows: number[] | null, at: number, take: number): ImportColumn {
+  const { name } = column;
+  if (column.kind !== 'value') return { name, kind: column.kind === 'i64' ? 'int' : 'float', values: pick(column.values, rows, at, take) };
+  const values: Value[] = new Array<Value>(take);
+  for (let k = 0; k < take; k++) values[k] = column.values[rows === null ? at + k : rows[at + k]!]!;
+  return { name, kind: 'any', values };
+}
+
 /**
  * Sends rows of one label: split by shape (which properties are present), then into
  * requests under the body limit; resolves with each row's id (NaN for none: edges).
@@ -138,7 +125,9 @@ class OnlineSink implements Sink {
 
   async addNodes(label: string, count: number, columns: BulkColumn[]): Promise<ArrayLike<number>> {
     const ids = new Float64Array(count);
-    await this.send(label, count, columns, null, null, (rows, first) => rows.forEach((r, k) => (ids[r] = first + k)));
+    await this.send(label, count, columns, null, null, (rows, at, n, first) => {
+      for (let k = 0; k < n; k++) ids[rows === null ? at + k : rows[at + k]!] = first + k;
+    });
     return ids;
   }
 
@@ -152,8 +141,9 @@ class OnlineSink implements Sink {
     columns: BulkColumn[],
     from: Float64Array | null,
     to: Float64Array | null,
-    created: (rows: number[], first: number) => void,
+    created: (rows: number[] | null, at: number, n: number, first: number) => void,
   ): Promise<void> {
+    const element = from === null ? 'node' : 'edge';
     // Rows by shape: the columns a row has, as a bit string (one shape when no cell is missing).
     const shapes = new Map<string, number[] | null>();
     if (columns.every((c) => (c.kind === 'value' ? !c.values.includes(undefined) : c.present === null))) {
@@ -168,61 +158,43 @@ class OnlineSink implements Sink {
         rows!.push(i);
       }
     }
-    for (const [shape, listed] of shapes) {
-      const rows = listed ?? Array.from({ length: count }, (_, i) => i);
+    for (const [shape, rows] of shapes) {
       const used = columns.filter((_, c) => shape[c] === '1');
-      const names = used.map((_, c) => `p${c}`);
-      const properties = used.map((c, k) => [c.name, param(names[k]!)]);
-      const root =
-        from === null
-          ? { add_n: { label, properties } }
-          : { add_e: { input: { nodes: { reference: { param: 'f' } } }, label, to: { param: 't' }, properties } };
-      // Each column's cell as JSON text, without a Value per cell for numbers.
-      const cells = used.map((c, k): ((i: number) => string) => {
-        const prefix = `"${names[k]}":`;
-        if (c.kind === 'i64') return (i) => prefix + c.values[i];
-        if (c.kind === 'f64') {
-          const values = c.values;
-          return (i) => {
-            const v = values[i]!;
-            return prefix + (Number.isInteger(v) || !Number.isFinite(v) ? jsonValue(v) : v);
-          };
+      const n = rows?.length ?? count;
+      // Rows [at, at + take) of this shape as one request's body.
+      const body = (at: number, take: number): Uint8Array =>
+        encodeImportBatch({
+          label,
+          element,
+          ...(from === null ? {} : { from: pick(from, rows, at, take), to: pick(to!, rows, at, take) }),
+          columns: used.map((c) => importColumn(c, rows, at, take)),
+        });
+      let per = Math.min(n, this.batchRows);
+      for (let at = 0; at < n;) {
+        let take = Math.min(per, n - at);
+        let bytes = body(at, take);
+        // Over the body limit: fewer rows, in proportion, until it fits.
+        while (bytes.byteLength > this.maxBody && take > 1) {
+          take = Math.max(1, Math.floor((take * this.maxBody) / bytes.byteLength / 1.1));
+          bytes = body(at, take);
         }
-        return (i) => prefix + jsonValue(c.values[i]!);
-      });
-      const rowText = (i: number, asParams: boolean): string => {
-        let text = from === null ? '' : `"f":${from[i]},"t":${to![i]}`;
-        for (const cell of cells) text += (text === '' ? '' : ',') + cell(i);
-        return asParams ? text : `{${text}}`;
-      };
-      for (let at = 0; at < rows.length;) {
-        // One request: the first row named, the others in the for_each, under the body limit.
-        const firstRow = rows[at]!;
-        const first = rowText(firstRow, true);
-        const more: string[] = [];
-        let size = first.length + 1024;
-        let next = at + 1;
-        while (next < rows.length && more.length + 1 < this.batchRows) {
-          const text = rowText(rows[next]!, false);
-          if (size + text.length + 1 > this.maxBody) break;
-          more.push(text);
-          size += text.length + 1;
-          next++;
-        }
-        const batchRows = rows.slice(at, next);
-        const entries: object[] = [{ query: { name: 'first', root } }];
-        if (more.length > 0) entries.push({ for_each: { param: 'rows', body: [{ query: { root } }] } });
-        const head = { request_type: 'write', query: { write: { entries, returns: ['first'] } } };
-        const text = requestText(head, first, more);
-        const what = `a batch of ${batchRows.length} ${from === null ? 'nodes' : 'edges'} of ${label}`;
-        const job = this.client.post(text).then((reply) => {
+        per = take;
+        const what = `a batch of ${take} ${element === 'node' ? 'nodes' : 'edges'} of ${label}`;
+        const first = at;
+        const job = this.client.post(bytes, '/v2/import').then((reply) => {
           if (reply.status !== 200) throw refused(reply, what);
-          const id = /"\$id":(\d+)/.exec(reply.body)?.[1];
-          if (id === undefined) throw new OnlineImportError(`the server's answer to ${what} names no id: ${reply.body.slice(0, 200)}`);
-          created(batchRows, Number(id));
+          let answer: ImportAnswer;
+          try {
+            answer = JSON.parse(reply.body) as ImportAnswer;
+          } catch {
+            throw new OnlineImportError(`the server's answer to ${what} is not JSON: ${reply.body.slice(0, 200)}`);
+          }
+          if (typeof answer.first_id !== 'number' || answer.count !== take)
+            throw new OnlineImportError(`the server's answer to ${what} names no first id: ${reply.body.slice(0, 200)}`);
+          created(rows, first, take, answer.first_id);
         });
         await this.track(job);
-        at = next;
+        at += take;
       }
     }
     // Nodes wait for their ids; edges go on while their requests are in flight.

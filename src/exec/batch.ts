@@ -4,7 +4,7 @@
  * names. Returns the response JSON text.
  */
 import { GraphError } from '../core/errors.js';
-import type { Condition, Entry, QueryPlan } from '../plan/batch.js';
+import type { Condition, Entry, ImportFormat, QueryPlan } from '../plan/batch.js';
 import { LIMITS } from '../plan/limits.js';
 import type { GraphReader, GraphWriter } from '../store/index.js';
 import { isValueObject, type Value, type ValueObject } from '../core/value.js';
@@ -13,6 +13,7 @@ import { cellValue, tableOf, type RowTable } from '../core/row-table.js';
 import { Exec, type Params } from './context.js';
 import { encodeResponse } from './encode.js';
 import { materialize, sizeOf, type Flow } from './flow.js';
+import type { Row } from './row.js';
 import { EXECUTORS } from './registry.js';
 import { needsPaths } from '../plan/features.js';
 import { GuardedReader } from './guarded-reader.js';
@@ -124,6 +125,15 @@ export function executePlan(plan: QueryPlan, reader: GraphReader, writer: GraphW
   runEntries(x, plan.batch.entries);
   const format = plan.batch.format;
   if (format === 'cypher') return encodeStatementResult(x, x.vars.get(plan.batch.returns[0]!));
+  if (format?.kind === 'import') return importAnswer(format, x.vars.get(plan.batch.returns[0]!));
   if (format !== undefined) return encodeHqlResponse(x, format, (name) => x.vars.get(name));
   return encodeResponse(plan.batch.returns, (name) => x.vars.get(name));
+}
+
+/** A /v2/import answer: the batch's first element's id; the others follow it one by one. */
+function importAnswer(format: ImportFormat, first: Flow | undefined): string {
+  const row = first?.t === 'rows' ? (first.rows as readonly Row[])[0] : undefined;
+  if (row === undefined) throw new Error('an import batch made no first element');
+  const { element, label, count } = format;
+  return JSON.stringify({ element, label, count, first_id: row.id });
 }

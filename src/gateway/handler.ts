@@ -33,7 +33,7 @@ import type { Warn } from './throttled-log.js';
 import type { RedisLimiter } from './limiter.js';
 import type { LsnTokens } from './lsn-tokens.js';
 
-type RouteKind = 'query' | 'cypher' | 'explain' | 'named' | 'mcp_init' | 'mcp_call' | 'mcp_endpoint';
+type RouteKind = 'query' | 'cypher' | 'explain' | 'import' | 'named' | 'mcp_init' | 'mcp_call' | 'mcp_endpoint';
 
 interface Route {
   kind: RouteKind;
@@ -50,6 +50,7 @@ const ROUTES: ReadonlyMap<string, Route> = new Map([
   ['/v2/query', { kind: 'query', label: '/v2/query' }],
   ['/v2/cypher', { kind: 'cypher', label: '/v2/cypher' }],
   ['/v2/cypher/explain', { kind: 'explain', label: '/v2/cypher/explain' }],
+  ['/v2/import', { kind: 'import', label: '/v2/import' }],
   ['/mcp/init', { kind: 'mcp_init', label: '/mcp/init' }],
   [MCP_ENDPOINT, { kind: 'mcp_endpoint', label: MCP_ENDPOINT }],
 ]);
@@ -92,6 +93,8 @@ function decodeError(msg: string): HttpResponse {
 
 /** The outer JSON decode: just enough to know the request type. The server checks the rest. */
 function decode(route: Route, body: Buffer): Decoded | HttpResponse {
+  // A /v2/import body is msgpack, and always a write (src/wire/import-request.ts).
+  if (route.kind === 'import') return { type: 'write', writer: true };
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));

@@ -27,8 +27,20 @@ export interface Batch {
    * 'cypher': the batch is one Cypher statement (a `table` operation) and the response is
    * its `{columns, rows}` (reference/cypher.md), not an object of returned variables.
    * An HqlFormat: the batch is a named query of the query language, answered in its shape.
+   * An ImportFormat: the batch is a /v2/import batch, answered with its first id.
    */
-  readonly format?: 'cypher' | HqlFormat;
+  readonly format?: 'cypher' | HqlFormat | ImportFormat;
+}
+
+/**
+ * A /v2/import batch (src/wire/import-request.ts): `count` elements of one label made in
+ * one go, whose ids follow the first one's; the answer says which.
+ */
+export interface ImportFormat {
+  readonly kind: 'import';
+  readonly element: 'node' | 'edge';
+  readonly label: string;
+  readonly count: number;
 }
 
 export interface QueryPlan {

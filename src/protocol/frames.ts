@@ -22,7 +22,7 @@ import type { RequestRoute } from './messages.js';
 /** Count and one u32 of the whole frame (the slice of a task). */
 const HEAD = 8;
 
-const ROUTES: readonly RequestRoute[] = ['query', 'cypher', 'cypher_explain', 'named'];
+const ROUTES: readonly RequestRoute[] = ['query', 'cypher', 'cypher_explain', 'named', 'import'];
 
 export interface RequestFrame {
   /** request-options.ts optionFlags. */

@@ -24,7 +24,7 @@ export interface PlanMessage {
  * What a request body is: a /v2/query request, a Cypher statement to run, one to explain,
  * or the parameters (a JSON object) of a call of a named query of the project.
  */
-export type RequestRoute = 'query' | 'cypher' | 'cypher_explain' | 'named';
+export type RequestRoute = 'query' | 'cypher' | 'cypher_explain' | 'named' | 'import';
 
 /** A read worker's task: an encoded task frame (frames.ts), or a request for its statistics. */
 export type ReadTask = Uint8Array | 'stats';

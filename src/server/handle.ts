@@ -92,6 +92,10 @@ export function serverRoutes(service: QueryService, options: RouteOptions = {}):
       { method: 'POST', path: '/v2/cypher/explain', handler: (req) => handleQuery(service, req, (o) => cypher(req.body, o, true)) },
     );
   }
+  const bulkImport = service.bulkImport?.bind(service);
+  if (bulkImport !== undefined) {
+    routes.push({ method: 'POST', path: '/v2/import', handler: (req) => handleQuery(service, req, (o) => bulkImport(req.body, o)) });
+  }
   if (options.metrics !== undefined) routes.push({ method: 'GET', path: '/metrics', handler: options.metrics });
   return routes;
 }

@@ -148,6 +148,54 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
       ok('The plan', ref('ExplainResponse')),
     ),
   },
+  '/v2/import': {
+    post: {
+      operationId: 'import',
+      summary: "Store one label's nodes or edges, given as columns (a Trellis extension)",
+      description:
+        'The rows of one label as msgpack columns (docs/import-export.md, "The import route"; how `trellis import --url` sends its batches): one transaction, the elements\' ids consecutive from `first_id`. Numbers travel as typed arrays; date-times, bytes, NaN, the infinities and -0.0 as the store keeps them.',
+      tags: ['queries'],
+      parameters: OPTION_PARAMETERS,
+      requestBody: {
+        required: true,
+        content: {
+          'application/msgpack': {
+            schema: {
+              type: 'object',
+              required: ['label', 'element', 'columns'],
+              properties: {
+                label: { type: 'string' },
+                element: { enum: ['node', 'edge'] },
+                from: { type: 'array', items: { type: 'integer' }, description: 'edges: the start node of each row' },
+                to: { type: 'array', items: { type: 'integer' }, description: 'edges: the end node of each row' },
+                columns: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['name', 'kind', 'values'],
+                    properties: { name: { type: 'string' }, kind: { enum: ['int', 'float', 'any'] }, values: { type: 'array' } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        ...ok('The batch stored: its elements have the ids first_id to first_id + count - 1', {
+          type: 'object',
+          required: ['element', 'label', 'count', 'first_id'],
+          properties: {
+            element: { enum: ['node', 'edge'] },
+            label: { type: 'string' },
+            count: { type: 'integer' },
+            first_id: { type: 'integer' },
+          },
+        }),
+        ...errorResponses([...QUERY_CODES]),
+      },
+    },
+  },
   // A writer's snapshots for its replicas and backups (docs/replication.md).
   '/v2/replication/snapshot': {
     post: {

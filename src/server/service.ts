@@ -52,4 +52,9 @@ export interface QueryService {
    * `explain` on a /v2/cypher/explain body. A service without it serves no Cypher routes.
    */
   cypher?(body: Uint8Array, options: PipelineOptions, explain: boolean): Promise<QueryReply>;
+  /**
+   * Runs a /v2/import batch (database.ts answerImport): one label's rows as msgpack columns.
+   * A service without it serves no /v2/import route.
+   */
+  bulkImport?(body: Uint8Array, options: PipelineOptions): Promise<QueryReply>;
 }

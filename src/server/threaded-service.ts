@@ -126,6 +126,10 @@ export class ThreadedService implements QueryService {
     return this.answer(body, options, 0, explain ? 'cypher_explain' : 'cypher');
   }
 
+  bulkImport(body: Uint8Array, options: PipelineOptions): Promise<QueryReply> {
+    return this.answer(body, options, 0, 'import');
+  }
+
   private async answer(body: Uint8Array, options: PipelineOptions, queryId: number, route: RequestRoute): Promise<QueryReply> {
     const pool = this.pool;
     if (pool === null) return fail('not_ready', 'the read workers are starting');
@@ -142,7 +146,7 @@ export class ThreadedService implements QueryService {
     if (answer.kind === 'preempted') return fail('internal_error', 'a read was preempted in the long lane');
     // Workers refuse writes in reader mode, so a write plan means a writer exists.
     if (this.writer === null)
-      return route === 'query' || route === 'named'
+      return route === 'query' || route === 'named' || route === 'import'
         ? fail('writer_mode_required', 'this server is in reader mode')
         : fail('access_mode_error', 'this server is in reader mode');
     const reply = await this.writer.write(answer.plan, answer.awaitDurable);

@@ -1,0 +1,167 @@
+/**
+ * `POST /v2/import` (a Trellis extension; docs/import-export.md, "The import route"): one
+ * label's nodes or edges as columns, in msgpack, the way `trellis import --url` sends its
+ * batches. JSON rows cost the client more to write and the server more to read than the
+ * writer spends storing them (docs/benchmarks.md, "Bulk import"); columns of numbers
+ * travel here as typed arrays, copied whole, and the values JSON cannot carry (date-times,
+ * bytes, NaN and the infinities, -0.0) travel as they are.
+ *
+ * The body is the msgpack (the value codec of src/core/value-msgpack.ts: i64 as integers,
+ * f64 as floats, typed arrays and DateTime as extensions) of
+ *
+ *   { "label": "User", "element": "node" | "edge",
+ *     "from": [ids], "to": [ids],                       (edges only)
+ *     "columns": [{ "name": "age", "kind": "int" | "float" | "any", "values": [...] }] }
+ *
+ * where every row has every column (a client splits rows by the properties they have),
+ * `int` and `float` values are numbers (a Float64Array, or an array), `any` values are
+ * values of any kind. It becomes the plan a /v2/query bulk load would be, a `for_each` of
+ * one `add_n` or `add_e` over a row table (src/core/row-table.ts), so it is checked,
+ * indexed, logged and answered as every write is: one transaction, all or nothing.
+ */
+import { Packr, Unpackr } from 'msgpackr';
+import { GraphError, messageOf } from '../core/errors.js';
+import { tableArray, cellValue, type Column, type RowTable } from '../core/row-table.js';
+import { isValueObject, type Value } from '../core/value.js';
+import { markNegativeZeros, PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
+import type { QueryPlan } from '../plan/batch.js';
+
+export type { ImportFormat } from '../plan/batch.js';
+import { clip } from '../core/clip.js';
+import { decodePreparedRequest } from './request.js';
+
+registerValueExtensions();
+const packr = new Packr(PACKR_OPTIONS);
+const unpackr = new Unpackr(PACKR_OPTIONS);
+
+export type ImportElement = 'node' | 'edge';
+
+/** One column of an import batch: a property's value in every row. */
+export type ImportColumn =
+  | { readonly name: string; readonly kind: 'int' | 'float'; readonly values: Float64Array }
+  | { readonly name: string; readonly kind: 'any'; readonly values: readonly Value[] };
+
+export interface ImportBatch {
+  readonly label: string;
+  readonly element: ImportElement;
+  /** Edges: the ids of each row's start and end nodes. */
+  readonly from?: Float64Array;
+  readonly to?: Float64Array;
+  readonly columns: readonly ImportColumn[];
+}
+
+/** The body of a /v2/import request. */
+export function encodeImportBatch(batch: ImportBatch): Uint8Array {
+  return packr.pack(markNegativeZeros(batch));
+}
+
+/** The answer (src/exec/batch.ts): the rows' elements have the ids first_id .. first_id + count - 1. */
+export interface ImportAnswer {
+  readonly element: ImportElement;
+  readonly label: string;
+  readonly count: number;
+  readonly first_id: number;
+}
+
+const bad = (msg: string): GraphError => new GraphError('invalid_request', `/v2/import: ${msg}`);
+
+/** Names the plan gives the first row's values and the table of the others. */
+const FIRST = 'first';
+const ROWS = 'rows';
+const FROM = 'f';
+const TO = 't';
+const propertyParam = (c: number) => `p${c}`;
+
+/** A number column: a Float64Array as it is, or an array of numbers (integers for `int`). */
+function numbers(values: unknown, kind: 'int' | 'float', where: string): Float64Array {
+  if (values instanceof Float64Array) {
+    if (kind === 'int') {
+      for (let i = 0; i < values.length; i++)
+        if (!Number.isSafeInteger(values[i])) throw bad(`${where}[${i}] is ${values[i]}, not an integer within ±(2^53 - 1)`);
+    }
+    return values;
+  }
+  if (!Array.isArray(values)) throw bad(`${where} must be an array (or a Float64Array)`);
+  const out = new Float64Array(values.length);
+  values.forEach((v: unknown, i) => {
+    const n = typeof v === 'bigint' ? Number(v) : v;
+    if (typeof n !== 'number' || (kind === 'int' && (!Number.isSafeInteger(n) || (typeof v === 'number' && !Number.isInteger(v)))))
+      throw bad(`${where}[${i}] is ${clip(String(v))}, not ${kind === 'int' ? 'an integer within ±(2^53 - 1)' : 'a number'}`);
+    out[i] = n;
+  });
+  return out;
+}
+
+/** A node id column (from, to): non-negative integers. */
+function ids(values: unknown, where: string): Float64Array {
+  const out = numbers(values, 'int', where);
+  for (let i = 0; i < out.length; i++) if (out[i]! < 0) throw bad(`${where}[${i}] is ${out[i]}, not a node id`);
+  return out;
+}
+
+function column(raw: unknown, c: number): Column & { readonly name: string } {
+  const where = `columns[${c}]`;
+  if (!isValueObject(raw as Value)) throw bad(`${where} must be a map of name, kind and values`);
+  const { name, kind, values } = raw as Record<string, unknown>;
+  if (typeof name !== 'string' || name === '') throw bad(`${where}.name must be a non-empty string`);
+  if (kind === 'int' || kind === 'float') return { name, kind, values: numbers(values, kind, `${where}.values`) };
+  if (kind !== 'any') throw bad(`${where}.kind must be "int", "float" or "any", got ${clip(String(kind))}`);
+  if (!Array.isArray(values)) throw bad(`${where}.values must be an array`);
+  return { name, kind, values: values as Value[] };
+}
+
+/** The rows [1, length) of a column: the table the for_each reads (row 0 is the named entry). */
+function rest(col: Column): Column {
+  return col.kind === 'any' ? { kind: 'any', values: col.values.slice(1) } : { kind: col.kind, values: col.values.subarray(1) };
+}
+
+/** A /v2/import body to the write plan it stands for (validated by the caller, as any plan). */
+export function decodeImportRequest(body: Uint8Array): QueryPlan {
+  let raw: unknown;
+  try {
+    raw = unpackr.unpack(body);
+  } catch (err) {
+    throw bad(`the body is not msgpack: ${messageOf(err)}`);
+  }
+  if (!isValueObject(raw as Value)) throw bad('the body must be a msgpack map of label, element and columns');
+  const fields = raw as Record<string, unknown>;
+  const { label, element } = fields;
+  if (typeof label !== 'string' || label === '') throw bad('label must be a non-empty string');
+  if (element !== 'node' && element !== 'edge') throw bad(`element must be "node" or "edge", got ${clip(String(element))}`);
+  if (!Array.isArray(fields.columns)) throw bad('columns must be an array (empty for elements without properties)');
+  const columns = fields.columns.map(column);
+  const names = new Set<string>();
+  for (const c of columns) {
+    if (names.has(c.name)) throw bad(`the column ${clip(c.name)} is given twice`);
+    names.add(c.name);
+  }
+  const ends = element === 'edge' ? { from: ids(fields.from, 'from'), to: ids(fields.to, 'to') } : null;
+  if (element === 'node' && (fields.from !== undefined || fields.to !== undefined)) throw bad('from and to are for edges');
+  const count = ends?.from.length ?? columns[0]?.values.length;
+  if (count === undefined) throw bad('a node batch needs at least one column (its rows are counted by them)');
+  if (count === 0) throw bad('the batch has no rows');
+  const lengths: [string, number][] = columns.map((c, k) => [`columns[${k}].values`, c.values.length]);
+  if (ends !== null) lengths.push(['to', ends.to.length]);
+  for (const [what, n] of lengths) if (n !== count) throw bad(`${what} has ${n} rows where the batch has ${count}`);
+
+  const properties = columns.map((c, k) => [c.name, { expr: { param: propertyParam(k) } }]);
+  const root =
+    ends === null
+      ? { add_n: { label, properties } }
+      : { add_e: { input: { nodes: { reference: { param: FROM }, missing: 'error' } }, label, to: { param: TO }, properties } };
+  const entries: object[] = [{ query: { name: FIRST, root } }];
+  if (count > 1) entries.push({ for_each: { param: ROWS, body: [{ query: { root } }] } });
+  const { plan } = decodePreparedRequest({ request_type: 'write', query: { write: { entries, returns: [FIRST] } } });
+
+  // Row 0 as the named entry's parameters, the others as one row table.
+  const tableColumns: Column[] = columns.map((c) => c);
+  const keys = columns.map((_, k) => propertyParam(k));
+  if (ends !== null) {
+    tableColumns.push({ kind: 'int', values: ends.from }, { kind: 'int', values: ends.to });
+    keys.push(FROM, TO);
+  }
+  const table: RowTable = { length: count, keys, columns: tableColumns };
+  const params = new Map<string, Value>(keys.map((key, k) => [key, cellValue(table, k, 0)]));
+  if (count > 1) params.set(ROWS, tableArray({ length: count - 1, keys, columns: tableColumns.map(rest) }));
+  return { ...plan, batch: { ...plan.batch, format: { kind: 'import', element, label, count } }, params };
+}
