@@ -23,6 +23,8 @@ import type { Progress } from './progress.js';
 /** The gateway refuses bodies over 2 MiB, the server over 16 MiB (its default). */
 const GATEWAY_BODY = 1_900_000;
 const SERVER_BODY = 15_000_000;
+/** Rows of one /v2/import request at most (the server's for_each limit, plus the first row). */
+const MAX_ROWS = 1_000_000;
 /** Requests in flight at once: the server reads one while its writer applies the other. */
 const IN_FLIGHT = 2;
 
@@ -169,7 +171,7 @@ class OnlineSink implements Sink {
           ...(from === null ? {} : { from: pick(from, rows, at, take), to: pick(to!, rows, at, take) }),
           columns: used.map((c) => importColumn(c, rows, at, take)),
         });
-      let per = Math.min(n, this.batchRows);
+      let per = Math.min(n, this.batchRows, MAX_ROWS);
       for (let at = 0; at < n;) {
         let take = Math.min(per, n - at);
         let bytes = body(at, take);

@@ -25,6 +25,7 @@ import { tableArray, cellValue, type Column, type RowTable } from '../core/row-t
 import { isValueObject, type Value } from '../core/value.js';
 import { markNegativeZeros, PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
 import type { QueryPlan } from '../plan/batch.js';
+import { LIMITS } from '../plan/limits.js';
 
 export type { ImportFormat } from '../plan/batch.js';
 import { clip } from '../core/clip.js';
@@ -140,6 +141,9 @@ export function decodeImportRequest(body: Uint8Array): QueryPlan {
   const count = ends?.from.length ?? columns[0]?.values.length;
   if (count === undefined) throw bad('a node batch needs at least one column (its rows are counted by them)');
   if (count === 0) throw bad('the batch has no rows');
+  // The for_each runs count - 1 rows (the first is the named entry), within its limit.
+  if (count - 1 > LIMITS.maxLoopIterations)
+    throw new GraphError('limit_exceeded', `/v2/import: a batch holds at most ${LIMITS.maxLoopIterations + 1} rows, this one ${count}`);
   const lengths: [string, number][] = columns.map((c, k) => [`columns[${k}].values`, c.values.length]);
   if (ends !== null) lengths.push(['to', ends.to.length]);
   for (const [what, n] of lengths) if (n !== count) throw bad(`${what} has ${n} rows where the batch has ${count}`);

@@ -125,6 +125,15 @@ test('a bad body is 400 invalid_request naming what is wrong', async () => {
     assert.equal(res.body.error, 'invalid_request');
     assert.match(res.body.msg, msg);
   }
+  // One row past the for_each limit (1,000,000 iterations, the first row aside).
+  const tooMany = await send(writer, {
+    label: 'X',
+    element: 'node',
+    columns: [{ name: 'a', kind: 'float', values: new Float64Array(1_000_002) }],
+  });
+  assert.equal(tooMany.status, 400);
+  assert.equal(tooMany.body.error, 'limit_exceeded');
+  assert.match(tooMany.body.msg, /a batch holds at most 1000001 rows, this one 1000002/);
 });
 
 test('an edge to a node that does not exist fails the request; nothing of it is written', async () => {
