@@ -91,6 +91,10 @@ function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previ
       if (bulkLast !== GENERIC) continue;
       last = runEntries(x, entry.body);
     }
+  } catch (err) {
+    // The innermost loop's element, for answers that name rows (/v2/import).
+    if (err instanceof GraphError && !FAILED_ELEMENT.has(err)) FAILED_ELEMENT.set(err, row);
+    throw err;
   } finally {
     x.params = outer;
   }
@@ -122,12 +126,34 @@ export function executePlan(plan: QueryPlan, reader: GraphReader, writer: GraphW
   const slice = writer === null && options.sliceMs ? start + options.sliceMs : Number.POSITIVE_INFINITY;
   const guarded = new GuardedReader(reader, start + options.timeoutMs - (options.spentMs ?? 0), options.timeoutMs, slice);
   const x = new Exec(guarded, writer, plan.params, EXECUTORS, needsPaths(plan), () => guarded.tick());
-  runEntries(x, plan.batch.entries);
   const format = plan.batch.format;
+  try {
+    runEntries(x, plan.batch.entries);
+  } catch (err) {
+    throw typeof format === 'object' && format.kind === 'import' ? importFailure(err) : err;
+  }
   if (format === 'cypher') return encodeStatementResult(x, x.vars.get(plan.batch.returns[0]!));
   if (format?.kind === 'import') return importAnswer(format, x.vars.get(plan.batch.returns[0]!));
   if (format !== undefined) return encodeHqlResponse(x, format, (name) => x.vars.get(name));
   return encodeResponse(plan.batch.returns, (name) => x.vars.get(name));
+}
+
+/** The element of its for_each a GraphError was thrown at (the innermost loop's). */
+const FAILED_ELEMENT = new WeakMap<GraphError, number>();
+
+/**
+ * A /v2/import batch's error, with the row it failed at (row 0 is the batch's named first
+ * entry, row r > 0 the loop's element r - 1) in place of the plan's path, which the
+ * request never showed: `/v2/import row 2: to: node 9 does not exist`.
+ */
+function importFailure(err: unknown): unknown {
+  if (!(err instanceof GraphError)) return err;
+  const element = FAILED_ELEMENT.get(err);
+  const row = element === undefined ? 0 : element + 1;
+  const msg = err.msg
+    .replace(/^query\.write\.entries\[\d+\](\.for_each\.body\[0\])?\.query\.root\.add_[ne]\.?/, '')
+    .replace(/^input\.nodes\.reference:/, 'from:');
+  return new GraphError(err.code, `/v2/import row ${row}: ${msg}`);
 }
 
 /** A /v2/import answer: the batch's first element's id; the others follow it one by one. */

@@ -151,7 +151,15 @@ test('an edge to a node that does not exist fails the request; nothing of it is 
     columns: [],
   });
   assert.equal(res.body.error, 'node_not_found');
-  assert.match(res.body.msg, /node 99999999 does not exist/);
+  assert.equal(res.body.msg, '/v2/import row 1: to: node 99999999 does not exist');
+  const first = await send(writer, {
+    label: 'LINK',
+    element: 'edge',
+    from: Float64Array.from([77_777_777]),
+    to: Float64Array.from([id]),
+    columns: [],
+  });
+  assert.deepEqual(first.body, { error: 'node_not_found', msg: '/v2/import row 0: from: node 77777777 does not exist' });
   assert.deepEqual(await cypher('MATCH ()-[r:LINK]->() RETURN count(r)'), [[0]]);
 });
 
