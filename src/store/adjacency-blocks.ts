@@ -43,6 +43,27 @@ export function slotPairs(value: Uint8Array, slot: number): Pairs {
   return decodePairs(value, BLOCK_HEADER + slotStart(value, slot) * 16, BLOCK_HEADER + slotEnd(value, slot) * 16);
 }
 
+/** An aligned copy of the old block a build reads (its u32 and f64 views), grown on demand. */
+let oldCopy = withViews(new ArrayBuffer(8192));
+
+function withViews(buffer: ArrayBuffer) {
+  return { bytes: new Uint8Array(buffer), words: new Uint32Array(buffer), doubles: new Float64Array(buffer) };
+}
+
+/**
+ * `value` copied to the aligned buffer: one copy of the whole value, then plain typed-array
+ * reads. (Read in place, each slot's range cost a Buffer view and each end a checked read;
+ * a 1M-edge load rebuilt blocks about two million slot-times.)
+ */
+function aligned(value: Uint8Array): { words: Uint32Array; doubles: Float64Array } {
+  // `length`, not `byteLength`: lmdb-js's getBinaryFast answers a view of its whole read
+  // buffer whose `length` says how much of it the value is.
+  const n = value.length;
+  if (n > oldCopy.bytes.byteLength) oldCopy = withViews(new ArrayBuffer(Math.max(n, 2 * oldCopy.bytes.byteLength)));
+  oldCopy.bytes.set(n === value.byteLength ? value : value.subarray(0, n));
+  return oldCopy;
+}
+
 /**
  * Builds a block value in the shared scratch buffer: for each slot not in `mask`, the
  * pairs of `old` (when given, the slot was inline there and is not `replaced`) then
@@ -59,33 +80,46 @@ export function buildBlock(
   // Without an old block every slot counts as large there: nothing inline to copy.
   let oldMask = old === undefined ? -1 : largeMask(old);
   if (replaced >= 0) oldMask |= 1 << replaced;
+  const from = old === undefined ? null : aligned(old);
+  const oldEnds = from?.words;
+  const oldPairs = from?.doubles;
+  const counts = slotCounts;
   let total = 0;
   for (let s = 0; s < ADJACENCY_BLOCK; s++) {
+    counts[s] = 0;
     if (isLarge(mask, s)) continue;
-    if (!isLarge(oldMask, s)) total += slotEnd(old!, s) - slotStart(old!, s);
-    total += count(s);
+    if (!isLarge(oldMask, s)) total += oldEnds![2 + s]! - (s === 0 ? 0 : oldEnds![1 + s]!);
+    total += counts[s] = count(s);
   }
   const size = BLOCK_HEADER + total * 16;
   const out = scratch(size);
+  const doubles = out.doubles;
   out.words[0] = ADJACENCY_BLOCK;
   out.words[1] = mask;
   let at = 0;
   for (let s = 0; s < ADJACENCY_BLOCK; s++) {
     if (!isLarge(mask, s)) {
       if (!isLarge(oldMask, s)) {
-        const start = slotStart(old!, s);
-        const end = slotEnd(old!, s);
-        out.bytes.set(old!.subarray(BLOCK_HEADER + start * 16, BLOCK_HEADER + end * 16), BLOCK_HEADER + at * 16);
-        at += end - start;
+        // The slot's old pairs, double by double (a slot holds at most ADJACENCY_BLOCK_LIST).
+        const end = PAIRS_AT + 2 * oldEnds![2 + s]!;
+        let k = PAIRS_AT + 2 * (s === 0 ? 0 : oldEnds![1 + s]!);
+        let to = PAIRS_AT + 2 * at;
+        while (k < end) doubles[to++] = oldPairs![k++]!;
+        at = (to - PAIRS_AT) / 2;
       }
-      const n = count(s);
-      if (n > 0) write(s, out.doubles, HEADER_WORDS / 2 + at * 2);
+      const n = counts[s]!;
+      if (n > 0) write(s, doubles, PAIRS_AT + at * 2);
       at += n;
     }
     out.words[2 + s] = at;
   }
   return out.bytes.subarray(0, size);
 }
+
+/** Per-slot counts of the build in progress. */
+const slotCounts = new Uint32Array(ADJACENCY_BLOCK);
+/** The double index where a block's pairs start. */
+const PAIRS_AT = HEADER_WORDS / 2;
 
 /** True when a block value holds no pair and no large list (it can be deleted). */
 export const isEmptyBlock = (value: Uint8Array): boolean => value.length === BLOCK_HEADER && largeMask(value) === 0;
