@@ -13,7 +13,7 @@ import type { QueryPlan } from './plan/batch.js';
 import type { HqlFormat } from './plan/hql-format.js';
 import { validatePlan } from './plan/validate.js';
 import { decodeParameters, decodePreparedRequest, decodeRequest } from './wire/request.js';
-import { decodeImportRequest } from './wire/import-request.js';
+import { decodeImportRequest, inBodyTerms } from './wire/import-request.js';
 import { PreparedQuery } from './prepared-query.js';
 import { executePlan, type ExecOptions } from './exec/batch.js';
 import { Preempted } from './exec/guarded-reader.js';
@@ -233,7 +233,7 @@ export function answerImport(body: Uint8Array, options: PipelineOptions, readerM
     checkOptionsForRequestType(options, 'write');
     checkReaderMode(readerMode, 'write', options, 'writer_mode_required', 'imports');
     const plan = decodeImportRequest(body);
-    validatePlan(plan);
+    inBodyTerms(() => validatePlan(plan));
     return readOrWrite(plan, options, () => '');
   } catch (err) {
     return failed(err);

@@ -168,6 +168,7 @@ class OnlineSink implements Sink {
         encodeImportBatch({
           label,
           element,
+          count: take,
           ...(from === null ? {} : { from: pick(from, rows, at, take), to: pick(to!, rows, at, take) }),
           columns: used.map((c) => importColumn(c, rows, at, take)),
         });

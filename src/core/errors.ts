@@ -35,7 +35,7 @@ export const ERROR_REGISTRY = {
   invalid_request_option: spec(400, 'A request header has a bad value or does not apply to this request type.'),
   invalid_request: spec(
     400,
-    'The request is incompatible with the service mode; at the gateway, a missing or malformed Authorization header or a bad gateway header.',
+    'The request is incompatible with the service mode; a /v2/import body that is not the documented map of columns; at the gateway, a missing or malformed Authorization header or a bad gateway header.',
   ),
   // Named queries of the query language (docs/query-language.md; DECISIONS D16)
   query_not_found: spec(404, 'POST /<QueryName>: the project has no query of that name.'),

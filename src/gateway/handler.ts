@@ -340,7 +340,8 @@ const MCP_HEADERS = ['accept', 'mcp-protocol-version'] as const;
 
 /** Option headers in their canonical spelling, the request id, the body; never the key. */
 function outgoingRequest(req: HttpRequest, a: Admitted): OutgoingRequest {
-  const headers: Record<string, string> = { 'content-type': 'application/json', [REQUEST_ID_HEADER]: a.requestId };
+  const type = routeOf(req.path)?.kind === 'import' ? 'application/msgpack' : 'application/json';
+  const headers: Record<string, string> = { 'content-type': type, [REQUEST_ID_HEADER]: a.requestId };
   const { options } = a;
   if (options.warm) headers['x-svc-warm'] = 'true';
   if (options.requireWriter) headers['x-svc-require-writer'] = 'true';

@@ -9,7 +9,7 @@
  * The body is the msgpack (the value codec of src/core/value-msgpack.ts: i64 as integers,
  * f64 as floats, typed arrays and DateTime as extensions) of
  *
- *   { "label": "User", "element": "node" | "edge",
+ *   { "label": "User", "element": "node" | "edge", "count": 3,  (count: needed for nodes without columns)
  *     "from": [ids], "to": [ids],                       (edges only)
  *     "columns": [{ "name": "age", "kind": "int" | "float" | "any", "values": [...] }] }
  *
@@ -22,7 +22,7 @@
 import { Packr, Unpackr } from 'msgpackr';
 import { GraphError, messageOf } from '../core/errors.js';
 import { tableArray, cellValue, type Column, type RowTable } from '../core/row-table.js';
-import { isValueObject, type Value } from '../core/value.js';
+import { DateTime, I64_MAX, I64_MIN, isValueObject, setOwn, type Value, type ValueObject } from '../core/value.js';
 import { markNegativeZeros, PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
 import type { QueryPlan } from '../plan/batch.js';
 import { LIMITS } from '../plan/limits.js';
@@ -30,10 +30,12 @@ import { LIMITS } from '../plan/limits.js';
 export type { ImportFormat } from '../plan/batch.js';
 import { clip } from '../core/clip.js';
 import { decodePreparedRequest } from './request.js';
+import { describe } from './schema.js';
 
 registerValueExtensions();
 const packr = new Packr(PACKR_OPTIONS);
-const unpackr = new Unpackr(PACKR_OPTIONS);
+// No structured-clone extensions (cycles, sets, regular expressions): values only.
+const unpackr = new Unpackr({ ...PACKR_OPTIONS, structuredClone: false });
 
 export type ImportElement = 'node' | 'edge';
 
@@ -45,6 +47,8 @@ export type ImportColumn =
 export interface ImportBatch {
   readonly label: string;
   readonly element: ImportElement;
+  /** The rows: needed only for nodes without columns (otherwise the columns' length). */
+  readonly count?: number;
   /** Edges: the ids of each row's start and end nodes. */
   readonly from?: Float64Array;
   readonly to?: Float64Array;
@@ -87,7 +91,7 @@ function numbers(values: unknown, kind: 'int' | 'float', where: string): Float64
   values.forEach((v: unknown, i) => {
     const n = typeof v === 'bigint' ? Number(v) : v;
     if (typeof n !== 'number' || (kind === 'int' && (!Number.isSafeInteger(n) || (typeof v === 'number' && !Number.isInteger(v)))))
-      throw bad(`${where}[${i}] is ${clip(String(v))}, not ${kind === 'int' ? 'an integer within ±(2^53 - 1)' : 'a number'}`);
+      throw bad(`${where}[${i}] is ${describe(v)}, not ${kind === 'int' ? 'an integer within ±(2^53 - 1)' : 'a number'}`);
     out[i] = n;
   });
   return out;
@@ -106,9 +110,49 @@ function column(raw: unknown, c: number): Column & { readonly name: string } {
   const { name, kind, values } = raw as Record<string, unknown>;
   if (typeof name !== 'string' || name === '') throw bad(`${where}.name must be a non-empty string`);
   if (kind === 'int' || kind === 'float') return { name, kind, values: numbers(values, kind, `${where}.values`) };
-  if (kind !== 'any') throw bad(`${where}.kind must be "int", "float" or "any", got ${clip(String(kind))}`);
+  if (kind !== 'any') throw bad(`${where}.kind must be "int", "float" or "any", got ${describe(kind)}`);
   if (!Array.isArray(values)) throw bad(`${where}.values must be an array`);
-  return { name, kind, values: values as Value[] };
+  return { name, kind, values: values.map((v: unknown, i) => valueOf(v, `${where}.values[${i}]`, 0)) };
+}
+
+/** Nesting depth of a value at most (the request JSON's limit, docs/queries.md); cycles end here too. */
+const MAX_DEPTH = 64;
+
+/**
+ * A decoded msgpack value as a value kind of the store, or a 400 naming it: msgpack's own
+ * timestamp (a JS Date) becomes a date-time; integers must be within i64; typed arrays
+ * other than the value kinds' (Float32Array, Float64Array, BigInt64Array, bytes) and
+ * anything else msgpackr can make are refused.
+ */
+function valueOf(v: unknown, where: string, depth: number): Value {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+    case 'number':
+      return v;
+    case 'bigint':
+      if (v < I64_MIN || v > I64_MAX) throw bad(`${where} is the integer ${clip(String(v))}, outside the i64 range`);
+      return v;
+  }
+  if (v === null || v instanceof DateTime) return v as Value;
+  if (depth >= MAX_DEPTH) throw bad(`${where} is nested more than ${MAX_DEPTH} deep`);
+  if (v instanceof Date) {
+    const ms = v.getTime();
+    if (!Number.isFinite(ms)) throw bad(`${where} is an invalid timestamp`);
+    return new DateTime(ms);
+  }
+  if (v instanceof Float32Array || v instanceof Float64Array || v instanceof BigInt64Array) return v;
+  if (v instanceof Uint8Array && (v.constructor === Uint8Array || Buffer.isBuffer(v))) return v;
+  if (Array.isArray(v)) return v.map((x: unknown, i) => valueOf(x, `${where}[${i}]`, depth + 1));
+  if (typeof v === 'object' && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)) {
+    const out: ValueObject = {};
+    for (const key of Object.keys(v)) setOwn(out, key, valueOf((v as Record<string, unknown>)[key], `${where}.${clip(key)}`, depth + 1));
+    return out;
+  }
+  const kind = typeof v === 'object' ? ((v as object).constructor?.name ?? 'object') : typeof v;
+  throw bad(
+    `${where} is a ${clip(String(kind))}, which is not a value kind (null, booleans, numbers, i64, text, date-times, bytes, vectors, arrays and maps)`,
+  );
 }
 
 /** The rows [1, length) of a column: the table the for_each reads (row 0 is the named entry). */
@@ -128,7 +172,7 @@ export function decodeImportRequest(body: Uint8Array): QueryPlan {
   const fields = raw as Record<string, unknown>;
   const { label, element } = fields;
   if (typeof label !== 'string' || label === '') throw bad('label must be a non-empty string');
-  if (element !== 'node' && element !== 'edge') throw bad(`element must be "node" or "edge", got ${clip(String(element))}`);
+  if (element !== 'node' && element !== 'edge') throw bad(`element must be "node" or "edge", got ${describe(element)}`);
   if (!Array.isArray(fields.columns)) throw bad('columns must be an array (empty for elements without properties)');
   const columns = fields.columns.map(column);
   const names = new Set<string>();
@@ -138,14 +182,17 @@ export function decodeImportRequest(body: Uint8Array): QueryPlan {
   }
   const ends = element === 'edge' ? { from: ids(fields.from, 'from'), to: ids(fields.to, 'to') } : null;
   if (element === 'node' && (fields.from !== undefined || fields.to !== undefined)) throw bad('from and to are for edges');
-  const count = ends?.from.length ?? columns[0]?.values.length;
-  if (count === undefined) throw bad('a node batch needs at least one column (its rows are counted by them)');
+  const given = fields.count;
+  if (given !== undefined && !(typeof given === 'number' && Number.isSafeInteger(given) && given >= 0))
+    throw bad(`count must be a non-negative integer, got ${describe(given)}`);
+  const count = given ?? ends?.from.length ?? columns[0]?.values.length;
+  if (count === undefined) throw bad('a node batch without columns needs count (how many nodes to make)');
   if (count === 0) throw bad('the batch has no rows');
   // The for_each runs count - 1 rows (the first is the named entry), within its limit.
   if (count - 1 > LIMITS.maxLoopIterations)
     throw new GraphError('limit_exceeded', `/v2/import: a batch holds at most ${LIMITS.maxLoopIterations + 1} rows, this one ${count}`);
   const lengths: [string, number][] = columns.map((c, k) => [`columns[${k}].values`, c.values.length]);
-  if (ends !== null) lengths.push(['to', ends.to.length]);
+  if (ends !== null) lengths.push(['from', ends.from.length], ['to', ends.to.length]);
   for (const [what, n] of lengths) if (n !== count) throw bad(`${what} has ${n} rows where the batch has ${count}`);
 
   const properties = columns.map((c, k) => [c.name, { expr: { param: propertyParam(k) } }]);
@@ -155,7 +202,7 @@ export function decodeImportRequest(body: Uint8Array): QueryPlan {
       : { add_e: { input: { nodes: { reference: { param: FROM }, missing: 'error' } }, label, to: { param: TO }, properties } };
   const entries: object[] = [{ query: { name: FIRST, root } }];
   if (count > 1) entries.push({ for_each: { param: ROWS, body: [{ query: { root } }] } });
-  const { plan } = decodePreparedRequest({ request_type: 'write', query: { write: { entries, returns: [FIRST] } } });
+  const { plan } = inBodyTerms(() => decodePreparedRequest({ request_type: 'write', query: { write: { entries, returns: [FIRST] } } }));
 
   // Row 0 as the named entry's parameters, the others as one row table.
   const tableColumns: Column[] = columns.map((c) => c);
@@ -168,4 +215,23 @@ export function decodeImportRequest(body: Uint8Array): QueryPlan {
   const params = new Map<string, Value>(keys.map((key, k) => [key, cellValue(table, k, 0)]));
   if (count > 1) params.set(ROWS, tableArray({ length: count - 1, keys, columns: tableColumns.map(rest) }));
   return { ...plan, batch: { ...plan.batch, format: { kind: 'import', element, label, count } }, params };
+}
+
+/**
+ * Runs `check` on the plan made of a body; a GraphError it throws names the body's fields
+ * (`columns[1].name`, `label`) instead of the plan's paths, which the request never showed.
+ */
+export function inBodyTerms<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (!(err instanceof GraphError)) throw err;
+    const msg = err.msg
+      .replace(
+        /query\.write\.entries\[\d+\](?:\.for_each\.body\[0\])?\.query\.root\.add_[ne]\.properties\[(\d+)\]\[0\]/g,
+        'columns[$1].name',
+      )
+      .replace(/query\.write\.entries\[\d+\](?:\.for_each\.body\[0\])?\.query\.root\.add_[ne]\.label/g, 'label');
+    throw new GraphError(err.code, msg.startsWith('/v2/import') ? msg : `/v2/import: ${msg}`);
+  }
 }

@@ -129,6 +129,15 @@ describe('online import', () => {
     assert.equal((await count(server.url, nodes('Bad'))) % 50, 0);
   });
 
+  test('nodes whose only column is their key (no property) and edges between them', async () => {
+    writeLines(dir.path, 'bare.csv', [':ID(Bare)', 'a', 'b', 'c']);
+    writeLines(dir.path, 'bare-links.csv', [':START_ID(Bare),:END_ID(Bare)', 'a,b', 'b,c']);
+    const run = await runImportCli(['--url', server.url, '--nodes', 'Bare=bare.csv', '--edges', 'LINKS=bare-links.csv'], dir.path);
+    assert.equal(run.code, 0, run.err);
+    assert.equal(await count(server.url, nodes('Bare')), 3);
+    assert.equal(await count(server.url, edges('LINKS')), 2);
+  });
+
   test('values JSON cannot carry (date-times, NaN, infinities, -0.0) are imported as they are', async () => {
     writeLines(dir.path, 'dated.csv', [
       'uid:ID,born:datetime,x:double',

@@ -78,12 +78,45 @@ test('nodes and edges as columns: every value kind kept, ids answered from the f
   assert.equal(plain.status, 200, JSON.stringify(plain.body));
 });
 
+test('nodes without properties (count), msgpack timestamps as date-times, reserved names named by column', async () => {
+  const bare = await send(writer, { label: 'Bare', element: 'node', count: 3, columns: [] });
+  assert.equal(bare.status, 200, JSON.stringify(bare.body));
+  assert.equal(bare.body.count, 3);
+  assert.deepEqual(await cypher('MATCH (n:Bare) RETURN count(n)'), [[3]]);
+  // msgpack's own timestamp extension (what most msgpack libraries write for a date) is a date-time.
+  const stamped = await send(writer, {
+    label: 'Stamp',
+    element: 'node',
+    columns: [{ name: 'at', kind: 'any', values: [new Date(86_400_000) as never] }],
+  });
+  assert.equal(stamped.status, 200, JSON.stringify(stamped.body));
+  assert.deepEqual(await cypher('MATCH (n:Stamp) RETURN toString(n.at)'), [['1970-01-02T00:00:00.000Z']]);
+  const reserved = await send(writer, {
+    label: 'R',
+    element: 'node',
+    columns: [{ name: '$id', kind: 'int', values: Float64Array.from([1]) }],
+  });
+  assert.equal(reserved.status, 400);
+  assert.equal(reserved.body.error, 'invalid_property_name');
+  assert.match(reserved.body.msg, /^\/v2\/import: columns\[0\]\.name: /);
+});
+
 test('a bad body is 400 invalid_request naming what is wrong', async () => {
   const cases: [ImportBatch | Uint8Array, RegExp][] = [
     [Buffer.from('{"label":"X"}'), /the body is not msgpack/],
     [{ label: '', element: 'node', columns: [] }, /label must be a non-empty string/],
-    [{ label: 'X', element: 'vertex' as never, columns: [] }, /element must be "node" or "edge", got vertex/],
-    [{ label: 'X', element: 'node', columns: [] }, /a node batch needs at least one column/],
+    [{ label: 'X', element: 'vertex' as never, columns: [] }, /element must be "node" or "edge", got the string "vertex"/],
+    [{ label: 'X', element: 'node', columns: [] }, /a node batch without columns needs count/],
+    [{ label: 'X', element: 'node', count: -1, columns: [] }, /count must be a non-negative integer, got the number -1/],
+    [{ label: 'X', element: { toString: 1 } as never, columns: [] }, /element must be "node" or "edge", got an object/],
+    [
+      { label: 'X', element: 'node', columns: [{ name: 'a', kind: 'any', values: [new Int32Array([1]) as never] }] },
+      /columns\[0\]\.values\[0\] is a Int32Array, which is not a value kind/,
+    ],
+    [
+      { label: 'X', element: 'node', columns: [{ name: 'a', kind: 'any', values: [[1, new Set([1]) as never]] }] },
+      /columns\[0\]\.values\[0\]\[1\] is a Set, which is not a value kind/,
+    ],
     [
       { label: 'X', element: 'node', columns: [{ name: 'a', kind: 'int', values: Float64Array.from([1, 2.5]) }] },
       /columns\[0\]\.values\[1\] is 2\.5, not an integer/,
