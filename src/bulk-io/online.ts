@@ -193,7 +193,7 @@ class OnlineSink implements Sink {
             throw new OnlineImportError(`the server's answer to ${what} is not JSON: ${reply.body.slice(0, 200)}`);
           }
           if (typeof answer.first_id !== 'number' || answer.count !== take)
-            throw new OnlineImportError(`the server's answer to ${what} names no first id: ${reply.body.slice(0, 200)}`);
+            throw new OnlineImportError(`the server's answer to ${what} names no first id for ${take} rows: ${reply.body.slice(0, 200)}`);
           created(rows, first, take, answer.first_id);
         });
         await this.track(job);

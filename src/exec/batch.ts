@@ -4,7 +4,8 @@
  * names. Returns the response JSON text.
  */
 import { GraphError } from '../core/errors.js';
-import type { Condition, Entry, ImportFormat, QueryPlan } from '../plan/batch.js';
+import type { Condition, Entry, QueryPlan } from '../plan/batch.js';
+import { importMessage, type ImportAnswer, type ImportFormat } from '../plan/import-format.js';
 import { LIMITS } from '../plan/limits.js';
 import type { GraphReader, GraphWriter } from '../store/index.js';
 import { isValueObject, type Value, type ValueObject } from '../core/value.js';
@@ -142,18 +143,13 @@ export function executePlan(plan: QueryPlan, reader: GraphReader, writer: GraphW
 const FAILED_ELEMENT = new WeakMap<GraphError, number>();
 
 /**
- * A /v2/import batch's error, with the row it failed at (row 0 is the batch's named first
- * entry, row r > 0 the loop's element r - 1) in place of the plan's path, which the
- * request never showed: `/v2/import row 2: to: node 9 does not exist`.
+ * A /v2/import batch's error in the body's terms, with the row it failed at (row 0 is the
+ * batch's named first entry, row r > 0 the loop's element r - 1).
  */
 function importFailure(err: unknown): unknown {
   if (!(err instanceof GraphError)) return err;
   const element = FAILED_ELEMENT.get(err);
-  const row = element === undefined ? 0 : element + 1;
-  const msg = err.msg
-    .replace(/^query\.write\.entries\[\d+\](\.for_each\.body\[0\])?\.query\.root\.add_[ne]\.?/, '')
-    .replace(/^input\.nodes\.reference:/, 'from:');
-  return new GraphError(err.code, `/v2/import row ${row}: ${msg}`);
+  return new GraphError(err.code, importMessage(err.msg, element === undefined ? 0 : element + 1));
 }
 
 /** A /v2/import answer: the batch's first element's id; the others follow it one by one. */
@@ -161,5 +157,6 @@ function importAnswer(format: ImportFormat, first: Flow | undefined): string {
   const row = first?.t === 'rows' ? (first.rows as readonly Row[])[0] : undefined;
   if (row === undefined) throw new Error('an import batch made no first element');
   const { element, label, count } = format;
-  return JSON.stringify({ element, label, count, first_id: row.id });
+  const answer: ImportAnswer = { element, label, count, first_id: row.id };
+  return JSON.stringify(answer);
 }

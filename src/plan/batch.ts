@@ -2,6 +2,9 @@
 import type { Value } from '../core/value.js';
 import type { PlanNode } from './ops.js';
 import type { HqlFormat } from './hql-format.js';
+import type { ImportFormat } from './import-format.js';
+
+export type { ImportFormat } from './import-format.js';
 
 export type RequestType = 'read' | 'write';
 
@@ -30,17 +33,6 @@ export interface Batch {
    * An ImportFormat: the batch is a /v2/import batch, answered with its first id.
    */
   readonly format?: 'cypher' | HqlFormat | ImportFormat;
-}
-
-/**
- * A /v2/import batch (src/wire/import-request.ts): `count` elements of one label made in
- * one go, whose ids follow the first one's; the answer says which.
- */
-export interface ImportFormat {
-  readonly kind: 'import';
-  readonly element: 'node' | 'edge';
-  readonly label: string;
-  readonly count: number;
 }
 
 export interface QueryPlan {

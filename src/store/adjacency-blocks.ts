@@ -14,7 +14,7 @@
  */
 import { ADJACENCY_BLOCK } from './layout.js';
 import { decodePairs, type Pairs } from './pairs.js';
-import { scratch } from './scratch.js';
+import { scratch, scratchBuffer } from './scratch.js';
 
 /** Header bytes: two words and the ends; a multiple of 8, so pairs stay aligned. */
 export const BLOCK_HEADER = 8 + 4 * ADJACENCY_BLOCK;
@@ -43,15 +43,11 @@ export function slotPairs(value: Uint8Array, slot: number): Pairs {
   return decodePairs(value, BLOCK_HEADER + slotStart(value, slot) * 16, BLOCK_HEADER + slotEnd(value, slot) * 16);
 }
 
-/** An aligned copy of the old block a build reads (its u32 and f64 views), grown on demand. */
-let oldCopy = withViews(new ArrayBuffer(8192));
-
-function withViews(buffer: ArrayBuffer) {
-  return { bytes: new Uint8Array(buffer), words: new Uint32Array(buffer), doubles: new Float64Array(buffer) };
-}
+/** Where a build copies the old block it reads (aligned, beside the `scratch` it writes). */
+const oldScratch = scratchBuffer(8192);
 
 /**
- * `value` copied to the aligned buffer: one copy of the whole value, then plain typed-array
+ * `value` copied to an aligned buffer: one copy of the whole value, then plain typed-array
  * reads. (Read in place, each slot's range cost a Buffer view and each end a checked read;
  * a 1M-edge load rebuilt blocks about two million slot-times.)
  */
@@ -59,9 +55,9 @@ function aligned(value: Uint8Array): { words: Uint32Array; doubles: Float64Array
   // `length`, not `byteLength`: lmdb-js's getBinaryFast answers a view of its whole read
   // buffer whose `length` says how much of it the value is.
   const n = value.length;
-  if (n > oldCopy.bytes.byteLength) oldCopy = withViews(new ArrayBuffer(Math.max(n, 2 * oldCopy.bytes.byteLength)));
-  oldCopy.bytes.set(n === value.byteLength ? value : value.subarray(0, n));
-  return oldCopy;
+  const copy = oldScratch(n);
+  copy.bytes.set(n === value.byteLength ? value : value.subarray(0, n));
+  return copy;
 }
 
 /**
@@ -80,16 +76,15 @@ export function buildBlock(
   // Without an old block every slot counts as large there: nothing inline to copy.
   let oldMask = old === undefined ? -1 : largeMask(old);
   if (replaced >= 0) oldMask |= 1 << replaced;
-  const from = old === undefined ? null : aligned(old);
-  const oldEnds = from?.words;
-  const oldPairs = from?.doubles;
-  const counts = slotCounts;
+  const copy = old === undefined ? null : aligned(old);
+  const oldEnds = copy?.words;
+  const oldPairs = copy?.doubles;
   let total = 0;
   for (let s = 0; s < ADJACENCY_BLOCK; s++) {
-    counts[s] = 0;
+    slotCounts[s] = 0;
     if (isLarge(mask, s)) continue;
-    if (!isLarge(oldMask, s)) total += oldEnds![2 + s]! - (s === 0 ? 0 : oldEnds![1 + s]!);
-    total += counts[s] = count(s);
+    if (!isLarge(oldMask, s)) total += endIn(oldEnds!, s) - startIn(oldEnds!, s);
+    total += slotCounts[s] = count(s);
   }
   const size = BLOCK_HEADER + total * 16;
   const out = scratch(size);
@@ -101,13 +96,12 @@ export function buildBlock(
     if (!isLarge(mask, s)) {
       if (!isLarge(oldMask, s)) {
         // The slot's old pairs, double by double (a slot holds at most ADJACENCY_BLOCK_LIST).
-        const end = PAIRS_AT + 2 * oldEnds![2 + s]!;
-        let k = PAIRS_AT + 2 * (s === 0 ? 0 : oldEnds![1 + s]!);
+        const end = PAIRS_AT + 2 * endIn(oldEnds!, s);
         let to = PAIRS_AT + 2 * at;
-        while (k < end) doubles[to++] = oldPairs![k++]!;
+        for (let k = PAIRS_AT + 2 * startIn(oldEnds!, s); k < end; k++) doubles[to++] = oldPairs![k]!;
         at = (to - PAIRS_AT) / 2;
       }
-      const n = counts[s]!;
+      const n = slotCounts[s]!;
       if (n > 0) write(s, doubles, PAIRS_AT + at * 2);
       at += n;
     }
@@ -115,6 +109,10 @@ export function buildBlock(
   }
   return out.bytes.subarray(0, size);
 }
+
+/** slotStart and slotEnd over an aligned block's words. */
+const startIn = (words: Uint32Array, slot: number): number => (slot === 0 ? 0 : words[1 + slot]!);
+const endIn = (words: Uint32Array, slot: number): number => words[2 + slot]!;
 
 /** Per-slot counts of the build in progress. */
 const slotCounts = new Uint32Array(ADJACENCY_BLOCK);

@@ -9,8 +9,6 @@ interface Scratch {
   readonly words: Uint32Array;
 }
 
-let scratchBuffer = withViews(Buffer.from(new ArrayBuffer(64 * 1024)));
-
 function withViews(bytes: Buffer): Scratch {
   return {
     bytes,
@@ -19,9 +17,18 @@ function withViews(bytes: Buffer): Scratch {
   };
 }
 
-/** The buffer, at least `size` bytes long, with f64 and u32 views of it (platform byte order). */
-export function scratch(size: number): Scratch {
-  if (size > scratchBuffer.bytes.length)
-    scratchBuffer = withViews(Buffer.from(new ArrayBuffer(Math.max(size, scratchBuffer.bytes.length * 2))));
-  return scratchBuffer;
+/**
+ * A buffer of its own, grown on demand: the function answers it at least `size` bytes long,
+ * with f64 and u32 views of it (platform byte order). For a value read while another is
+ * built in `scratch` (adjacency-blocks.ts copies the old block into one).
+ */
+export function scratchBuffer(initialBytes: number): (size: number) => Scratch {
+  let buffer = withViews(Buffer.from(new ArrayBuffer(initialBytes)));
+  return (size) => {
+    if (size > buffer.bytes.length) buffer = withViews(Buffer.from(new ArrayBuffer(Math.max(size, buffer.bytes.length * 2))));
+    return buffer;
+  };
 }
+
+/** The shared buffer for building a value to put. */
+export const scratch: (size: number) => Scratch = scratchBuffer(64 * 1024);

@@ -25,9 +25,11 @@ import { tableArray, cellValue, type Column, type RowTable } from '../core/row-t
 import { DateTime, I64_MAX, I64_MIN, isValueObject, setOwn, type Value, type ValueObject } from '../core/value.js';
 import { markNegativeZeros, PACKR_OPTIONS, registerValueExtensions } from '../core/value-msgpack.js';
 import type { QueryPlan } from '../plan/batch.js';
+import { importMessage, type ImportFormat } from '../plan/import-format.js';
+
+export type { ImportAnswer } from '../plan/import-format.js';
 import { LIMITS } from '../plan/limits.js';
 
-export type { ImportFormat } from '../plan/batch.js';
 import { clip } from '../core/clip.js';
 import { decodePreparedRequest } from './request.js';
 import { describe } from './schema.js';
@@ -37,7 +39,7 @@ const packr = new Packr(PACKR_OPTIONS);
 // No structured-clone extensions (cycles, sets, regular expressions): values only.
 const unpackr = new Unpackr({ ...PACKR_OPTIONS, structuredClone: false });
 
-export type ImportElement = 'node' | 'edge';
+export type ImportElement = ImportFormat['element'];
 
 /** One column of an import batch: a property's value in every row. */
 export type ImportColumn =
@@ -58,14 +60,6 @@ export interface ImportBatch {
 /** The body of a /v2/import request. */
 export function encodeImportBatch(batch: ImportBatch): Uint8Array {
   return packr.pack(markNegativeZeros(batch));
-}
-
-/** The answer (src/exec/batch.ts): the rows' elements have the ids first_id .. first_id + count - 1. */
-export interface ImportAnswer {
-  readonly element: ImportElement;
-  readonly label: string;
-  readonly count: number;
-  readonly first_id: number;
 }
 
 const bad = (msg: string): GraphError => new GraphError('invalid_request', `/v2/import: ${msg}`);
@@ -225,13 +219,7 @@ export function inBodyTerms<T>(check: () => T): T {
   try {
     return check();
   } catch (err) {
-    if (!(err instanceof GraphError)) throw err;
-    const msg = err.msg
-      .replace(
-        /query\.write\.entries\[\d+\](?:\.for_each\.body\[0\])?\.query\.root\.add_[ne]\.properties\[(\d+)\]\[0\]/g,
-        'columns[$1].name',
-      )
-      .replace(/query\.write\.entries\[\d+\](?:\.for_each\.body\[0\])?\.query\.root\.add_[ne]\.label/g, 'label');
-    throw new GraphError(err.code, msg.startsWith('/v2/import') ? msg : `/v2/import: ${msg}`);
+    if (err instanceof GraphError) throw new GraphError(err.code, importMessage(err.msg, null));
+    throw err;
   }
 }

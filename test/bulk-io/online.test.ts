@@ -26,6 +26,7 @@ const edges = (label: string) => ({ count: { input: { out_e: { input: { nodes: {
 describe('online import', () => {
   const dir = tempDir();
   const key = testKey('loader', { main: ['read', 'write'] });
+  const readOnly = testKey('viewer', { main: ['read'] });
   let server: TestServer;
   let gateway: TestServer;
 
@@ -37,7 +38,7 @@ describe('online import', () => {
       rate_limit: false,
       metrics: false,
       databases: { main: { writer: server.url } },
-      keys: [key],
+      keys: [key, readOnly],
     });
     const people = ['uid:ID(P),name,score:double,tags:string[],vec:float[]'];
     for (let i = 0; i < 300; i++) people.push(`${i},person ${i},${i % 7 === 0 ? '' : i / 4},a;b,${i};0.5`);
@@ -113,6 +114,10 @@ describe('online import', () => {
     assert.equal(run.code, 0, run.err);
     assert.equal(await count(server.url, nodes('Member')), 300);
     assert.equal(await count(server.url, edges('LIKES')), 1000);
+    // An import is a write: a key that may only read is refused at the gateway.
+    const reader = await runImportCli(['--url', gateway.url, '--key', readOnly.key, '--nodes', 'X=people.csv'], dir.path);
+    assert.equal(reader.code, 1);
+    assert.match(reader.err, /the server refused a batch of .* \(HTTP 403, forbidden/);
     const refused = await runImportCli(['--url', gateway.url, '--key', 'not-a-key', '--nodes', 'X=people.csv'], dir.path);
     assert.equal(refused.code, 1);
     assert.match(refused.err, /the server refused a batch of .* \(HTTP 401, unauthorized/);

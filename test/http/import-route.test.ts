@@ -74,8 +74,20 @@ test('nodes and edges as columns: every value kind kept, ids answered from the f
     [20, 2000, 30],
   ]);
   // Plain msgpack arrays work as well as typed arrays (any client's msgpack library).
-  const plain = await send(writer, { label: 'Plain', element: 'node', columns: [{ name: 'n', kind: 'int', values: [1, 2] as never }] });
+  const plain = await send(writer, {
+    label: 'Plain',
+    element: 'node',
+    columns: [
+      { name: 'n', kind: 'int', values: [1, 2] as never },
+      { name: 'x', kind: 'float', values: [0.5, 3] as never },
+    ],
+  });
   assert.equal(plain.status, 200, JSON.stringify(plain.body));
+  // An int column stays i64 and a float column f64, even for a float that is a whole number.
+  assert.deepEqual(await cypher('MATCH (n:Plain) RETURN n.n, n.x, n.n / 2, n.x / 2 ORDER BY n.n'), [
+    [1, 0.5, 0, 0.25],
+    [2, 3.0, 1, 1.5],
+  ]);
 });
 
 test('nodes without properties (count), msgpack timestamps as date-times, reserved names named by column', async () => {
