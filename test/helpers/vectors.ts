@@ -89,6 +89,14 @@ export function built(db: VectorDb, ms = 60_000): Promise<void> {
   return until(() => db.store.read((r) => r.vectorBacklogs().every((b) => b.backlog.queued === 0)), 'the vector backlog to empty', ms);
 }
 
+/**
+ * Waits until every vector index's reach sweep has ended a pass after its last add
+ * (`backlog.reach_checked`): every element is then found by searches of the default beam.
+ */
+export function reachChecked(db: VectorDb, ms = 60_000): Promise<void> {
+  return until(() => db.store.read((r) => r.vectorBacklogs().every((b) => b.backlog.reachChecked)), 'the reach sweep to end a pass', ms);
+}
+
 export function randomVectors(rng: Rng, n: number, dim: number): number[][] {
   return Array.from({ length: n }, () => Array.from({ length: dim }, () => Math.fround(rng.float() * 2 - 1)));
 }
