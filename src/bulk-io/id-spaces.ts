@@ -32,6 +32,13 @@ export class IdSpace {
     return true;
   }
 
+  /** Sets the id of a key already added (added before its id was known). */
+  set(key: Key, id: number): void {
+    const k = normalKey(key);
+    if (typeof k === 'number' && k >= 0 && k < this.dense.length && this.dense[k] !== 0) this.dense[k] = id + 1;
+    else this.map.set(k, id);
+  }
+
   get(key: Key): number | undefined {
     // Numbers first: every edge end is looked up here.
     if (typeof key === 'number') {

@@ -16,11 +16,15 @@ import { groupBytes, readGroup, type FileGroup } from './sources.js';
 import { CsvThread } from './threaded-csv.js';
 
 export interface Sink {
-  /** Loads nodes of one label; resolves with each row's id. */
-  addNodes(label: string, count: number, columns: BulkColumn[]): Promise<ArrayLike<number>>;
+  /**
+   * Loads nodes of one label. Resolves once the sink has taken the rows (they may still be
+   * in flight), with `ids`: each row's id, once known. (Online, the next batch is sent
+   * while the server stores this one; the edges wait for every id.)
+   */
+  addNodes(label: string, count: number, columns: BulkColumn[]): Promise<{ readonly ids: Promise<ArrayLike<number>> }>;
   /** Loads edges of one label between node ids (maybe still in flight when it resolves). */
   addEdges(label: string, from: Float64Array, to: Float64Array, count: number, columns: BulkColumn[]): Promise<void>;
-  /** Waits for everything in flight; throws its first failure. */
+  /** Loads what it holds back, waits for everything in flight; throws its first failure. */
   flush(): Promise<void>;
 }
 
@@ -156,6 +160,9 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
     if (rejects.handler === undefined) throw new ImportError(reject.file, line, 1, reason);
     rejects.add(reject);
   };
+  // Node batches whose ids are still to come: their keys are in the space (so a duplicate is
+  // found at once), with the id set when the sink answers.
+  const assigning: Promise<void>[] = [];
   try {
     for (const group of plan.nodes) {
       for await (const batch of batches('nodes', group, reading)) {
@@ -183,12 +190,24 @@ export async function runImport(plan: ImportPlan, sink: Sink, progress: Progress
         }
         for (const [label, rows] of byLabel(kept, group, group.files[0]!)) {
           const part = rows === null ? kept : selectRows(kept, rows);
-          const created = await sink.addNodes(label, part.count, part.columns);
-          if (ids !== null) for (let i = 0; i < part.count; i++) ids.add(part.keys![i]!, created[i]!);
+          const { ids: created } = await sink.addNodes(label, part.count, part.columns);
+          if (ids !== null) {
+            const keys = part.keys!;
+            for (let i = 0; i < part.count; i++) ids.add(keys[i]!, NaN);
+            const assigned = created.then((id) => {
+              for (let i = 0; i < part.count; i++) ids.set(keys[i]!, id[i]!);
+            });
+            // Its failure is the sink's too, thrown by its next call or by the wait below.
+            assigned.catch(() => undefined);
+            assigning.push(assigned);
+          }
           summary.nodes += part.count;
         }
       }
     }
+    // Edges name their ends by key: every node id must be known.
+    await sink.flush();
+    await Promise.all(assigning);
     for (const group of plan.edges) {
       for await (const batch of batches('edges', group, reading)) {
         const startSpace = spaces.of(batch.spaces.start);

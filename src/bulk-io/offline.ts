@@ -20,7 +20,7 @@ export async function importOffline(plan: ImportPlan, progress: Progress, interr
       {
         addNodes: (label, count, columns) => {
           const first = build.addNodes(label, count, columns);
-          return Promise.resolve(idsFrom(first, count));
+          return Promise.resolve({ ids: Promise.resolve(idsFrom(first, count)) });
         },
         addEdges: (label, from, to, count, columns) => Promise.resolve(void build.addEdges(label, from, to, count, columns)),
         flush: () => Promise.resolve(),

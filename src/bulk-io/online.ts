@@ -16,6 +16,7 @@ import type { Value } from '../core/value.js';
 import type { IndexSpec } from '../core/index-spec.js';
 import type { BulkColumn } from '../store/index.js';
 import { encodeImportBatch, type ImportAnswer, type ImportColumn } from '../wire/import-request.js';
+import { HeldEdges } from './held-edges.js';
 import { runImport, type Sink, type Summary } from './load.js';
 import type { ImportPlan } from './plan.js';
 import type { Progress } from './progress.js';
@@ -125,26 +126,50 @@ class OnlineSink implements Sink {
     this.maxBody = gateway ? GATEWAY_BODY : SERVER_BODY;
   }
 
-  async addNodes(label: string, count: number, columns: BulkColumn[]): Promise<ArrayLike<number>> {
-    const ids = new Float64Array(count);
-    await this.send(label, count, columns, null, null, (rows, at, n, first) => {
-      for (let k = 0; k < n; k++) ids[rows === null ? at + k : rows[at + k]!] = first + k;
+  async addNodes(label: string, count: number, columns: BulkColumn[]): Promise<{ readonly ids: Promise<ArrayLike<number>> }> {
+    const out = new Float64Array(count);
+    const jobs = await this.send(label, count, columns, null, null, (rows, at, n, first) => {
+      for (let k = 0; k < n; k++) out[rows === null ? at + k : rows[at + k]!] = first + k;
     });
-    return ids;
+    const ids = Promise.all(jobs).then(() => out);
+    // A failure is thrown by the next call or by flush, whether or not the ids are awaited.
+    ids.catch(() => undefined);
+    return { ids };
   }
+
+  /** Edge batches not sent yet: joined while they fit one request (held-edges.ts). */
+  private readonly held = new HeldEdges();
+
+  /** Edge rows sent so far. */
+  private edgesSent = 0;
 
   async addEdges(label: string, from: Float64Array, to: Float64Array, count: number, columns: BulkColumn[]): Promise<void> {
-    await this.send(label, count, columns, from, to, () => {});
+    const batch = { label, from, to, count, columns };
+    // A request holds at most as many rows as were sent before it (so the first goes at once
+    // and the server starts while the next are read), up to --batch-rows.
+    const limit = Math.min(this.batchRows, Math.max(1, this.edgesSent));
+    if (!this.held.accepts(batch) || this.held.count + count > limit) await this.sendHeld();
+    this.held.add(batch);
+    if (this.held.count >= limit) await this.sendHeld();
   }
 
+  private async sendHeld(): Promise<void> {
+    const batch = this.held.take();
+    if (batch === null) return;
+    this.edgesSent += batch.count;
+    await this.send(batch.label, batch.count, batch.columns, batch.from, batch.to, () => {});
+  }
+
+  /** Sends the rows as requests (tracked in flight); resolves with them once the last is sent. */
   private async send(
     label: string,
     count: number,
-    columns: BulkColumn[],
+    columns: readonly BulkColumn[],
     from: Float64Array | null,
     to: Float64Array | null,
     created: (rows: number[] | null, at: number, n: number, first: number) => void,
-  ): Promise<void> {
+  ): Promise<Promise<void>[]> {
+    const jobs: Promise<void>[] = [];
     const element = from === null ? 'node' : 'edge';
     // Rows by shape: the columns a row has, as a bit string (one shape when no cell is missing).
     const shapes = new Map<string, number[] | null>();
@@ -196,12 +221,12 @@ class OnlineSink implements Sink {
             throw new OnlineImportError(`the server's answer to ${what} names no first id for ${take} rows: ${reply.body.slice(0, 200)}`);
           created(rows, first, take, answer.first_id);
         });
+        jobs.push(job);
         await this.track(job);
         at += take;
       }
     }
-    // Nodes wait for their ids; edges go on while their requests are in flight.
-    if (from === null) await this.flush();
+    return jobs;
   }
 
   /** Requests in flight; their first failure is thrown by the next track or flush. */
@@ -222,6 +247,12 @@ class OnlineSink implements Sink {
   }
 
   async flush(): Promise<void> {
+    await this.sendHeld();
+    await this.settle();
+  }
+
+  /** Waits for the requests in flight (sends nothing held); throws their first failure. */
+  async settle(): Promise<void> {
     await Promise.all(this.pending);
     if (this.failure !== null) throw this.failure;
   }
@@ -271,7 +302,8 @@ export async function importOnline(plan: ImportPlan, progress: Progress, interru
     try {
       summary = await runImport(plan, sink, progress, interrupted);
     } finally {
-      await sink.flush().catch(() => undefined);
+      // After a failure or Ctrl+C nothing more is sent; what is in flight is awaited.
+      await sink.settle().catch(() => undefined);
     }
     if (plan.indexes.length > 0) {
       progress.phase(`${plan.indexes.length} index${plan.indexes.length === 1 ? '' : 'es'}`, 0);

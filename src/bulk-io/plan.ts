@@ -66,7 +66,7 @@ folder while no server runs on it; online (--url) it sends batches to a running 
   --index JSON             an index to build at the end, as create_index's spec, e.g.
                            '{"node_equality":{"label":"User","property":"uid","unique":true}}'
   --progress auto|bars|lines|none   progress bars on a terminal, else lines (auto)
-  --batch-rows N           rows per request online, at most (100000)
+  --batch-rows N           rows per request online, at most (250000)
   --help                   print this text`;
 
 interface Raw {
@@ -300,7 +300,7 @@ export function importPlan(argv: readonly string[], cwd: string): ImportPlan & {
     rejects: resolve(cwd, raw.rejects ?? 'trellis-import.rejects.jsonl'),
     indexes: [...(mapping?.indexes ?? []), ...raw.index.map((text, i) => spec(parseIndexFlag(text), `--index #${i + 1}`))],
     progress,
-    batchRows: positive(raw.batchRows, 100_000, '--batch-rows', 1),
+    batchRows: positive(raw.batchRows, 250_000, '--batch-rows', 1),
   };
   if (plan.help) return plan;
   if ((plan.data === undefined) === (plan.url === undefined))

@@ -117,6 +117,19 @@ test('id spaces: dense integer keys in an array, sparse and text keys in a map, 
   assert.equal(space.get(7), undefined);
 });
 
+test('id spaces: a key added before its id is known (NaN) counts as taken, and set gives it its id', () => {
+  const space = new IdSpace();
+  for (const key of [4, 2 ** 40, 'k', 2n ** 60n]) {
+    assert.equal(space.add(key, NaN), true);
+    assert.equal(space.add(key, 1), false, `${String(key)} is a duplicate while its id is still to come`);
+  }
+  space.set(4, 40);
+  space.set(2 ** 40, 41);
+  space.set('k', 42);
+  space.set(2n ** 60n, 43);
+  assert.deepEqual([space.get(4), space.get(2 ** 40), space.get('k'), space.get(2n ** 60n)], [40, 41, 42, 43]);
+});
+
 test('progress lines: the rows, bytes, share, rate and time left of a phase, then its total', () => {
   const written: string[] = [];
   const out = { isTTY: false, write: (s: string) => written.push(s) } as unknown as NodeJS.WriteStream;

@@ -143,6 +143,48 @@ describe('online import', () => {
     assert.equal(await count(server.url, edges('LINKS')), 2);
   });
 
+  test('files of many chunks: node batches sent while earlier ones are stored, edge batches joined into requests', async () => {
+    // About 1 MB of nodes and 2.5 MB of edges: several batches each (the reader takes 1 MB at most).
+    const n = 50_000;
+    const many = ['uid:ID(M),name'];
+    for (let i = 0; i < n; i++) many.push(`${i},member number ${i}`);
+    writeLines(dir.path, 'many.csv', many);
+    const links = [':START_ID(M),:END_ID(M),w:long,note'];
+    let weights = 0;
+    let weighted = 0;
+    let notes = 0;
+    for (let i = 0; i < 120_000; i++) {
+      const w = i % 5 === 0 ? '' : String(i);
+      if (w !== '') {
+        weights += i;
+        weighted++;
+      }
+      const note = i % 3 === 0 ? '' : `note ${i}`;
+      if (note !== '') notes++;
+      links.push(`${i % n},${(i * 7919) % n},${w},${note}`);
+    }
+    writeLines(dir.path, 'links.csv', links);
+    const run = await runImportCli(
+      ['--url', server.url, '--batch-rows', '70000', '--nodes', 'Many=many.csv', '--edges', 'LINK=links.csv'],
+      dir.path,
+    );
+    assert.equal(run.code, 0, run.err);
+    const res = await fetch(`${server.url}/v2/cypher`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          'MATCH (a:Many)-[e:LINK]->(b:Many) RETURN count(e) AS edges, sum(e.w) AS weights, count(e.w) AS weighted, ' +
+          'count(e.note) AS notes, ' +
+          'sum(toInteger(a.uid) * 7919 % 50000 - toInteger(b.uid)) AS wrongEnds',
+      }),
+    });
+    assert.equal(res.status, 200);
+    // Every edge between the nodes its row names (by key), with its own properties.
+    assert.deepEqual(((await res.json()) as { rows: unknown[] }).rows, [[120_000, weights, weighted, notes, 0]]);
+    assert.equal(await count(server.url, nodes('Many')), n);
+  });
+
   test('values JSON cannot carry (date-times, NaN, infinities, -0.0) are imported as they are', async () => {
     writeLines(dir.path, 'dated.csv', [
       'uid:ID,born:datetime,x:double',
