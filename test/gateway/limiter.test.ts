@@ -316,11 +316,16 @@ describe('RedisLimiter against a real redis-server', { skip: redisSkip() }, () =
     const held = given(from, await storedBucket(db), FAST.rate) - admitted;
     assert.ok(held >= 20, `the replica holds a reserve: ${held}`);
     await l.setDisabled(db, true);
-    // One admission per event-loop turn, so the top-up goes out while reserved tokens remain.
+    // One admission per event-loop turn, so the top-up goes out while reserved tokens remain,
+    // and a pause of 10 ms every 50: the rest of the reserve then lasts about 100 ms, time for
+    // Redis to answer the top-up on a busy machine (500 admissions in a row take about 2 ms,
+    // and an answer delayed that long, seen here, let them all through). The reserve lasts a
+    // second, so it does not expire first.
     let fromReserve = 0;
     while ((await l.admit(db, FAST)).kind === 'admitted') {
       fromReserve++;
       await new Promise((resolve) => setImmediate(resolve));
+      if (fromReserve % 50 === 0) await sleep(10);
     }
     // Without the drop every reserved token would be used before the first 'disabled'.
     assert.ok(fromReserve < Math.round(held), `${fromReserve} of ${held} reserved tokens used after the credit ran out`);
