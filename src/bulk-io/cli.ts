@@ -5,7 +5,9 @@
  */
 import { resolve } from 'node:path';
 import { messageOf } from '../core/errors.js';
-import { DataFolderError } from '../store/index.js';
+// folder.ts alone: the store's other modules (and lmdb-js) load only once the import has
+// started its CSV thread (offline.ts).
+import { DataFolderError } from '../store/folder.js';
 import { ImportError } from './convert.js';
 import { HeaderError } from './header.js';
 import { ImportInterrupted, type Summary } from './load.js';

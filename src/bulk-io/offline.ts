@@ -3,38 +3,40 @@
  * target folder, then the indexes, built once over the loaded data. On any error or Ctrl+C
  * the build is dropped and the folder stays as it was.
  */
-import { BulkBuild } from '../store/index.js';
-import type { Store } from '../store/index.js';
+import type { BulkBuild, Store } from '../store/index.js';
 import type { ImportPlan } from './plan.js';
 import type { Progress } from './progress.js';
-import { ImportInterrupted, runImport, type Summary } from './load.js';
+import { ImportInterrupted, runImport, type Sink, type Summary } from './load.js';
 
 /** How often index builds are polled. */
 const POLL_MS = 20;
 
 export async function importOffline(plan: ImportPlan, progress: Progress, interrupted: () => boolean): Promise<Summary> {
-  const build = await BulkBuild.open({ target: plan.data! });
-  try {
-    const summary = await runImport(
-      plan,
-      {
-        addNodes: (label, count, columns) => {
-          const first = build.addNodes(label, count, columns);
-          return Promise.resolve({ ids: Promise.resolve(idsFrom(first, count)) });
-        },
-        addEdges: (label, from, to, count, columns) => Promise.resolve(void build.addEdges(label, from, to, count, columns)),
-        flush: () => Promise.resolve(),
+  let build: BulkBuild | undefined;
+  // The store (lmdb-js and its own modules) loads while the CSV thread starts reading.
+  const openSink = async (): Promise<Sink> => {
+    const { BulkBuild } = await import('../store/index.js');
+    const opened = await BulkBuild.open({ target: plan.data! });
+    build = opened;
+    return {
+      addNodes: (label, count, columns) => {
+        const first = opened.addNodes(label, count, columns);
+        return Promise.resolve({ ids: Promise.resolve(idsFrom(first, count)) });
       },
-      progress,
-      interrupted,
-    );
-    const indexes = [...build.state.indexes, ...plan.indexes];
+      addEdges: (label, from, to, count, columns) => Promise.resolve(void opened.addEdges(label, from, to, count, columns)),
+      flush: () => Promise.resolve(),
+    };
+  };
+  try {
+    const summary = await runImport(plan, openSink, progress, interrupted);
+    const built = build!;
+    const indexes = [...built.state.indexes, ...plan.indexes];
     progress.phase(indexes.length > 0 ? `adjacency, ${indexes.length} index${indexes.length === 1 ? '' : 'es'}` : 'adjacency', 0);
-    await build.finish(plan.indexes, indexes.length === 0 ? undefined : (store) => waitForIndexes(store, interrupted));
+    await built.finish(plan.indexes, indexes.length === 0 ? undefined : (store) => waitForIndexes(store, interrupted));
     progress.done();
     return summary;
   } catch (err) {
-    await build.abort();
+    await build?.abort();
     throw err;
   }
 }

@@ -300,7 +300,7 @@ export async function importOnline(plan: ImportPlan, progress: Progress, interru
     const sink = new OnlineSink(client, plan.key !== undefined, plan.batchRows);
     let summary: Summary;
     try {
-      summary = await runImport(plan, sink, progress, interrupted);
+      summary = await runImport(plan, () => Promise.resolve(sink), progress, interrupted);
     } finally {
       // After a failure or Ctrl+C nothing more is sent; what is in flight is awaited.
       await sink.settle().catch(() => undefined);
