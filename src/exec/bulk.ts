@@ -11,7 +11,8 @@ import type { PropertyInput } from '../plan/expr.js';
 import type { AddEOp, AddNOp, Assignments } from '../plan/ops.js';
 import type { Entry } from '../plan/batch.js';
 import { SAFE_I64, type Value, type ValueObject } from '../core/value.js';
-import { cellValue, type RowTable } from '../core/row-table.js';
+import { cellValue, type Column, type RowTable } from '../core/row-table.js';
+import type { BulkColumn } from '../store/index.js';
 import { setOwn } from '../core/value.js';
 import type { Exec } from './context.js';
 import { EMPTY_ROWS, rowFlow, type Flow } from './flow.js';
@@ -83,6 +84,30 @@ export interface BulkInsert {
   bind(rows: RowSource): (x: Exec, i: number) => number;
   /** The flow the body's last run yields (for_each's result), from what the insert returned last. */
   result(created: number): Flow;
+  /**
+   * Rows of a table many at a time, when each property is one of its columns (the
+   * /v2/import plan): the insert of rows [start, end), returning the last one's id; null
+   * when the rows must go one by one.
+   */
+  whole?(table: RowTable): ((x: Exec, start: number, end: number) => number) | null;
+}
+
+/** A table's column as the store's bulk writers take it (src/store/bulk-columns.ts). */
+function bulkColumn(name: string, column: Column): BulkColumn {
+  if (column.kind === 'any') return { name, kind: 'value', values: column.values };
+  return { name, kind: column.kind === 'int' ? 'i64' : 'f64', values: column.values, present: null };
+}
+
+/** The assignments as columns of the table (each a parameter naming one), or null. */
+function assignedColumns(assignments: Assignments, table: RowTable): BulkColumn[] | null {
+  const out: BulkColumn[] = [];
+  for (const [key, input] of assignments) {
+    if (input.kind !== 'expr' || input.expr.e !== 'param') return null;
+    const c = table.keys.indexOf(input.expr.name);
+    if (c < 0) return null;
+    out.push(bulkColumn(key, table.columns[c]!));
+  }
+  return out;
 }
 
 const simple = (input: PropertyInput) => input.kind === 'value' || input.expr.e === 'param' || input.expr.e === 'constant';
@@ -122,6 +147,11 @@ function addNodes(node: AddNOp): BulkInsert {
       };
     },
     result: (id) => (id < 0 ? EMPTY_ROWS : rowFlow([new Row(NODE, id)])),
+    whole(table) {
+      const columns = assignedColumns(node.properties, table);
+      if (columns === null) return null;
+      return (x, start, end) => x.writable.createNodes(node.label, columns, start, end) + (end - start - 1);
+    },
   };
 }
 
@@ -149,6 +179,19 @@ function addEdges(node: AddEOp, fromParam: string, toParam: string, sourcesMustE
       };
     },
     result: (id) => (id < 0 ? EMPTY_ROWS : rowFlow([new Row(EDGE, id)])),
+    whole(table) {
+      const columns = assignedColumns(node.properties, table);
+      const fromColumn = table.columns[table.keys.indexOf(fromParam)];
+      const toColumn = table.columns[table.keys.indexOf(toParam)];
+      if (columns === null || fromColumn?.kind !== 'int' || toColumn?.kind !== 'int') return null;
+      const from = fromColumn.values;
+      const to = toColumn.values;
+      return (x, start, end) => {
+        // Every end an existing node, else the rows go one by one (and answer as they do).
+        for (let i = start; i < end; i++) if (!x.store.hasNode(from[i]!) || !x.store.hasNode(to[i]!)) return GENERIC;
+        return x.writable.createEdges(node.label, from, to, columns, start, end) + (end - start - 1);
+      };
+    },
   };
 }
 

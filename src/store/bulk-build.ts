@@ -26,7 +26,7 @@ import type { RootDatabase } from 'lmdb';
 import type { IndexSpec } from '../core/index-spec.js';
 import type { Value } from '../core/value.js';
 import { AdjacencyBuild, BULK_ID_LIMIT } from './bulk-adjacency.js';
-import { cellOf, PropertyMapWriter, type BulkColumn } from './bulk-columns.js';
+import { cellOf, NODE_RECORD_HEAD, PropertyMapWriter, type BulkColumn } from './bulk-columns.js';
 import { encodeChunk, encodeLabels, encodeNumberChunk } from './columns.js';
 import { Dictionary, storableName } from './dictionary.js';
 import { EdgeEdits } from './edge-blocks.js';
@@ -170,14 +170,13 @@ export class BulkBuild {
     this.growLabels(first + count);
     this.labels.fill(labelId, first, first + count);
     const writer = new PropertyMapWriter(columns);
-    const head = [0x92];
     let at = 0;
     while (at < count) {
       const end = Math.min(count, at + PUTS_PER_COMMIT);
       this.txn(() => {
         for (let i = at; i < end; i++) {
           writer.reset();
-          writer.raw(head);
+          writer.raw(NODE_RECORD_HEAD);
           writer.uint(labelId);
           writer.map(i);
           this.dbs.nodes.putSync(scratchIdKey(first + i), asBinary(writer.bytes()) as never, { append: true });

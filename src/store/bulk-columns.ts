@@ -23,6 +23,9 @@ export function cellOf(column: BulkColumn, i: number): Value | undefined {
   return column.kind === 'i64' ? BigInt(v) : v;
 }
 
+/** A node record is the msgpack array [label id, properties]: its first byte (fixarray of 2). */
+export const NODE_RECORD_HEAD: readonly number[] = [0x92];
+
 /**
  * Writes msgpack property maps straight from columns, in the forms the store's codec
  * (codec.ts) reads back as the same values: i64 as int64, f64 as float64 (so -0.0 and

@@ -24,7 +24,7 @@
  * one-node batch instead of kilobytes.
  */
 import { createHash, hash as digest } from 'node:crypto';
-import { asBinary, type Database, type Key } from 'lmdb';
+import { asBinary, type Database, type Key, type PutOptions } from 'lmdb';
 import { DB_KINDS, META, type Dbs } from './layout.js';
 import { readU64, writeU64 } from './keys.js';
 import { applyDelta, encodeDelta } from './value-delta.js';
@@ -123,6 +123,15 @@ export function entryHeader(entry: Uint8Array): EntryHeader {
  * `finish`) a write through them throws: a store write that no entry records would make
  * replicas silently differ.
  */
+/** The property lmdb-js's asBinary wraps its bytes in. */
+const BINARY_WRAPPER = Object.keys(asBinary(Buffer.alloc(0)) as object)[0]!;
+
+/** The bytes of an asBinary value, or undefined for any other value. */
+function binaryOf(value: unknown): Uint8Array | undefined {
+  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, BINARY_WRAPPER)) return undefined;
+  return (value as Record<string, Uint8Array>)[BINARY_WRAPPER];
+}
+
 export class ChangeRecorder {
   /** The wrapped handles every writer of the store uses. */
   readonly dbs: Dbs;
@@ -268,8 +277,8 @@ export class ChangeRecorder {
       return recorder.keyScratch.subarray(0, end);
     };
     const wrapper = Object.create(typed) as Record<string, unknown>;
-    wrapper.putSync = (key: Key, value: unknown): void => {
-      if (recorder.bypass) return void typed.putSync(key, value);
+    wrapper.putSync = (key: Key, value: unknown, options?: PutOptions): void => {
+      if (recorder.bypass) return void typed.putSync(key, value, options ?? {});
       if (!recorder.active) recorder.outside();
       if (kind === 'binary') {
         const next = value as Uint8Array;
@@ -283,6 +292,14 @@ export class ChangeRecorder {
           recorder.append(id, PUT, key as Uint8Array, next);
         }
         typed.putSync(key, value);
+        return;
+      }
+      const given = binaryOf(value);
+      if (given !== undefined) {
+        // Bytes already in the store's encoding (lmdb-js's asBinary: records written from
+        // columns, graph.ts createNodes): stored as they are, and logged as they are.
+        recorder.append(id, PUT, keyBytes(key), given);
+        typed.putSync(key, value, options ?? {});
         return;
       }
       capture = true;

@@ -7,9 +7,11 @@
  * memory and writes each once when it finishes; its own reads of that data first write
  * out what they would read, so a batch always sees its own writes.
  */
-import type { Value, ValueObject } from '../core/value.js';
+import { asBinary } from 'lmdb';
+import { setOwn, type Value, type ValueObject } from '../core/value.js';
 import { markNegativeZeros } from '../core/value-msgpack.js';
 import { AdjacencyEdits, AdjacencyReader, type Pairs } from './adjacency.js';
+import { cellOf, NODE_RECORD_HEAD, PropertyMapWriter, type BulkColumn } from './bulk-columns.js';
 import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type LabelChunk } from './columns.js';
 import { BatchDictionary, type Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type StoredEdge } from './edge-blocks.js';
@@ -79,6 +81,19 @@ function isAscending(values: ArrayLike<number>): boolean {
   for (let i = 1; i < values.length; i++) if (values[i]! < values[i - 1]!) return false;
   return true;
 }
+
+/** Row i's properties: each column's cell i, absent where it has none. */
+function rowProps(columns: readonly BulkColumn[], i: number): ValueObject {
+  const props: ValueObject = {};
+  for (const c of columns) {
+    const v = cellOf(c, i);
+    if (v !== undefined) setOwn(props, c.name, v);
+  }
+  return props;
+}
+
+/** lmdb-js's put option for a key after every key of its database. */
+const APPEND = { append: true } as const;
 
 export class GraphReadView implements GraphReader {
   protected readonly catalogReader: CatalogReader;
@@ -456,6 +471,87 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
     this.nodeDelta++;
     if (!this.indexes.idle) this.indexes.changed('node', id, null, { label, props });
     return id;
+  }
+
+  /**
+   * Nodes of one label for rows [start, end) of the columns: the same records and column
+   * values as createNode of each row, the records written from the columns
+   * (bulk-columns.ts) instead of one object per row, as the offline build writes them.
+   * Ids are consecutive; returns the first.
+   */
+  createNodes(label: string, columns: readonly BulkColumn[], start: number, end: number): number {
+    if (this.indexes.watches('node', label)) {
+      // Index maintenance takes each element's properties as an object.
+      let first = -1;
+      for (let i = start; i < end; i++) {
+        const id = this.createNode(label, rowProps(columns, i));
+        if (i === start) first = id;
+      }
+      return first;
+    }
+    this.syncIds();
+    const first = this.ids.nextNode;
+    const count = end - start;
+    if (first + count > NODE_ID_LIMIT) throw new Error(`node ids are exhausted (the store allocates ids below ${NODE_ID_LIMIT})`);
+    const labelId = this.labelIdFor(label);
+    const propertyIds = columns.map((c) => this.batchDict.assign('property', c.name));
+    const writer = new PropertyMapWriter(columns);
+    for (let i = start; i < end; i++) {
+      const id = first + i - start;
+      writer.reset();
+      writer.raw(NODE_RECORD_HEAD);
+      writer.uint(labelId);
+      writer.map(i);
+      // Ids only grow: each record goes after the last (LMDB's append skips the search).
+      this.dbs.nodes.putSync(idKey(id), asBinary(writer.bytes()) as never, APPEND);
+      this.columnEdits.setLabel(id, labelId);
+      for (let c = 0; c < columns.length; c++) {
+        const v = cellOf(columns[c]!, i);
+        if (v !== undefined) this.columnEdits.set(propertyIds[c]!, id, v);
+      }
+    }
+    this.ids.nextNode = first + count;
+    this.nodeDelta += count;
+    return first;
+  }
+
+  /**
+   * Edges of one label for rows [start, end): row i from `from[i]` to `to[i]` (existing
+   * nodes: the caller checks), its properties the columns' cells i. The same as createEdge
+   * of each row, the property maps written from the columns; returns the first id.
+   */
+  createEdges(
+    label: string,
+    from: ArrayLike<number>,
+    to: ArrayLike<number>,
+    columns: readonly BulkColumn[],
+    start: number,
+    end: number,
+  ): number {
+    if (this.indexes.watches('edge', label)) {
+      let first = -1;
+      for (let i = start; i < end; i++) {
+        const id = this.createEdge(label, from[i]!, to[i]!, rowProps(columns, i));
+        if (i === start) first = id;
+      }
+      return first;
+    }
+    this.syncIds();
+    const first = this.ids.nextEdge;
+    const labelId = this.labelIdFor(label);
+    for (const c of columns) this.batchDict.assign('property', c.name);
+    const writer = new PropertyMapWriter(columns);
+    for (let i = start; i < end; i++) {
+      const id = first + i - start;
+      writer.reset();
+      const length = columns.length > 0 && writer.map(i) > 0 ? writer.length : 0;
+      this.edgeEdits.putEncoded(id, labelId, from[i]!, to[i]!, writer.buffer, length);
+      this.adjacencyEdits.append(from[i]!, OUT, labelId, to[i]!, id);
+      this.adjacencyEdits.append(to[i]!, IN, labelId, from[i]!, id);
+    }
+    this.ids.nextEdge = first + end - start;
+    this.edgeDelta += end - start;
+    return first;
   }
 
   createEdge(label: string, from: number, to: number, props: ValueObject): number {

@@ -84,6 +84,11 @@ export class IndexMaintainer {
     return this.catalog.empty;
   }
 
+  /** Whether an index is kept on elements of this label (so each one's changes must be seen). */
+  watches(element: IndexElement, label: string): boolean {
+    return !this.catalog.empty && this.catalog.liveOn(element, label).length > 0;
+  }
+
   private applies(def: IndexDef, id: number): boolean {
     return def.state === 'active' || id < (this.cursors.get(def.id) ?? 0);
   }

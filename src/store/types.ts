@@ -13,6 +13,7 @@ import type { Value, ValueObject } from '../core/value.js';
 import type { IndexSpec } from '../core/index-spec.js';
 import type { Catalog, IndexDef, IndexReceipt } from './index-catalog.js';
 import type { RangeBound } from './secondary-index.js';
+import type { BulkColumn } from './bulk-columns.js';
 import type { ColumnBlock } from './columns.js';
 import type { CommitStats, Committed } from './committer.js';
 import type { LogPosition, LoggedEntry } from './change-log.js';
@@ -172,6 +173,25 @@ export interface GraphWriter extends GraphReader {
    * not kept (its values may be): callers may reuse the object for the next node.
    */
   createNode(label: string, props: ValueObject): number;
+  /**
+   * Nodes of one label for rows [start, end) of the columns, row i's properties their cells
+   * i (absent where a column has none): what createNode of each row does, with consecutive
+   * ids; returns the first. (The bulk insert of a row table: the columns are read, not kept.)
+   */
+  createNodes(label: string, columns: readonly BulkColumn[], start: number, end: number): number;
+  /**
+   * Edges of one label for rows [start, end): row i from `from[i]` to `to[i]`, which must
+   * exist (the caller checks), its properties the columns' cells i: what createEdge of
+   * each row does, with consecutive ids; returns the first.
+   */
+  createEdges(
+    label: string,
+    from: ArrayLike<number>,
+    to: ArrayLike<number>,
+    columns: readonly BulkColumn[],
+    start: number,
+    end: number,
+  ): number;
   /**
    * The endpoints must exist; the caller checks and reports node_not_found. `props` is
    * encoded before this returns: callers may reuse the object for the next edge.

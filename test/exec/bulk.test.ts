@@ -165,3 +165,67 @@ test('nodes from parameters, literals and constants, with shadowing', async () =
     /parameter "rows" is not bound/,
   );
 });
+
+test('a table of rows (64 or more, every property a column) is stored many at a time, answering as row by row', async () => {
+  const count = async (root: unknown) => (await t.read([q('n', { count: { input: root } })], ['n'])).n[0];
+  const nodesBefore = await count({ nodes: { reference: 'all' } });
+  const edgesBefore = (await edges()).length;
+  // 100 nodes: the loop's result is the last one (prev_not_empty sees it), ids follow one by one.
+  const made = await t.write(
+    [
+      {
+        for_each: {
+          param: 'rows',
+          body: [
+            q(null, {
+              add_n: {
+                label: 'T',
+                properties: [
+                  ['k', param('k')],
+                  ['s', param('s')],
+                ],
+              },
+            }),
+          ],
+        },
+      },
+      q('after', { count: { input: { nodes: { reference: 'all' } } } }, 'prev_not_empty'),
+    ],
+    ['after'],
+    { rows: Array.from({ length: 100 }, (_, k) => ({ k, s: `s${k}` })) },
+  );
+  assert.deepEqual(made, { after: [nodesBefore + 100] });
+  const labelT = { nodes_where: { predicate: { eq: { left: { property: '$label' }, right: { constant: { string: 'T' } } } } } };
+  const ids = (await t.read([q('t', { value_map: { input: labelT } })], ['t'])).t.map((n: any) => [n.$id, n.k, n.s]);
+  assert.equal(ids.length, 100);
+  ids.forEach(([id, k, s]: [number, number, string], i: number) => assert.deepEqual([id - ids[0][0], k, s], [i, i, `s${i}`]));
+  const first = ids[0][0] as number;
+  const rows = (n: number, change: (k: number) => { a: number; b: number } | null = () => null) =>
+    Array.from({ length: n }, (_, k) => ({ ...(change(k) ?? { a: first + k, b: first + ((k * 3) % 100) }), w: k }));
+  // 100 edges; a source that is no node adds nothing (as row by row); then a target that is
+  // no node is an error naming it, and nothing of that batch is kept.
+  await t.write([loop(edgeBody())], [], { rows: rows(100) });
+  await t.write([loop(edgeBody())], [], { rows: rows(100, (k) => (k === 40 ? { a: 999_999, b: first } : null)) });
+  await assert.rejects(
+    t.write([loop(edgeBody())], [], { rows: rows(100, (k) => (k === 70 ? { a: first, b: 999_999 } : null)) }),
+    (err: unknown) => err instanceof GraphError && err.code === 'node_not_found' && /add_e\.to: node 999999 does not exist/.test(err.msg),
+  );
+  const added = (await edges()).slice(edgesBefore);
+  assert.equal(added.length, 199);
+  assert.deepEqual(
+    added.slice(0, 3).map((e: any) => [e.$from - first, e.$to - first, e.w]),
+    [
+      [0, 0, 0],
+      [1, 3, 1],
+      [2, 6, 2],
+    ],
+  );
+  assert.deepEqual(
+    added.slice(139, 141).map((e: any) => [e.$from - first, e.$to - first, e.w]),
+    [
+      [39, 17, 39],
+      [41, 23, 41],
+    ],
+    'the row whose source is no node is skipped',
+  );
+});
