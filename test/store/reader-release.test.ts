@@ -50,9 +50,13 @@ async function parkedReaderHoldsNothing(readFirst: boolean): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   for (let n = 0; n < 3; n++) await store.write((w) => w.createNode('N', {}));
-  // One event turn so this thread's own lmdb-js snapshot timer has run.
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const held = heldReadTxnIds(dir.path);
+  // This thread's own lmdb-js snapshot is released on a timer: wait for it (up to 5 s, on a
+  // busy machine), while the reader stays parked. A snapshot the parked thread held would
+  // stay in the table however long this waits.
+  let held = heldReadTxnIds(dir.path);
+  for (const until = Date.now() + 5000; held.length > 0 && Date.now() < until; held = heldReadTxnIds(dir.path)) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
   Atomics.store(flag, 0, 2);
   Atomics.notify(flag, 0);
   const out = await result;
