@@ -102,17 +102,17 @@ function runForEach(x: Exec, entry: Extract<Entry, { kind: 'for_each' }>): Previ
       }
       const end = Math.min(length, i + WHOLE_ROWS);
       row = i;
-      counted(end - i);
       x.tick();
       const stored = whole(x, i, end);
-      if (stored !== GENERIC) {
-        bulkLast = stored;
-        i = end;
+      if (stored === GENERIC) {
+        // Rows the table insert leaves to the row path (an end that is no node): one by one.
+        while (i < end) one(i++);
         continue;
       }
-      // Rows the table insert leaves to the row path (an end that is no node): one by one.
-      x.loopIterations -= end - i;
-      while (i < end) one(i++);
+      // Counted once stored: past the limit the request fails, and nothing of it is kept.
+      counted(end - i);
+      bulkLast = stored;
+      i = end;
     }
   } catch (err) {
     // The innermost loop's element, for answers that name rows (/v2/import).

@@ -26,7 +26,7 @@ import type { RootDatabase } from 'lmdb';
 import type { IndexSpec } from '../core/index-spec.js';
 import type { Value } from '../core/value.js';
 import { AdjacencyBuild, BULK_ID_LIMIT } from './bulk-adjacency.js';
-import { cellOf, NODE_RECORD_HEAD, PropertyMapWriter, type BulkColumn } from './bulk-columns.js';
+import { cellOf, PropertyMapWriter, type BulkColumn } from './bulk-columns.js';
 import { encodeChunk, encodeLabels, encodeNumberChunk } from './columns.js';
 import { Dictionary, storableName } from './dictionary.js';
 import { EdgeEdits } from './edge-blocks.js';
@@ -175,11 +175,7 @@ export class BulkBuild {
       const end = Math.min(count, at + PUTS_PER_COMMIT);
       this.txn(() => {
         for (let i = at; i < end; i++) {
-          writer.reset();
-          writer.raw(NODE_RECORD_HEAD);
-          writer.uint(labelId);
-          writer.map(i);
-          this.dbs.nodes.putSync(scratchIdKey(first + i), asBinary(writer.bytes()) as never, { append: true });
+          this.dbs.nodes.putSync(scratchIdKey(first + i), asBinary(writer.nodeRecord(labelId, i)) as never, { append: true });
         }
         columns.forEach((column, c) => this.fillColumn(propertyIds[c]!, column, first + at, at, end - at));
         this.writeFullLabelBlocks(first + end);
@@ -207,8 +203,8 @@ export class BulkBuild {
       const end = Math.min(count, at + PUTS_PER_COMMIT * 4);
       this.txn(() => {
         for (let i = at; i < end; i++) {
-          writer.reset();
-          const length = columns.length > 0 && writer.map(i) > 0 ? writer.length : 0;
+          // The map first: writing it may grow the buffer.
+          const length = writer.edgeMap(i);
           this.edges.putEncoded(first + i, labelId, from[i]!, to[i]!, writer.buffer, length);
         }
         this.adjacency.add(labelId, from, to, at, end - at, first);

@@ -3,7 +3,7 @@
  * column, one row per element. Numbers travel as doubles with a presence byte per row, so
  * a load of millions of integers makes no bigint per value; anything else as values.
  */
-import type { Value } from '../core/value.js';
+import { setOwn, type Value, type ValueObject } from '../core/value.js';
 import { packStored } from './codec.js';
 
 /**
@@ -23,8 +23,18 @@ export function cellOf(column: BulkColumn, i: number): Value | undefined {
   return column.kind === 'i64' ? BigInt(v) : v;
 }
 
+/** Row `i`'s properties as an object: each column's cell i, absent where it has none. */
+export function cellsOf(columns: readonly BulkColumn[], i: number): ValueObject {
+  const props: ValueObject = {};
+  for (const c of columns) {
+    const v = cellOf(c, i);
+    if (v !== undefined) setOwn(props, c.name, v);
+  }
+  return props;
+}
+
 /** A node record is the msgpack array [label id, properties]: its first byte (fixarray of 2). */
-export const NODE_RECORD_HEAD: readonly number[] = [0x92];
+const NODE_RECORD_HEAD = 0x92;
 
 /**
  * Writes msgpack property maps straight from columns, in the forms the store's codec
@@ -47,17 +57,27 @@ export class PropertyMapWriter {
     this.at = 0;
   }
 
-  /** Raw bytes (a record header) before the map. */
-  raw(bytes: ArrayLike<number>): void {
-    this.room(bytes.length);
-    for (let i = 0; i < bytes.length; i++) this.buf[this.at++] = bytes[i]!;
-  }
-
   /** An unsigned integer (a label id) as msgpack. */
   uint(n: number): void {
     this.room(5);
     if (n < 128) this.buf[this.at++] = n;
     else this.sized(0xcc, n);
+  }
+
+  /** Row `i`'s node record, [labelId, its map] (valid until the next write). */
+  nodeRecord(labelId: number, i: number): Buffer {
+    this.reset();
+    this.room(1);
+    this.buf[this.at++] = NODE_RECORD_HEAD;
+    this.uint(labelId);
+    this.map(i);
+    return this.bytes();
+  }
+
+  /** Row `i`'s edge property map from the buffer's start: its length, 0 for a row with no property. */
+  edgeMap(i: number): number {
+    this.reset();
+    return this.columns.length > 0 && this.map(i) > 0 ? this.at : 0;
   }
 
   /** Row `i`'s map (always a map16 header, so it is written in one pass); returns how many properties it holds. */
@@ -98,13 +118,9 @@ export class PropertyMapWriter {
     this.at = at;
   }
 
-  /** The buffer written to, and how many of its bytes were written since reset. */
+  /** The buffer written to (edgeMap's bytes are at its start). */
   get buffer(): Buffer {
     return this.buf;
-  }
-
-  get length(): number {
-    return this.at;
   }
 
   /** The bytes written since reset (valid until the next reset). */

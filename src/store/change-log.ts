@@ -118,11 +118,6 @@ export function entryHeader(entry: Uint8Array): EntryHeader {
   return { epoch: b.readUInt32LE(1), lsn: Number(b.readBigUInt64LE(5)), time: b.readDoubleLE(13), count: b.readUInt32LE(21) };
 }
 
-/**
- * Collects the changes of one batch through wrapped handles. Outside a batch (`begin` ..
- * `finish`) a write through them throws: a store write that no entry records would make
- * replicas silently differ.
- */
 /** The property lmdb-js's asBinary wraps its bytes in. */
 const BINARY_WRAPPER = Object.keys(asBinary(Buffer.alloc(0)) as object)[0]!;
 
@@ -132,6 +127,11 @@ function binaryOf(value: unknown): Uint8Array | undefined {
   return (value as Record<string, Uint8Array>)[BINARY_WRAPPER];
 }
 
+/**
+ * Collects the changes of one batch through wrapped handles. Outside a batch (`begin` ..
+ * `finish`) a write through them throws: a store write that no entry records would make
+ * replicas silently differ.
+ */
 export class ChangeRecorder {
   /** The wrapped handles every writer of the store uses. */
   readonly dbs: Dbs;

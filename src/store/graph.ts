@@ -8,10 +8,10 @@
  * out what they would read, so a batch always sees its own writes.
  */
 import { asBinary } from 'lmdb';
-import { setOwn, type Value, type ValueObject } from '../core/value.js';
+import type { Value, ValueObject } from '../core/value.js';
 import { markNegativeZeros } from '../core/value-msgpack.js';
 import { AdjacencyEdits, AdjacencyReader, type Pairs } from './adjacency.js';
-import { cellOf, NODE_RECORD_HEAD, PropertyMapWriter, type BulkColumn } from './bulk-columns.js';
+import { cellOf, cellsOf, PropertyMapWriter, type BulkColumn } from './bulk-columns.js';
 import { type ChunkCache, ColumnEdits, ColumnReader, type SlotCache, type ColumnBlock, type LabelChunk } from './columns.js';
 import { BatchDictionary, type Dictionary, storableName, type NameKind } from './dictionary.js';
 import { EdgeEdits, EdgeReader, type StoredEdge } from './edge-blocks.js';
@@ -82,15 +82,14 @@ function isAscending(values: ArrayLike<number>): boolean {
   return true;
 }
 
-/** Row i's properties: each column's cell i, absent where it has none. */
-function rowProps(columns: readonly BulkColumn[], i: number): ValueObject {
-  const props: ValueObject = {};
-  for (const c of columns) {
-    const v = cellOf(c, i);
-    if (v !== undefined) setOwn(props, c.name, v);
-  }
-  return props;
+/** Rows [start, end) made one by one by `make`, which answers each one's id: the first's. */
+function oneByOne(start: number, end: number, make: (i: number) => number): number {
+  const first = make(start);
+  for (let i = start + 1; i < end; i++) make(i);
+  return first;
 }
+
+const nodeIdsExhausted = (): Error => new Error(`node ids are exhausted (the store allocates ids below ${NODE_ID_LIMIT})`);
 
 /** lmdb-js's put option for a key after every key of its database. */
 const APPEND = { append: true } as const;
@@ -462,7 +461,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
 
   createNode(label: string, props: ValueObject): number {
     this.syncIds();
-    if (this.ids.nextNode >= NODE_ID_LIMIT) throw new Error(`node ids are exhausted (the store allocates ids below ${NODE_ID_LIMIT})`);
+    if (this.ids.nextNode >= NODE_ID_LIMIT) throw nodeIdsExhausted();
     const id = this.ids.nextNode++;
     const labelId = this.labelIdFor(label);
     this.dbs.nodes.putSync(idKey(id), [labelId, markNegativeZeros(props)]);
@@ -480,30 +479,19 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
    * Ids are consecutive; returns the first.
    */
   createNodes(label: string, columns: readonly BulkColumn[], start: number, end: number): number {
-    if (this.indexes.watches('node', label)) {
-      // Index maintenance takes each element's properties as an object.
-      let first = -1;
-      for (let i = start; i < end; i++) {
-        const id = this.createNode(label, rowProps(columns, i));
-        if (i === start) first = id;
-      }
-      return first;
-    }
+    // Index maintenance takes each element's properties as an object.
+    if (this.indexes.watches('node', label)) return oneByOne(start, end, (i) => this.createNode(label, cellsOf(columns, i)));
     this.syncIds();
     const first = this.ids.nextNode;
     const count = end - start;
-    if (first + count > NODE_ID_LIMIT) throw new Error(`node ids are exhausted (the store allocates ids below ${NODE_ID_LIMIT})`);
+    if (first + count > NODE_ID_LIMIT) throw nodeIdsExhausted();
     const labelId = this.labelIdFor(label);
     const propertyIds = columns.map((c) => this.batchDict.assign('property', c.name));
     const writer = new PropertyMapWriter(columns);
     for (let i = start; i < end; i++) {
       const id = first + i - start;
-      writer.reset();
-      writer.raw(NODE_RECORD_HEAD);
-      writer.uint(labelId);
-      writer.map(i);
       // Ids only grow: each record goes after the last (LMDB's append skips the search).
-      this.dbs.nodes.putSync(idKey(id), asBinary(writer.bytes()) as never, APPEND);
+      this.dbs.nodes.putSync(idKey(id), asBinary(writer.nodeRecord(labelId, i)) as never, APPEND);
       this.columnEdits.setLabel(id, labelId);
       for (let c = 0; c < columns.length; c++) {
         const v = cellOf(columns[c]!, i);
@@ -529,12 +517,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
     end: number,
   ): number {
     if (this.indexes.watches('edge', label)) {
-      let first = -1;
-      for (let i = start; i < end; i++) {
-        const id = this.createEdge(label, from[i]!, to[i]!, rowProps(columns, i));
-        if (i === start) first = id;
-      }
-      return first;
+      return oneByOne(start, end, (i) => this.createEdge(label, from[i]!, to[i]!, cellsOf(columns, i)));
     }
     this.syncIds();
     const first = this.ids.nextEdge;
@@ -543,8 +526,8 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
     const writer = new PropertyMapWriter(columns);
     for (let i = start; i < end; i++) {
       const id = first + i - start;
-      writer.reset();
-      const length = columns.length > 0 && writer.map(i) > 0 ? writer.length : 0;
+      // The map first: writing it may grow the buffer.
+      const length = writer.edgeMap(i);
       this.edgeEdits.putEncoded(id, labelId, from[i]!, to[i]!, writer.buffer, length);
       this.adjacencyEdits.append(from[i]!, OUT, labelId, to[i]!, id);
       this.adjacencyEdits.append(to[i]!, IN, labelId, from[i]!, id);

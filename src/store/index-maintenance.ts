@@ -86,7 +86,7 @@ export class IndexMaintainer {
 
   /** Whether an index is kept on elements of this label (so each one's changes must be seen). */
   watches(element: IndexElement, label: string): boolean {
-    return !this.catalog.empty && this.catalog.liveOn(element, label).length > 0;
+    return this.catalog.liveOn(element, label).length > 0;
   }
 
   private applies(def: IndexDef, id: number): boolean {

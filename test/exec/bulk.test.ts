@@ -7,6 +7,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GraphError } from '../../src/core/errors.js';
 import { openTestDb, q, type TestDb } from '../helpers/embedded.js';
+import { bulkInsertOf } from '../../src/exec/bulk.js';
+import { tableOf } from '../../src/core/row-table.js';
+import { decodeImportRequest, encodeImportBatch } from '../../src/wire/import-request.js';
+import type { Entry, QueryPlan } from '../../src/plan/batch.js';
 
 let t: TestDb;
 before(async () => {
@@ -228,4 +232,34 @@ test('a table of rows (64 or more, every property a column) is stored many at a 
     ],
     'the row whose source is no node is skipped',
   );
+});
+
+test('an import batch takes the column path (whole tables); a body with a literal property does not', () => {
+  const forEachOf = (plan: QueryPlan) => plan.batch.entries.find((e) => e.kind === 'for_each') as Extract<Entry, { kind: 'for_each' }>;
+  const wholeOf = (plan: QueryPlan) => {
+    const entry = forEachOf(plan);
+    return bulkInsertOf(entry, false)?.whole?.(tableOf(plan.params.get(entry.param)!)!) ?? null;
+  };
+  const nodes = decodeImportRequest(
+    encodeImportBatch({ label: 'N', element: 'node', columns: [{ name: 'k', kind: 'int', values: Float64Array.from([1, 2, 3]) }] }),
+  );
+  assert.notEqual(wholeOf(nodes), null);
+  const edgesPlan = decodeImportRequest(
+    encodeImportBatch({
+      label: 'E',
+      element: 'edge',
+      from: Float64Array.from([0, 1, 2]),
+      to: Float64Array.from([1, 2, 0]),
+      columns: [{ name: 'w', kind: 'any', values: ['a', 'b', 'c'] }],
+    }),
+  );
+  assert.notEqual(wholeOf(edgesPlan), null);
+  // The same loop with a literal property: row by row.
+  const literal = forEachOf(nodes);
+  const root = (literal.body[0] as Extract<Entry, { kind: 'query' }>).root as unknown as { properties: unknown[] };
+  const withLiteral = {
+    ...literal,
+    body: [{ ...literal.body[0]!, root: { ...root, properties: [...root.properties, ['c', { kind: 'value', value: 1n }]] } }],
+  };
+  assert.equal(bulkInsertOf(withLiteral as never, false)?.whole?.(tableOf(nodes.params.get(literal.param)!)!) ?? null, null);
 });

@@ -148,13 +148,7 @@ test('property maps written from columns decode to the values, every kind and si
     ...Array.from({ length: 16 }, (_, k): BulkColumn => ({ name: `p${k}`, kind: 'value', values: [k, null, true] })),
   ];
   const writer = new PropertyMapWriter(columns);
-  const decoded = [0, 1, 2].map((i) => {
-    writer.reset();
-    writer.raw([0x92]);
-    writer.uint([5, 200, 70_000][i]!);
-    writer.map(i);
-    return storePackr.unpack(writer.bytes()) as [number, ValueObject];
-  });
+  const decoded = [0, 1, 2].map((i) => storePackr.unpack(writer.nodeRecord([5, 200, 70_000][i]!, i)) as [number, ValueObject]);
   assert.deepStrictEqual(
     decoded.map((d) => d[0]),
     [5, 200, 70_000],

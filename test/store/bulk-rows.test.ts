@@ -6,10 +6,15 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DateTime, type Value, type ValueObject } from '../../src/core/value.js';
+import { DateTime, type Value } from '../../src/core/value.js';
 import { openStore, type BulkColumn, type Store } from '../../src/store/index.js';
-import { cellOf } from '../../src/store/bulk-columns.js';
+import { cellsOf } from '../../src/store/bulk-columns.js';
 import { tempDir } from '../helpers/server.js';
+import { q } from '../helpers/embedded.js';
+import { preparePlan, runWrite } from '../../src/database.js';
+import { tableArray } from '../../src/core/row-table.js';
+import { GraphError } from '../../src/core/errors.js';
+import { LIMITS } from '../../src/plan/limits.js';
 import { folderDigest } from '../helpers/replication.js';
 
 const dirs: { remove(): void }[] = [];
@@ -49,15 +54,6 @@ function columns(): BulkColumn[] {
   ];
 }
 
-function rowProps(cols: readonly BulkColumn[], i: number): ValueObject {
-  const props: ValueObject = {};
-  for (const c of cols) {
-    const v = cellOf(c, i);
-    if (v !== undefined) props[c.name] = v;
-  }
-  return props;
-}
-
 async function fresh(name: string, options: { keepLog?: boolean; replica?: boolean } = {}): Promise<{ store: Store; path: string }> {
   const dir = tempDir(`trellis-${name}-`);
   dirs.push(dir);
@@ -70,14 +66,14 @@ test('nodes and edges stored from columns read back as row by row, and a replica
   const cols = columns();
   const { value: firsts } = await writer.store.writeLogged((w) => {
     const columnsFirst = w.createNodes('C', cols, 0, N);
-    const rowsFirst = w.createNode('R', rowProps(cols, 0));
-    for (let i = 1; i < N; i++) w.createNode('R', rowProps(cols, i));
+    const rowsFirst = w.createNode('R', cellsOf(cols, 0));
+    for (let i = 1; i < N; i++) w.createNode('R', cellsOf(cols, i));
     // Edges between the column-made nodes, one set from columns, one row by row.
     const from = Float64Array.from({ length: N }, (_, i) => columnsFirst + i);
     const to = Float64Array.from({ length: N }, (_, i) => columnsFirst + ((i * 7) % N));
     const edgesFirst = w.createEdges('CE', from, to, cols, 0, N);
-    const rowEdgesFirst = w.createEdge('RE', from[0]!, to[0]!, rowProps(cols, 0));
-    for (let i = 1; i < N; i++) w.createEdge('RE', from[i]!, to[i]!, rowProps(cols, i));
+    const rowEdgesFirst = w.createEdge('RE', from[0]!, to[0]!, cellsOf(cols, 0));
+    for (let i = 1; i < N; i++) w.createEdge('RE', from[i]!, to[i]!, cellsOf(cols, i));
     return { columnsFirst, rowsFirst, edgesFirst, rowEdgesFirst };
   });
   // Rows [start, end) of the columns: the middle of a table, as a chunk of a large one.
@@ -88,13 +84,13 @@ test('nodes and edges stored from columns read back as row by row, and a replica
       const rowMade = r.getNode(firsts.rowsFirst + i)!;
       assert.equal(made.label, 'C');
       assert.deepEqual(made.props, rowMade.props, `node row ${i}`);
-      assert.deepEqual(made.props, rowProps(cols, i));
+      assert.deepEqual(made.props, cellsOf(cols, i));
       const edge = r.getEdge(firsts.edgesFirst + i)!;
       const rowEdge = r.getEdge(firsts.rowEdgesFirst + i)!;
       assert.deepEqual([edge.label, edge.from, edge.to], ['CE', rowEdge.from, rowEdge.to]);
       assert.deepEqual(edge.props, rowEdge.props, `edge row ${i}`);
     }
-    for (let i = 10; i < 25; i++) assert.deepEqual(r.getNode(middle + i - 10)!.props, rowProps(cols, i));
+    for (let i = 10; i < 25; i++) assert.deepEqual(r.getNode(middle + i - 10)!.props, cellsOf(cols, i));
     assert.equal(r.getNode(middle + 15), undefined);
     // Adjacency both ways, in edge id order.
     const out = [...r.outEdges(firsts.columnsFirst + 1, 'CE')].map((a) => a.other);
@@ -124,6 +120,36 @@ test('rows of a label an index watches go one by one, so the index has them', as
       assert.equal(def.state, 'active');
       assert.deepEqual(r.secondaryEqual(def.id, 4993n, 10), [first + 5]);
     });
+  } finally {
+    await store.close();
+  }
+});
+
+test('rows stored many at a time still count toward the for_each limit: past it the request fails and keeps nothing', async () => {
+  const { store } = await fresh('bulk-rows-limit');
+  try {
+    const loop = { for_each: { param: 'rows', body: [q(null, { add_n: { label: 'L', properties: [['k', { expr: { param: 'k' } }]] } })] } };
+    const body = (rows: unknown[]) => ({ request_type: 'write', query: { write: { entries: [loop], returns: [] } }, parameters: { rows } });
+    const run = (n: number) => {
+      const plan = preparePlan(body(Array.from({ length: 64 }, (_, k) => ({ k }))));
+      // A table of n rows made directly (its k column typed), as the request parser makes one.
+      const rows = tableArray({ length: n, keys: ['k'], columns: [{ kind: 'int', values: new Float64Array(n) }] });
+      return runWrite(store, { ...plan, params: new Map([['rows', rows]]) }, { timeoutMs: 60_000 });
+    };
+    await assert.rejects(run(LIMITS.maxLoopIterations + 1), (err: unknown) => {
+      assert.ok(err instanceof GraphError && err.code === 'limit_exceeded', String(err));
+      assert.match(err.msg, /for_each loops may run at most 1000000 iterations per request/);
+      return true;
+    });
+    assert.equal(
+      store.read((r) => r.nodeCount()),
+      0,
+    );
+    await run(LIMITS.maxLoopIterations);
+    assert.equal(
+      store.read((r) => r.nodeCount()),
+      LIMITS.maxLoopIterations,
+    );
   } finally {
     await store.close();
   }
