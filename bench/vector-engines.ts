@@ -7,6 +7,7 @@
  *        [--filtered-queries 60] [--data clustered|uniform] [--filters 0.01,0.1,0.5]
  *        [--rounds 3] [--seed 1]
  *        [--engines trellis,hnswlib,usearch] [--prebuilt true] [--tenants true]
+ *        [--ef-construction 200]
  *
  * - **Build**: Trellis as a user loads it: the documented index DDL (a cosine
  *   `node_vector` index and a `node_range` index on `bucket`), then `for_each` inserts of
@@ -36,8 +37,9 @@
  *   (`trellis-tenant`, its build timed as the main one's) against hnswlib's callback over
  *   the same elements.
  *
- * Recall@10 against brute force (cosine). Settings: M 16 for every engine; hnswlib
- * ef_construction 200, usearch and Trellis expansion_add 128 (Trellis's own setting).
+ * Recall@10 against brute force (cosine). Settings: M 16 and a build beam of 200
+ * (`--ef-construction`; hnswlib's ef_construction, usearch's expansion_add, the Trellis
+ * index spec's `ef_construction`, whose default is 128) for every engine.
  * Prints one JSON document; progress goes to stderr.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -66,11 +68,15 @@ import {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const K = 10;
 const M = 16;
-const HNSWLIB_EF_CONSTRUCTION = 200;
-const USEARCH_EXPANSION_ADD = 128;
+/**
+ * The build beam of every engine unless `--ef-construction` says otherwise: hnswlib's own
+ * default, given to Trellis's index spec (`ef_construction`; its default is HelixDB's 128)
+ * and usearch's `expansion_add` too, so the graphs compared are built alike.
+ */
+const EF_CONSTRUCTION = 200;
 const WARMUP = 30;
 const BUCKETS = 100;
-const EFS = [10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 768, 1024];
+const EFS = [10, 12, 16, 20, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 160, 192, 256, 320, 384, 512, 768, 1024];
 const TARGETS = [0.95, 0.99];
 
 interface Args {
@@ -85,6 +91,7 @@ interface Args {
   engines: string[];
   prebuilt: boolean;
   tenants: boolean;
+  efConstruction: number;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -100,6 +107,7 @@ function parseArgs(argv: string[]): Args {
     engines: ['trellis', 'hnswlib', 'usearch'],
     prebuilt: true,
     tenants: true,
+    efConstruction: EF_CONSTRUCTION,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
@@ -137,6 +145,9 @@ function parseArgs(argv: string[]): Args {
         break;
       case '--tenants':
         args.tenants = value === 'true';
+        break;
+      case '--ef-construction':
+        args.efConstruction = Number(value);
         break;
       default:
         throw new Error(`unknown option ${argv[i]}`);
@@ -214,6 +225,8 @@ interface Workload {
   truth: Map<string, number[][]>;
   /** How many of the queries a filtered search runs. */
   filteredQueries: number;
+  /** Every engine's build beam (hnswlib's ef_construction). */
+  efConstruction: number;
 }
 
 /** Brute force: the exact top 10 of every query per filter, in one pass over the distances. */
@@ -259,7 +272,18 @@ function workload(args: Args): Workload {
   const filters = filtersOf(args);
   const truth = exactTruth(vectors, queries, bucket, filters);
   progress(`brute force for ${args.queries} queries over ${args.n}: ${Math.round(performance.now() - started)} ms`);
-  return { n: args.n, dim: args.dim, vectors, queries, warmup, bucket, filters, truth, filteredQueries: args.filteredQueries };
+  return {
+    n: args.n,
+    dim: args.dim,
+    vectors,
+    queries,
+    warmup,
+    bucket,
+    filters,
+    truth,
+    filteredQueries: args.filteredQueries,
+    efConstruction: args.efConstruction,
+  };
 }
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
@@ -292,7 +316,7 @@ interface HnswlibIndex {
 function hnswlib(w: Workload, seed: number): Engine {
   const { HierarchicalNSW } = peers('hnswlib-node') as { HierarchicalNSW: new (space: string, dim: number) => HnswlibIndex };
   const index = new HierarchicalNSW('cosine', w.dim);
-  index.initIndex(w.n, M, HNSWLIB_EF_CONSTRUCTION, seed);
+  index.initIndex(w.n, M, w.efConstruction, seed);
   // hnswlib-node takes plain arrays: converted before the clock starts.
   const points = w.vectors.map((v) => Array.from(v));
   const started = performance.now();
@@ -326,7 +350,7 @@ interface UsearchIndex {
   search(vector: Float32Array, k: number, threads: number): { keys: BigUint64Array };
 }
 
-/** usearch as Trellis configures it: inner product of normalised vectors, f16, M 16, expansion_add 128. */
+/** usearch as Trellis configures it: inner product of normalised vectors, f16, M 16, expansion_add the build beam. */
 function usearch(w: Workload): Engine {
   const { Index } = peers('usearch') as { Index: new (config: Record<string, unknown>) => UsearchIndex };
   const index = new Index({
@@ -334,7 +358,7 @@ function usearch(w: Workload): Engine {
     metric: 'ip',
     quantization: 'f16',
     connectivity: M,
-    expansion_add: USEARCH_EXPANSION_ADD,
+    expansion_add: w.efConstruction,
     expansion_search: 1,
     multi: false,
   });
@@ -370,7 +394,7 @@ async function trellisWithin(w: Workload, prebuilt: boolean): Promise<Engine[]> 
   const dir = mkdtempSync(join(tmpdir(), 'trellis-vector-bench-'));
   let db = await open(dir);
   await settled(db, await createIndex(db, RANGE));
-  const operation = await createIndex(db, SPEC(w.dim));
+  const operation = await createIndex(db, SPEC(w.dim, w.efConstruction));
   await settled(db, operation);
   let started = performance.now();
   let loaded = await insertAll(db, w);
@@ -389,7 +413,7 @@ async function trellisWithin(w: Workload, prebuilt: boolean): Promise<Engine[]> 
     const loaded2 = await insertAll(db2, w);
     build['storeMs'] = round(performance.now() - started);
     started = performance.now();
-    await settled(db2, await createIndex(db2, SPEC(w.dim)));
+    await settled(db2, await createIndex(db2, SPEC(w.dim, w.efConstruction)));
     build['prebuiltBuildMs'] = round(performance.now() - started);
     // Queries run against the database built over stored vectors; the other one goes.
     await db.close();
@@ -492,7 +516,7 @@ function trellisEngine(db: Database, dir: string, loaded: LoadedIds, w: Workload
 async function trellisTenants(w: Workload): Promise<Engine> {
   const dir = mkdtempSync(join(tmpdir(), 'trellis-vector-bench-'));
   const db = await open(dir);
-  const operation = await createIndex(db, TENANT_SPEC(w.dim));
+  const operation = await createIndex(db, TENANT_SPEC(w.dim, w.efConstruction));
   await settled(db, operation);
   const started = performance.now();
   const loaded = await insertAll(db, w, (i) => tenantOfBucket(w.filters, w.bucket[i]!));
@@ -657,8 +681,6 @@ async function main(): Promise<void> {
       ...args,
       k: K,
       m: M,
-      hnswlibEfConstruction: HNSWLIB_EF_CONSTRUCTION,
-      usearchExpansionAdd: USEARCH_EXPANSION_ADD,
       batch: BATCH,
     },
     builds: Object.fromEntries(engines.filter((e) => Object.keys(e.build).length > 0).map((e) => [e.name, e.build])),

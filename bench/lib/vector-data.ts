@@ -46,9 +46,20 @@ export function draw(random: () => number, centres: Float32Array[], n: number, d
   return out;
 }
 
-export const SPEC = (dim: number) => ({ node_vector: { label: 'Doc', property: 'emb', dimension: dim, metric: 'cosine' } });
+/** The cosine index of the benchmarks, with its default build beam unless one is given. */
+export const SPEC = (dim: number, efConstruction?: number) => ({
+  node_vector: {
+    label: 'Doc',
+    property: 'emb',
+    dimension: dim,
+    metric: 'cosine',
+    ...(efConstruction === undefined ? {} : { ef_construction: efConstruction }),
+  },
+});
 /** The same index partitioned by the nodes' `tenant` property. */
-export const TENANT_SPEC = (dim: number) => ({ node_vector: { ...SPEC(dim).node_vector, tenant_property: 'tenant' } });
+export const TENANT_SPEC = (dim: number, efConstruction?: number) => ({
+  node_vector: { ...SPEC(dim, efConstruction).node_vector, tenant_property: 'tenant' },
+});
 export const RANGE = { node_range: { label: 'Doc', property: 'bucket' } };
 export const entry = (name: string | null, root: unknown) => ({ query: { ...(name === null ? {} : { name }), root } });
 

@@ -175,20 +175,27 @@ export class NativeIndex {
   }
 }
 
+/** Positions nearest first, each with its native distance (which only ranks them). */
+export interface Ranked {
+  readonly positions: number[];
+  readonly distances: number[];
+}
+
 /**
  * The `count` vectors of `flat` (one after another) nearest to `query` by a brute-force
- * pass in SIMD: their positions in `flat`, nearest first by the native distance (which
- * only ranks them). For a few hundred vectors it costs a sixth of the same loop in
- * JavaScript (measured: 45 µs against 284 µs for 641 x 128).
+ * pass in SIMD: their positions in `flat`, nearest first, with their native distances. For
+ * a few hundred vectors it costs a sixth of the same loop in JavaScript (measured: 45 µs
+ * against 284 µs for 641 x 128).
  */
 export function exactNearest(
   flat: Float32Array,
   query: Float32Array,
   shape: Pick<NativeShape, 'dimension' | 'metric'>,
   count: number,
-): number[] {
+): Ranked {
   const size = flat.length / shape.dimension;
-  if (size === 0 || count <= 0) return [];
-  const [positions, , found] = load().exactSearch(flat, query, shape.dimension, Math.min(count, size), shape.metric, 1);
-  return Array.from(positions.subarray(0, Number(found[0])), Number);
+  if (size === 0 || count <= 0) return { positions: [], distances: [] };
+  const [positions, distances, found] = load().exactSearch(flat, query, shape.dimension, Math.min(count, size), shape.metric, 1);
+  const n = Number(found[0]);
+  return { positions: Array.from(positions.subarray(0, n), Number), distances: Array.from(distances.subarray(0, n)) };
 }

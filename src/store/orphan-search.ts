@@ -14,7 +14,7 @@
  * That graph's own unreachable members (it is built once, so its `unreachable` check is
  * exact for it) are ranked by brute force beside it: no orphan is ever out of reach.
  */
-import { exactNearest, NativeIndex, type NativeShape } from './native-vectors.js';
+import { exactNearest, NativeIndex, type NativeShape, type Ranked } from './native-vectors.js';
 
 /** Orphans up to this many are ranked by a brute-force pass; more get a graph. */
 const GRAPH_FROM = 256;
@@ -105,25 +105,29 @@ export class OrphanSearch {
 
   /**
    * About the `count` orphans nearest to `query` (a vector in the native space): their
-   * positions, nearest first by the native distance, which only ranks them; with a graph,
-   * its unreachable members follow. The caller ranks them exactly.
+   * positions, nearest first by the native distance (given with each, and which only
+   * ranks them); with a graph, its unreachable members follow. The caller ranks them exactly.
    */
-  nearest(query: Float32Array, count: number): number[] {
+  nearest(query: Float32Array, count: number): Ranked {
     const g = this.graph;
     if (g === null || g.stragglerVectors === null) {
       if (this.graphable && this.size > GRAPH_FROM && ++this.searches > SEARCHES_BEFORE_GRAPH) this.buildStep();
       return exactNearest(this.flat, query, this.shape, count);
     }
-    const { ids, found } = g.index.search(query, count);
-    const out = Array.from(ids.subarray(0, found), Number);
-    if (g.stragglers.length === 0) return out;
+    const { ids, distances, found } = g.index.search(query, count);
+    const positions = Array.from(ids.subarray(0, found), Number);
+    const ranked = { positions, distances: Array.from(distances.subarray(0, found)) };
+    if (g.stragglers.length === 0) return ranked;
     // A straggler the beam found anyway is not offered twice.
-    const seen = new Set(out);
-    for (const i of exactNearest(g.stragglerVectors, query, this.shape, count)) {
+    const seen = new Set(positions);
+    const more = exactNearest(g.stragglerVectors, query, this.shape, count);
+    more.positions.forEach((i, j) => {
       const position = g.stragglers[i]!;
-      if (!seen.has(position)) out.push(position);
-    }
-    return out;
+      if (seen.has(position)) return;
+      ranked.positions.push(position);
+      ranked.distances.push(more.distances[j]!);
+    });
+    return ranked;
   }
 }
 

@@ -77,6 +77,23 @@ const EXACT_KEPT_FACTOR = 250;
 export const DEFAULT_EF = 80;
 /** Native hits ranked again exactly, per result asked for (nativeNearest says why). */
 const RERANK = 2;
+/**
+ * The least exact distance a native distance of a segment allows, for the metrics where
+ * the one bounds the other (null: the others, whose native hits are all ranked again).
+ * Cosine's exact distance is (1 - cos) / 2 and its native one 1 - u.v of unit vectors with
+ * f16 components (unit roundoff u = 2^-11): rounding both moves each product by at most
+ * (2u + u^2) |q_i x_i|, so the sum by at most 2u + u^2 (Cauchy-Schwarz, |q| = |x| = 1); its
+ * f32 sum of up to 4,096 terms adds at most 4,096 x 2^-24, and components too small for a
+ * normal f16 at most sqrt(4,096) x 2^-24; together under 1.23e-3. (Measured at 128, 768 and
+ * 1,536 dimensions: at most 1.5e-4.) A native hit whose bound is above the k-th exact
+ * distance kept cannot rank.
+ */
+const EXACT_AT_LEAST: Record<VectorSpec['metric'], ((native: number) => number) | null> = {
+  cosine: (native) => (native - 1.25e-3) / 2,
+  euclidean: null,
+  inner_product: null,
+  manhattan: null,
+};
 /** A graph's queue with no entries, decoded. */
 const EMPTY_PENDING: ReadonlyMap<number, Float32Array | null> = new Map();
 
@@ -194,6 +211,11 @@ class Nearest {
       heap.pop();
       heap.push(distance, id);
     }
+  }
+
+  /** The distance an element must come under to be kept: the farthest kept once k are, else infinity. */
+  bar(): number {
+    return this.heap.size < this.k ? Infinity : this.heap.topDistance();
   }
 
   hits(): VectorHit[] {
@@ -451,15 +473,22 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     }
     const query = nativeQuery(spec, pointer.longest, q.vector);
     const selectivity = candidates === null ? 1 : Math.min(1, candidates.size / Math.max(1, pointer.count));
-    const acceptOrphan = (id: number) => !pending.has(id) && (candidates === null || candidates.has(id));
-    this.offerOrphans(spec, pointer.longest, segment, query, q.k, selectivity, nearest, exact, acceptOrphan);
     const { tombstones: dead, orphans } = segment;
     const stale =
       dead.length + orphans.length === 0
         ? (id: number) => pending.has(id)
         : (id: number) => pending.has(id) || listed(dead, id) || listed(orphans, id);
     const skip = candidates === null ? stale : (id: number) => stale(id) || !candidates.has(id);
-    for (const id of nativeNearest(segment.index, query, q.k, ef, selectivity, skip)) offerStored(id);
+    // In native order, while one could still rank: past the first whose native distance
+    // bounds its exact one above the k-th exact distance kept, none can.
+    const found = nativeNearest(segment.index, query, q.k, ef, selectivity, skip);
+    const atLeast = EXACT_AT_LEAST[spec.metric];
+    for (let i = 0; i < found.ids.length; i++) {
+      if (atLeast !== null && atLeast(found.distances[i]!) > nearest.bar()) break;
+      offerStored(found.ids[i]!);
+    }
+    const acceptOrphan = (id: number) => !pending.has(id) && (candidates === null || candidates.has(id));
+    this.offerOrphans(spec, pointer.longest, segment, query, q.k, selectivity, nearest, exact, acceptOrphan);
     return nearest.hits();
   }
 
@@ -506,7 +535,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     if (matrix === null) return false;
     let queued = 0;
     for (const id of pending.keys()) if (candidates.has(id)) queued++;
-    for (const i of exactNearest(matrix.ranked, nativeQuery(spec, 0, q.vector), shape, RERANK * q.k + queued)) {
+    for (const i of exactNearest(matrix.ranked, nativeQuery(spec, 0, q.vector), shape, RERANK * q.k + queued).positions) {
       const id = matrix.ids[i]!;
       if (!pending.has(id)) nearest.offer(id, exact(matrix.flat.subarray(i * dim, (i + 1) * dim)));
     }
@@ -516,7 +545,9 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   /**
    * The segment's orphans (elements its graph cannot reach) that may rank: about the
    * RERANK times k nearest (over the candidates' share), found by orphan-search.ts, then
-   * ranked exactly from the side file's vectors.
+   * ranked exactly from the side file's vectors: those whose native distance allows an
+   * exact one within the k-th kept (EXACT_AT_LEAST; offered after the graph's hits, so the
+   * bar is theirs).
    */
   private offerOrphans(
     spec: VectorSpec,
@@ -541,13 +572,16 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     }
     // Over the share of them a `_within` search may keep, widened while too few of those
     // found pass (its candidates, and not queued).
+    const atLeast = EXACT_AT_LEAST[spec.metric];
     for (let count = Math.ceil((RERANK * k) / selectivity); ; count *= 4) {
       let passed = 0;
-      for (const i of search.nearest(query, Math.min(count, orphans.length))) {
+      const { positions, distances } = search.nearest(query, Math.min(count, orphans.length));
+      for (let j = 0; j < positions.length; j++) {
+        const i = positions[j]!;
         const id = orphans[i]!;
         if (!accept(id)) continue;
         passed++;
-        nearest.offer(id, exact(vectors[i]!));
+        if (atLeast === null || atLeast(distances[j]!) <= nearest.bar()) nearest.offer(id, exact(vectors[i]!));
       }
       if (passed >= k || count >= orphans.length) return;
     }
@@ -886,19 +920,22 @@ function nativeNearest(
   ef: number,
   selectivity: number,
   skip: (id: number) => boolean,
-): number[] {
+): { ids: number[]; distances: number[] } {
   const size = index.size;
-  if (size === 0) return [];
+  if (size === 0) return { ids: [], distances: [] };
   const want = RERANK * k;
   let count = Math.min(size, Math.max(k, Math.ceil(Math.max(k, ef) / selectivity)));
   for (;;) {
-    const { ids, found } = index.search(query, count);
+    const { ids, distances, found } = index.search(query, count);
     const out: number[] = [];
+    const outDistances: number[] = [];
     for (let i = 0; i < found && out.length < want; i++) {
       const id = Number(ids[i]);
-      if (!skip(id)) out.push(id);
+      if (skip(id)) continue;
+      out.push(id);
+      outDistances.push(distances[i]!);
     }
-    if (out.length >= k || found < count || count >= size) return out;
+    if (out.length >= k || found < count || count >= size) return { ids: out, distances: outDistances };
     // Widen by what the share that passed asks for, with a margin: fourfold at most
     // (none passed), half again at least. Measured at a 10% filter, where a fifth of the
     // searches widen: 11% more searches a second than a fourfold step every time.

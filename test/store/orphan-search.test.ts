@@ -19,18 +19,30 @@ function flatOf(vectors: number[][]): Float32Array {
   return flat;
 }
 
+/** The native distance of the vector at `position` from `query` (1 - inner product, or squared L2). */
+function nativeDistance(flat: Float32Array, position: number, query: ArrayLike<number>, metric: NativeMetric): number {
+  let s = 0;
+  for (let j = 0; j < DIM; j++) {
+    const x = flat[position * DIM + j]!;
+    s += metric === 'ip' ? x * query[j]! : (x - query[j]!) ** 2;
+  }
+  return metric === 'ip' ? 1 - s : s;
+}
+
+/** The native distances given beside the positions are theirs (f32 sums in another order: to 1e-5). */
+function assertDistances(flat: Float32Array, query: ArrayLike<number>, metric: NativeMetric, got: { positions: number[]; distances: number[] }) {
+  assert.equal(got.distances.length, got.positions.length);
+  got.positions.forEach((p, i) => {
+    const want = nativeDistance(flat, p, query, metric);
+    assert.ok(Math.abs(got.distances[i]! - want) <= 1e-5 * Math.max(1, Math.abs(want)), `position ${p}: ${got.distances[i]} against ${want}`);
+  });
+}
+
 /** Brute force in the native metric: positions, nearest first (ties by position). */
 function bruteForce(flat: Float32Array, query: ArrayLike<number>, metric: NativeMetric, count: number): number[] {
   const n = flat.length / DIM;
   const d: [number, number][] = [];
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let j = 0; j < DIM; j++) {
-      const x = flat[i * DIM + j]!;
-      s += metric === 'ip' ? x * query[j]! : (x - query[j]!) ** 2;
-    }
-    d.push([metric === 'ip' ? 1 - s : s, i]);
-  }
+  for (let i = 0; i < n; i++) d.push([nativeDistance(flat, i, query, metric), i]);
   return d
     .sort((a, b) => a[0] - b[0] || a[1] - b[1])
     .slice(0, count)
@@ -55,7 +67,9 @@ for (const metric of ['ip', 'l2sq'] as const) {
     for (let i = 0; i < 1000; i++) search.nearest(flat.subarray(0, DIM), 20);
     assert.equal(search.graphed, false, 'a few orphans never get a graph');
     for (const query of clusteredVectors(rng, 20, DIM)) {
-      const got = search.nearest(Float32Array.from(query), 20);
+      const ranked = search.nearest(Float32Array.from(query), 20);
+      assertDistances(flat, query, metric, ranked);
+      const got = ranked.positions;
       const want = bruteForce(flat, query, metric, 20);
       // The native distances are f32 sums in another order: near-ties may swap.
       assert.deepEqual(new Set(got).size, 20);
@@ -78,21 +92,23 @@ for (const metric of ['ip', 'l2sq'] as const) {
     // brute force until the graph is whole.
     const steps = 2 * Math.ceil(1200 / 32);
     for (let i = 0; i < 900 + steps - 1; i++) {
-      const got = search.nearest(Float32Array.from(vectors[i % 1200]!), 20);
+      const got = search.nearest(Float32Array.from(vectors[i % 1200]!), 20).positions;
       assert.ok(got.includes(i % 1200), `search ${i}: found by its own vector while the graph is built`);
     }
     assert.equal(search.graphed, false);
     search.nearest(Float32Array.from(vectors[0]!), 20);
     assert.equal(search.graphed, true);
     vectors.forEach((v, i) => {
-      const got = search.nearest(Float32Array.from(v), 20);
+      const got = search.nearest(Float32Array.from(v), 20).positions;
       assert.equal(new Set(got).size, got.length, `position ${i}: no position twice`);
       assert.ok(got.includes(i), `position ${i} is found by its own vector`);
     });
     let found = 0;
     const queries = metric === 'ip' ? normalised(clusteredVectors(rng, 100, DIM)) : clusteredVectors(rng, 100, DIM);
     for (const query of queries) {
-      const got = new Set(search.nearest(Float32Array.from(query), 20));
+      const ranked = search.nearest(Float32Array.from(query), 20);
+      assertDistances(flat, query, metric, ranked);
+      const got = new Set(ranked.positions);
       for (const p of bruteForce(flat, query, metric, 10)) if (got.has(p)) found++;
     }
     assert.ok(found / (10 * queries.length) >= 0.95, `recall of the 10 nearest among the 20 found: ${found / (10 * queries.length)}`);
@@ -107,7 +123,7 @@ test('orphans: an inner product over vectors of any length never gets a graph (i
   const queries = clusteredVectors(rng, 20, DIM);
   for (let i = 0; i < 1200; i++) {
     const query = queries[i % 20]!;
-    const got = search.nearest(Float32Array.from(query), 20);
+    const got = search.nearest(Float32Array.from(query), 20).positions;
     if (i % 100 === 0)
       assert.ok(
         bruteForce(flat, query, 'ip', 15).every((p) => got.includes(p)),

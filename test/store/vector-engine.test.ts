@@ -306,6 +306,37 @@ test('inner product, euclidean and manhattan report their exact distances; 4,096
   });
 });
 
+test('cosine near-ties finer than the segment\'s f16 components: the k nearest by exact distance, in order', async () => {
+  await withDb(async (db) => {
+    await createIndex(db, COSINE);
+    const rng = new Rng(23);
+    // 40 elements at cosine distances from e1 about 2.6e-5 apart (angle tangents 0.3 to
+    // 0.304), far below what f16 components resolve, in a shuffled order; beside them 200
+    // clustered ones. The native ranking scrambles the 40; only the exact re-rank, read up
+    // to the metric's error past the k-th, orders them.
+    const ties = Array.from({ length: 40 }, (_, j) => {
+      const v = Array.from({ length: 16 }, () => (rng.float() - 0.5) * 1e-3);
+      v[0] = 1;
+      v[1 + (j % 15)] = 0.3 + j * 4e-4;
+      return v;
+    });
+    for (let i = ties.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [ties[i], ties[j]] = [ties[j]!, ties[i]!];
+    }
+    const others = clusteredVectors(rng, 200, 16);
+    const vectors = [...ties, ...others];
+    const ids = await addDocs(db, vectors, () => [], 80);
+    const live = new Map(ids.map((id, i) => [id, vectors[i]!]));
+    await built(db);
+    const query = [1, ...Array(15).fill(0)];
+    for (const k of [1, 5, 10, 20]) {
+      const got = search(db, query, { k, ef: 240 });
+      assert.deepEqual(got, bruteForce('cosine', live, query, k), `k ${k}`);
+    }
+  });
+});
+
 test('ef: per search and as the index default, validated on the wire and when it runs', async () => {
   await withDb(async (db) => {
     const spec: Spec = { ...COSINE, ef_search: 400 };
