@@ -80,6 +80,11 @@ export class AdjacencyEdits {
     this.log.push((blockOf(node) * 2 + dir) * ADJACENCY_BLOCK + slotOf(node), labelId, other, edge);
   }
 
+  /** Makes room for `count` more appends (a table of edges stored at once: graph.ts createEdges). */
+  reserve(count: number): void {
+    this.log.reserve(count);
+  }
+
   /** Writes every pending append. */
   flush(): void {
     if (this.log.n === 0) return;

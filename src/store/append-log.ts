@@ -18,8 +18,13 @@ export class AppendLog {
     this.edges[i] = edge;
   }
 
-  private grow(): void {
-    const size = this.keys.length * 2;
+  /** Makes room for `more` entries at once (a batch that knows how many it appends grows once, not by doubling). */
+  reserve(more: number): void {
+    if (this.n + more > this.keys.length) this.grow(this.n + more);
+  }
+
+  private grow(atLeast = 0): void {
+    const size = Math.max(this.keys.length * 2, atLeast);
     const keys = new Float64Array(size);
     keys.set(this.keys);
     const labels = new Uint32Array(size);

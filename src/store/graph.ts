@@ -524,6 +524,7 @@ export class GraphWriteView extends GraphReadView implements GraphWriter, IndexW
     const labelId = this.labelIdFor(label);
     for (const c of columns) this.batchDict.assign('property', c.name);
     const writer = new PropertyMapWriter(columns);
+    this.adjacencyEdits.reserve(2 * (end - start));
     for (let i = start; i < end; i++) {
       const id = first + i - start;
       // The map first: writing it may grow the buffer.
