@@ -30,11 +30,19 @@ function nativeDistance(flat: Float32Array, position: number, query: ArrayLike<n
 }
 
 /** The native distances given beside the positions are theirs (f32 sums in another order: to 1e-5). */
-function assertDistances(flat: Float32Array, query: ArrayLike<number>, metric: NativeMetric, got: { positions: number[]; distances: number[] }) {
+function assertDistances(
+  flat: Float32Array,
+  query: ArrayLike<number>,
+  metric: NativeMetric,
+  got: { positions: number[]; distances: number[] },
+) {
   assert.equal(got.distances.length, got.positions.length);
   got.positions.forEach((p, i) => {
     const want = nativeDistance(flat, p, query, metric);
-    assert.ok(Math.abs(got.distances[i]! - want) <= 1e-5 * Math.max(1, Math.abs(want)), `position ${p}: ${got.distances[i]} against ${want}`);
+    assert.ok(
+      Math.abs(got.distances[i]! - want) <= 1e-5 * Math.max(1, Math.abs(want)),
+      `position ${p}: ${got.distances[i]} against ${want}`,
+    );
   });
 }
 

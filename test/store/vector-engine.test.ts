@@ -306,7 +306,7 @@ test('inner product, euclidean and manhattan report their exact distances; 4,096
   });
 });
 
-test('cosine near-ties finer than the segment\'s f16 components: the k nearest by exact distance, in order', async () => {
+test("cosine near-ties finer than the segment's f16 components: the k nearest by exact distance, in order", async () => {
   await withDb(async (db) => {
     await createIndex(db, COSINE);
     const rng = new Rng(23);
