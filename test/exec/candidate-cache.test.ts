@@ -42,6 +42,14 @@ test('a reader keeps the candidates of a scan until a commit changes the columns
     assert.deepEqual(idsOf(first), [0, 1, 2], 'the Docs below 3, not the Other node');
     assert.equal(read(below(constant(3n))), first, 'kept: the same set while the columns stand');
     assert.notEqual(read(below(constant(4n))), first, 'another constant is another set');
+    // The same filter written elsewhere in a request (another JSON path) keeps what it kept.
+    const elsewhere = (v: unknown): unknown =>
+      typeof v !== 'object' || v === null
+        ? v
+        : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'path' ? '$.elsewhere[3]' : elsewhere(x)]));
+    const moved: ScanSpec = { predicates: below(constant(3n)).predicates.map((p) => elsewhere(p) as Predicate) };
+    assert.equal(moved.predicates[1]!.path, '$.elsewhere[3]');
+    assert.equal(read(moved), first, 'the JSON path is not part of the key');
     assert.deepEqual(idsOf(read(below(constant(4n)))), [0, 1, 2, 3]);
 
     // Parameters: their values are in the key.

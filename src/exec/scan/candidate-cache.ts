@@ -76,7 +76,10 @@ function candidateKey(x: Exec, spec: ScanSpec): string | null {
 
 /**
  * A text that tells apart every plan predicate and value: each scalar carries its type
- * (5, 5.0 and "5" differ; so do -0, NaN and a date-time), typed arrays their kind.
+ * (5, 5.0 and "5" differ; so do -0, NaN and a date-time), typed arrays their kind. The
+ * JSON path each plan node carries for messages is left out: it names where the request
+ * wrote a predicate, not what it keeps (the same filter written in another request, or
+ * deeper in one, is the same set), and it made most of the key's text.
  */
 function keyOf(v: unknown): string {
   switch (typeof v) {
@@ -95,7 +98,10 @@ function keyOf(v: unknown): string {
   if (v instanceof DateTime) return `T${v.ms}`;
   if (ArrayBuffer.isView(v)) return `${v.constructor.name}[${Array.from(v as unknown as ArrayLike<number | bigint>, keyOf).join(',')}]`;
   if (Array.isArray(v)) return `[${v.map(keyOf).join(',')}]`;
-  return `{${Object.entries(v as object)
-    .map(([k, x]) => `${JSON.stringify(k)}:${keyOf(x)}`)
-    .join(',')}}`;
+  let out = '{';
+  for (const [k, x] of Object.entries(v as object)) {
+    if (k === 'path') continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(k)}:${keyOf(x)}`;
+  }
+  return `${out}}`;
 }
