@@ -30,12 +30,13 @@ const USES_BEFORE_KEEPING = 2;
 /**
  * The candidates that hold a vector, and their vectors one after another: as stored (for
  * exact distances), and as a brute-force pass ranks them (cosine: normalised, so the pass
- * compares inner products instead of recomputing both norms every time; else the same array).
+ * compares inner products instead of recomputing both norms every time; else the same
+ * array; a large set ranked by inner product: as i8, native-vectors.ts quantizedI8).
  */
 export interface CandidateMatrix {
   readonly ids: Float64Array;
   readonly flat: Float32Array;
-  readonly ranked: Float32Array;
+  readonly ranked: Float32Array | Int8Array;
 }
 
 interface Entry {

@@ -31,7 +31,7 @@ import type { CatalogDb, HnswDb, QueueDb } from './layout.js';
 import type { IndexedElements, VectorFamily } from './index-families.js';
 import type { FamilyWork, IndexWorkView } from './index-work.js';
 import { HnswRecords } from './hnsw-records.js';
-import { exactNearest, type NativeIndex, type NativeShape, type Quantization } from './native-vectors.js';
+import { exactNearest, quantizedI8, type NativeIndex, type NativeShape, type Quantization } from './native-vectors.js';
 import { CandidateVectors } from './candidate-vectors.js';
 import { OrphanSearch } from './orphan-search.js';
 import { tenantKey } from './tenant-key.js';
@@ -77,6 +77,18 @@ const EXACT_KEPT_FACTOR = 250;
 export const DEFAULT_EF = 80;
 /** Native hits ranked again exactly, per result asked for (nativeNearest says why). */
 const RERANK = 2;
+/**
+ * A candidate set of at least this many, ranked by inner product (cosine, inner product),
+ * is ranked over i8 copies of its kept vectors, and QUANTIZED_RERANK times k of the best
+ * ranked again exactly. Measured (scratch script, clustered unit vectors, 300 queries,
+ * k 10): at 10,000 x 128 a pass over i8 plus the exact ranking of 40 took 140–176 µs
+ * against 214–255 µs over f32, at 10,000 x 768 453–487 against 1,248–1,316 µs, at 30,000 x
+ * 128 446 against 898 µs; at 2,000 x 128 the same as f32 (51 against 50 µs). The top 10
+ * of the i8 pool's exact ranking equalled f32's exact top 10 in every query from a pool of 30
+ * (0.9993 from 20).
+ */
+const QUANTIZED_FROM = 4096;
+const QUANTIZED_RERANK = 4;
 /**
  * The least exact distance a native distance of a segment allows, for the metrics where
  * the one bounds the other (null: the others, whose native hits are all ranked again).
@@ -513,11 +525,14 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   ): boolean {
     const dim = spec.dimension;
     // Ranked as the native index ranks an unlifted graph (cosine: inner products of
-    // normalised vectors), which orders them as the exact distance does.
+    // normalised vectors), which orders them as the exact distance does; a large set ranked
+    // by inner product as i8, its pool wider (QUANTIZED_FROM).
     const shape = nativeShape(spec, 0);
     const cosine = spec.metric === 'cosine';
+    const quantized = shape.metric === 'ip' && candidates.size >= QUANTIZED_FROM;
     const key = `${graph}:${pointer.nonce}:${pointer.generation}`;
-    const matrix = this.candidateVectors.get(candidates, key, dim * (cosine ? 8 : 4) + 8, now, () => {
+    const bytes = dim * 4 + 8 + (quantized ? dim : cosine ? dim * 4 : 0);
+    const matrix = this.candidateVectors.get(candidates, key, bytes, now, () => {
       const ids: number[] = [];
       const flat = new Float32Array(candidates.size * dim);
       const ranked = cosine ? new Float32Array(candidates.size * dim) : flat;
@@ -530,12 +545,15 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
         ids.push(id);
       }
       const stored = flat.slice(0, ids.length * dim);
-      return { ids: Float64Array.from(ids), flat: stored, ranked: cosine ? ranked.slice(0, ids.length * dim) : stored };
+      const unit = cosine ? ranked.subarray(0, ids.length * dim) : stored;
+      return { ids: Float64Array.from(ids), flat: stored, ranked: quantized ? quantizedI8(unit) : cosine ? unit.slice() : stored };
     });
     if (matrix === null) return false;
     let queued = 0;
     for (const id of pending.keys()) if (candidates.has(id)) queued++;
-    for (const i of exactNearest(matrix.ranked, nativeQuery(spec, 0, q.vector), shape, RERANK * q.k + queued).positions) {
+    const query = nativeQuery(spec, 0, q.vector);
+    const [ranking, pool] = matrix.ranked instanceof Int8Array ? [quantizedI8(query), QUANTIZED_RERANK * q.k] : [query, RERANK * q.k];
+    for (const i of exactNearest(matrix.ranked, ranking, shape, pool + queued).positions) {
       const id = matrix.ids[i]!;
       if (!pending.has(id)) nearest.offer(id, exact(matrix.flat.subarray(i * dim, (i + 1) * dim)));
     }

@@ -82,12 +82,18 @@ for (const metric of ['cosine', 'euclidean', 'inner_product'] as const) {
         nodes_where: { predicate: { lt: { left: { property: 'bucket' }, right: { constant: { i64: below } } } } },
       });
       const chosen = (below: number) => new Map([...live].filter(([id]) => bucketOf.get(id)! < below));
-      // 1% (60 candidates: exact at once) and 20% (1,200: c^2 over ef x n is 24 at ef 10,
-      // exact over kept vectors from the second search; the first walks the graph).
-      for (const below of [1, 20]) {
-        search(db, queries[0]!, { k: 10, within: filter(below), ef: 10 });
+      // 1% (60 candidates: exact at once), 20% (1,200: c^2 over ef x n is 24 at ef 10,
+      // exact over kept vectors from the second search; the first walks the graph) and 70%
+      // (4,200 at ef 50: c^2 over ef x n is 59, over kept vectors, ranked as i8 first but
+      // for euclidean, then exactly).
+      for (const [below, ef] of [
+        [1, 10],
+        [20, 10],
+        [70, 50],
+      ] as const) {
+        search(db, queries[0]!, { k: 10, within: filter(below), ef });
         for (const query of queries) {
-          const got = search(db, query, { k: 10, within: filter(below), ef: 10 });
+          const got = search(db, query, { k: 10, within: filter(below), ef });
           assert.deepEqual(got, bruteForce(metric, chosen(below), query, 10), `${below}%: brute force over the candidates`);
         }
       }
