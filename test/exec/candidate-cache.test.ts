@@ -50,6 +50,12 @@ test('a reader keeps the candidates of a scan until a commit changes the columns
     const moved: ScanSpec = { predicates: below(constant(3n)).predicates.map((p) => elsewhere(p) as Predicate) };
     assert.equal(moved.predicates[1]!.path, '$.elsewhere[3]');
     assert.equal(read(moved), first, 'the JSON path is not part of the key');
+    // ...but a value's own "path" entry is: maps that differ only there are other sets.
+    const tagged = (path: string) => docs(compare('eq', property('tag'), constant({ path })));
+    assert.equal(read(tagged('a')), read(tagged('a')), 'a map constant is kept');
+    assert.notEqual(read(tagged('b')), read(tagged('a')), 'another map is another set');
+    const byParam = docs(compare('eq', property('tag'), { e: 'param', name: 'tag', ...at }));
+    assert.notEqual(read(byParam, { tag: { path: 'b' } }), read(byParam, { tag: { path: 'a' } }), 'so is another map parameter');
     assert.deepEqual(idsOf(read(below(constant(4n)))), [0, 1, 2, 3]);
 
     // Parameters: their values are in the key.

@@ -71,17 +71,18 @@ function candidateKey(x: Exec, spec: ScanSpec): string | null {
     if (v === undefined) return null; // unbound: the scan itself says so, where
     values.push([name, v]);
   }
-  return `within:${keyOf([spec.predicates, values])}`;
+  return `within:${keyOf(spec.predicates, true)}:${keyOf(values)}`;
 }
 
 /**
  * A text that tells apart every plan predicate and value: each scalar carries its type
- * (5, 5.0 and "5" differ; so do -0, NaN and a date-time), typed arrays their kind. The
- * JSON path each plan node carries for messages is left out: it names where the request
- * wrote a predicate, not what it keeps (the same filter written in another request, or
- * deeper in one, is the same set), and it made most of the key's text.
+ * (5, 5.0 and "5" differ; so do -0, NaN and a date-time), typed arrays their kind. Of a
+ * plan node (`plan`), the JSON path it carries for messages is left out: it names where
+ * the request wrote a predicate, not what it keeps (the same filter written in another
+ * request, or deeper in one, is the same set). A constant's value is a value again, whose
+ * entries (a "path" too) are all its own.
  */
-function keyOf(v: unknown): string {
+function keyOf(v: unknown, plan = false): string {
   switch (typeof v) {
     case 'undefined':
       return 'u';
@@ -96,12 +97,14 @@ function keyOf(v: unknown): string {
   }
   if (v === null) return 'n';
   if (v instanceof DateTime) return `T${v.ms}`;
-  if (ArrayBuffer.isView(v)) return `${v.constructor.name}[${Array.from(v as unknown as ArrayLike<number | bigint>, keyOf).join(',')}]`;
-  if (Array.isArray(v)) return `[${v.map(keyOf).join(',')}]`;
+  if (ArrayBuffer.isView(v))
+    return `${v.constructor.name}[${Array.from(v as unknown as ArrayLike<number | bigint>, (x) => keyOf(x)).join(',')}]`;
+  if (Array.isArray(v)) return `[${v.map((x) => keyOf(x, plan)).join(',')}]`;
+  const constant = plan && (v as { e?: unknown }).e === 'constant';
   let out = '{';
   for (const [k, x] of Object.entries(v as object)) {
-    if (k === 'path') continue;
-    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(k)}:${keyOf(x)}`;
+    if (plan && k === 'path') continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(k)}:${keyOf(x, plan && !(constant && k === 'value'))}`;
   }
   return `${out}}`;
 }
