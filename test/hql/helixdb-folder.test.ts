@@ -27,6 +27,19 @@ async function vectorIndexes(server: TestServer): Promise<[unknown, unknown, unk
     .map((index) => [index.label, index.m, index.ef_construction]);
 }
 
+/** Waits until the index operation `id` has succeeded. */
+async function waitForOperation(server: TestServer, id: string): Promise<void> {
+  for (let n = 0; n < 1000; n++) {
+    const res = await post(
+      `${server.url}/v2/query`,
+      readRequest([{ query: { name: 's', root: { get_index_operation: { operation_id: id } } } }], ['s']),
+    );
+    if (res.status === 200 && ((res.body as { s: Obj }).s as Obj).status === 'succeeded') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`index operation ${id} did not succeed`);
+}
+
 const MEMORY_INDEX = { node_vector: { label: 'Memory', property: 'data', dimension: 3, metric: 'cosine' } };
 
 describe('a HelixDB project folder', () => {
@@ -162,9 +175,14 @@ describe("a HelixDB project whose vector index exists with other build parameter
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(await vectorIndexes(server), [['Memory', 16, 128]], 'kept as it was built');
 
-    const dropped = await post(`${server.url}/v2/query`, writeRequest([{ query: { root: { drop_index: { spec: MEMORY_INDEX } } } }]));
+    const dropped = await post(
+      `${server.url}/v2/query`,
+      writeRequest([{ query: { name: 'd', root: { drop_index: { spec: MEMORY_INDEX } } } }], ['d']),
+    );
     assert.equal(dropped.status, 200, JSON.stringify(dropped.body));
-    for (let n = 0; n < 500 && (await vectorIndexes(server)).length > 0; n++) await new Promise((resolve) => setTimeout(resolve, 10));
+    // list_indexes hides an index as soon as it is dropping, but creating it again is
+    // refused (index_busy) until the drop operation has finished: wait on the operation.
+    await waitForOperation(server, ((dropped.body as { d: Obj }).d as Obj).operation_id as string);
     assert.equal((await postPath(server, '/remember', { agent: 0, vector: [0, 1, 0], content: 'anew' })).status, 200);
     assert.deepEqual(await vectorIndexes(server), [['Memory', 32, 256]], "made anew with the project's");
   });
