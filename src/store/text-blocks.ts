@@ -140,7 +140,27 @@ export class ByteWriter {
 
   /** The text's UTF-8, after its byte count. */
   utf8(text: string): void {
-    this.room(8 + 3 * text.length);
+    const n = text.length;
+    // Short ASCII (a term, nearly always): its characters are its bytes, written as they
+    // are read; Buffer.write costs more than the copy for a few bytes (measured: a text
+    // index's bulk load spent 0.37 s of 6.5 in it at 100k documents).
+    if (n < 0x80) {
+      this.room(1 + n);
+      const bytes = this.bytes;
+      const at = this.length + 1;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        if (c >= 0x80) break;
+        bytes[at + i] = c;
+      }
+      if (i === n) {
+        bytes[this.length] = n;
+        this.length = at + n;
+        return;
+      }
+    }
+    this.room(8 + 3 * n);
     // Written one byte past the count, which takes one byte below 128 (moved along otherwise).
     const bytes = this.bytes.write(text, this.length + 1, 'utf8');
     if (bytes < 0x80) {
@@ -286,7 +306,8 @@ export function appendToHead(raw: Uint8Array, ids: ArrayLike<number>, tfs: reado
   w.impacts(impactsOf(pairs));
   w.varint(ids[n - 1]!);
   w.byte(count + n);
-  w.raw(raw.subarray(r.at + 1));
+  // Up to raw.length: lmdb-js's getBinaryFast sets `length` on a larger shared array.
+  w.raw(raw.subarray(r.at + 1, raw.length));
   let previous = count === 0 ? 0 : last;
   for (let i = 0; i < n; i++) {
     w.varint(ids[i]! - previous);

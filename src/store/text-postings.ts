@@ -285,7 +285,8 @@ export class TextBatch {
     const writer = new TermWriter(this.db);
     for (const p of this.pending.values()) {
       if (p.documents !== 0 || p.length !== 0) writeStats(this.db, statsKey(this.indexId, p.partition), p.stored, p.documents, p.length);
-      for (const run of p.changes.terms()) writer.apply(headKey(this.indexId, p.partition, termKey(run.term)), run.ids, run.changes);
+      const keys = new HeadKeys(this.indexId, p.partition);
+      for (const run of p.changes.terms()) writer.apply(keys.of(run.term), run.ids, run.changes);
     }
     this.pending.clear();
   }
@@ -358,6 +359,39 @@ function statsKey(indexId: number, partition: Buffer): Buffer {
   key[4] = TEXT_KEY_KIND.stats;
   partition.copy(key, 5);
   return key;
+}
+
+/**
+ * The head keys of one partition's terms, one after another, for a flush: a short ASCII
+ * term (nearly every one) is written into one reused key, valid until the next `of` (the
+ * term writer keeps no key: LMDB copies it); any other gets a key of its own.
+ */
+class HeadKeys {
+  private readonly key: Buffer;
+  private readonly prefix: number;
+
+  constructor(
+    private readonly indexId: number,
+    private readonly partition: Buffer,
+  ) {
+    this.prefix = headKey(indexId, partition, Buffer.alloc(0)).length - 1;
+    this.key = Buffer.allocUnsafe(this.prefix + MAX_TERM_KEY_BYTES + 1);
+    headKey(indexId, partition, Buffer.alloc(0)).copy(this.key);
+  }
+
+  of(term: string): Buffer {
+    const n = term.length;
+    if (n > MAX_TERM_KEY_BYTES) return headKey(this.indexId, this.partition, termKey(term));
+    const key = this.key;
+    const at = this.prefix;
+    for (let i = 0; i < n; i++) {
+      const c = term.charCodeAt(i);
+      if (c >= 0x80) return headKey(this.indexId, this.partition, termKey(term));
+      key[at + i] = c;
+    }
+    key[at + n] = 0;
+    return key.subarray(0, at + n + 1);
+  }
 }
 
 /** A term's head key; its blocks' keys are its block prefix (text-term-writer.ts) and their first id. */

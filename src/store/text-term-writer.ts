@@ -115,7 +115,9 @@ export class TermWriter {
 
   /** Applies changes (ascending ids, one change each) to the term whose head is at `headKey`. */
   apply(headKey: Buffer, ids: ArrayLike<number>, changes: ArrayLike<number>): void {
-    const raw = this.db.get(headKey);
+    // Not copied: lmdb-js's buffer stays valid until the next read, and the head is decoded
+    // (or appended to) before any.
+    const raw = this.db.getBinaryFast(headKey);
     if (raw !== undefined && this.append(headKey, raw, ids, changes)) return;
     const head: TermHead = raw === undefined ? { df: 0, blocks: 0, blocksEnd: 0, impacts: [], tail: new PostingList() } : decodeHead(raw);
     const added: number[] = [];

@@ -59,10 +59,21 @@ test('heads and blocks round-trip, ids up to 2^52', () => {
   );
 });
 
-test('texts round-trip after their byte count, short and past 127 bytes', () => {
+test('texts round-trip after their byte count, short and past 127 bytes, ASCII (written a character at a time) or not', () => {
   fc.assert(
     fc.property(
-      fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.constant('é'.repeat(200))), { maxLength: 5 }),
+      fc.array(
+        fc.oneof(
+          fc.string({ unit: 'grapheme', maxLength: 300 }),
+          fc.string({ unit: 'binary-ascii', maxLength: 200 }),
+          fc.constant('é'.repeat(200)),
+          fc.constant('a'.repeat(127)),
+          fc.constant('a'.repeat(128)),
+          fc.constant('ab\u00e9'),
+          fc.constant(`${'a'.repeat(126)}é`),
+        ),
+        { maxLength: 5 },
+      ),
       (texts) => {
         const w = new ByteWriter();
         for (const t of texts) {

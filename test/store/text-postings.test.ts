@@ -266,12 +266,29 @@ test('long tokens stay searchable: terms over 256 bytes are hashed', () => {
   const other3000 = 'x'.repeat(2999) + 'y';
   const t256 = 'é'.repeat(128); // exactly 256 bytes: kept as it is
   const t257 = 'a' + t256;
+  // ASCII at the edge: 256 bytes kept as they are (the flush's reused key), 257 hashed.
+  const a256 = 'a'.repeat(256);
+  const a257 = 'a'.repeat(257);
   write(() => {
     index.put(1, null, `${t3000} short`);
     index.put(2, null, `${other3000} short`);
     index.put(3, null, `${t256} ${t257}`);
+    index.put(4, null, `${a256} ${a257} ${a257}`);
+    index.put(5, null, a256);
   });
   read(() => {
+    assert.deepEqual(
+      index.search(null, a256, 10).map((r) => r.id),
+      [5, 4],
+    );
+    assert.deepEqual(
+      index.search(null, a257, 10).map((r) => r.id),
+      [4],
+    );
+    assert.deepEqual(
+      index.search(null, 'short', 10).map((r) => r.id),
+      [1, 2],
+    );
     assert.deepEqual(
       index.search(null, t3000.toUpperCase(), 10).map((r) => r.id),
       [1],
@@ -297,6 +314,8 @@ test('long tokens stay searchable: terms over 256 bytes are hashed', () => {
     index.remove(1);
     index.remove(2);
     index.remove(3);
+    index.remove(4);
+    index.remove(5);
   });
   assert.equal(indexKeys(indexIdOf(index)), 0);
 });
