@@ -109,6 +109,21 @@ export async function settled(db: Database, operation: string): Promise<void> {
   }
 }
 
+/**
+ * Waits until the index's reach sweep has ended after its last add (`backlog.reach_checked`,
+ * docs/queries.md): the builder is then idle, as it is between a database's loads, and
+ * no longer takes both cores while queries are timed. The milliseconds waited.
+ */
+export async function reachChecked(db: Database, operation: string): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const r = await read(db, [entry('op', { get_index_operation: { operation_id: operation } })], ['op']);
+    const op = r['op'] as { backlog?: { reach_checked: boolean } };
+    if (op.backlog === undefined || op.backlog.reach_checked) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** The body of a `for_each` that adds a node of `label` per row, each property from the row's field of its name. */
 export function addRowBody(name: string, label: string, properties: readonly string[]): unknown[] {
   return [entry(name, { add_n: { label, properties: properties.map((p) => [p, { expr: { param: p } }]) } })];
