@@ -23,7 +23,6 @@
 import { GraphError } from '../core/errors.js';
 import { describeIndex, elementOf } from '../core/index-spec.js';
 import { isNumeric, toNumber, type Value, type ValueObject } from '../core/value.js';
-import { MaxHeap } from '../search/heap.js';
 import { hnswConfig, insert, markDeleted, remove, search as hnswSearch, searchEf, type HnswConfig } from '../search/hnsw.js';
 import { checkVector, distanceFrom, METRICS, squaredNorm } from '../search/vector-math.js';
 import { allocateGraphId, CatalogReader, type IndexDef } from './index-catalog.js';
@@ -34,6 +33,7 @@ import { HnswRecords } from './hnsw-records.js';
 import { exactNearest, quantizedI8, type NativeIndex, type NativeShape, type Quantization } from './native-vectors.js';
 import { CandidateVectors } from './candidate-vectors.js';
 import { OrphanSearch } from './orphan-search.js';
+import { Nearest, offerOrphans } from './nearest.js';
 import { tenantKey } from './tenant-key.js';
 import type { Candidates, MissingSegment, VectorBacklog, VectorHit, VectorQuery } from './types.js';
 import { LINK, UNLINK, VectorQueue, type Applied } from './vector-queue.js';
@@ -208,31 +208,6 @@ export function vectorValues(v: Value | undefined): ArrayLike<number> | null {
   if (v instanceof BigInt64Array) return Array.from(v, Number);
   if (Array.isArray(v) && v.length > 0 && v.every(isNumeric)) return v.map((n) => toNumber(n as bigint | number));
   return null;
-}
-
-/** The k nearest so far: a bounded heap, farthest on top. */
-class Nearest {
-  private readonly heap = new MaxHeap();
-
-  constructor(private readonly k: number) {}
-
-  offer(id: number, distance: number): void {
-    const heap = this.heap;
-    if (heap.size < this.k) heap.push(distance, id);
-    else if (distance < heap.topDistance() || (distance === heap.topDistance() && id < heap.topId())) {
-      heap.pop();
-      heap.push(distance, id);
-    }
-  }
-
-  /** The distance an element must come under to be kept: the farthest kept once k are, else infinity. */
-  bar(): number {
-    return this.heap.size < this.k ? Infinity : this.heap.topDistance();
-  }
-
-  hits(): VectorHit[] {
-    return this.heap.sorted();
-  }
 }
 
 export interface VectorIndexOptions {
@@ -493,14 +468,14 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     const skip = candidates === null ? stale : (id: number) => stale(id) || !candidates.has(id);
     // In native order, while one could still rank: past the first whose native distance
     // bounds its exact one above the k-th exact distance kept, none can.
-    const found = nativeNearest(segment.index, query, q.k, ef, selectivity, skip);
     const atLeast = EXACT_AT_LEAST[spec.metric];
+    const found = nativeNearest(segment.index, query, q.k, ef, selectivity, skip, atLeast === null ? RERANK * q.k : Infinity);
     for (let i = 0; i < found.ids.length; i++) {
       if (atLeast !== null && atLeast(found.distances[i]!) > nearest.bar()) break;
       offerStored(found.ids[i]!);
     }
     const acceptOrphan = (id: number) => !pending.has(id) && (candidates === null || candidates.has(id));
-    this.offerOrphans(spec, pointer.longest, segment, query, q.k, selectivity, nearest, exact, acceptOrphan);
+    this.offerSegmentOrphans(spec, pointer.longest, segment, query, q.k, selectivity, nearest, exact, acceptOrphan);
     return nearest.hits();
   }
 
@@ -567,7 +542,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
    * exact one within the k-th kept (EXACT_AT_LEAST; offered after the graph's hits, so the
    * bar is theirs).
    */
-  private offerOrphans(
+  private offerSegmentOrphans(
     spec: VectorSpec,
     longest: number,
     segment: SegmentView,
@@ -588,21 +563,12 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
       search = new OrphanSearch(flat, shape, selfNearest(spec, longest));
       this.orphanSearches.set(segment, search);
     }
-    // Over the share of them a `_within` search may keep, widened while too few of those
-    // found pass (its candidates, and not queued).
-    const atLeast = EXACT_AT_LEAST[spec.metric];
-    for (let count = Math.ceil((RERANK * k) / selectivity); ; count *= 4) {
-      let passed = 0;
-      const { positions, distances } = search.nearest(query, Math.min(count, orphans.length));
-      for (let j = 0; j < positions.length; j++) {
-        const i = positions[j]!;
-        const id = orphans[i]!;
-        if (!accept(id)) continue;
-        passed++;
-        if (atLeast === null || atLeast(distances[j]!) <= nearest.bar()) nearest.offer(id, exact(vectors[i]!));
-      }
-      if (passed >= k || count >= orphans.length) return;
-    }
+    offerOrphans(
+      { search, ids: orphans, vectors },
+      { query, k, selectivity, exact, accept, atLeast: EXACT_AT_LEAST[spec.metric] },
+      RERANK,
+      nearest,
+    );
   }
 
   /**
@@ -923,8 +889,11 @@ export function newPointer(
 
 /**
  * The nearest elements of a segment that `skip` lets through (not stale, deleted or
- * outside the candidates), nearest first by the native distance: up to RERANK times k of
- * those the beam found, which the caller ranks again by their exact distances. The native distances of a cosine
+ * outside the candidates), nearest first by the native distance: up to `keep` of those the
+ * beam found (RERANK times k where the native distance bounds no exact one; every one
+ * otherwise, and the caller reads them only while one could rank, so that a group of ties
+ * larger than RERANK times k, copies of one vector, is ranked whole and by id), which the
+ * caller ranks again by their exact distances. The native distances of a cosine
  * segment are of f16 components: near-ties at the k-th place come out in either order
  * (measured: 3 of 10 searches over 1,500 clustered 16-d vectors lost their 10th neighbour
  * to the 11th, even with a beam over the whole graph), and the exact ranking of a few more settles them.
@@ -938,16 +907,16 @@ function nativeNearest(
   ef: number,
   selectivity: number,
   skip: (id: number) => boolean,
+  keep: number,
 ): { ids: number[]; distances: number[] } {
   const size = index.size;
   if (size === 0) return { ids: [], distances: [] };
-  const want = RERANK * k;
   let count = Math.min(size, Math.max(k, Math.ceil(Math.max(k, ef) / selectivity)));
   for (;;) {
     const { ids, distances, found } = index.search(query, count);
     const out: number[] = [];
     const outDistances: number[] = [];
-    for (let i = 0; i < found && out.length < want; i++) {
+    for (let i = 0; i < found && out.length < keep; i++) {
       const id = Number(ids[i]);
       if (skip(id)) continue;
       out.push(id);

@@ -23,6 +23,7 @@ import {
   createIndex,
   openVectorDb,
   randomVectors,
+  reachChecked,
   recall,
   search,
   searchOp,
@@ -334,6 +335,27 @@ test("cosine near-ties finer than the segment's f16 components: the k nearest by
       const got = search(db, query, { k, ef: 240 });
       assert.deepEqual(got, bruteForce('cosine', live, query, k), `k ${k}`);
     }
+  });
+});
+
+test('copies of one vector, more than the hits a search ranks again, come by id: the k with the least ids', async () => {
+  await withDb(async (db) => {
+    await createIndex(db, COSINE);
+    const rng = new Rng(29);
+    // 12 copies (each still among the 16 nearest of its own vector when added: no
+    // orphans) in 212 vectors, shuffled, so that their ids are spread; k 1 to 3 ranks
+    // again 2 to 6 native hits, fewer than the ties, which come in any order.
+    const base = [1, ...Array<number>(15).fill(0)];
+    const vectors = [...Array.from({ length: 12 }, () => [...base]), ...clusteredVectors(rng, 200, 16)];
+    for (let i = vectors.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [vectors[i], vectors[j]] = [vectors[j]!, vectors[i]!];
+    }
+    const ids = await addDocs(db, vectors, () => [], 50);
+    const live = new Map(ids.map((id, i) => [id, vectors[i]!]));
+    await built(db);
+    await reachChecked(db);
+    for (const k of [1, 2, 3, 12]) assert.deepEqual(search(db, base, { k, ef: 64 }), bruteForce('cosine', live, base, k), `k ${k}`);
   });
 });
 
