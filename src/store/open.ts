@@ -234,6 +234,8 @@ class LmdbStore implements Store {
       flushed: () => this.flushed(),
       log: this.log,
       graceMs,
+      // A writer that logs its batches has replicas that fetch its files by name.
+      oldestRead: () => (this.handles.recorder === null && !this.replica ? oldestRead(this.env) : undefined),
     });
   }
 
@@ -250,12 +252,12 @@ class LmdbStore implements Store {
     if (this.hasNativeIndexes()) this.builder!.wake();
   }
 
-  /** Commits a segment the builder published: the pointer it replaced, or false when refused. */
-  private commitSegment(c: SegmentCommit): Promise<GraphPointer | null | false> {
+  /** Commits a segment the builder published: the pointer it replaced and the transaction, or false when refused. */
+  private commitSegment(c: SegmentCommit): Promise<{ readonly replaced: GraphPointer | null; readonly txn: number } | false> {
     if (this.closed) return Promise.resolve(false);
     return this.committer!.submit(() => {
-      const before = this.index.vector.queue.pointer(c.graph) ?? null;
-      const value: GraphPointer | null | false = this.index.vector.commitSegment(c) ? before : false;
+      const replaced = this.index.vector.queue.pointer(c.graph) ?? null;
+      const value = this.index.vector.commitSegment(c) ? { replaced, txn: this.env.getWriteTxnId() } : (false as const);
       return { value, onCommit: () => undefined };
     }, false).then((done) => done.value);
   }
@@ -599,6 +601,22 @@ async function openLmdbStore(options: StoreOptions): Promise<LmdbStore> {
     lock?.release();
     throw err;
   }
+}
+
+/**
+ * The oldest snapshot an open read transaction of the environment holds (its transaction
+ * id), in any thread or process (LMDB's reader table, after clearing the slots of dead
+ * processes), or null when none is open.
+ */
+function oldestRead(env: RootDatabase): number | null {
+  env.readerCheck();
+  let oldest: number | null = null;
+  // Lines of "pid thread txnid"; a free slot's txnid is "-", and the header has none.
+  for (const line of env.readerList().split('\n')) {
+    const match = /^\s*\d+\s+[0-9a-f]+\s+(\d+)\s*$/.exec(line);
+    if (match !== null) oldest = Math.min(oldest ?? Infinity, Number(match[1]));
+  }
+  return oldest;
 }
 
 /**

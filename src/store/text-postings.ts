@@ -374,9 +374,11 @@ class HeadKeys {
     private readonly indexId: number,
     private readonly partition: Buffer,
   ) {
-    this.prefix = headKey(indexId, partition, Buffer.alloc(0)).length - 1;
+    // The key of the empty term: the prefix, then its terminating 0.
+    const empty = headKey(indexId, partition, Buffer.alloc(0));
+    this.prefix = empty.length - 1;
     this.key = Buffer.allocUnsafe(this.prefix + MAX_TERM_KEY_BYTES + 1);
-    headKey(indexId, partition, Buffer.alloc(0)).copy(this.key);
+    empty.copy(this.key);
   }
 
   of(term: string): Buffer {

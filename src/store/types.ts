@@ -248,9 +248,10 @@ export interface StoreOptions {
    */
   readonly indexStepMs?: number;
   /**
-   * How long a replaced vector segment file is kept once its replacement is on disk, ms
-   * (default 60,000: twice the default query timeout; vector-builder-client.ts). A read
-   * that started before the replacement may still map the old file.
+   * How long a replaced vector segment file is kept at most once its replacement is on
+   * disk, ms (default 60,000: twice the default query timeout; vector-builder-client.ts). A
+   * read that started before the replacement may still map the old file; an unlogged
+   * writer deletes it sooner, once no open read is older than the replacement.
    */
   readonly segmentGraceMs?: number;
   /**

@@ -7,8 +7,14 @@
  * A file is deleted only once the commit that replaced it is flushed to disk (a crash
  * then finds the new pointer, whose file was flushed before it was committed) and
  * `graceMs` later: a read that started before that commit may still view the old file,
- * and no read outlives the query timeout. Temporary files of a builder that died are
- * deleted when the store opens; files no pointer names are retired the same way.
+ * and no read outlives the query timeout. A writer no replica follows deletes it sooner,
+ * as soon as no open read (of any thread or process: LMDB's reader table) holds a
+ * snapshot older than that commit: under constant writes a segment is replaced every
+ * second or two, and a minute of replaced files took a hundred times the index's own size
+ * on disk (docs/benchmarks.md, "A vector index under churn"). A viewed file stays mapped
+ * after its deletion. Replicas fetch files by name from the writer, so a writer that logs
+ * its batches keeps the whole grace. Temporary files of a builder that died are deleted
+ * when the store opens; files no pointer names are retired after the grace.
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -22,8 +28,11 @@ import { isSegmentName, segmentDir, segmentFiles, type GraphPointer } from './ve
 /** What the builder needs of its store. */
 export interface BuilderHost {
   readonly path: string;
-  /** Commits a segment's pointer: the pointer it replaced (null: none), or false when refused. */
-  commit(c: SegmentCommit): Promise<GraphPointer | null | false>;
+  /**
+   * Commits a segment's pointer: the pointer it replaced (null: none) and the transaction
+   * that replaced it (a snapshot of that id or later names the new file), or false when refused.
+   */
+  commit(c: SegmentCommit): Promise<{ readonly replaced: GraphPointer | null; readonly txn: number } | false>;
   /** The segment file names the current pointers name, in a fresh snapshot. */
   referenced(): Set<string>;
   /** Resolves once every commit so far is flushed to disk. */
@@ -31,12 +40,19 @@ export interface BuilderHost {
   readonly log: (message: string) => void;
   /** How long a replaced file stays after its replacement is on disk (longer than any read). */
   readonly graceMs: number;
+  /**
+   * The oldest snapshot (transaction id) an open read holds, null when no read is open;
+   * undefined where replaced files keep the whole grace (replicas may still fetch them).
+   */
+  oldestRead(): number | null | undefined;
 }
 
 /** Pause before a builder thread that died is started again. */
 const RESTART_MS = 1000;
 /** How often unnamed files are looked for while the builder runs. */
 const SWEEP_MS = 10_000;
+/** How often a replaced file's reads are looked at until it can go. */
+const UNREAD_POLL_MS = 250;
 /** How long close waits for the builder to finish its chunk before terminating it. */
 const CLOSE_WAIT_MS = 10_000;
 
@@ -113,13 +129,14 @@ export class VectorBuilderClient {
     const answer = (type: 'committed' | 'refused') =>
       this.worker?.postMessage({ type, graph: c.graph, generation: c.pointer.generation } satisfies ToBuilder);
     this.host.commit(c).then(
-      (replaced) => {
-        if (replaced === false) {
+      (done) => {
+        if (done === false) {
           answer('refused');
           return;
         }
         answer('committed');
-        if (replaced !== null && replaced.state === 'segment') for (const name of segmentFiles(c.graph, replaced)) this.retire(name);
+        const { replaced, txn } = done;
+        if (replaced !== null && replaced.state === 'segment') for (const name of segmentFiles(c.graph, replaced)) this.retire(name, txn);
       },
       (err: unknown) => {
         if (!this.closed) this.host.log(`a vector segment could not be committed: ${messageOf(err)}`);
@@ -128,18 +145,30 @@ export class VectorBuilderClient {
     );
   }
 
-  /** Deletes a file no pointer names, once the commits so far are on disk and the grace has passed. */
-  private retire(name: string): void {
+  /**
+   * Deletes a file no pointer names, once the commits so far are on disk and the grace has
+   * passed, or, for a file the commit of transaction `replacedAt` replaced, once no open
+   * read is older than that commit (where the host allows it).
+   */
+  private retire(name: string, replacedAt: number | null = null): void {
     if (this.retiring.has(name) || this.closed) return;
     this.retiring.add(name);
     this.host.flushed().then(
-      () =>
-        this.later(this.host.graceMs, () => {
-          this.retiring.delete(name);
-          if (!this.host.referenced().has(name)) rmSync(join(this.dir, name), { force: true });
-        }),
+      () => this.deleteWhenUnread(name, replacedAt, performance.now() + this.host.graceMs),
       () => this.retiring.delete(name),
     );
+  }
+
+  private deleteWhenUnread(name: string, replacedAt: number | null, deadline: number): void {
+    const now = performance.now();
+    const oldest = replacedAt === null ? undefined : this.host.oldestRead();
+    const unread = oldest !== undefined && (oldest === null || oldest >= replacedAt!);
+    if (!unread && now < deadline) {
+      this.later(Math.min(UNREAD_POLL_MS, deadline - now), () => this.deleteWhenUnread(name, replacedAt, deadline));
+      return;
+    }
+    this.retiring.delete(name);
+    if (!this.host.referenced().has(name)) rmSync(join(this.dir, name), { force: true });
   }
 
   private later(ms: number, fn: () => void): void {
