@@ -11,6 +11,13 @@ import { join } from 'node:path';
 import { startTestServer, tempDir } from '../helpers/server.js';
 import { indexRequests, mixedWrites, namedSegments } from '../helpers/replication.js';
 
+/** Whether every vector index's reach sweep has ended after its last add (GET /metrics). */
+async function reachChecked(url: string): Promise<boolean> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const lines = text.split('\n').filter((line) => line.startsWith('trellis_vector_reach_checked{'));
+  return lines.length > 0 && lines.every((line) => line.endsWith(' 1'));
+}
+
 async function piece(url: string, body: string): Promise<{ status: number; bytes: Buffer; json: { error?: string; msg?: string } | null }> {
   const res = await fetch(`${url}/v2/replication/segment`, { method: 'POST', body });
   const bytes = Buffer.from(await res.arrayBuffer());
@@ -25,11 +32,10 @@ test('POST /v2/replication/segment answers a segment file by pieces, and 404 for
       const res = await fetch(`${server.url}/v2/query`, { method: 'POST', body: JSON.stringify(body) });
       await res.text();
     }
-    let named = new Map<string, string | null>();
-    for (let i = 0; i < 600 && named.size === 0; i++) {
-      named = namedSegments(dir.path);
-      if (named.size === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // Until the builder has ended its reach sweep it publishes again, and a writer no
+    // replica follows deletes a replaced file at once: wait for the segments to stay.
+    for (let i = 0; i < 600 && !(await reachChecked(server.url)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const named = namedSegments(dir.path);
     const name = [...named.keys()].find((n) => n.endsWith('.usearch'));
     assert.ok(name !== undefined, 'the writer built a vector segment');
     const file = readFileSync(join(dir.path, 'vectors', name));
