@@ -11,7 +11,6 @@
  *
  * Prints one JSON object on stdout (the samples and a summary); progress goes to stderr.
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SEED, SIZES } from './lib/dataset.js';
 import { startChild } from './lib/child.js';
@@ -19,7 +18,8 @@ import { machine, parseBenchArgs, positiveInt, positiveNumber, progress, runBenc
 import { prepareDatabase } from './lib/prepare.js';
 import { RawConnection } from './lib/raw-client.js';
 import { readScenarios, seededSequence } from './lib/scenarios.js';
-import { round } from './lib/stats.js';
+import { round, slope } from './lib/stats.js';
+import { processMemory } from './lib/proc-memory.js';
 import { buildTruth } from './lib/truth.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
@@ -31,27 +31,6 @@ interface Sample {
   file_mib: number;
   requests: number;
   errors: number;
-}
-
-function memory(pid: number): { rss: number; anon: number; file: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kib('VmRSS') / 1024, anon: kib('RssAnon') / 1024, file: (kib('RssFile') + kib('RssShmem')) / 1024 };
-}
-
-/** Least-squares slope of y over x. */
-function slope(points: readonly [number, number][]): number {
-  const n = points.length;
-  if (n < 2) return 0;
-  const mx = points.reduce((a, [x]) => a + x, 0) / n;
-  const my = points.reduce((a, [, y]) => a + y, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (const [x, y] of points) {
-    num += (x - mx) * (y - my);
-    den += (x - mx) ** 2;
-  }
-  return den === 0 ? 0 : num / den;
 }
 
 async function main(): Promise<void> {
@@ -101,7 +80,7 @@ async function main(): Promise<void> {
     const until = started + minutes * 60_000;
     const samples: Sample[] = [];
     const sample = () => {
-      const m = memory(pid);
+      const m = processMemory(pid);
       const s = {
         minute: round((performance.now() - started) / 60_000, 2),
         rss_mib: round(m.rss),

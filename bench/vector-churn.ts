@@ -15,14 +15,28 @@
  * anonymous memory's slope over the second half (MiB a minute: flat is about 0) and the
  * growth of each figure between the middle and the end. Prints one JSON document.
  */
-import { readdirSync, readFileSync, rmSync, statSync, mkdtempSync } from 'node:fs';
+import { readdirSync, rmSync, statSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { open, type Database } from '../src/index.js';
+import { open } from '../src/index.js';
 import { machine, progress } from './lib/cli.js';
-import { round } from './lib/stats.js';
-import { CENTRES, createIndex, draw, entry, insertAll, read, seeded, settled, SPEC, write } from './lib/vector-data.js';
+import { processMemory } from './lib/proc-memory.js';
+import { round, slope } from './lib/stats.js';
+import {
+  backpressure,
+  CENTRES,
+  createIndex,
+  draw,
+  entry,
+  insertAll,
+  read,
+  searchText,
+  seeded,
+  settled,
+  SPEC,
+  writeRetrying,
+} from './lib/vector-data.js';
 
 const MIB = 2 ** 20;
 const K = 10;
@@ -44,12 +58,6 @@ interface Sample {
   backpressure_retries: number;
 }
 
-function processMemory(): { rss: number; anon: number } {
-  const status = readFileSync('/proc/self/status', 'utf8');
-  const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kib('VmRSS') / 1024, anon: kib('RssAnon') / 1024 };
-}
-
 function folderMiB(dir: string): { mib: number; files: number } {
   let bytes = 0;
   let files = 0;
@@ -58,21 +66,6 @@ function folderMiB(dir: string): { mib: number; files: number } {
     files++;
   }
   return { mib: bytes / MIB, files };
-}
-
-/** Least-squares slope of y over x. */
-function slope(points: readonly [number, number][]): number {
-  const n = points.length;
-  if (n < 2) return 0;
-  const mx = points.reduce((a, [x]) => a + x, 0) / n;
-  const my = points.reduce((a, [, y]) => a + y, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (const [x, y] of points) {
-    num += (x - mx) * (y - my);
-    den += (x - mx) ** 2;
-  }
-  return den === 0 ? 0 : num / den;
 }
 
 const cosine = (a: Float32Array, b: Float32Array): number => {
@@ -86,45 +79,6 @@ const cosine = (a: Float32Array, b: Float32Array): number => {
   }
   return 1 - dot / Math.sqrt(na * nb);
 };
-
-const searchRequest = (v: Float32Array): string =>
-  JSON.stringify({
-    request_type: 'read',
-    query: {
-      read: {
-        entries: [
-          entry('x', {
-            vector_search_nodes: {
-              label: 'Doc',
-              property: 'emb',
-              query_vector: { value: { f32_array: Array.from(v) } },
-              k: { literal: K },
-            },
-          }),
-        ],
-        returns: ['x'],
-      },
-    },
-  });
-
-/** A write sent again while the index's queue is full (429 `index_backpressure`), as a client should. */
-async function writeRetrying(
-  db: Database,
-  entries: unknown[],
-  returns: string[],
-  parameters: Record<string, unknown>,
-  retries: { n: number },
-) {
-  for (;;) {
-    try {
-      return await write(db, entries, returns, parameters);
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'index_backpressure') throw err;
-      retries.n++;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 /** One round's write: deletes `gone`, inserts `rows` (answered as `n`), gives `updates` their new vectors. */
 const CHURN = [
@@ -186,13 +140,11 @@ async function main(): Promise<void> {
     };
 
     const samples: Sample[] = [];
-    const retries = { n: 0 };
     const started = performance.now();
     let rounds = 0;
     let searches = 0;
     let changes = 0;
     let lastSample = started;
-    let roundsAtSample = 0;
     let searchesAtSample = 0;
     let changesAtSample = 0;
     const sample = async (): Promise<void> => {
@@ -205,7 +157,7 @@ async function main(): Promise<void> {
       let hits = 0;
       const probes = fresh(20);
       for (const q of probes) {
-        const got = JSON.parse(await db.queryText(searchRequest(q))) as { x: { $id: number }[] };
+        const got = JSON.parse(await db.queryText(searchText(q, K))) as { x: { $id: number }[] };
         const truth = [...live].map(([id, v]) => [id, cosine(q, v)] as const).sort((a, b) => a[1] - b[1] || a[0] - b[0]);
         const want = new Set(truth.slice(0, K).map(([id]) => id));
         for (const h of got.x) if (want.has(h.$id)) hits++;
@@ -226,11 +178,10 @@ async function main(): Promise<void> {
         recall: round(hits / (probes.length * K), 4),
         searches_per_s: round((searches - searchesAtSample) / seconds),
         changes_per_s: round((changes - changesAtSample) / seconds),
-        backpressure_retries: retries.n,
+        backpressure_retries: backpressure.retries,
       });
       progress(`  ${JSON.stringify(samples[samples.length - 1])}`);
       lastSample = performance.now();
-      roundsAtSample = rounds;
       searchesAtSample = searches;
       changesAtSample = changes;
     };
@@ -245,7 +196,7 @@ async function main(): Promise<void> {
       for (const v of updateVectors) updated.push({ id: ids[Math.floor(random() * ids.length)]!, emb: Array.from(v) });
       // One update per id: the last vector given to an id wins, and the live set must agree.
       const byId = new Map(updated.map((u) => [u.id, u]));
-      const r = await writeRetrying(db, CHURN, ['n'], { gone, rows, updates: [...byId.values()] }, retries);
+      const r = await writeRetrying(db, CHURN, ['n'], { gone, rows, updates: [...byId.values()] });
       for (const id of gone) live.delete(id);
       // `n` is the last row's node; a batch's new ids follow one by one (one transaction).
       const first = (r['n'] as { $id: number }[])[0]!.$id - (rows.length - 1);
@@ -256,14 +207,13 @@ async function main(): Promise<void> {
       for (const u of byId.values()) live.set(u.id, Float32Array.from(u.emb));
       changes += gone.length + rows.length + byId.size;
       for (let i = 0; i < searchesPerRound; i++) {
-        await db.queryText(searchRequest(fresh(1)[0]!));
+        await db.queryText(searchText(fresh(1)[0]!, K));
         searches++;
       }
       rounds++;
       if (performance.now() - lastSample >= sampleMs) await sample();
     }
     await sample();
-    void roundsAtSample;
 
     const half = samples.filter((s) => s.minute >= samples[samples.length - 1]!.minute / 2);
     const middle = half[0]!;

@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { open } from '../src/index.js';
 import { progress } from './lib/cli.js';
-import { CENTRES, createIndex, draw, insertAll, seeded, settled, SPEC } from './lib/vector-data.js';
+import { CENTRES, createIndex, draw, insertAll, searchText, seeded, settled, SPEC } from './lib/vector-data.js';
 
 const MIB = 2 ** 20;
 const mib = (bytes: number) => Math.round(bytes / MIB);
@@ -69,16 +69,9 @@ function residentByMapping(): Record<string, number> {
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, Math.round(v)]));
 }
 
-function queryOf(vector: Float32Array): string {
-  const root = {
-    vector_search_nodes: { label: 'Doc', property: 'emb', query_vector: { value: { f32_array: Array.from(vector) } }, k: { literal: 10 } },
-  };
-  return JSON.stringify({ request_type: 'read', query: { read: { entries: [{ query: { name: 'x', root } }], returns: ['x'] } } });
-}
-
 async function serve(dir: string, dim: number, queries: number, rounds: number): Promise<void> {
   const random = seeded(99);
-  const requests = draw(random, draw(random, [], CENTRES, dim, false), queries, dim, true).map(queryOf);
+  const requests = draw(random, draw(random, [], CENTRES, dim, false), queries, dim, true).map((v) => searchText(v));
   const start = memory();
   const began = performance.now();
   const db = await open(dir);

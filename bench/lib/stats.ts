@@ -49,3 +49,18 @@ export function medianInterval(values: readonly number[], z = 1.96): [number, nu
   const upper = Math.min(n, Math.ceil(1 + (n + z * Math.sqrt(n)) / 2));
   return [sorted[lower - 1]!, sorted[upper - 1]!];
 }
+
+/** Least-squares slope of y over x (0 with fewer than two points). */
+export function slope(points: readonly [number, number][]): number {
+  const n = points.length;
+  if (n < 2) return 0;
+  const mx = points.reduce((a, [x]) => a + x, 0) / n;
+  const my = points.reduce((a, [, y]) => a + y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}

@@ -78,7 +78,7 @@ export const backpressure = { retries: 0, waitedMs: 0 };
  * A write sent again while the index's queue is full (429 `index_backpressure`, retryable:
  * inserts outran the builder), as a client should; what it waited is in `backpressure`.
  */
-async function writeRetrying(db: Database, entries: unknown[], returns: string[], parameters: Record<string, unknown>) {
+export async function writeRetrying(db: Database, entries: unknown[], returns: string[], parameters: Record<string, unknown>) {
   for (;;) {
     try {
       return await write(db, entries, returns, parameters);
@@ -90,6 +90,14 @@ async function writeRetrying(db: Database, entries: unknown[], returns: string[]
       backpressure.waitedMs += performance.now() - started;
     }
   }
+}
+
+/** The text of a `vector_search_nodes` request for the `k` nearest of `vector` (the index's default beam), answered as `x`. */
+export function searchText(vector: Float32Array, k = 10): string {
+  const root = {
+    vector_search_nodes: { label: 'Doc', property: 'emb', query_vector: { value: { f32_array: Array.from(vector) } }, k: { literal: k } },
+  };
+  return JSON.stringify({ request_type: 'read', query: { read: { entries: [entry('x', root)], returns: ['x'] } } });
 }
 
 /** Creates an index and answers its operation id. */

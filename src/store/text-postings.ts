@@ -43,7 +43,7 @@ import { topKOr, type TermCursor } from '../search/text-topk.js';
 import { analyzeDocument, checkDocumentLimits, documentUsage, queryTerms, type TextLimitBreach } from '../search/text-analysis.js';
 import { HASHED_TERM, readU64, TEXT_KEY_KIND, TEXT_TENANT_KEY, writeU64 } from './keys.js';
 import type { TextDb } from './layout.js';
-import { ByteReader, ByteWriter, decodeHead } from './text-blocks.js';
+import { ByteReader, ByteWriter, decodeHead, writeAscii } from './text-blocks.js';
 import { ChangeLog } from './text-change-log.js';
 import { TermPostingsCursor } from './text-cursor.js';
 import { packPosting, REMOVED, TermWriter } from './text-term-writer.js';
@@ -383,16 +383,9 @@ class HeadKeys {
 
   of(term: string): Buffer {
     const n = term.length;
-    if (n > MAX_TERM_KEY_BYTES) return headKey(this.indexId, this.partition, termKey(term));
-    const key = this.key;
-    const at = this.prefix;
-    for (let i = 0; i < n; i++) {
-      const c = term.charCodeAt(i);
-      if (c >= 0x80) return headKey(this.indexId, this.partition, termKey(term));
-      key[at + i] = c;
-    }
-    key[at + n] = 0;
-    return key.subarray(0, at + n + 1);
+    if (n > MAX_TERM_KEY_BYTES || !writeAscii(term, this.key, this.prefix)) return headKey(this.indexId, this.partition, termKey(term));
+    this.key[this.prefix + n] = 0;
+    return this.key.subarray(0, this.prefix + n + 1);
   }
 }
 

@@ -61,6 +61,9 @@ export class VectorBuilderClient {
   private closed = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly retiring = new Set<string>();
+  /** Retired files whose replacement is on disk: the commit that replaced them (null: none known) and when the grace ends. */
+  private readonly waiting = new Map<string, { readonly replacedAt: number | null; readonly deadline: number }>();
+  private reaper: NodeJS.Timeout | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private readonly dir: string;
 
@@ -154,21 +157,42 @@ export class VectorBuilderClient {
     if (this.retiring.has(name) || this.closed) return;
     this.retiring.add(name);
     this.host.flushed().then(
-      () => this.deleteWhenUnread(name, replacedAt, performance.now() + this.host.graceMs),
+      () => {
+        this.waiting.set(name, { replacedAt, deadline: performance.now() + this.host.graceMs });
+        this.reap();
+      },
       () => this.retiring.delete(name),
     );
   }
 
-  private deleteWhenUnread(name: string, replacedAt: number | null, deadline: number): void {
+  /**
+   * Deletes the waiting files no open read can name any more (one look at the reads for
+   * all of them) or whose grace has passed, and looks again when the next one could go:
+   * every UNREAD_POLL_MS while one may go early, else at the nearest end of a grace.
+   */
+  private reap(): void {
+    if (this.reaper !== null) clearTimeout(this.reaper);
+    this.reaper = null;
+    if (this.closed || this.waiting.size === 0) return;
     const now = performance.now();
-    const oldest = replacedAt === null ? undefined : this.host.oldestRead();
-    const unread = oldest !== undefined && (oldest === null || oldest >= replacedAt!);
-    if (!unread && now < deadline) {
-      this.later(Math.min(UNREAD_POLL_MS, deadline - now), () => this.deleteWhenUnread(name, replacedAt, deadline));
-      return;
+    const early = [...this.waiting.values()].some((w) => w.replacedAt !== null);
+    const oldest = early ? this.host.oldestRead() : undefined;
+    let next = Infinity;
+    let named: Set<string> | null = null;
+    for (const [name, w] of this.waiting) {
+      const unread = w.replacedAt !== null && oldest !== undefined && (oldest === null || oldest >= w.replacedAt);
+      if (unread || now >= w.deadline) {
+        this.waiting.delete(name);
+        this.retiring.delete(name);
+        named ??= this.host.referenced();
+        if (!named.has(name)) rmSync(join(this.dir, name), { force: true });
+      } else {
+        next = Math.min(next, w.deadline - now, w.replacedAt !== null && oldest !== undefined ? UNREAD_POLL_MS : Infinity);
+      }
     }
-    this.retiring.delete(name);
-    if (!this.host.referenced().has(name)) rmSync(join(this.dir, name), { force: true });
+    if (next === Infinity) return;
+    this.reaper = setTimeout(() => this.reap(), next);
+    this.reaper.unref();
   }
 
   private later(ms: number, fn: () => void): void {
@@ -186,6 +210,7 @@ export class VectorBuilderClient {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    if (this.reaper !== null) clearTimeout(this.reaper);
     if (this.sweeper !== null) clearInterval(this.sweeper);
     const worker = this.worker;
     if (worker === null) return;
