@@ -11,6 +11,7 @@ import { consoleLog, type LogSink } from '../core/log-sink.js';
 import { optionFlags, type PipelineOptions } from '../core/request-options.js';
 import { ReadPool, type ReadPoolCounters, type ReadPoolOptions } from '../pool/read-pool.js';
 import { WriterClient, type BatchObserver, type WriterCounters } from '../pool/writer-client.js';
+import { configureWorkerHeaps } from '../pool/worker-heap.js';
 import type { AnswerFrame } from '../protocol/frames.js';
 import type { RequestRoute, WorkerSettings } from '../protocol/messages.js';
 import type { IndexBacklog } from '../store/index.js';
@@ -58,6 +59,8 @@ export class ThreadedService implements QueryService {
   ) {
     this.log = hooks.log ?? consoleLog;
     this.replica = hooks.replica;
+    // Before the first worker starts: the heap its isolate is made with (worker-heap.ts).
+    configureWorkerHeaps();
     this.writer = settings.mode === 'writer' ? new WriterClient(WRITER, settings, { log: this.log, onBatch: hooks.onBatch }) : null;
   }
 
