@@ -90,7 +90,9 @@ class SurrealAdapter implements Adapter {
   }
   async close(): Promise<void> {
     await this.db.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    // The engine may still be finishing files in the folder after close resolves
+    // (ENOTEMPTY seen once at medium); rmSync retries that error.
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 

@@ -36,7 +36,7 @@ async function idle(store: Store): Promise<void> {
   throw new Error('background index work did not finish');
 }
 
-test('LSNs are consecutive from 1, each entry chains the previous hash, and the position is in meta', async () => {
+test('LSNs are consecutive from 1, each entry chains the previous hash, and the position follows the newest', async () => {
   const dir = tempDir('trellis-log-');
   const store = await openStore({ path: dir.path, keepLog: true });
   try {
@@ -96,6 +96,43 @@ test('a batch that rolls back leaves no entry and uses no LSN; one that changes 
       store.read((r) => r.nodeCount()),
       2,
     );
+  } finally {
+    await store.close();
+    dir.remove();
+  }
+});
+
+/** The position as `meta` records it (its LSN), read from the closed folder; undefined when none is. */
+async function recordedLsn(path: string): Promise<number | undefined> {
+  const env = open({ path, maxDbs: 128, readOnly: true });
+  try {
+    const raw = env.openDB('meta', {}).get('log_position') as Uint8Array | undefined;
+    return raw === undefined ? undefined : Number(Buffer.from(raw).readBigUInt64LE(0));
+  } finally {
+    await env.close();
+  }
+}
+
+test('a writer that keeps its rows holds its position in the newest row: meta is not rewritten per batch, and a trim that takes the newest row records it first', async () => {
+  const dir = tempDir('trellis-log-');
+  let store = await openStore({ path: dir.path, keepLog: true });
+  try {
+    for (let i = 0; i < 3; i++) await store.writeLogged((w) => w.createNode('A', { i }));
+    const last = store.logEntries(3, 1)[0]!;
+    await store.close();
+    assert.equal(await recordedLsn(dir.path), undefined, 'no batch wrote the position to meta');
+    store = await openStore({ path: dir.path, keepLog: true });
+    const reopened = store.logPosition();
+    assert.equal(reopened.lsn, 3);
+    assert.ok(reopened.hash.equals(last.hash), "the position carries the newest entry's hash");
+    assert.equal((await store.writeLogged((w) => w.createNode('A', {}))).lsn, 4);
+    assert.equal(await store.trimLog(4), 4);
+    assert.equal(store.firstLogged(), null);
+    assert.equal(store.logPosition().lsn, 4, 'the trim kept the position');
+    await store.close();
+    assert.equal(await recordedLsn(dir.path), 4, 'the trim recorded the position in meta');
+    store = await openStore({ path: dir.path, keepLog: true });
+    assert.equal((await store.writeLogged((w) => w.createNode('A', {}))).lsn, 5);
   } finally {
     await store.close();
     dir.remove();
