@@ -342,7 +342,7 @@ export class ChangeLog {
     private readonly meta: Database<unknown, Key>,
     private readonly log: Database<Buffer, Buffer>,
     /** Keep entries in `replication_log` for a publisher (otherwise only the position advances). */
-    private readonly keep: boolean,
+    readonly keep: boolean,
   ) {}
 
   /**

@@ -234,8 +234,8 @@ class LmdbStore implements Store {
       flushed: () => this.flushed(),
       log: this.log,
       graceMs,
-      // A writer that logs its batches has replicas that fetch its files by name.
-      oldestRead: () => (this.handles.recorder === null && !this.replica ? oldestRead(this.env) : undefined),
+      // A writer that keeps its log for a publisher has replicas that fetch its files by name.
+      oldestRead: () => (this.changeLog.keep || this.replica ? undefined : oldestRead(this.env)),
     });
   }
 

@@ -250,8 +250,9 @@ export interface StoreOptions {
   /**
    * How long a replaced vector segment file is kept at most once its replacement is on
    * disk, ms (default 60,000: twice the default query timeout; vector-builder-client.ts). A
-   * read that started before the replacement may still map the old file; an unlogged
-   * writer deletes it sooner, once no open read is older than the replacement.
+   * read that started before the replacement may still map the old file; a writer that
+   * keeps no log for a publisher (no `keepLog`) deletes it sooner, once no open read is
+   * older than the replacement.
    */
   readonly segmentGraceMs?: number;
   /**

@@ -12,8 +12,8 @@
  * snapshot older than that commit: under constant writes a segment is replaced every
  * second or two, and a minute of replaced files took a hundred times the index's own size
  * on disk (docs/benchmarks.md, "A vector index under churn"). A viewed file stays mapped
- * after its deletion. Replicas fetch files by name from the writer, so a writer that logs
- * its batches keeps the whole grace. Temporary files of a builder that died are deleted
+ * after its deletion. Replicas fetch files by name from the writer, so a writer that keeps
+ * its log for a publisher (`--nats`) keeps the whole grace. Temporary files of a builder that died are deleted
  * when the store opens; files no pointer names are retired after the grace.
  */
 import { readdirSync, rmSync } from 'node:fs';

@@ -2,7 +2,8 @@
  * When a replaced vector segment file goes (vector-builder-client.ts): a writer no replica
  * follows deletes it as soon as no open read, of any thread or process, holds a snapshot
  * older than the commit that replaced it; a read that does keeps it until that read ends
- * (or the grace passes); a writer that logs its batches for replicas keeps the grace.
+ * (or the grace passes); a writer that keeps its log for a publisher (replicas fetch files
+ * by name) keeps the grace.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Rng } from '../helpers/prng.js';
 import { tempDir } from '../helpers/server.js';
+import type { StoreOptions } from '../../src/store/index.js';
 import {
   addDocs,
   built,
@@ -28,15 +30,19 @@ const LMDB = new URL('../../../node_modules/lmdb/dist/index.cjs', import.meta.ur
 
 const segments = (path: string): string[] => readdirSync(join(path, 'vectors')).filter((n) => n.endsWith('.usearch'));
 
-/** A database with one segment built; its file's name. */
-async function oneSegment(path: string, unlogged: boolean): Promise<{ db: VectorDb; first: string; rng: Rng }> {
-  const db = await openVectorDb({ path, unlogged });
-  await createIndex(db, SPEC);
-  const rng = new Rng(3);
+/** Adds 300 vectors and waits until they are in a published segment the builder keeps (its reach sweep's last pass publishes once more). */
+async function addAndPublish(db: VectorDb, rng: Rng): Promise<void> {
   await addDocs(db, clusteredVectors(rng, 300, 8));
   await built(db);
-  // The reach sweep's last pass publishes once more: then the current file stays.
   await reachChecked(db);
+}
+
+/** A database with one segment built; its file's name. */
+async function oneSegment(path: string, options: Partial<StoreOptions> = {}): Promise<{ db: VectorDb; first: string; rng: Rng }> {
+  const db = await openVectorDb({ path, ...options });
+  await createIndex(db, SPEC);
+  const rng = new Rng(3);
+  await addAndPublish(db, rng);
   await until(() => segments(path).length === 1, 'one segment');
   return { db, first: segments(path)[0]!, rng };
 }
@@ -70,10 +76,8 @@ async function heldRead(path: string): Promise<{ release: () => Promise<void> }>
 test('a replaced segment goes at once when no read is older than its replacement, however long the grace', async () => {
   const dir = tempDir('trellis-segment-retire-');
   try {
-    const { db, first, rng } = await oneSegment(dir.path, true);
-    await addDocs(db, clusteredVectors(rng, 300, 8));
-    await built(db);
-    await reachChecked(db);
+    const { db, first, rng } = await oneSegment(dir.path);
+    await addAndPublish(db, rng);
     // The default grace is a minute; every replaced file goes within seconds.
     await until(() => !existsSync(join(dir.path, 'vectors', first)), 'the replaced segment to be deleted', 10_000);
     await until(() => segments(dir.path).length === 1, 'only the current segment left', 10_000);
@@ -86,11 +90,9 @@ test('a replaced segment goes at once when no read is older than its replacement
 test('a read older than the replacement keeps the file until it ends, in another process too', async () => {
   const dir = tempDir('trellis-segment-retire-');
   try {
-    const { db, first, rng } = await oneSegment(dir.path, true);
+    const { db, first, rng } = await oneSegment(dir.path);
     const reader = await heldRead(dir.path);
-    await addDocs(db, clusteredVectors(rng, 300, 8));
-    await built(db);
-    await reachChecked(db);
+    await addAndPublish(db, rng);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.ok(existsSync(join(dir.path, 'vectors', first)), 'kept while the older read is open');
     assert.ok(segments(dir.path).length > 1, 'and a newer one beside it');
@@ -102,13 +104,11 @@ test('a read older than the replacement keeps the file until it ends, in another
   }
 });
 
-test('a writer that logs its batches (replicas fetch files by name) keeps the grace', async () => {
+test('a writer that keeps its log for a publisher (replicas fetch files by name) keeps the grace', async () => {
   const dir = tempDir('trellis-segment-retire-');
   try {
-    const { db, first, rng } = await oneSegment(dir.path, false);
-    await addDocs(db, clusteredVectors(rng, 300, 8));
-    await built(db);
-    await reachChecked(db);
+    const { db, first, rng } = await oneSegment(dir.path, { keepLog: true });
+    await addAndPublish(db, rng);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.ok(existsSync(join(dir.path, 'vectors', first)), 'kept for the grace');
     assert.ok(segments(dir.path).length > 1, 'and a newer one beside it');
