@@ -13,7 +13,7 @@
  *   stream must keep every entry from the backup's LSN to the point), or at a reset entry
  *   (an offline import replaced the data: a backup taken after it is needed).
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { messageOf } from '../core/errors.js';
@@ -21,6 +21,7 @@ import { entryHeader, openStore, snapshotPosition, type LogPosition } from '../s
 import { EntryAssembler } from './entry-groups.js';
 import { LogStream, type LogMessage } from './nats.js';
 import { fileSha256 } from './hashing-sink.js';
+import { copyFileToDisk } from './direct-writes.js';
 import { downloadSnapshot } from './snapshot.js';
 
 /** What a backup file holds, as `trellis backup` reports it. */
@@ -133,7 +134,7 @@ export async function restore(options: RestoreOptions): Promise<LogPosition> {
     throw new RestoreError('replaying to a time needs the stream (--nats URL)');
   }
   mkdirSync(dataDir, { recursive: true });
-  copyFileSync(from, join(dataDir, 'data.mdb'));
+  copyFileToDisk(from, join(dataDir, 'data.mdb'));
   try {
     if (!replay) return backup;
     return await replayLog(options, backup);

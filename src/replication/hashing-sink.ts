@@ -7,6 +7,7 @@
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { openDirect } from './direct-writes.js';
 import type { ToSink } from './hashing-sink-thread.js';
 import type { PieceSink } from './pieces.js';
 
@@ -15,13 +16,17 @@ export class HashingSink implements PieceSink {
   /** What waits for the thread's answers, in the order of the messages. */
   private readonly waiting: { resolve(answer: unknown): void; reject(err: Error): void }[] = [];
   private failed: Error | null = null;
+  /** The O_DIRECT descriptor the thread writes through, this side's to close. */
+  private direct: number | null;
 
   /**
    * Starts hashing the first `have` bytes of the file `fd` (open for writing when pieces
-   * are to be put; the caller closes it after `close`).
+   * are to be put; the caller closes it after `close`). With the file's `path`, pieces are
+   * written around the page cache where its filesystem allows it (direct-writes.ts).
    */
-  constructor(fd: number, have: number) {
-    this.worker = new Worker(new URL('./hashing-sink-thread.js', import.meta.url), { workerData: { fd, have } });
+  constructor(fd: number, have: number, path: string | null = null) {
+    this.direct = path === null ? null : openDirect(path);
+    this.worker = new Worker(new URL('./hashing-sink-thread.js', import.meta.url), { workerData: { fd, have, direct: this.direct } });
     this.worker.on('message', (answer: unknown) => this.waiting.shift()?.resolve(answer));
     this.worker.on('error', (err) => this.fail(err));
     this.worker.on('exit', (code) => this.fail(new Error(`the hashing thread exited (code ${code})`)));
@@ -47,6 +52,8 @@ export class HashingSink implements PieceSink {
   async close(): Promise<void> {
     this.failed ??= new Error('the hashing sink is closed');
     await this.worker.terminate();
+    if (this.direct !== null) closeSync(this.direct);
+    this.direct = null;
   }
 
   private ask(message: ToSink, transfer: ArrayBuffer[] = []): Promise<unknown> {

@@ -172,7 +172,7 @@ async function fetchSnapshot(
   // The checksum runs over the pieces as they arrive (over what a resumed download
   // already has first), in the thread that writes them, not over the whole file again.
   const fd = openSync(file, have > 0 ? 'r+' : 'w');
-  const sink = new HashingSink(fd, have);
+  const sink = new HashingSink(fd, have, file);
   let transferred: number;
   let sha: string;
   try {
