@@ -31,6 +31,7 @@ import type { IndexedElements, VectorFamily } from './index-families.js';
 import type { FamilyWork, IndexWorkView } from './index-work.js';
 import { HnswRecords } from './hnsw-records.js';
 import { exactNearest, quantizedI8, type NativeIndex, type NativeShape, type Quantization } from './native-vectors.js';
+import { SegmentCopies } from './segment-copies.js';
 import { CandidateVectors } from './candidate-vectors.js';
 import { OrphanSearch } from './orphan-search.js';
 import { Nearest, offerOrphans } from './nearest.js';
@@ -256,6 +257,8 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
   private readonly orphanSearches = new WeakMap<SegmentView, OrphanSearch>();
   /** The kept vectors of the candidate sets this thread searched exactly. */
   private readonly candidateVectors = new CandidateVectors();
+  /** The copies of segment elements this thread has read (segment-copies.ts). */
+  private readonly segmentCopies = new SegmentCopies();
 
   constructor(
     private readonly records: HnswDb,
@@ -433,8 +436,14 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     if (pointer.state === 'queue') return nearest.hits();
     const segment = this.views.get(graph, pointer, nativeShape(spec, pointer.longest), spec.dimension);
     if (segment === null) return this.searchScan(def, graph, stored, q, elements);
+    // Only ever asked for elements with no queued entry in this snapshot (segment-copies.ts).
+    const current = copies
+      ? this.segmentCopies.reader(graph, pointer.nonce, pointer.generation, spec.dimension, (id, into) =>
+          this.queue.readCopy(graph, id, into),
+        )
+      : stored;
     const offerStored = (id: number) => {
-      const v = stored(id);
+      const v = current(id);
       if (v !== null) nearest.offer(id, exact(v));
     };
     const ef = q.ef ?? spec.ef_search ?? DEFAULT_EF;
