@@ -1,6 +1,7 @@
 /**
  * The thread of a HashingSink (hashing-sink.ts): hashes the first `have` bytes of the file
- * `fd` (a resumed download's, or a whole file's), then writes each piece it is given at
+ * `fd` (a resumed download's, or a whole file's; after the files `before` it, for one
+ * checksum over several), then writes each piece it is given at
  * its offset and hashes it, in order, answering each message once it is done (a piece's
  * buffer, moved here, is moved back). An error ends the thread (the sink rejects what it
  * waits for).
@@ -22,16 +23,24 @@ export type ToSink =
  */
 const SYNC_EVERY = 64 << 20;
 
-const { fd, have, direct } = workerData as { fd: number; have: number; direct: number | null };
+const { fd, have, direct, before } = workerData as {
+  fd: number;
+  have: number;
+  direct: number | null;
+  /** Files hashed first, in order, each its first `bytes` (the files of one checksum before `fd`). */
+  before: readonly { fd: number; bytes: number }[];
+};
 /** Pieces' whole blocks go around the page cache through `direct` when there is one (direct-writes.ts). */
 const writer = new DirectWriter(fd, direct);
 const hash = createHash('sha256');
-const chunk = Buffer.allocUnsafe(Math.min(4 << 20, Math.max(have, 1)));
-for (let at = 0; at < have;) {
-  const n = readSync(fd, chunk, 0, Math.min(chunk.length, have - at), at);
-  if (n === 0) throw new Error(`the file ends at byte ${at}, not ${have}`);
-  hash.update(chunk.subarray(0, n));
-  at += n;
+const chunk = Buffer.allocUnsafe(4 << 20);
+for (const file of [...before, { fd, bytes: have }]) {
+  for (let at = 0; at < file.bytes;) {
+    const n = readSync(file.fd, chunk, 0, Math.min(chunk.length, file.bytes - at), at);
+    if (n === 0) throw new Error(`the file ends at byte ${at}, not ${file.bytes}`);
+    hash.update(chunk.subarray(0, n));
+    at += n;
+  }
 }
 
 let unsynced = 0;

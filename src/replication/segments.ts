@@ -17,7 +17,8 @@
 import { closeSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../core/errors.js';
-import { fileChecksum, segmentDir, syncFile, type MissingSegment, type Store } from '../store/index.js';
+import { segmentDir, syncFile, type MissingSegment, type Store } from '../store/index.js';
+import { filesSha256 } from './hashing-sink.js';
 import { downloadPieces, fileSink, PieceRefused } from './pieces.js';
 
 export interface SegmentFetcherOptions {
@@ -123,7 +124,8 @@ export class SegmentFetcher {
           closeSync(fd);
         }
       }
-      if (segment.checksum !== null && !fileChecksum(temps).equals(segment.checksum)) {
+      // In a thread: at a million vectors the files hold hundreds of megabytes.
+      if (segment.checksum !== null && (await filesSha256(temps)) !== Buffer.from(segment.checksum).toString('hex')) {
         throw new Error(`vector segment ${segment.files[0]} arrived with another SHA-256 than its pointer's`);
       }
       for (const temp of temps) syncFile(temp);

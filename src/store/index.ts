@@ -19,7 +19,7 @@ export { COLUMN_BLOCK } from './layout.js';
 /** A stored property as a vector, as vector indexes read it. */
 export { vectorValues } from './vector-index.js';
 // A replica's copies of its writer's vector segment files (src/replication/segments.ts).
-export { fileChecksum, isSegmentName, segmentDir } from './vector-segments.js';
+export { isSegmentName, segmentDir } from './vector-segments.js';
 export { syncFile } from './sync-file.js';
 // The offline import's build (src/bulk-io, docs/import-export.md).
 export { BulkBuild, type BulkColumn } from './bulk-build.js';
