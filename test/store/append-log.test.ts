@@ -1,7 +1,8 @@
 /**
  * The adjacency append log (src/store/append-log.ts): entries come back ordered by key,
  * equal keys in append order, whichever way the log grew (by doubling, or reserved at once
- * by a batch that knows its size) and whichever sort the key span picks.
+ * by a batch that knows its size) and whichever sort the key span picks; an empty log holds
+ * no room (every write batch makes one).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -48,3 +49,15 @@ for (const [what, span] of [
     assert.deepEqual(sortedOf(reserved), expected(all));
   });
 }
+
+test('append log: a log that appends nothing holds no room; the first append or reservation makes it', () => {
+  const empty = new AppendLog();
+  assert.equal(empty.keys.length + empty.labels.length + empty.others.length + empty.edges.length, 0);
+  const one = new AppendLog();
+  one.push(7, 1, 2, 3);
+  assert.equal(one.keys.length, 1024);
+  assert.deepEqual(sortedOf(one), [{ key: 7, label: 1, other: 2, edge: 3 }]);
+  const reserved = new AppendLog();
+  reserved.reserve(5_000);
+  assert.equal(reserved.keys.length, 5_000);
+});
