@@ -119,6 +119,12 @@ async function assertGone(server: TestServer, deleted: Map<number, number[]>, wh
   }
 }
 
+/** The vector folder's temporary files (a builder's segment being written). */
+function temporaries(path: string): string[] {
+  const folder = join(path, 'vectors');
+  return existsSync(folder) ? readdirSync(folder).filter((f) => f.endsWith('.tmp')) : [];
+}
+
 async function backlog(server: TestServer, operation: string): Promise<number> {
   const reply = await post(`${server.url}/v2/query`, readRequest([q('op', { get_index_operation: { operation_id: operation } })], ['op']));
   assert.equal(reply.status, 200, reply.text);
@@ -160,13 +166,15 @@ test(
         await sleep(rng.between(200, 2000));
         await server.kill9();
         await writer.stop();
+        const killed = temporaries(dir.path);
+        t.diagnostic(`kill ${cycle + 1}: the builder left ${killed.length} temporary file(s)`);
         server = await start();
-        // What the killed builder was writing is gone at once; every acknowledged vector is found.
-        const files = existsSync(join(dir.path, 'vectors')) ? readdirSync(join(dir.path, 'vectors')) : [];
+        // What the killed builder was writing is gone at once (the new builder may have
+        // begun a file of its own meanwhile: another name); every acknowledged vector is found.
         assert.deepEqual(
-          files.filter((f) => f.endsWith('.tmp')),
+          temporaries(dir.path).filter((f) => killed.includes(f)),
           [],
-          'temporary files are swept when the server starts',
+          `temporary files of the killed builder (${killed.join(', ') || 'none'}) are swept when the server starts`,
         );
         await assertFound(server, acked, `after kill ${cycle + 1}`, rng);
       }
