@@ -134,8 +134,9 @@ export async function restore(options: RestoreOptions): Promise<LogPosition> {
     throw new RestoreError('replaying to a time needs the stream (--nats URL)');
   }
   mkdirSync(dataDir, { recursive: true });
-  copyFileToDisk(from, join(dataDir, 'data.mdb'));
   try {
+    // Inside: a copy cut short (a full disk) is removed with the rest below.
+    copyFileToDisk(from, join(dataDir, 'data.mdb'));
     if (!replay) return backup;
     return await replayLog(options, backup);
   } catch (err) {

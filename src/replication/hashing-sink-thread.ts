@@ -16,10 +16,11 @@ export type ToSink =
   | { readonly type: 'digest'; readonly sync: boolean };
 
 /**
- * Bytes written through the page cache between two early syncs (direct writes need none). The kernel starts writing dirty pages back only
- * past a tenth of memory (or after 30 s), so without them the whole file waited for the
- * last fsync (0.7 s for 1.2 GB here); an early sync runs on the thread pool while the
- * pieces go on arriving, so the disk writes during the transfer.
+ * Bytes written through the page cache between two early syncs (direct writes need none).
+ * The kernel starts writing dirty pages back only past a tenth of memory (or after 30 s),
+ * so without them the whole file waited for the last fsync (0.7 s for 1.2 GB here); an
+ * early sync runs on the thread pool while the pieces go on arriving, so the disk writes
+ * during the transfer.
  */
 const SYNC_EVERY = 64 << 20;
 
@@ -33,8 +34,9 @@ const { fd, have, direct, before } = workerData as {
 /** Pieces' whole blocks go around the page cache through `direct` when there is one (direct-writes.ts). */
 const writer = new DirectWriter(fd, direct);
 const hash = createHash('sha256');
-const chunk = Buffer.allocUnsafe(4 << 20);
-for (const file of [...before, { fd, bytes: have }]) {
+const files = [...before, { fd, bytes: have }];
+const chunk = Buffer.allocUnsafe(Math.min(4 << 20, Math.max(1, ...files.map((f) => f.bytes))));
+for (const file of files) {
   for (let at = 0; at < file.bytes;) {
     const n = readSync(file.fd, chunk, 0, Math.min(chunk.length, file.bytes - at), at);
     if (n === 0) throw new Error(`the file ends at byte ${at}, not ${file.bytes}`);

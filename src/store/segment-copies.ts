@@ -43,29 +43,27 @@ export class SegmentCopies {
 
   /**
    * A reader of the copies of `graph`'s elements over the segment named by `nonce` and
-   * `generation`: the copy of an element not queued in the reading snapshot, kept or read
-   * by `read` (into the array it is given) and kept; null when the graph holds no copy of
-   * it. The array answered is valid until the next call.
+   * `generation`: the copy of an element not queued in the reading snapshot, kept, or read
+   * by `read` (the search's reader of stored copies, vector-index.ts storedVectors) and
+   * kept; null when the graph holds no copy of it. The array answered is valid until the
+   * next call.
    */
   reader(
     graph: number,
     nonce: number,
     generation: number,
     dimension: number,
-    read: (id: number, into: Float32Array) => boolean,
+    read: (id: number) => Float32Array | null,
   ): (id: number) => Float32Array | null {
     let kept = this.graphs.get(graph);
-    if (kept === undefined || kept.nonce !== nonce || kept.generation !== generation || kept.dimension !== dimension) {
+    if (kept === undefined || kept.nonce !== nonce || kept.generation !== generation) {
       if (kept !== undefined) {
         this.bytes -= kept.vectors.byteLength;
         this.graphs.delete(graph);
       }
       const room = FIRST_ROOM * dimension * 4;
       // Full: read through, keeping nothing (and no entry per graph: tenants may be many).
-      if (this.bytes + room > COPY_BYTES) {
-        const out = new Float32Array(dimension);
-        return (id) => (read(id, out) ? out : null);
-      }
+      if (this.bytes + room > COPY_BYTES) return read;
       kept = { nonce, generation, dimension, slots: new Map(), vectors: new Float32Array(FIRST_ROOM * dimension) };
       this.bytes += room;
       this.graphs.set(graph, kept);
@@ -80,12 +78,13 @@ export class SegmentCopies {
         for (let i = 0; i < dimension; i++) out[i] = vectors[from + i]!;
         return out;
       }
-      if (!read(id, out)) return null;
+      const v = read(id);
+      if (v === null) return null;
       const next = k.slots.size;
-      if ((next + 1) * dimension > k.vectors.length && !this.grow(k)) return out;
-      k.vectors.set(out, next * dimension);
+      if ((next + 1) * dimension > k.vectors.length && !this.grow(k)) return v;
+      k.vectors.set(v, next * dimension);
       k.slots.set(id, next);
-      return out;
+      return v;
     };
   }
 

@@ -437,11 +437,7 @@ export class VectorIndexes implements VectorFamily, FamilyWork {
     const segment = this.views.get(graph, pointer, nativeShape(spec, pointer.longest), spec.dimension);
     if (segment === null) return this.searchScan(def, graph, stored, q, elements);
     // Only ever asked for elements with no queued entry in this snapshot (segment-copies.ts).
-    const current = copies
-      ? this.segmentCopies.reader(graph, pointer.nonce, pointer.generation, spec.dimension, (id, into) =>
-          this.queue.readCopy(graph, id, into),
-        )
-      : stored;
+    const current = copies ? this.segmentCopies.reader(graph, pointer.nonce, pointer.generation, spec.dimension, stored) : stored;
     const offerStored = (id: number) => {
       const v = current(id);
       if (v !== null) nearest.offer(id, exact(v));

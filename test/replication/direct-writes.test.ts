@@ -37,19 +37,25 @@ function writeByPieces(
   }
 }
 
-test('pieces at any offset land byte for byte, their whole blocks written directly', (t) => {
+/** Runs `fn` on a new empty file in a temp folder of its own, removed after. */
+function withEmptyFile(fn: (path: string, dir: string) => void): void {
   const dir = tempDir('trellis-direct-writes-');
   try {
     const path = join(dir.path, 'file');
+    closeSync(openSync(path, 'w'));
+    fn(path, dir.path);
+  } finally {
+    dir.remove();
+  }
+}
+
+test('pieces at any offset land byte for byte, their whole blocks written directly', (t) =>
+  withEmptyFile((path) => {
     const source = randomBytes(200_000 + 123);
     // A resumed download: the first 1,000 bytes are there already, the pieces start at an
     // unaligned byte, and the last one is short.
-    closeSync(openSync(path, 'w'));
     writeByPieces(path, source.subarray(0, 1000), 0, 1000, false);
-    if (openDirect(path) === null) {
-      t.skip('this filesystem has no O_DIRECT');
-      return;
-    }
+    if (openDirect(path) === null) return void t.skip('this filesystem has no O_DIRECT');
     const { buffered, direct } = writeByPieces(path, source, 1000, 20_000, true);
     assert.equal(direct, true);
     assert.deepEqual(readFileSync(path), source);
@@ -58,49 +64,30 @@ test('pieces at any offset land byte for byte, their whole blocks written direct
     assert.equal(buffered.length, 10);
     for (const n of buffered) assert.ok(n < 2 * 4096, `${n} bytes through the page cache`);
     assert.ok(buffered.reduce((a, b) => a + b, 0) < 20 * 4096);
-  } finally {
-    dir.remove();
-  }
-});
+  }));
 
-test('aligned pieces go through the page cache not at all; a piece within one block, wholly', (t) => {
-  const dir = tempDir('trellis-direct-writes-');
-  try {
-    const path = join(dir.path, 'file');
-    closeSync(openSync(path, 'w'));
-    if (openDirect(path) === null) {
-      t.skip('this filesystem has no O_DIRECT');
-      return;
-    }
+test('aligned pieces go through the page cache not at all; a piece within one block, wholly', (t) =>
+  withEmptyFile((path) => {
+    if (openDirect(path) === null) return void t.skip('this filesystem has no O_DIRECT');
     const source = randomBytes(8 * 4096 + 100);
     const { buffered } = writeByPieces(path, source, 0, 4 * 4096, true);
     assert.deepEqual(buffered, [0, 0, 100]);
     assert.deepEqual(readFileSync(path), source);
-  } finally {
-    dir.remove();
-  }
-});
+  }));
 
-test('without a direct descriptor every byte goes through the page cache, as before', () => {
-  const dir = tempDir('trellis-direct-writes-');
-  try {
-    const path = join(dir.path, 'file');
-    closeSync(openSync(path, 'w'));
+test('without a direct descriptor every byte goes through the page cache, as before', () =>
+  withEmptyFile((path) => {
     const source = randomBytes(50_000);
     const { buffered, direct } = writeByPieces(path, source, 0, 16_384, false);
     assert.equal(direct, false);
     assert.deepEqual(buffered, [16_384, 16_384, 16_384, 50_000 - 3 * 16_384]);
     assert.deepEqual(readFileSync(path), source);
-  } finally {
-    dir.remove();
-  }
-});
+  }));
 
-test('a restore copies its backup file byte for byte, into a new file only', () => {
-  const dir = tempDir('trellis-direct-writes-');
-  try {
-    const from = join(dir.path, 'backup.mdb');
-    const to = join(dir.path, 'data.mdb');
+test('a restore copies its backup file byte for byte, into a new file only', () =>
+  withEmptyFile((_, dir) => {
+    const from = join(dir, 'backup.mdb');
+    const to = join(dir, 'data.mdb');
     // Larger than one read of the copy (8 MiB) and not a whole number of blocks.
     const source = randomBytes(9 * 1024 * 1024 + 777);
     writeFileSync(from, source);
@@ -108,7 +95,4 @@ test('a restore copies its backup file byte for byte, into a new file only', () 
     assert.deepEqual(readFileSync(to), source);
     assert.throws(() => copyFileToDisk(from, to), { code: 'EEXIST' });
     assert.deepEqual(readFileSync(to), source);
-  } finally {
-    dir.remove();
-  }
-});
+  }));

@@ -24,22 +24,21 @@ import {
 import { COPY_BYTES, SegmentCopies } from '../../src/store/segment-copies.js';
 
 /** A `read` for the keep that answers `id` as every component and counts its calls. */
-function countingRead(): { read: (id: number, into: Float32Array) => boolean; calls: number[] } {
+function countingRead(dimension: number): { read: (id: number) => Float32Array | null; calls: number[] } {
   const calls: number[] = [];
+  const into = new Float32Array(dimension);
   return {
     calls,
-    read: (id, into) => {
+    read: (id) => {
       calls.push(id);
-      if (id < 0) return false;
-      into.fill(id);
-      return true;
+      return id < 0 ? null : into.fill(id);
     },
   };
 }
 
 test('a copy is read once per segment, answered from memory after, and read again for a new segment', () => {
   const copies = new SegmentCopies();
-  const first = countingRead();
+  const first = countingRead(4);
   const reader = copies.reader(7, 11, 1, 4, first.read);
   assert.deepEqual(Array.from(reader(3)!), [3, 3, 3, 3]);
   assert.deepEqual(Array.from(reader(5)!), [5, 5, 5, 5]);
@@ -47,11 +46,11 @@ test('a copy is read once per segment, answered from memory after, and read agai
   assert.equal(reader(-1), null);
   assert.deepEqual(first.calls, [3, 5, -1]);
   // Another reader over the same segment (the next search) finds them kept.
-  const again = countingRead();
+  const again = countingRead(4);
   assert.deepEqual(Array.from(copies.reader(7, 11, 1, 4, again.read)(5)!), [5, 5, 5, 5]);
   assert.deepEqual(again.calls, []);
   // The next generation, or another history (nonce), reads afresh.
-  const next = countingRead();
+  const next = countingRead(4);
   copies.reader(7, 11, 2, 4, next.read)(5);
   copies.reader(7, 12, 2, 4, next.read)(5);
   assert.deepEqual(next.calls, [5, 5]);
@@ -61,7 +60,7 @@ test('the copies kept are bounded: past COPY_BYTES a copy is answered but read a
   const copies = new SegmentCopies();
   const dimension = 4096;
   const fits = COPY_BYTES / (dimension * 4);
-  const counting = countingRead();
+  const counting = countingRead(dimension);
   const reader = copies.reader(1, 1, 1, dimension, counting.read);
   for (let id = 0; id < fits + 10; id++) assert.equal(reader(id)![0], id);
   assert.equal(copies.keptBytes, COPY_BYTES);
@@ -70,14 +69,14 @@ test('the copies kept are bounded: past COPY_BYTES a copy is answered but read a
   assert.equal(reader(fits + 5)![0], fits + 5);
   assert.deepEqual(counting.calls, [fits + 5]);
   // Another graph (a tenant's) then keeps nothing at all, and reads through every time.
-  const other = countingRead();
+  const other = countingRead(dimension);
   const through = copies.reader(2, 1, 1, dimension, other.read);
   through(9);
   through(9);
   assert.deepEqual(other.calls, [9, 9]);
   assert.equal(copies.keptBytes, COPY_BYTES);
   // A new segment of the first graph gives its room back.
-  copies.reader(1, 1, 2, dimension, countingRead().read)(0);
+  copies.reader(1, 1, 2, dimension, countingRead(dimension).read)(0);
   assert.ok(copies.keptBytes < 1024 * 1024, `${copies.keptBytes} bytes kept`);
 });
 
